@@ -1,0 +1,61 @@
+// The clique-counting op family: FFI handler symbols and the graph view the
+// CPU and CUDA handlers share.
+//
+// FFI contract of target "kcjax_clique_count" (identical on CPU and CUDA):
+//   args  indptr  int32[n + 1]  DAG CSR row pointers
+//         indices int32[m]      DAG CSR columns; row u sorted, every entry > u
+//         src     int32[m]      row of every DAG edge (src[e] = u for e in row u)
+//         tasks   int32[t]      edge ids to process; -1 entries are padding
+//   attrs kmax        int32     largest clique size counted (>= 3)
+//         method      int32     kcjax::CountMethod
+//         lam         float32   λ override for every (k, level); < 0: policy
+//         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
+//   ret   counts uint32[kmax + 1, 4]
+//         counts[s] = number of s-cliques containing a task edge as their two
+//         lowest-ranked vertices, as a 128-bit little-endian integer; rows
+//         0..2 are zero (sizes 1 and 2 are known on the host).
+//
+// Vertices are ranked by the orientation so that u -> v iff u < v: every
+// bitmap space over a sorted candidate set is strictly upper triangular.
+#pragma once
+
+#include <cstdint>
+
+#include "xla/ffi/api/ffi.h"
+
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu);
+#ifdef KCJAX_WITH_CUDA
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda);
+#endif
+
+namespace kcjax {
+
+// Read-only view of a DAG in CSR form (host or device pointers).
+struct DagView {
+  const int32_t* indptr;
+  const int32_t* indices;
+  const int32_t* src;
+  int64_t num_nodes;
+  int64_t num_edges;
+};
+
+}  // namespace kcjax
+
+// FFI contract of target "kcjax_clique_pivot" (identical on CPU and CUDA):
+//   args  indptr  int32[n + 1]  DAG CSR as above (u -> v iff u < v)
+//         indices int32[m]
+//         tasks   int32[t]      root vertex ids; -1 entries are padding
+//   attrs hmax        int32     branches holding more than hmax vertices are
+//                               pruned (they only feed clique sizes > hmax)
+//         kmin        int32     branches that cannot reach kmin vertices are
+//                               pruned (1: keep everything)
+//         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
+//   ret   hist uint32[hmax + 1, pmax + 1, 4]
+//         hist[h, p] = number of leaves of the succinct clique tree (Pivoter)
+//         with h held and p pivot vertices, over all root tasks, as 128-bit
+//         little-endian integers; pmax + 1 is the output's second dimension
+//         and must exceed every candidate-set size (else an error is returned).
+//         The host finishes count_k = sum_{h,p} hist[h, p] * C(p, k - h).
+// A root task v starts with held = {v} (h = 1), candidates P = N+(v), p = 0.

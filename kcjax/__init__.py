@@ -1,0 +1,30 @@
+"""kcjax: exact k-clique counting on JAX devices through XLA FFI kernels."""
+
+from kcjax.cliques import (
+    ENUMERATION_METHODS,
+    METHODS,
+    count_cliques,
+    count_cliques_limbs,
+    limbs_to_int,
+)
+from kcjax.graph import CanonReport, Graph
+from kcjax.io import load
+from kcjax.orient import DAG, ORDERS, core_numbers, degeneracy, orient
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CanonReport",
+    "DAG",
+    "ENUMERATION_METHODS",
+    "Graph",
+    "METHODS",
+    "ORDERS",
+    "core_numbers",
+    "count_cliques",
+    "count_cliques_limbs",
+    "degeneracy",
+    "limbs_to_int",
+    "load",
+    "orient",
+]

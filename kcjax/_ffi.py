@@ -1,0 +1,116 @@
+"""Registers the native FFI targets and wraps them in thin ffi_call functions.
+
+The only module that touches the compiled extension's handlers. Every target
+is registered for the CPU and, when the extension was built with CUDA and
+jax has a CUDA backend, for CUDA under the same name.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+try:
+    from kcjax import _kcjax
+except ImportError as err:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "kcjax's native extension is missing. Build it with `make build` or "
+        "`pip install --no-build-isolation .` (and do not import kcjax from the "
+        "source tree without installing it)."
+    ) from err
+
+
+@functools.cache
+def _register() -> None:
+    for name, capsule in _kcjax.cpu_registrations().items():
+        jax.ffi.register_ffi_target(name, capsule, platform="cpu")
+    cuda_targets = _kcjax.cuda_registrations()
+    if cuda_targets and _has_cuda_backend():
+        for name, capsule in cuda_targets.items():
+            jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+
+
+def _has_cuda_backend() -> bool:
+    try:
+        return bool(jax.devices("cuda"))
+    except RuntimeError:
+        return False
+
+
+def built_with_cuda() -> bool:
+    """Whether the extension holds the CUDA handlers."""
+    return bool(_kcjax.built_with_cuda())
+
+
+def clique_count(
+    indptr: jax.Array,
+    indices: jax.Array,
+    src: jax.Array,
+    tasks: jax.Array,
+    *,
+    kmax: int,
+    method: int,
+    lam: float,
+    num_threads: int,
+) -> jax.Array:
+    """Calls target ``kcjax_clique_count`` (contract in ffi/include/kcjax/cliques.h).
+
+    Returns:
+      uint32[kmax + 1, 4]: 128-bit little-endian count of s-cliques per size s.
+    """
+    _register()
+    call = jax.ffi.ffi_call(
+        "kcjax_clique_count",
+        jax.ShapeDtypeStruct((kmax + 1, 4), jnp.uint32),
+        vmap_method="sequential",
+    )
+    return call(
+        indptr,
+        indices,
+        src,
+        tasks,
+        kmax=np.int32(kmax),
+        method=np.int32(method),
+        lam=np.float32(lam),
+        num_threads=np.int32(num_threads),
+    )
+
+
+def clique_pivot(
+    indptr: jax.Array,
+    indices: jax.Array,
+    tasks: jax.Array,
+    *,
+    hmax: int,
+    pmax: int,
+    kmin: int,
+    num_threads: int,
+) -> jax.Array:
+    """Calls target ``kcjax_clique_pivot`` (contract in ffi/include/kcjax/cliques.h).
+
+    Returns:
+      uint32[hmax + 1, pmax + 1, 4]: 128-bit little-endian histogram of
+      succinct-clique-tree leaves by (held, pivot) vertex counts.
+    """
+    _register()
+    call = jax.ffi.ffi_call(
+        "kcjax_clique_pivot",
+        jax.ShapeDtypeStruct((hmax + 1, pmax + 1, 4), jnp.uint32),
+        vmap_method="sequential",
+    )
+    return call(
+        indptr,
+        indices,
+        tasks,
+        hmax=np.int32(hmax),
+        kmin=np.int32(kmin),
+        num_threads=np.int32(num_threads),
+    )
+
+
+def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
+    """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
+    return _kcjax.parse_edge_list(data)

@@ -1,0 +1,222 @@
+"""k-clique counting: the public entry points over the native FFI targets."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Union
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax import _ffi
+from kcjax.graph import Graph
+from kcjax.orient import DAG, Order, orient
+
+#: Enumeration strategies of target ``kcjax_clique_count`` (kcjax::CountMethod).
+ENUMERATION_METHODS: Mapping[str, int] = {
+    "kcminer": 0,  # dynamic bitmap construction + warp scheduler
+    "binary_search": 1,  # sorted-list intersection only (G2Miner-like)
+    "static_l1": 2,  # bitmap space over N+(v0), per root vertex
+    "static_l2": 3,  # bitmap space over each edge task's candidate set
+    "warp": 4,  # warp-parallel bitmap walk (GraphFold-like)
+    "thread": 5,  # thread-parallel bitmap, no scheduler (KCGPU-like)
+}
+#: Every accepted ``method``: the enumeration strategies, "pivot" and "auto".
+METHODS: tuple[str, ...] = ("auto", "pivot", *ENUMERATION_METHODS)
+
+GraphLike = Union[Graph, DAG]
+ProgressFn = Callable[[int, int], None]
+
+
+def limbs_to_int(limbs: jax.Array | np.ndarray) -> int:
+    """Converts a uint32[4] little-endian 128-bit count to a Python int."""
+    a = np.asarray(limbs, dtype=np.uint64).reshape(4)
+    return sum(int(a[i]) << (32 * i) for i in range(4))
+
+
+def count_cliques(
+    graph: GraphLike,
+    k: int | Iterable[int],
+    *,
+    method: str = "auto",
+    order: Order = "degree",
+    lam: float | None = None,
+    num_threads: int = 0,
+    chunk_size: int | None = None,
+    progress: ProgressFn | None = None,
+) -> int | dict[int, int] | jax.Array | dict[int, jax.Array]:
+    """Counts the k-cliques of an undirected graph, exactly.
+
+    Several sizes are counted in one traversal. Eagerly the result is a Python
+    int (or ``{k: int}``), exact at any magnitude. Under ``jax.jit`` (when the
+    graph's arrays are tracers) the result is a uint32[4] array per size: the
+    128-bit count as little-endian limbs (see :func:`limbs_to_int`).
+
+    Args:
+      graph: a :class:`Graph`, or a :class:`DAG` from :func:`kcjax.orient`
+        (``order`` is then ignored).
+      k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
+        k = 2 edges; sizes above the clique number count 0.
+      method: ``"auto"`` (enumeration; see README for the rule), one of
+        :data:`ENUMERATION_METHODS` (ablation baselines), or ``"pivot"``.
+      order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
+      lam: density threshold λ for building bitmap spaces at every level
+        (``None``: the tuned per-(k, level) table in policy.h).
+      num_threads: CPU worker threads (0: all cores); ignored on GPU.
+      chunk_size: process the edge tasks in chunks of this many (eager only),
+        calling ``progress`` after each; ``None``: one call.
+      progress: ``progress(done_tasks, total_tasks)`` after every chunk.
+
+    Returns:
+      The count (int) for one size, or ``{k: count}`` for several.
+
+    Raises:
+      ValueError: for k < 1, an unknown method or order, or a bad chunk size.
+    """
+    single = isinstance(k, (int, np.integer))
+    ks = [int(k)] if single else sorted({int(x) for x in k})
+    if not ks:
+        raise ValueError("no clique size given")
+    if ks[0] < 1:
+        raise ValueError(f"clique size k must be >= 1, got {ks[0]}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    dag = graph if isinstance(graph, DAG) else orient(graph, order=order)
+    traced = isinstance(dag.indices, jax.core.Tracer)
+    kmax = ks[-1]
+
+    if method == "pivot":
+        if traced:
+            raise ValueError("method='pivot' runs eagerly only (its histogram is finished on the host)")
+        counts = _pivot_counts(dag, ks, num_threads)
+    elif traced:
+        limbs = count_cliques_limbs(
+            dag, max(kmax, 3), method=_resolve(method), lam=lam, num_threads=num_threads
+        )
+        out = {s: _small_limbs(dag, s) if s <= 2 else limbs[s] for s in ks}
+        return out[ks[0]] if single else out
+    else:
+        counts = _enumeration_counts(
+            dag, kmax, _resolve(method), lam, num_threads, chunk_size, progress
+        )
+    result = {s: counts[s] for s in ks}
+    return result[ks[0]] if single else result
+
+
+def count_cliques_limbs(
+    dag: DAG,
+    kmax: int,
+    *,
+    method: str = "kcminer",
+    lam: float | None = None,
+    num_threads: int = 0,
+    tasks: jax.Array | None = None,
+) -> jax.Array:
+    """Counts s-cliques for s = 3..kmax by enumeration; jit-able.
+
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+      kmax: largest clique size (>= 3).
+      method: one of :data:`ENUMERATION_METHODS`.
+      lam: λ override (``None``: policy table).
+      num_threads: CPU worker threads (0: all cores).
+      tasks: int32[t] edge ids to start from (-1 entries are skipped);
+        ``None``: every edge.
+
+    Returns:
+      uint32[kmax + 1, 4]: row s holds the 128-bit count of s-cliques whose
+      two lowest-ranked vertices form a task edge (rows 0..2 are zero).
+    """
+    if kmax < 3:
+        raise ValueError(f"kmax must be >= 3, got {kmax}")
+    if method not in ENUMERATION_METHODS:
+        raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
+    if tasks is None:
+        tasks = jnp.arange(dag.num_edges, dtype=jnp.int32)
+    return _ffi.clique_count(
+        dag.indptr,
+        dag.indices,
+        dag.src,
+        jnp.asarray(tasks, jnp.int32),
+        kmax=kmax,
+        method=ENUMERATION_METHODS[method],
+        lam=-1.0 if lam is None else float(lam),
+        num_threads=num_threads,
+    )
+
+
+def _resolve(method: str) -> str:
+    return "kcminer" if method == "auto" else method
+
+
+def _small_limbs(dag: DAG, s: int) -> jax.Array:
+    value = dag.num_nodes if s == 1 else dag.num_edges
+    return jnp.array([value & 0xFFFFFFFF, value >> 32, 0, 0], jnp.uint32)
+
+
+def _enumeration_counts(
+    dag: DAG,
+    kmax: int,
+    method: str,
+    lam: float | None,
+    num_threads: int,
+    chunk_size: int | None,
+    progress: ProgressFn | None,
+) -> list[int]:
+    totals = [0] * (kmax + 1)
+    totals[1] = dag.num_nodes
+    if kmax >= 2:
+        totals[2] = dag.num_edges
+    if kmax < 3 or dag.num_edges == 0:
+        if progress is not None:
+            progress(dag.num_edges, dag.num_edges)
+        return totals
+    m = dag.num_edges
+    step = m if chunk_size is None else min(chunk_size, m)
+    for start in range(0, m, step):
+        # Fixed-size chunks (padded with -1) keep one compiled executable.
+        tasks = np.full(step, -1, np.int32)
+        stop = min(start + step, m)
+        tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
+        limbs = np.asarray(
+            count_cliques_limbs(
+                dag, kmax, method=method, lam=lam, num_threads=num_threads, tasks=tasks
+            )
+        )
+        for s in range(3, kmax + 1):
+            totals[s] += limbs_to_int(limbs[s])
+        if progress is not None:
+            progress(stop, m)
+    return totals
+
+
+def _pivot_counts(dag: DAG, ks: list[int], num_threads: int) -> list[int]:
+    kmax = ks[-1]
+    totals = [0] * (kmax + 1)
+    n = dag.num_nodes
+    if n == 0:
+        return totals
+    pmax = int(dag.max_out_degree())
+    hist = np.asarray(
+        _ffi.clique_pivot(
+            dag.indptr,
+            dag.indices,
+            jnp.arange(n, dtype=jnp.int32),
+            hmax=kmax,
+            pmax=pmax,
+            kmin=ks[0],
+            num_threads=num_threads,
+        )
+    ).astype(np.uint64)
+    wide = hist[..., 0] | (hist[..., 1] << np.uint64(32))
+    high = hist[..., 2] | (hist[..., 3] << np.uint64(32))
+    for h, p in zip(*np.nonzero(wide | high)):
+        leaves = int(wide[h, p]) + (int(high[h, p]) << 64)
+        for s in ks:
+            if h <= s <= h + p:
+                totals[s] += leaves * math.comb(int(p), s - int(h))
+    return totals

@@ -1,0 +1,211 @@
+"""The undirected graph pytree (CSR on a JAX device) and its constructors."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+@dataclasses.dataclass(frozen=True)
+class CanonReport:
+    """What canonicalization changed in an edge list.
+
+    Attributes:
+      input_edges: edges given (rows of the input edge arrays).
+      self_loops: input edges with ``src == dst`` (dropped).
+      duplicates: input edges that repeated an earlier edge in either
+        direction (dropped).
+      num_nodes: vertices of the result.
+      num_edges: undirected edges of the result.
+    """
+
+    input_edges: int
+    self_loops: int
+    duplicates: int
+    num_nodes: int
+    num_edges: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Graph:
+    """An undirected simple graph in CSR form, held as JAX arrays.
+
+    A pytree: ``indptr`` and ``indices`` are leaves, ``num_nodes`` is static,
+    so a Graph can be passed through ``jax.jit``.
+
+    Attributes:
+      indptr: int32[num_nodes + 1] row pointers.
+      indices: int32[2 * num_edges] neighbour ids; every row sorted ascending,
+        no self loops, no duplicates, symmetric.
+      num_nodes: number of vertices (static).
+    """
+
+    indptr: jax.Array
+    indices: jax.Array
+    num_nodes: int
+
+    @property
+    def num_edges(self) -> int:
+        """Number of undirected edges (static)."""
+        return int(self.indices.shape[0]) // 2
+
+    def degrees(self) -> jax.Array:
+        """int32[num_nodes]: the degree of every vertex."""
+        return jnp.diff(self.indptr)
+
+    def edges(self) -> tuple[jax.Array, jax.Array]:
+        """Each undirected edge once, as (src, dst) int32[num_edges] with src < dst."""
+        rows = _row_ids(self.indptr, self.indices.shape[0])
+        keep = rows < self.indices
+        (sel,) = jnp.nonzero(keep, size=self.num_edges)
+        return rows[sel], self.indices[sel]
+
+    @classmethod
+    def from_edges(
+        cls,
+        src: Any,
+        dst: Any,
+        num_nodes: int | None = None,
+        *,
+        relabel: bool = False,
+        return_report: bool = False,
+    ) -> Graph | tuple[Graph, CanonReport]:
+        """Builds a Graph from an edge list, canonicalizing it on the device.
+
+        Self loops are dropped, edges symmetrized and deduplicated. Runs
+        eagerly (the result's size depends on the data).
+
+        Args:
+          src: integer array-like [e], edge sources (numpy, jax or list).
+          dst: integer array-like [e], edge targets.
+          num_nodes: number of vertices; defaults to max id + 1 (or the number
+            of distinct ids with ``relabel``). Ids must be < num_nodes.
+          relabel: renumber the vertices that appear in an edge to 0..n-1 in
+            increasing order of their original ids.
+          return_report: also return a :class:`CanonReport`.
+
+        Returns:
+          The Graph, or ``(Graph, CanonReport)`` with ``return_report``.
+
+        Raises:
+          ValueError: for negative or out-of-range ids, mismatched lengths, or
+            more edges than int32 indexing allows.
+        """
+        src_np, dst_np = _as_id_arrays(src, dst)
+        if relabel and src_np.size:
+            ids, inverse = np.unique(np.concatenate([src_np, dst_np]), return_inverse=True)
+            src_np = inverse[: src_np.size]
+            dst_np = inverse[src_np.size :]
+            if num_nodes is not None and num_nodes < ids.size:
+                raise ValueError(f"num_nodes={num_nodes} but {ids.size} distinct ids appear")
+            num_nodes = ids.size if num_nodes is None else num_nodes
+        max_id = int(max(src_np.max(), dst_np.max())) if src_np.size else -1
+        if num_nodes is None:
+            num_nodes = max_id + 1
+        if num_nodes < 0:
+            raise ValueError(f"num_nodes must be >= 0, got {num_nodes}")
+        if max_id >= num_nodes:
+            raise ValueError(f"vertex id {max_id} is out of range for num_nodes={num_nodes}")
+        if num_nodes > _INT32_MAX - 1 or 2 * src_np.size > _INT32_MAX:
+            raise ValueError("graphs beyond 2^31 - 1 vertices or adjacency entries are unsupported")
+        graph, dropped_loops, nnz = _canonicalize(
+            jnp.asarray(src_np, jnp.int32), jnp.asarray(dst_np, jnp.int32), int(num_nodes)
+        )
+        if not return_report:
+            return graph
+        loops = int(dropped_loops)
+        report = CanonReport(
+            input_edges=int(src_np.size),
+            self_loops=loops,
+            duplicates=int(src_np.size) - loops - nnz // 2,
+            num_nodes=int(num_nodes),
+            num_edges=nnz // 2,
+        )
+        return graph, report
+
+    @classmethod
+    def from_networkx(cls, g: Any) -> Graph:
+        """Builds a Graph from a networkx graph (directions ignored).
+
+        Nodes are numbered 0..n-1 in the order ``g.nodes`` lists them; isolated
+        nodes are kept.
+        """
+        index = {node: i for i, node in enumerate(g.nodes)}
+        pairs = np.array([(index[u], index[v]) for u, v in g.edges()], dtype=np.int64)
+        pairs = pairs.reshape(-1, 2)
+        return cls.from_edges(pairs[:, 0], pairs[:, 1], num_nodes=len(index))
+
+    @classmethod
+    def from_scipy(cls, matrix: Any) -> Graph:
+        """Builds a Graph from a square scipy.sparse matrix or array.
+
+        Every stored nonzero (i, j) is an edge; directions are ignored.
+        """
+        coo = matrix.tocoo()
+        if coo.shape[0] != coo.shape[1]:
+            raise ValueError(f"adjacency matrix must be square, got shape {coo.shape}")
+        nz = coo.data != 0
+        return cls.from_edges(coo.row[nz], coo.col[nz], num_nodes=coo.shape[0])
+
+
+jax.tree_util.register_dataclass(Graph, data_fields=["indptr", "indices"], meta_fields=["num_nodes"])
+
+
+def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(src)
+    d = np.asarray(dst)
+    if s.ndim != 1 or d.ndim != 1 or s.shape != d.shape:
+        raise ValueError(f"src and dst must be 1-D of equal length, got {s.shape} and {d.shape}")
+    for name, a in (("src", s), ("dst", d)):
+        if a.size and not np.issubdtype(a.dtype, np.integer):
+            if not np.all(np.mod(a, 1) == 0):
+                raise ValueError(f"{name} holds non-integer vertex ids")
+    s = s.astype(np.int64, copy=False)
+    d = d.astype(np.int64, copy=False)
+    if s.size and min(s.min(), d.min()) < 0:
+        raise ValueError("vertex ids must be non-negative")
+    return s, d
+
+
+def _row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
+    """int32[nnz]: the row of every CSR entry."""
+    n = indptr.shape[0] - 1
+    return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr), total_repeat_length=nnz)
+
+
+def _canonicalize(src: jax.Array, dst: jax.Array, num_nodes: int) -> tuple[Graph, jax.Array, int]:
+    """Symmetrizes, drops loops and duplicates; returns (graph, loops, nnz)."""
+    loops = jnp.sum(src == dst)
+    u, v = _sorted_symmetric(src, dst, num_nodes)
+    nnz = int(jnp.sum(_first_of_run(u, v, num_nodes)))
+    return _compact(u, v, num_nodes, nnz), loops, nnz
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _sorted_symmetric(src: jax.Array, dst: jax.Array, n: int) -> tuple[jax.Array, jax.Array]:
+    u = jnp.concatenate([src, dst])
+    v = jnp.concatenate([dst, src])
+    u = jnp.where(u == v, n, u)  # self loops sort to the end
+    return jax.lax.sort((u, v), num_keys=2)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _first_of_run(u: jax.Array, v: jax.Array, n: int) -> jax.Array:
+    new = jnp.ones_like(u, dtype=bool).at[1:].set((u[1:] != u[:-1]) | (v[1:] != v[:-1]))
+    return new & (u < n)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3))
+def _compact(u: jax.Array, v: jax.Array, n: int, nnz: int) -> Graph:
+    (sel,) = jnp.nonzero(_first_of_run(u, v, n), size=nnz)
+    rows, cols = u[sel], v[sel]
+    counts = jnp.zeros(n, jnp.int32).at[rows].add(1)
+    indptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(counts, dtype=jnp.int32)])
+    return Graph(indptr=indptr, indices=cols, num_nodes=n)
