@@ -12,10 +12,10 @@ build:
 	@bash scripts/bootstrap.sh
 
 demo: build
-	$(VENV)/bin/kcjax demo $(GRAPH)
+	$(VENV)/bin/python -P -m kcjax.cli demo $(GRAPH)
 
 test: build
-	$(VENV)/bin/pytest -q $(PYTEST_ARGS) tests
+	$(VENV)/bin/python -P -m pytest -q $(PYTEST_ARGS) tests
 
 bench: build
 	$(VENV)/bin/python experiments/bench_cpu.py

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Build, test, sanitize and benchmark kcjax on the GPU machine in one call.
+#
+#   bash experiments/gpu_check.sh STAGE...   (stages: build test bench sanitize ncu)
+#
+# Expects the shared graphs and anchors copied into .gpu/ (carried to the
+# machine, see BUILD.md) and writes logs and results under $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/kcjax-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export CUDACXX=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+VENV=${VENV:-$(python3 -c 'import sys; print(sys.prefix)')}
+PY="$VENV/bin/python"
+BENCH_ARGS=${BENCH_ARGS:-}
+status=0
+
+stage() { echo "== $1 ($(date +%T))"; }
+
+for s in "$@"; do
+  case "$s" in
+    build)
+      stage build
+      nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+      VENV="$VENV" KCJAX_CUDA=ON KCJAX_PIP_ARGS="-Cbuild-dir=/tmp/kcjax-build -v -Ccmake.define.CMAKE_CUDA_FLAGS=-Xptxas=-v" \
+        bash scripts/bootstrap.sh >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+      grep -E "ptxas info|spill|warning" "$OUT/build.log" | sort | uniq | head -40 >"$OUT/ptxas.txt"
+      ;;
+    test)
+      stage test
+      timeout 300 "$PY" -P -m pytest -q -x tests/test_gpu.py 2>&1 | tee "$OUT/test_gpu.log" | tail -25
+      status=$((status | PIPESTATUS[0]))
+      ;;
+    bench)
+      stage bench
+      # shellcheck disable=SC2086
+      timeout 420 "$PY" -P experiments/bench.py $BENCH_ARGS --out "$OUT/bench.json" \
+        2>"$OUT/bench.log" | tee "$OUT/bench.txt"
+      status=$((status | PIPESTATUS[0]))
+      ;;
+    sanitize)
+      stage sanitize
+      for tool in memcheck racecheck; do
+        XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 240 compute-sanitizer --tool "$tool" \
+          --kernel-name regex:kcjax "$PY" -P experiments/sanitize_run.py 2>&1 |
+          tee "$OUT/sanitize_$tool.log" | tail -6
+      done
+      ;;
+    ncu)
+      stage ncu
+      timeout 300 ncu --clock-control none --kernel-name regex:kcjax \
+        --metrics smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
+        "$PY" -P experiments/lanes_run.py >"$OUT/ncu.txt" 2>&1
+      tail -40 "$OUT/ncu.txt"
+      ;;
+    *) echo "unknown stage $s"; exit 2 ;;
+  esac
+done
+exit "$status"

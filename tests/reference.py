@@ -1,0 +1,42 @@
+"""Independent references: counts from networkx and the shared ground truth."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+_ROOT = Path(__file__).resolve().parents[1]
+#: ../shared/data/graphs beside the repository (or a copy in .gpu/graphs, as
+#: carried to the GPU machine); tests that need it skip when it is absent.
+DATA_DIR = next(
+    (p for p in (_ROOT.parent / "shared" / "data" / "graphs", _ROOT / ".gpu" / "graphs") if p.exists()),
+    _ROOT.parent / "shared" / "data" / "graphs",
+)
+
+
+def clique_counts_networkx(edges: np.ndarray, num_nodes: int, kmax: int) -> dict[int, int]:
+    """{k: number of k-cliques} for k = 1..kmax by networkx's clique enumeration."""
+    g = nx.Graph()
+    g.add_nodes_from(range(num_nodes))
+    g.add_edges_from((int(u), int(v)) for u, v in edges if u != v)
+    sizes = Counter()
+    for clique in nx.enumerate_all_cliques(g):
+        if len(clique) > kmax:
+            break
+        sizes[len(clique)] += 1
+    return {k: sizes.get(k, 0) for k in range(1, kmax + 1)}
+
+
+@functools.cache
+def ground_truth() -> dict[tuple[str, int], int]:
+    """{(graph, k): exact count} from ../shared/data/graphs/clique_counts.tsv."""
+    path = DATA_DIR / "clique_counts.tsv"
+    table = {}
+    for line in path.read_text().splitlines()[1:]:
+        name, k, count, _ = line.split("\t")
+        table[(name, int(k))] = int(count)
+    return table

@@ -1,0 +1,173 @@
+"""k-clique counts against independent references, eagerly and under jit."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import jax
+import jax.numpy as jnp
+import networkx as nx
+import numpy as np
+import pytest
+from reference import clique_counts_networkx, ground_truth
+
+import kcjax
+
+ALL_METHODS = ("pivot", *kcjax.ENUMERATION_METHODS)
+KMAX = 8
+
+
+def _edges(g: nx.Graph) -> np.ndarray:
+    return np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2)
+
+
+def _planted(n: int, p: float, size: int, seed: int) -> nx.Graph:
+    g = nx.gnp_random_graph(n, p, seed=seed)
+    members = np.random.default_rng(seed).choice(n, size, replace=False)
+    g.add_edges_from(itertools.combinations(members.tolist(), 2))
+    return g
+
+
+def _case_graphs() -> dict[str, tuple[np.ndarray, int]]:
+    cases = {}
+    for seed, (n, p) in enumerate([(30, 0.3), (45, 0.25), (60, 0.15), (25, 0.6)]):
+        g = nx.gnp_random_graph(n, p, seed=seed)
+        cases[f"gnp{n}_{p}"] = (_edges(g), n)
+    cases["planted"] = (_edges(_planted(80, 0.08, 11, seed=7)), 80)
+    cases["complete12"] = (_edges(nx.complete_graph(12)), 12)
+    cases["star"] = (_edges(nx.star_graph(9)), 10)
+    cases["disjoint_k5_k7"] = (_edges(nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(7))), 12)
+    cases["isolated_only"] = (np.zeros((0, 2), np.int64), 6)
+    return cases
+
+
+CASES = _case_graphs()
+
+
+@pytest.fixture(scope="module")
+def references() -> dict[str, dict[int, int]]:
+    return {name: clique_counts_networkx(e, n, KMAX) for name, (e, n) in CASES.items()}
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_all_sizes_match_networkx(name, method, references):
+    edges, n = CASES[name]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    got = kcjax.count_cliques(graph, range(1, KMAX + 1), method=method)
+    assert got == references[name]
+
+
+@pytest.mark.parametrize("order", kcjax.ORDERS)
+@pytest.mark.parametrize("k", range(1, KMAX + 1))
+def test_single_k_and_orders(k, order, references):
+    edges, n = CASES["planted"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    assert kcjax.count_cliques(graph, k, order=order) == references["planted"][k]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 9, 16, 17])
+def test_complete_graph_is_binomial(k):
+    n = 16
+    edges = np.array(list(itertools.combinations(range(n), 2)))
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1])
+    for method in ALL_METHODS:
+        assert kcjax.count_cliques(graph, k, method=method) == math.comb(n, k)
+
+
+def test_duplicates_and_self_loops_are_ignored():
+    src = np.array([0, 1, 1, 2, 2, 0, 3, 3, 0, 1, 3])
+    dst = np.array([1, 0, 2, 1, 0, 2, 3, 0, 3, 3, 2])
+    graph = kcjax.Graph.from_edges(src, dst)
+    assert kcjax.count_cliques(graph, [2, 3, 4]) == {2: 6, 3: 4, 4: 1}
+
+
+def test_empty_graph():
+    graph = kcjax.Graph.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64))
+    assert graph.num_nodes == 0
+    assert kcjax.count_cliques(graph, [1, 2, 3, 4]) == {1: 0, 2: 0, 3: 0, 4: 0}
+
+
+@pytest.mark.parametrize("method", ["kcminer", "binary_search", "static_l2"])
+def test_under_jit_matches_eager(method, references):
+    edges, n = CASES["gnp45_0.25"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+
+    @jax.jit
+    def counts(g):
+        return kcjax.count_cliques(g, [1, 2, 3, 4, 5, 6], method=method)
+
+    limbs = counts(graph)
+    got = {k: kcjax.limbs_to_int(v) for k, v in limbs.items()}
+    assert got == {k: references["gnp45_0.25"][k] for k in range(1, 7)}
+
+
+def test_jit_single_k_returns_limbs(references):
+    edges, n = CASES["planted"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    limbs = jax.jit(lambda g: kcjax.count_cliques(g, 6))(graph)
+    assert limbs.shape == (4,) and limbs.dtype == jnp.uint32
+    assert kcjax.limbs_to_int(limbs) == references["planted"][6]
+
+
+def test_chunks_report_progress(references):
+    edges, n = CASES["gnp60_0.15"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    seen = []
+    got = kcjax.count_cliques(
+        graph, [3, 4], chunk_size=17, progress=lambda done, total: seen.append((done, total))
+    )
+    assert got == {3: references["gnp60_0.15"][3], 4: references["gnp60_0.15"][4]}
+    m = graph.num_edges
+    assert seen[-1] == (m, m) and len(seen) == math.ceil(m / 17)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_lambda_override_keeps_counts(references):
+    edges, n = CASES["planted"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    for lam in (0.0, 0.3, 2.0):
+        assert kcjax.count_cliques(graph, 7, lam=lam) == references["planted"][7]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 0}, "k must be >= 1"),
+        ({"k": 3, "method": "magic"}, "method must be one of"),
+        ({"k": 3, "order": "random"}, "order must be one of"),
+        ({"k": 3, "chunk_size": 0}, "chunk_size"),
+        ({"k": []}, "no clique size"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    graph = kcjax.Graph.from_edges(np.array([0, 1]), np.array([1, 2]))
+    with pytest.raises(ValueError, match=message):
+        kcjax.count_cliques(graph, **kwargs)
+
+
+def test_handler_rejects_a_graph_that_is_not_oriented():
+    graph = kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2]))
+    dag = kcjax.orient(graph)
+    broken = kcjax.DAG(dag.indptr, dag.indices[::-1], dag.src, dag.order, dag.num_nodes)
+    with pytest.raises(Exception, match="not an oriented DAG"):
+        kcjax.count_cliques(broken, 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "ks", "methods"),
+    [
+        ("email-Enron", range(3, 9), ("kcminer",)),
+        ("email-Enron", range(3, 7), ("binary_search", "static_l1", "static_l2", "pivot")),
+        ("com-dblp", range(3, 6), ("kcminer", "pivot")),
+        ("ca-CondMat", range(3, 9), ("kcminer", "pivot")),
+    ],
+)
+def test_real_graphs_match_ground_truth(shared_graph, name, ks, methods):
+    graph = shared_graph(name)
+    dag = kcjax.orient(graph)
+    truth = ground_truth()
+    for method in methods:
+        got = kcjax.count_cliques(dag, list(ks), method=method)
+        assert got == {k: truth[(name, k)] for k in ks}, method
