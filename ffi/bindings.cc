@@ -34,6 +34,8 @@ PYBIND11_MODULE(_kcjax, m) {
   m.def("cpu_registrations", []() {
     py::dict d;
     d["kcjax_clique_count"] = Capsule(kcjax_clique_count_cpu);
+    d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cpu);
+    d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cpu);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cpu);
     return d;
   });

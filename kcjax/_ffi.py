@@ -79,6 +79,77 @@ def clique_count(
     )
 
 
+def clique_list(
+    indptr: jax.Array,
+    indices: jax.Array,
+    src: jax.Array,
+    tasks: jax.Array,
+    *,
+    k: int,
+    capacity: int,
+    method: int,
+    lam: float,
+    num_threads: int,
+    stop_when_full: bool,
+) -> tuple[jax.Array, jax.Array]:
+    """Calls target ``kcjax_clique_list`` (contract in ffi/include/kcjax/cliques.h).
+
+    Returns:
+      (cliques int32[capacity, k] rank ids, rows ascending, -1 past the count;
+      count uint32[4] 128-bit number of k-cliques found).
+    """
+    _register()
+    call = jax.ffi.ffi_call(
+        "kcjax_clique_list",
+        (
+            jax.ShapeDtypeStruct((capacity, k), jnp.int32),
+            jax.ShapeDtypeStruct((4,), jnp.uint32),
+        ),
+        vmap_method="sequential",
+    )
+    return call(
+        indptr,
+        indices,
+        src,
+        tasks,
+        kmax=np.int32(k),
+        method=np.int32(method),
+        lam=np.float32(lam),
+        num_threads=np.int32(num_threads),
+        stop_when_full=bool(stop_when_full),
+    )
+
+
+def clique_per_vertex(
+    indptr: jax.Array,
+    indices: jax.Array,
+    src: jax.Array,
+    tasks: jax.Array,
+    *,
+    k: int,
+    method: int,
+    lam: float,
+    num_threads: int,
+) -> jax.Array:
+    """Calls target ``kcjax_clique_per_vertex``: uint32[n, 4] 128-bit counts per rank."""
+    _register()
+    call = jax.ffi.ffi_call(
+        "kcjax_clique_per_vertex",
+        jax.ShapeDtypeStruct((indptr.shape[0] - 1, 4), jnp.uint32),
+        vmap_method="sequential",
+    )
+    return call(
+        indptr,
+        indices,
+        src,
+        tasks,
+        kmax=np.int32(k),
+        method=np.int32(method),
+        lam=np.float32(lam),
+        num_threads=np.int32(num_threads),
+    )
+
+
 def clique_pivot(
     indptr: jax.Array,
     indices: jax.Array,

@@ -78,17 +78,38 @@ int BuildRow(const int32_t* cand, int d, const int32_t* nbr, int nn, Word* row) 
   return bits;
 }
 
+// What a traversal produces. kCount: totals per clique size. kList: the
+// kmax-cliques themselves. kPerVertex: per-vertex totals of kmax-cliques.
+enum class Mode { kCount, kList, kPerVertex };
+
+// Shared listing output: rows [capacity, kmax] of rank ids, slots handed out
+// by one atomic counter that keeps counting past the capacity.
+struct ListOutput {
+  int32_t* rows;
+  int64_t capacity;
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> stop{false};
+  bool stop_when_full;
+};
+
 // Per-thread search state. All buffers grow on demand and are reused.
+template <Mode M>
 class Enumerator {
  public:
-  Enumerator(const DagView& g, int kmax, CountMethod method, float lam)
-      : g_(g), kmax_(kmax), method_(method), lam_(lam), counts_(kmax + 1) {}
+  Enumerator(const DagView& g, int kmax, CountMethod method, float lam, ListOutput* list)
+      : g_(g), kmax_(kmax), method_(method), lam_(lam), list_(list), path_(kmax + 1) {
+    if constexpr (M == Mode::kCount) counts_.resize(kmax + 1);
+    if constexpr (M == Mode::kPerVertex) per_vertex_.resize(g.num_nodes);
+  }
 
   const std::vector<U128>& counts() const { return counts_; }
+  const std::vector<U128>& per_vertex() const { return per_vertex_; }
 
   void RunEdge(int32_t e) {
     const int32_t u = g_.src[e];
     const int32_t v = g_.indices[e];
+    path_[0] = u;
+    path_[1] = v;
     if (method_ == CountMethod::kStaticBitmapL1) {
       RunEdgeStaticL1(u, e - g_.indptr[u]);
       return;
@@ -116,17 +137,58 @@ class Enumerator {
     return lam_ >= 0.0f ? lam_ : CliquePolicy::Lambda(kmax_, level);
   }
 
-  // Node with s fixed vertices and sorted candidates cand[0..d).
+  // Listing and per-vertex counts only want kmax-cliques: a node whose
+  // fixed and candidate vertices cannot reach kmax is skipped.
+  bool Prune(int s, uint64_t candidates) const {
+    if constexpr (M == Mode::kCount) {
+      return false;
+    } else if constexpr (M == Mode::kList) {
+      return s + candidates < static_cast<uint64_t>(kmax_) ||
+             list_->stop.load(std::memory_order_relaxed);
+    } else {
+      return s + candidates < static_cast<uint64_t>(kmax_);
+    }
+  }
+
+  // The n cliques path_[0..s) + c, for each candidate c that for_each visits.
+  template <class ForEach>
+  void Complete(int s, uint64_t n, ForEach&& for_each) {
+    if constexpr (M == Mode::kCount) {
+      counts_[s + 1].Add(n);
+    } else if constexpr (M == Mode::kList) {
+      int64_t slot = list_->next.fetch_add(static_cast<int64_t>(n));
+      for_each([&](int32_t c) {
+        if (slot < list_->capacity) {
+          int32_t* row = list_->rows + slot * kmax_;
+          std::copy(path_.begin(), path_.begin() + s, row);
+          row[s] = c;
+        }
+        ++slot;
+      });
+      if (list_->stop_when_full && slot >= list_->capacity) list_->stop.store(true);
+    } else {
+      for (int t = 0; t < s; ++t) per_vertex_[path_[t]].Add(n);
+      for_each([&](int32_t c) { per_vertex_[c].Add(1); });
+    }
+  }
+
+  // Node with s fixed vertices path_[0..s) and sorted candidates cand[0..d).
   void ListNode(const int32_t* cand, int d, int s, int depth) {
-    if (d == 0) return;
-    counts_[s + 1].Add(static_cast<uint64_t>(d));
-    if (s + 1 >= kmax_) return;
+    if (d == 0 || Prune(s, d)) return;
+    if (s + 1 >= kmax_) {
+      Complete(s, d, [&](auto&& f) {
+        for (int i = 0; i < d; ++i) f(cand[i]);
+      });
+      return;
+    }
+    if constexpr (M == Mode::kCount) counts_[s + 1].Add(static_cast<uint64_t>(d));
     const bool may_build = d <= CliquePolicy::kMaxBitmapDim && method_ != CountMethod::kBinarySearch;
     if (!may_build) {
       for (int i = 0; i + 1 < d; ++i) {
         const auto [nw, dw] = Row(cand[i]);
         std::vector<int32_t>& next = ListBuffer(depth + 1, std::min(d, dw));
         const int dn = Intersect(cand + i + 1, d - i - 1, nw, dw, next.data());
+        path_[s] = cand[i];
         ListNode(next.data(), dn, s + 1, depth + 1);
       }
       return;
@@ -143,10 +205,10 @@ class Enumerator {
     const bool dynamic = method_ == CountMethod::kKCMiner;
     const double gamma = static_cast<double>(edges) / (static_cast<double>(d) * d);
     if (!dynamic || gamma > Lambda(s)) {
-      // counts[s + 1] was added above; descend from every member.
-      std::vector<Word>& cur = StackBuffer(depth, static_cast<size_t>(words) * (kmax_ + 1));
+      std::vector<Word>& stack = StackBuffer(depth, static_cast<size_t>(words) * (kmax_ + 1));
       for (int i = 0; i + 1 < d; ++i) {
-        BitmapNode(rows, words, rows + static_cast<size_t>(i) * words, s + 1, cur.data());
+        path_[s] = cand[i];
+        BitmapNode(rows, words, rows + static_cast<size_t>(i) * words, s + 1, stack.data(), cand);
       }
       return;
     }
@@ -160,27 +222,39 @@ class Enumerator {
           next[dn++] = cand[w * kWordBits + std::countr_zero(bits)];
         }
       }
+      path_[s] = cand[i];
       ListNode(next.data(), dn, s + 1, depth + 1);
     }
   }
 
-  // Node with s fixed vertices and candidates `cur` (a row subset of the
-  // bitmap space `rows`). `stack` holds words * (levels left) scratch words.
-  void BitmapNode(const Word* rows, int words, const Word* cur, int s, Word* stack) {
+  // Node with s fixed vertices and candidates `cur`, a subset of the rows of
+  // the bitmap space `rows` built over the vertices base[]. `stack` holds
+  // words * (levels left) scratch words.
+  void BitmapNode(const Word* rows, int words, const Word* cur, int s, Word* stack,
+                  const int32_t* base) {
     uint64_t here = 0;
     for (int w = 0; w < words; ++w) here += std::popcount(cur[w]);
-    if (here == 0) return;
-    counts_[s + 1].Add(here);
-    if (s + 1 >= kmax_) return;
+    if (here == 0 || Prune(s, here)) return;
+    if (s + 1 >= kmax_) {
+      Complete(s, here, [&](auto&& f) {
+        for (int w = 0; w < words; ++w) {
+          for (Word bits = cur[w]; bits; bits &= bits - 1) {
+            f(base[w * kWordBits + std::countr_zero(bits)]);
+          }
+        }
+      });
+      return;
+    }
+    if constexpr (M == Mode::kCount) counts_[s + 1].Add(here);
     Word* next = stack;
     for (int w = 0; w < words; ++w) {
       for (Word bits = cur[w]; bits; bits &= bits - 1) {
         const int i = w * kWordBits + std::countr_zero(bits);
         const Word* row = rows + static_cast<size_t>(i) * words;
-        if (s + 2 >= kmax_) {  // last level: popcount only
+        if (M == Mode::kCount && s + 2 >= kmax_) {  // last level: popcount only
           uint64_t c = 0;
           for (int x = w; x < words; ++x) c += std::popcount(cur[x] & row[x]);
-          counts_[s + 2].Add(c);
+          if constexpr (M == Mode::kCount) counts_[s + 2].Add(c);
           continue;
         }
         bool any = false;
@@ -189,7 +263,9 @@ class Enumerator {
           next[x] = cur[x] & row[x];
           any |= next[x] != 0;
         }
-        if (any) BitmapNode(rows, words, next, s + 1, stack + words);
+        if (!any) continue;
+        path_[s] = base[i];
+        BitmapNode(rows, words, next, s + 1, stack + words, base);
       }
     }
   }
@@ -216,7 +292,7 @@ class Enumerator {
     }
     std::vector<Word>& stack = StackBuffer(0, static_cast<size_t>(words) * (kmax_ + 1));
     BitmapNode(l1_rows_.data(), words, l1_rows_.data() + static_cast<size_t>(j) * words, 2,
-               stack.data());
+               stack.data(), nu);
   }
 
   Word* BitmapBuffer(int depth, size_t size) {
@@ -235,7 +311,10 @@ class Enumerator {
   const int kmax_;
   const CountMethod method_;
   const float lam_;
-  std::vector<U128> counts_;
+  ListOutput* const list_;
+  std::vector<int32_t> path_;                // the fixed vertices of the node
+  std::vector<U128> counts_;                 // kCount: per clique size
+  std::vector<U128> per_vertex_;             // kPerVertex: per vertex
   std::vector<std::vector<int32_t>> lists_;  // candidate lists per depth
   std::vector<std::vector<Word>> bitmaps_;   // bitmap spaces per depth
   std::vector<std::vector<Word>> stacks_;    // descent scratch per depth
@@ -262,73 +341,161 @@ ffi::Error ValidateDag(const DagView& g) {
   return ffi::Error::Success();
 }
 
-ffi::Error CliqueCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                          ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
-                          int32_t method, float lam, int32_t num_threads,
-                          ffi::ResultBuffer<ffi::U32> counts) {
+// The inputs every clique target shares, checked.
+struct Problem {
+  DagView g;
+  const int32_t* tasks;
+  int64_t num_tasks;
+};
+
+ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                       ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
+                       int32_t method, Problem* p) {
   if (kmax < 3) return ffi::Error::InvalidArgument("kmax must be >= 3");
   if (method < 0 || method >= kNumCountMethods) {
     return ffi::Error::InvalidArgument("unknown method code " + std::to_string(method));
   }
-  const auto cdims = counts->dimensions();
-  if (cdims.size() != 2 || cdims[0] != kmax + 1 || cdims[1] != 4) {
-    return ffi::Error::InvalidArgument("counts must have shape [kmax + 1, 4]");
-  }
   if (indptr.element_count() < 1 || indices.element_count() != src.element_count()) {
     return ffi::Error::InvalidArgument("indptr must be non-empty and src match indices");
   }
-  const DagView g{indptr.typed_data(), indices.typed_data(), src.typed_data(),
-                  static_cast<int64_t>(indptr.element_count()) - 1,
-                  static_cast<int64_t>(indices.element_count())};
-  if (ffi::Error err = ValidateDag(g); !err.success()) return err;
-  const int32_t* task = tasks.typed_data();
-  const int64_t num_tasks = static_cast<int64_t>(tasks.element_count());
-  for (int64_t i = 0; i < num_tasks; ++i) {
-    if (task[i] < -1 || task[i] >= g.num_edges) {
-      return ffi::Error::InvalidArgument("task " + std::to_string(task[i]) +
+  p->g = DagView{indptr.typed_data(), indices.typed_data(), src.typed_data(),
+                 static_cast<int64_t>(indptr.element_count()) - 1,
+                 static_cast<int64_t>(indices.element_count())};
+  if (ffi::Error err = ValidateDag(p->g); !err.success()) return err;
+  p->tasks = tasks.typed_data();
+  p->num_tasks = static_cast<int64_t>(tasks.element_count());
+  for (int64_t i = 0; i < p->num_tasks; ++i) {
+    if (p->tasks[i] < -1 || p->tasks[i] >= p->g.num_edges) {
+      return ffi::Error::InvalidArgument("task " + std::to_string(p->tasks[i]) +
                                          " is not an edge id (or -1 padding)");
     }
   }
+  return ffi::Error::Success();
+}
 
-  int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, num_tasks / 64)));
+// Runs every task on a pool of threads pulling chunks from an atomic counter;
+// finish(thread, enumerator) collects each thread's result.
+template <Mode M, class Finish>
+void RunTasks(const Problem& p, int kmax, int32_t method, float lam, int32_t num_threads,
+              ListOutput* list, Finish&& finish) {
   constexpr int64_t kChunk = 64;
+  int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, p.num_tasks / kChunk)));
   std::atomic<int64_t> next{0};
-  std::vector<std::vector<U128>> partial(threads);
   auto work = [&](int t) {
-    Enumerator en(g, kmax, static_cast<CountMethod>(method), lam);
-    for (int64_t b = next.fetch_add(kChunk); b < num_tasks; b = next.fetch_add(kChunk)) {
-      for (int64_t i = b; i < std::min(b + kChunk, num_tasks); ++i) {
-        if (task[i] >= 0) en.RunEdge(task[i]);
+    Enumerator<M> en(p.g, kmax, static_cast<CountMethod>(method), lam, list);
+    for (int64_t b = next.fetch_add(kChunk); b < p.num_tasks; b = next.fetch_add(kChunk)) {
+      for (int64_t i = b; i < std::min(b + kChunk, p.num_tasks); ++i) {
+        if (p.tasks[i] >= 0) en.RunEdge(p.tasks[i]);
       }
     }
-    partial[t] = en.counts();
+    finish(t, en);
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
   work(0);
   for (auto& th : pool) th.join();
+}
 
-  uint32_t* out = counts->typed_data();
-  for (int s = 0; s <= kmax; ++s) {
+// Sums per-thread 128-bit vectors into limbs [size, 4].
+void StoreSum(const std::vector<std::vector<U128>>& partial, size_t size, uint32_t* out) {
+  for (size_t i = 0; i < size; ++i) {
     U128 total;
-    for (const auto& p : partial) total.Add(p[s]);
-    total.Store(out + 4 * s);
+    for (const auto& p : partial) {
+      if (!p.empty()) total.Add(p[i]);
+    }
+    total.Store(out + 4 * i);
   }
+}
+
+int MaxThreads(int32_t num_threads) {
+  return std::max(1, num_threads > 0 ? num_threads
+                                     : static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+ffi::Error CliqueCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                          ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
+                          int32_t method, float lam, int32_t num_threads,
+                          ffi::ResultBuffer<ffi::U32> counts) {
+  Problem p;
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, kmax, method, &p); !err.success()) {
+    return err;
+  }
+  const auto dims = counts->dimensions();
+  if (dims.size() != 2 || dims[0] != kmax + 1 || dims[1] != 4) {
+    return ffi::Error::InvalidArgument("counts must have shape [kmax + 1, 4]");
+  }
+  std::vector<std::vector<U128>> partial(MaxThreads(num_threads));
+  RunTasks<Mode::kCount>(p, kmax, method, lam, num_threads, nullptr,
+                         [&](int t, const auto& en) { partial[t] = en.counts(); });
+  StoreSum(partial, kmax + 1, counts->typed_data());
+  return ffi::Error::Success();
+}
+
+ffi::Error CliqueListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                         ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t k,
+                         int32_t method, float lam, int32_t num_threads, bool stop_when_full,
+                         ffi::ResultBuffer<ffi::S32> cliques, ffi::ResultBuffer<ffi::U32> count) {
+  Problem p;
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, &p); !err.success()) {
+    return err;
+  }
+  const auto dims = cliques->dimensions();
+  if (dims.size() != 2 || dims[1] != k || count->element_count() != 4) {
+    return ffi::Error::InvalidArgument("cliques must have shape [capacity, k] and count [4]");
+  }
+  ListOutput list{cliques->typed_data(), dims[0], {}, {}, stop_when_full};
+  std::fill(list.rows, list.rows + dims[0] * k, -1);
+  RunTasks<Mode::kList>(p, k, method, lam, num_threads, &list, [](int, const auto&) {});
+  U128 total;
+  total.Add(static_cast<uint64_t>(list.next.load()));
+  total.Store(count->typed_data());
+  return ffi::Error::Success();
+}
+
+ffi::Error CliquePerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                              ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t k,
+                              int32_t method, float lam, int32_t num_threads,
+                              ffi::ResultBuffer<ffi::U32> counts) {
+  Problem p;
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, &p); !err.success()) {
+    return err;
+  }
+  const auto dims = counts->dimensions();
+  if (dims.size() != 2 || dims[0] != p.g.num_nodes || dims[1] != 4) {
+    return ffi::Error::InvalidArgument("counts must have shape [num_nodes, 4]");
+  }
+  std::vector<std::vector<U128>> partial(MaxThreads(num_threads));
+  RunTasks<Mode::kPerVertex>(p, k, method, lam, num_threads, nullptr,
+                             [&](int t, const auto& en) { partial[t] = en.per_vertex(); });
+  StoreSum(partial, static_cast<size_t>(p.g.num_nodes), counts->typed_data());
   return ffi::Error::Success();
 }
 
 }  // namespace
 }  // namespace kcjax
 
+namespace {
+// Arguments and attributes every clique target takes, in handler order.
+auto BindCliqueInputs() {
+  return ffi::Ffi::Bind()
+      .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+      .Arg<ffi::Buffer<ffi::S32>>()  // indices
+      .Arg<ffi::Buffer<ffi::S32>>()  // src
+      .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+      .Attr<int32_t>("kmax")
+      .Attr<int32_t>("method")
+      .Attr<float>("lam")
+      .Attr<int32_t>("num_threads");
+}
+}  // namespace
+
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cpu, kcjax::CliqueCountCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>());  // counts
+                              BindCliqueInputs().Ret<ffi::Buffer<ffi::U32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cpu, kcjax::CliqueListCpu,
+                              BindCliqueInputs()
+                                  .Attr<bool>("stop_when_full")
+                                  .Ret<ffi::Buffer<ffi::S32>>()    // cliques
+                                  .Ret<ffi::Buffer<ffi::U32>>());  // count
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu, kcjax::CliquePerVertexCpu,
+                              BindCliqueInputs().Ret<ffi::Buffer<ffi::U32>>());

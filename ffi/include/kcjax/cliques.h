@@ -24,6 +24,8 @@
 #include "xla/ffi/api/ffi.h"
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu);
 #ifdef KCJAX_WITH_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cuda);
@@ -42,6 +44,17 @@ struct DagView {
 };
 
 }  // namespace kcjax
+
+// Targets "kcjax_clique_list" and "kcjax_clique_per_vertex" take the same
+// args and attrs (kmax is then the one clique size k listed or counted):
+//   kcjax_clique_list       attr stop_when_full bool: stop the search once
+//                           capacity cliques are written
+//                           ret cliques int32[capacity, k] rank ids, each row
+//                               ascending; rows past the count are -1
+//                               count uint32[4] k-cliques found (128-bit);
+//                               count > capacity means the listing overflowed
+//   kcjax_clique_per_vertex ret counts uint32[n, 4]: k-cliques containing each
+//                               vertex (128-bit)
 
 // FFI contract of target "kcjax_clique_pivot" (identical on CPU and CUDA):
 //   args  indptr  int32[n + 1]  DAG CSR as above (u -> v iff u < v)

@@ -1,0 +1,286 @@
+"""The cliques themselves: listing, streaming, per-vertex counts, clique number."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax import _ffi
+from kcjax.cliques import ENUMERATION_METHODS, GraphLike, ProgressFn, limbs_to_int
+from kcjax.graph import Graph
+from kcjax.orient import DAG, Order, orient
+
+
+class ListingOverflowError(RuntimeError):
+    """More cliques exist than the capacity given to :func:`list_cliques`."""
+
+
+def list_cliques(
+    graph: GraphLike,
+    k: int,
+    capacity: int | None = None,
+    *,
+    method: str = "kcminer",
+    order: Order = "degree",
+    num_threads: int = 0,
+) -> np.ndarray | tuple[jax.Array, jax.Array, jax.Array]:
+    """Lists every k-clique, in the caller's original vertex ids.
+
+    Eagerly, the cliques are counted first when ``capacity`` is None, so the
+    result is sized exactly; with a ``capacity`` smaller than the number of
+    cliques a :class:`ListingOverflowError` is raised (never a silent
+    truncation). Under ``jax.jit`` a static ``capacity`` is required and the
+    result is ``(cliques, count, overflow)``.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      k: clique size, >= 1.
+      capacity: rows to allocate (required under jit).
+      method: enumeration strategy (one of ``ENUMERATION_METHODS``).
+      order: orientation of a Graph.
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      Eagerly: int32[c, k], one clique per row, each row ascending, rows in
+      no particular order. Under jit: (int32[capacity, k] with rows past the
+      count set to -1, uint32[4] 128-bit count, bool overflow).
+    """
+    dag = _as_dag(graph, order)
+    _check(k, method)
+    traced = isinstance(dag.indices, jax.core.Tracer)
+    if traced and capacity is None:
+        raise ValueError("list_cliques under jit needs a static capacity")
+    if not traced and capacity is None:
+        from kcjax.cliques import count_cliques
+
+        capacity = int(count_cliques(dag, k, method=method, num_threads=num_threads))
+    cliques, count = _list(dag, k, capacity, method, num_threads, stop_when_full=False)
+    if traced:
+        return cliques, count, _limbs_exceed(count, capacity)
+    found = limbs_to_int(count)
+    if found > capacity:
+        raise ListingOverflowError(f"{found} {k}-cliques exist but capacity is {capacity}")
+    return np.asarray(cliques)[:found]
+
+
+def iter_cliques(
+    graph: GraphLike,
+    k: int,
+    batch: int = 1 << 20,
+    *,
+    method: str = "kcminer",
+    order: Order = "degree",
+    num_threads: int = 0,
+    progress: ProgressFn | None = None,
+) -> Iterator[np.ndarray]:
+    """Streams the k-cliques to the host in batches of at most ``batch`` rows.
+
+    The edge tasks are listed range by range with a fixed capacity; a range
+    that overflows is split in half and retried, so device memory stays
+    bounded by ``batch`` rows (a single task with more cliques than ``batch``
+    is listed alone with an exact capacity).
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      k: clique size, >= 3 (use :func:`list_cliques` for 1 and 2).
+      batch: largest number of rows per yielded array.
+      method: enumeration strategy.
+      order: orientation of a Graph.
+      num_threads: CPU worker threads (0: all cores).
+      progress: ``progress(done_tasks, total_tasks)`` after every range.
+
+    Yields:
+      int32[c, k] arrays of cliques in original ids, each row ascending.
+    """
+    dag = _as_dag(graph, order)
+    _check(k, method)
+    if k < 3:
+        raise ValueError("iter_cliques streams k >= 3; use list_cliques for k = 1, 2")
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    m = dag.num_edges
+    start, step = 0, max(1, min(m, 1 << 12))
+    while start < m:
+        stop = min(start + step, m)
+        tasks = np.full(step, -1, np.int32)
+        tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
+        cliques, count = _list(dag, k, batch, method, num_threads, False, tasks)
+        found = limbs_to_int(count)
+        if found > batch and stop - start > 1:
+            step = max(1, step // 2)
+            continue
+        if found > batch:  # one task alone holds more than a batch
+            cliques, count = _list(dag, k, found, method, num_threads, False, tasks)
+        if found:
+            yield np.asarray(cliques)[:found]
+        start = stop
+        if progress is not None:
+            progress(start, m)
+        if found < batch // 4:
+            step = min(step * 2, 1 << 20)
+
+
+def clique_counts_per_vertex(
+    graph: GraphLike,
+    k: int,
+    *,
+    method: str = "kcminer",
+    order: Order = "degree",
+    num_threads: int = 0,
+) -> np.ndarray:
+    """How many k-cliques contain each vertex.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      k: clique size, >= 1.
+      method: enumeration strategy.
+      order: orientation of a Graph.
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      uint64[n] indexed by original vertex id; sums to k times the number of
+      k-cliques.
+
+    Raises:
+      OverflowError: if a vertex lies in 2^64 or more k-cliques.
+    """
+    dag = _as_dag(graph, order)
+    _check(k, method)
+    n = dag.num_nodes
+    if k == 1:
+        per_rank = np.ones(n, np.uint64)
+    elif k == 2:
+        src, dst = np.asarray(dag.src), np.asarray(dag.indices)
+        per_rank = np.bincount(np.concatenate([src, dst]), minlength=n).astype(np.uint64)
+    else:
+        limbs = np.asarray(
+            _ffi.clique_per_vertex(
+                dag.indptr,
+                dag.indices,
+                dag.src,
+                jnp.arange(dag.num_edges, dtype=jnp.int32),
+                k=k,
+                method=ENUMERATION_METHODS[method],
+                lam=-1.0,
+                num_threads=num_threads,
+            )
+        ).astype(np.uint64)
+        if np.any(limbs[:, 2:]):
+            raise OverflowError(f"some vertex lies in 2^64 or more {k}-cliques")
+        per_rank = limbs[:, 0] | (limbs[:, 1] << np.uint64(32))
+    out = np.zeros(n, np.uint64)
+    out[np.asarray(dag.order)] = per_rank
+    return out
+
+
+def clique_number(
+    graph: GraphLike, *, order: Order = "degeneracy", num_threads: int = 0
+) -> tuple[int, np.ndarray]:
+    """The size of a largest clique, and one largest clique.
+
+    The size comes from the pivoting counter (the largest held + pivot count
+    of a succinct-clique-tree leaf); one clique of that size is then listed
+    with a search that stops at the first one found.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      order: orientation of a Graph.
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      (omega, int32[omega] vertex ids of one omega-clique, ascending); (0,
+      empty) for a graph without vertices.
+    """
+    dag = _as_dag(graph, order)
+    if dag.num_nodes == 0:
+        return 0, np.zeros(0, np.int32)
+    if dag.num_edges == 0:
+        return 1, np.asarray(dag.order[:1])
+    pmax = int(dag.max_out_degree())
+    hist = np.asarray(
+        _ffi.clique_pivot(
+            dag.indptr,
+            dag.indices,
+            jnp.arange(dag.num_nodes, dtype=jnp.int32),
+            hmax=pmax + 1,
+            pmax=pmax,
+            kmin=1,
+            num_threads=num_threads,
+        )
+    )
+    h, p = np.nonzero(np.any(hist != 0, axis=-1))
+    omega = int(np.max(h + p))
+    if omega <= 2:
+        src, dst = (np.asarray(a[:1]) for a in (dag.src, dag.indices))
+        order_ = np.asarray(dag.order)
+        return 2, np.sort(order_[np.concatenate([src, dst])]).astype(np.int32)
+    cliques, _ = _list(dag, omega, 1, "kcminer", num_threads, stop_when_full=True)
+    return omega, np.asarray(cliques)[0]
+
+
+def _as_dag(graph: GraphLike, order: Order) -> DAG:
+    if isinstance(graph, DAG):
+        return graph
+    if isinstance(graph, Graph):
+        return orient(graph, order=order)
+    raise TypeError(f"expected a kcjax.Graph or kcjax.DAG, got {type(graph).__name__}")
+
+
+def _check(k: int, method: str) -> None:
+    if k < 1:
+        raise ValueError(f"clique size k must be >= 1, got {k}")
+    if method not in ENUMERATION_METHODS:
+        raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
+
+
+def _list(
+    dag: DAG,
+    k: int,
+    capacity: int,
+    method: str,
+    num_threads: int,
+    stop_when_full: bool,
+    tasks: np.ndarray | jax.Array | None = None,
+) -> tuple[jax.Array, jax.Array]:
+    """Lists k-cliques in original ids: (int32[capacity, k] rows ascending, uint32[4])."""
+    if k == 1:
+        rows = jnp.full((capacity, 1), -1, jnp.int32)
+        take = min(capacity, dag.num_nodes)
+        rows = rows.at[:take, 0].set(jnp.sort(dag.order)[:take])
+        return rows, _small_count(dag.num_nodes)
+    if k == 2:
+        pairs = jnp.stack([dag.order[dag.src], dag.order[dag.indices]], axis=1)
+        pairs = jnp.sort(pairs, axis=1)
+        take = min(capacity, dag.num_edges)
+        rows = jnp.full((capacity, 2), -1, jnp.int32).at[:take].set(pairs[:take])
+        return rows, _small_count(dag.num_edges)
+    if tasks is None:
+        tasks = jnp.arange(dag.num_edges, dtype=jnp.int32)
+    ranks, count = _ffi.clique_list(
+        dag.indptr,
+        dag.indices,
+        dag.src,
+        jnp.asarray(tasks, jnp.int32),
+        k=k,
+        capacity=capacity,
+        method=ENUMERATION_METHODS[method],
+        lam=-1.0,
+        num_threads=num_threads,
+        stop_when_full=stop_when_full,
+    )
+    ids = jnp.where(ranks >= 0, dag.order[jnp.maximum(ranks, 0)], -1)
+    return jnp.sort(ids, axis=1), count
+
+
+def _small_count(value: int) -> jax.Array:
+    return jnp.array([value & 0xFFFFFFFF, value >> 32, 0, 0], jnp.uint32)
+
+
+def _limbs_exceed(count: jax.Array, capacity: int) -> jax.Array:
+    """bool: the 128-bit count in uint32[4] limbs exceeds capacity (< 2^63)."""
+    lo = jnp.uint32(capacity & 0xFFFFFFFF)
+    hi = jnp.uint32(capacity >> 32)
+    return jnp.any(count[2:] != 0) | (count[1] > hi) | ((count[1] == hi) & (count[0] > lo))

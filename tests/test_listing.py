@@ -1,0 +1,124 @@
+"""Listing, streaming, per-vertex counts and the clique number."""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import networkx as nx
+import numpy as np
+import pytest
+from reference import ground_truth
+
+import kcjax
+
+METHODS = tuple(kcjax.ENUMERATION_METHODS)
+
+
+def _graph_and_cliques(seed: int) -> tuple[kcjax.Graph, nx.Graph, dict[int, set]]:
+    g = nx.gnp_random_graph(45, 0.3, seed=seed)
+    members = np.random.default_rng(seed).choice(45, 9, replace=False).tolist()
+    g.add_edges_from(itertools.combinations(members, 2))
+    by_size: dict[int, set] = {}
+    for c in nx.enumerate_all_cliques(g):
+        by_size.setdefault(len(c), set()).add(tuple(sorted(c)))
+    return kcjax.Graph.from_networkx(g), g, by_size
+
+
+@pytest.fixture(scope="module", params=range(2))
+def case(request):
+    return _graph_and_cliques(request.param)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("k", range(1, 9))
+def test_list_matches_networkx(case, k, method):
+    graph, _, cliques = case
+    got = kcjax.list_cliques(graph, k, method=method)
+    assert got.dtype == np.int32 and got.shape == (len(cliques.get(k, ())), k)
+    assert np.all(np.diff(got, axis=1) > 0)  # rows ascending
+    assert set(map(tuple, got.tolist())) == cliques.get(k, set())
+
+
+@pytest.mark.parametrize("k", range(3, 8))
+def test_iter_cliques_streams_everything(case, k):
+    graph, _, cliques = case
+    seen = []
+    batches = list(kcjax.iter_cliques(graph, k, batch=5, progress=lambda d, t: seen.append(d)))
+    assert all(len(b) <= max(5, len(b)) for b in batches)
+    rows = np.concatenate(batches) if batches else np.zeros((0, k), np.int32)
+    assert len(rows) == len(cliques.get(k, ()))
+    assert set(map(tuple, rows.tolist())) == cliques.get(k, set())
+    assert seen[-1] == graph.num_edges
+
+
+def test_capacity_overflow_is_an_error(case):
+    graph, _, cliques = case
+    with pytest.raises(kcjax.ListingOverflowError):
+        kcjax.list_cliques(graph, 4, capacity=len(cliques[4]) - 1)
+
+
+def test_list_under_jit_reports_overflow(case):
+    graph, _, cliques = case
+    n4 = len(cliques[4])
+    fn = jax.jit(lambda g, cap: kcjax.list_cliques(g, 4, capacity=cap), static_argnums=1)
+    rows, count, overflow = fn(graph, n4 + 3)
+    assert kcjax.limbs_to_int(count) == n4 and not bool(overflow)
+    rows = np.asarray(rows)
+    assert np.all(rows[n4:] == -1)
+    assert set(map(tuple, rows[:n4].tolist())) == cliques[4]
+    _, count, overflow = fn(graph, n4 - 2)
+    assert kcjax.limbs_to_int(count) == n4 and bool(overflow)
+
+
+@pytest.mark.parametrize("method", ["kcminer", "binary_search", "static_l1"])
+@pytest.mark.parametrize("k", range(1, 8))
+def test_per_vertex_counts(case, k, method):
+    graph, g, cliques = case
+    got = kcjax.clique_counts_per_vertex(graph, k, method=method)
+    want = np.zeros(g.number_of_nodes(), np.uint64)
+    for c in cliques.get(k, ()):
+        want[list(c)] += 1
+    np.testing.assert_array_equal(got, want)
+    assert int(got.sum()) == k * len(cliques.get(k, ()))
+
+
+@pytest.mark.parametrize("order", kcjax.ORDERS)
+def test_clique_number_and_one_largest_clique(case, order):
+    graph, g, cliques = case
+    omega, clique = kcjax.clique_number(graph, order=order)
+    assert omega == max(cliques)
+    assert tuple(clique.tolist()) in cliques[omega]
+
+
+def test_count_all_cliques(case):
+    graph, _, cliques = case
+    assert kcjax.count_all_cliques(graph) == {k: len(v) for k, v in cliques.items()}
+
+
+def test_small_graphs():
+    empty = kcjax.Graph.from_edges(np.zeros(0, int), np.zeros(0, int), num_nodes=3)
+    assert kcjax.clique_number(empty)[0] == 1
+    assert kcjax.list_cliques(empty, 2).shape == (0, 2)
+    k5 = kcjax.Graph.from_networkx(nx.complete_graph(5))
+    omega, clique = kcjax.clique_number(k5)
+    assert omega == 5 and clique.tolist() == [0, 1, 2, 3, 4]
+    assert kcjax.count_all_cliques(k5) == {1: 5, 2: 10, 3: 10, 4: 5, 5: 1}
+
+
+def test_com_dblp_clique_number(shared_graph):
+    graph = shared_graph("com-dblp")
+    omega, clique = kcjax.clique_number(graph)
+    truth = ground_truth()
+    assert omega == max(k for (name, k) in truth if name == "com-dblp") == 114
+    # The clique really is one: every pair adjacent.
+    indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+    for a, b in itertools.combinations(clique.tolist(), 2):
+        assert b in indices[indptr[a] : indptr[a + 1]]
+
+
+def test_email_enron_per_vertex_sums(shared_graph):
+    graph = shared_graph("email-Enron")
+    for k in (3, 5):
+        per_vertex = kcjax.clique_counts_per_vertex(graph, k)
+        assert int(per_vertex.sum()) == k * ground_truth()[("email-Enron", k)]
