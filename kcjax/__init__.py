@@ -9,7 +9,7 @@ from kcjax.cliques import (
     limbs_to_int,
 )
 from kcjax.graph import CanonReport, Graph
-from kcjax.io import load
+from kcjax.io import GraphFormatError, load, save
 from kcjax.listing import (
     ListingOverflowError,
     clique_counts_per_vertex,
@@ -26,6 +26,7 @@ __all__ = [
     "DAG",
     "ENUMERATION_METHODS",
     "Graph",
+    "GraphFormatError",
     "METHODS",
     "ORDERS",
     "core_numbers",
@@ -41,4 +42,5 @@ __all__ = [
     "list_cliques",
     "load",
     "orient",
+    "save",
 ]

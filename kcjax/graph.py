@@ -115,9 +115,7 @@ class Graph:
             raise ValueError(f"vertex id {max_id} is out of range for num_nodes={num_nodes}")
         if num_nodes > _INT32_MAX - 1 or 2 * src_np.size > _INT32_MAX:
             raise ValueError("graphs beyond 2^31 - 1 vertices or adjacency entries are unsupported")
-        graph, dropped_loops, nnz = _canonicalize(
-            jnp.asarray(src_np, jnp.int32), jnp.asarray(dst_np, jnp.int32), int(num_nodes)
-        )
+        graph, dropped_loops, nnz = _canonicalize(src_np, dst_np, int(num_nodes))
         if not return_report:
             return graph
         loops = int(dropped_loops)
@@ -180,32 +178,41 @@ def _row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
     return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr), total_repeat_length=nnz)
 
 
-def _canonicalize(src: jax.Array, dst: jax.Array, num_nodes: int) -> tuple[Graph, jax.Array, int]:
-    """Symmetrizes, drops loops and duplicates; returns (graph, loops, nnz)."""
-    loops = jnp.sum(src == dst)
-    u, v = _sorted_symmetric(src, dst, num_nodes)
-    nnz = int(jnp.sum(_first_of_run(u, v, num_nodes)))
-    return _compact(u, v, num_nodes, nnz), loops, nnz
+def _canonicalize(src: np.ndarray, dst: np.ndarray, num_nodes: int) -> tuple[Graph, int, int]:
+    """Symmetrizes, drops loops and duplicates; returns (graph, loops, nnz).
+
+    The edge arrays are padded with self loops to a power-of-two length so
+    that graphs of similar size share compiled executables.
+    """
+    pad = (1 << max(0, int(src.size) - 1).bit_length()) - src.size
+    loops = int(np.count_nonzero(src == dst))
+    src = jnp.asarray(np.concatenate([src, np.zeros(pad, src.dtype)]), jnp.int32)
+    dst = jnp.asarray(np.concatenate([dst, np.zeros(pad, dst.dtype)]), jnp.int32)
+    u, v = _sorted_symmetric(src, dst, jnp.int32(num_nodes))
+    first = _first_of_run(u, v, jnp.int32(num_nodes))
+    nnz = int(jnp.sum(first))
+    indptr, indices = _compact(u, v, first, num_nodes)
+    return Graph(indptr=indptr, indices=indices[:nnz], num_nodes=num_nodes), loops, nnz
 
 
-@functools.partial(jax.jit, static_argnums=2)
-def _sorted_symmetric(src: jax.Array, dst: jax.Array, n: int) -> tuple[jax.Array, jax.Array]:
+@jax.jit
+def _sorted_symmetric(src: jax.Array, dst: jax.Array, n: jax.Array) -> tuple[jax.Array, jax.Array]:
     u = jnp.concatenate([src, dst])
     v = jnp.concatenate([dst, src])
     u = jnp.where(u == v, n, u)  # self loops sort to the end
     return jax.lax.sort((u, v), num_keys=2)
 
 
-@functools.partial(jax.jit, static_argnums=2)
-def _first_of_run(u: jax.Array, v: jax.Array, n: int) -> jax.Array:
+@jax.jit
+def _first_of_run(u: jax.Array, v: jax.Array, n: jax.Array) -> jax.Array:
     new = jnp.ones_like(u, dtype=bool).at[1:].set((u[1:] != u[:-1]) | (v[1:] != v[:-1]))
     return new & (u < n)
 
 
-@functools.partial(jax.jit, static_argnums=(2, 3))
-def _compact(u: jax.Array, v: jax.Array, n: int, nnz: int) -> Graph:
-    (sel,) = jnp.nonzero(_first_of_run(u, v, n), size=nnz)
-    rows, cols = u[sel], v[sel]
-    counts = jnp.zeros(n, jnp.int32).at[rows].add(1)
+@functools.partial(jax.jit, static_argnums=3)
+def _compact(u: jax.Array, v: jax.Array, first: jax.Array, n: int) -> tuple[jax.Array, jax.Array]:
+    """CSR of the kept entries: (indptr int32[n + 1], indices int32[len(u)], valid prefix)."""
+    (sel,) = jnp.nonzero(first, size=u.shape[0], fill_value=u.shape[0] - 1)
+    counts = jnp.zeros(n + 1, jnp.int32).at[jnp.where(first, u, n)].add(1)[:n]
     indptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(counts, dtype=jnp.int32)])
-    return Graph(indptr=indptr, indices=cols, num_nodes=n)
+    return indptr, v[sel]

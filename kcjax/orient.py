@@ -125,7 +125,7 @@ def _peel(graph: Graph) -> tuple[jax.Array, jax.Array]:
 
     def body(state):
         alive, deg, level, rnd, rounds, cores = state
-        level = jnp.maximum(level, jnp.min(jnp.where(alive, deg, big)))
+        level = jnp.maximum(level, jnp.min(jnp.where(alive, deg, big), initial=big))
         peel = alive & (deg <= level)
         rounds = jnp.where(peel, rnd, rounds)
         cores = jnp.where(peel, level, cores)

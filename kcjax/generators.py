@@ -1,0 +1,192 @@
+"""Seeded random and structured graph generators, vectorized with numpy.
+
+Every generator returns a canonical :class:`Graph` (self loops and duplicate
+edges dropped). Random generators take a ``seed`` and are reproducible: the
+same arguments give the same graph on every machine (numpy's PCG64).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax.graph import Graph
+
+
+def rmat(
+    scale: int,
+    edge_factor: int = 16,
+    a: float = 0.57,
+    b: float = 0.19,
+    c: float = 0.19,
+    seed: int = 0,
+    *,
+    permute: bool = True,
+) -> Graph:
+    """An R-MAT / Graph500 Kronecker graph.
+
+    Follows the Graph500 reference generator: ``edge_factor * 2**scale`` edges,
+    each placed by ``scale`` recursive quadrant choices with probabilities
+    (a, b, c, 1 - a - b - c), then (with ``permute``) the vertex ids shuffled
+    so that degree does not follow the id. Self loops and repeated edges are
+    dropped, so the graph has somewhat fewer edges than generated.
+
+    Args:
+      scale: log2 of the number of vertices (0..30).
+      edge_factor: generated edges per vertex.
+      a: probability of the top-left quadrant.
+      b: probability of the top-right quadrant.
+      c: probability of the bottom-left quadrant.
+      seed: random seed.
+      permute: shuffle vertex ids (Graph500 does).
+
+    Returns:
+      A Graph with ``2**scale`` vertices (isolated ones included).
+    """
+    if not 0 <= scale <= 30:
+        raise ValueError(f"scale must be in 0..30, got {scale}")
+    if edge_factor < 0:
+        raise ValueError(f"edge_factor must be >= 0, got {edge_factor}")
+    if min(a, b, c) < 0 or a + b + c > 1 or a + b <= 0 or a + b >= 1:
+        raise ValueError(f"need a, b, c >= 0, 0 < a + b < 1, a + b + c <= 1; got {a}, {b}, {c}")
+    rng = np.random.default_rng(seed)
+    n, m = 1 << scale, edge_factor << scale
+    ab, c_norm, a_norm = a + b, c / (1.0 - (a + b)), a / (a + b)
+    src = np.zeros(m, np.int64)
+    dst = np.zeros(m, np.int64)
+    for bit in range(scale):  # one vectorized step per bit level
+        src_bit = rng.random(m) > ab
+        dst_bit = rng.random(m) > np.where(src_bit, c_norm, a_norm)
+        src |= src_bit.astype(np.int64) << bit
+        dst |= dst_bit.astype(np.int64) << bit
+    if permute:
+        perm = rng.permutation(n)
+        src, dst = perm[src], perm[dst]
+    return Graph.from_edges(src, dst, num_nodes=n)
+
+
+def erdos_renyi(n: int, p: float, seed: int = 0) -> Graph:
+    """A G(n, p) random graph: every vertex pair is an edge with probability p.
+
+    Sampled exactly in O(n + m) time by geometric skips over the n(n-1)/2
+    vertex pairs (Batagelj and Brandes), in vectorized batches.
+
+    Args:
+      n: number of vertices.
+      p: edge probability, in [0, 1].
+      seed: random seed.
+
+    Returns:
+      A Graph with n vertices.
+    """
+    src, dst = _gnp_pairs(n, p, np.random.default_rng(seed))
+    return Graph.from_edges(src, dst, num_nodes=n)
+
+
+def complete(n: int) -> Graph:
+    """The complete graph K_n: n vertices, n(n-1)/2 edges."""
+    _check_n(n)
+    src, dst = np.triu_indices(n, 1)
+    return Graph.from_edges(src, dst, num_nodes=n)
+
+
+def star(n: int) -> Graph:
+    """The star on n vertices: vertex 0 joined to each of vertices 1..n-1."""
+    _check_n(n)
+    leaves = np.arange(1, n, dtype=np.int64)
+    return Graph.from_edges(np.zeros_like(leaves), leaves, num_nodes=n)
+
+
+def planted_cliques(
+    n: int,
+    p: float,
+    clique_sizes: Sequence[int],
+    seed: int = 0,
+    *,
+    return_members: bool = False,
+) -> Graph | tuple[Graph, list[np.ndarray]]:
+    """A G(n, p) graph with cliques planted on disjoint random vertex sets.
+
+    Args:
+      n: number of vertices.
+      p: background edge probability, in [0, 1].
+      clique_sizes: size of every planted clique; their sum must be <= n.
+      seed: random seed.
+      return_members: also return the planted cliques' vertices.
+
+    Returns:
+      The Graph, or ``(Graph, members)`` with ``return_members``, where
+      ``members[i]`` is int64[clique_sizes[i]], the sorted vertices of clique i.
+    """
+    sizes = [int(s) for s in clique_sizes]
+    if any(s < 0 for s in sizes) or sum(sizes) > n:
+        raise ValueError(f"clique sizes must be >= 0 and sum to at most n={n}, got {sizes}")
+    rng = np.random.default_rng(seed)
+    src, dst = _gnp_pairs(n, p, rng)
+    chosen = rng.permutation(n)[: sum(sizes)]
+    members = [np.sort(part) for part in np.split(chosen, np.cumsum(sizes)[:-1])] if sizes else []
+    srcs, dsts = [src], [dst]
+    for clique in members:  # one vectorized step per clique
+        i, j = np.triu_indices(clique.size, 1)
+        srcs.append(clique[i])
+        dsts.append(clique[j])
+    graph = Graph.from_edges(np.concatenate(srcs), np.concatenate(dsts), num_nodes=n)
+    return (graph, members) if return_members else graph
+
+
+def disjoint_union(*graphs: Graph) -> Graph:
+    """The disjoint union: graph i's vertices are shifted past graphs 0..i-1.
+
+    Args:
+      *graphs: the graphs, in order (none gives the empty graph).
+
+    Returns:
+      A Graph with ``sum(g.num_nodes)`` vertices and ``sum(g.num_edges)`` edges.
+    """
+    sizes = [g.num_nodes for g in graphs]
+    node_offsets = np.cumsum([0, *sizes])
+    entry_offsets = np.cumsum([0, *(g.indices.shape[0] for g in graphs)])
+    if node_offsets[-1] >= np.iinfo(np.int32).max or entry_offsets[-1] > np.iinfo(np.int32).max:
+        raise ValueError("the union exceeds int32 vertex or adjacency indexing")
+    indptr = [jnp.zeros(1, jnp.int32)]
+    indices = [jnp.zeros(0, jnp.int32)]
+    for g, v0, e0 in zip(graphs, node_offsets[:-1], entry_offsets[:-1], strict=True):
+        indptr.append(g.indptr[1:] + np.int32(e0))
+        indices.append(g.indices + np.int32(v0))
+    return Graph(
+        indptr=jnp.concatenate(indptr),
+        indices=jnp.concatenate(indices),
+        num_nodes=int(node_offsets[-1]),
+    )
+
+
+def _check_n(n: int) -> None:
+    if n < 0:
+        raise ValueError(f"number of vertices must be >= 0, got {n}")
+
+
+def _gnp_pairs(n: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the n(n-1)/2 pairs with probability p, as (src, dst) int64[e], src > dst."""
+    _check_n(n)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"edge probability p must be in [0, 1], got {p}")
+    pairs = n * (n - 1) // 2
+    if p == 0.0 or pairs == 0:
+        empty = np.zeros(0, np.int64)
+        return empty, empty
+    # Positions of successes in a Bernoulli(p) sequence over the pairs: the
+    # gaps are Geometric(p). Draw in batches of the expected count plus slack.
+    chunks, last = [], -1
+    batch = int(pairs * p + 6 * np.sqrt(pairs * p) + 64)
+    while last < pairs:
+        pos = last + np.cumsum(rng.geometric(p, size=batch))
+        chunks.append(pos[pos < pairs])
+        last = int(pos[-1])
+    t = np.concatenate(chunks)
+    # Pair index t -> (i, j), i > j >= 0, in row-major lower-triangle order.
+    i = ((1.0 + np.sqrt(1.0 + 8.0 * t.astype(np.float64))) / 2.0).astype(np.int64)
+    i -= i * (i - 1) // 2 > t  # correct float rounding either way
+    i += (i + 1) * i // 2 <= t
+    return i, t - i * (i - 1) // 2
