@@ -46,6 +46,9 @@ def count_cliques(
     num_threads: int = 0,
     chunk_size: int | None = None,
     progress: ProgressFn | None = None,
+    mesh: jax.sharding.Mesh | None = None,
+    split: str = "balanced",
+    axis_name: str | None = None,
 ) -> int | dict[int, int] | jax.Array | dict[int, jax.Array]:
     """Counts the k-cliques of an undirected graph, exactly.
 
@@ -68,6 +71,13 @@ def count_cliques(
       chunk_size: process the edge tasks in chunks of this many (eager only),
         calling ``progress`` after each; ``None``: one call.
       progress: ``progress(done_tasks, total_tasks)`` after every chunk.
+      mesh: count on every device of this mesh (one axis; see
+        :mod:`kcjax.distributed`): the CSR is replicated, edge tasks are
+        split across the devices and the counts summed exactly. Works on one
+        host or, under ``jax.distributed``, on many.
+      split: how tasks are dealt to devices: ``"balanced"`` (by estimated
+        cost, heavy first) or ``"round_robin"`` (KCMiner's split).
+      axis_name: the mesh axis to split over (default: the mesh's first).
 
     Returns:
       The count (int) for one size, or ``{k: count}`` for several.
@@ -89,7 +99,28 @@ def count_cliques(
     traced = isinstance(dag.indices, jax.core.Tracer)
     kmax = ks[-1]
 
-    if method == "pivot":
+    if mesh is not None:
+        if method == "pivot" or chunk_size is not None or progress is not None:
+            raise ValueError("mesh= counts by enumeration in one call: no pivot, chunks or progress")
+        from kcjax.distributed import count_cliques_sharded  # imports this module
+
+        limbs = count_cliques_sharded(
+            dag,
+            max(kmax, 3),
+            mesh,
+            axis_name=axis_name,
+            method=_resolve(method),
+            strategy=split,
+            lam=lam,
+            num_threads=num_threads,
+        )
+        if traced:
+            out = {s: _small_limbs(dag, s) if s <= 2 else limbs[s] for s in ks}
+            return out[ks[0]] if single else out
+        host = np.asarray(limbs.addressable_data(0))
+        counts = [0, dag.num_nodes, dag.num_edges]
+        counts += [limbs_to_int(host[s]) for s in range(3, kmax + 1)]
+    elif method == "pivot":
         if traced:
             raise ValueError("method='pivot' runs eagerly only (its histogram is finished on the host)")
         counts = _pivot_counts(dag, ks, num_threads)

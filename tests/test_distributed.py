@@ -1,0 +1,396 @@
+"""Multi-device and multi-host counting: task splits, the exact limb psum, shard_map, pmap.
+
+Tests named ``test_multidevice_*`` need 4 devices. In a normal (1-device) run
+``test_forced_host_devices_subprocess`` runs them in a child pytest with 4
+forced host CPU devices (the flag must be set before JAX starts); on a machine
+with 4 or more devices they run directly. The multi-process tests start
+``_two_process_worker.py`` processes on a local coordinator.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import networkx as nx
+import numpy as np
+import pytest
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+from reference import clique_counts_networkx, ground_truth
+
+import kcjax
+from kcjax import distributed
+
+KMAX = 6
+FORCED_DEVICES = 4
+TESTS = Path(__file__).resolve().parent
+WORKER = TESTS / "_two_process_worker.py"
+
+multidevice = pytest.mark.skipif(
+    jax.device_count() < FORCED_DEVICES,
+    reason="needs 4 devices; run by test_forced_host_devices_subprocess",
+)
+
+
+def _graph(edges: np.ndarray, n: int) -> kcjax.Graph:
+    edges = np.asarray(edges, np.int64).reshape(-1, 2)
+    return kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], n)
+
+
+def _random_cases() -> dict[str, tuple[np.ndarray, int]]:
+    cases = {}
+    for seed, (n, p) in enumerate([(60, 0.25), (120, 0.08)]):
+        g = nx.gnp_random_graph(n, p, seed=seed)
+        cases[f"gnp{n}"] = (np.array(g.edges(), np.int64), n)
+    g = nx.gnp_random_graph(90, 0.05, seed=5)
+    g.add_edges_from(itertools.combinations(range(20, 33), 2))  # a planted 13-clique
+    cases["planted"] = (np.array(g.edges(), np.int64), 90)
+    cases["tiny"] = (np.array([[0, 1], [1, 2], [0, 2]], np.int64), 4)  # fewer edges than shards
+    return cases
+
+
+CASES = _random_cases()
+
+
+def _ints(limbs: jax.Array) -> list[int]:
+    return [kcjax.limbs_to_int(row) for row in np.asarray(limbs)]
+
+
+def _single(dag: kcjax.DAG) -> list[int]:
+    return _ints(kcjax.count_cliques_limbs(dag, KMAX))
+
+
+def _mesh() -> Mesh:
+    return jax.make_mesh((jax.device_count(),), ("d",))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- one device
+
+
+def test_psum_limbs_carries_exactly():
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 2**32, size=(1000, 3, 4), dtype=np.uint64).astype(np.uint32)
+    rows[:600] = 0xFFFFFFFF  # every limb carries, and the 128-bit sum wraps
+    rows[600:, 1, 2:] = 0
+    out = jax.vmap(lambda x: distributed.psum_limbs(x, "d"), axis_name="d")(jnp.asarray(rows))
+    out = np.asarray(out)
+    for i in range(3):
+        expected = sum(kcjax.limbs_to_int(r) for r in rows[:, i]) % 2**128
+        assert all(kcjax.limbs_to_int(row) == expected for row in out[:, i])
+
+
+def test_candidate_sizes_are_common_out_neighbours():
+    for edges, n in (CASES["gnp60"], CASES["planted"]):
+        dag = kcjax.orient(_graph(edges, n))
+        ip, ix, src = (np.asarray(a) for a in (dag.indptr, dag.indices, dag.src))
+        expected = [
+            len(set(ix[ip[u] : ip[u + 1]]) & set(ix[ip[v] : ip[v + 1]]))
+            for u, v in zip(src, ix, strict=True)
+        ]
+        np.testing.assert_array_equal(distributed.candidate_sizes(dag), expected)
+
+
+@pytest.mark.parametrize("num_shards", [1, 3, 8])
+@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+def test_split_tasks_deals_every_edge_once(strategy, num_shards):
+    edges, n = CASES["planted"]
+    dag = kcjax.orient(_graph(edges, n))
+    m = dag.num_edges
+    tasks, costs = distributed.split_tasks(
+        dag, num_shards, strategy=strategy, kmax=KMAX, return_costs=True
+    )
+    tasks = np.asarray(tasks)
+    assert tasks.dtype == np.int32 and tasks.shape == (num_shards, -(-m // num_shards))
+    np.testing.assert_array_equal(np.sort(tasks[tasks >= 0]), np.arange(m))
+    assert np.all(np.abs(np.sum(tasks >= 0, axis=1) - m / num_shards) < 1)
+    per_task = np.asarray(distributed.task_costs(dag, KMAX))
+    expected = [per_task[row[row >= 0]].sum() for row in tasks]
+    np.testing.assert_allclose(costs, expected, rtol=1e-5)
+    if strategy == "round_robin":
+        ids = np.arange(tasks.size).reshape(-1, num_shards).T
+        np.testing.assert_array_equal(tasks, np.where(ids < m, ids, -1))
+    else:  # heaviest first in every row
+        sizes = np.asarray(distributed.candidate_sizes(dag))
+        for row in tasks:
+            assert np.all(np.diff(sizes[row[row >= 0]]) <= 0)
+
+
+def test_balanced_split_evens_estimated_cost():
+    edges, n = CASES["planted"]
+    dag = kcjax.orient(_graph(edges, n))
+    heaviest = float(np.max(distributed.task_costs(dag, KMAX)))
+    spread = {}
+    for strategy in distributed.STRATEGIES:
+        _, costs = distributed.split_tasks(dag, 4, strategy=strategy, kmax=KMAX, return_costs=True)
+        spread[strategy] = np.asarray(costs)
+    balanced, round_robin = spread["balanced"], spread["round_robin"]
+    assert balanced.max() - balanced.min() <= heaviest
+    assert balanced.max() <= round_robin.max() * (1 + 1e-6)
+
+
+def test_split_tasks_under_jit_and_errors():
+    edges, n = CASES["gnp60"]
+    graph = _graph(edges, n)
+    eager = distributed.split_tasks(kcjax.orient(graph), 3)
+    jitted = jax.jit(lambda g: distributed.split_tasks(kcjax.orient(g), 3))(graph)
+    np.testing.assert_array_equal(eager, jitted)
+    with pytest.raises(ValueError, match="num_shards"):
+        distributed.split_tasks(kcjax.orient(graph), 0)
+    with pytest.raises(ValueError, match="strategy"):
+        distributed.split_tasks(kcjax.orient(graph), 2, strategy="random")
+
+
+def test_split_tasks_of_an_empty_graph():
+    dag = kcjax.orient(_graph(np.zeros((0, 2)), 5))
+    tasks = distributed.split_tasks(dag, 3)
+    np.testing.assert_array_equal(tasks, np.full((3, 1), -1))
+
+
+@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+def test_sharded_on_a_one_device_mesh(strategy):
+    edges, n = CASES["gnp60"]
+    dag = kcjax.orient(_graph(edges, n))
+    mesh = jax.make_mesh((1,), ("d",))
+    out = distributed.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
+    assert out.shape == (KMAX + 1, 4) and out.dtype == jnp.uint32
+    assert _ints(out) == _single(dag)
+
+
+def test_sharded_argument_errors():
+    dag = kcjax.orient(_graph(*CASES["tiny"]))
+    mesh = jax.make_mesh((1,), ("d",))
+    with pytest.raises(ValueError, match="kmax"):
+        distributed.count_cliques_sharded(dag, 2, mesh)
+    with pytest.raises(ValueError, match="method"):
+        distributed.count_cliques_sharded(dag, 4, mesh, method="nope")
+    with pytest.raises(ValueError, match="strategy"):
+        distributed.count_cliques_sharded(dag, 4, mesh, strategy="nope")
+    with pytest.raises(ValueError, match="not an axis"):
+        distributed.count_cliques_sharded(dag, 4, mesh, axis_name="x")
+    with pytest.raises(ValueError, match="axis_name is required"):
+        distributed.count_cliques_sharded(dag, 4, jax.make_mesh((1, 1), ("a", "b")))
+
+
+_ENV = ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")
+
+
+def test_initialize_without_settings_is_single_process(monkeypatch):
+    for name in _ENV:
+        monkeypatch.delenv(name, raising=False)
+    assert distributed.initialize_from_env_or_args() is False
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "match"),
+    [
+        (("127.0.0.1:1234", 2, None), {}, "process_id"),
+        ((None, None, None), {"JAX_COORDINATOR_ADDRESS": "127.0.0.1:1234"}, "num_processes"),
+        (("127.0.0.1:1234", 2, 2), {}, "process_id < num_processes"),
+        (("127.0.0.1", 2, 0), {}, "host:port"),
+        ((None, None, None), {"JAX_NUM_PROCESSES": "two"}, "JAX_NUM_PROCESSES must be"),
+    ],
+)
+def test_initialize_rejects_bad_settings(monkeypatch, args, env, match):
+    for name in _ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=match):
+        distributed.initialize_from_env_or_args(*args)
+
+
+@pytest.mark.skipif(
+    jax.device_count() >= FORCED_DEVICES, reason="the multidevice tests run directly"
+)
+def test_forced_host_devices_subprocess():
+    flags = os.environ.get("XLA_FLAGS", "")
+    env = dict(
+        os.environ,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={FORCED_DEVICES}".strip(),
+    )
+    cmd = [sys.executable, "-P", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+    cmd += ["-k", "multidevice", str(Path(__file__).resolve())]
+    proc = subprocess.run(
+        cmd, cwd=TESTS.parent, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
+
+
+# ---------------------------------------------------- 4 devices (subprocess)
+
+
+@multidevice
+@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+def test_multidevice_random_graphs(strategy):
+    mesh = _mesh()
+    for name, (edges, n) in CASES.items():
+        dag = kcjax.orient(_graph(edges, n))
+        out = distributed.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
+        reference = clique_counts_networkx(edges, n, KMAX)
+        assert _ints(out)[3:] == [reference[k] for k in range(3, KMAX + 1)], name
+        assert _ints(out) == _single(dag), name
+
+
+@multidevice
+@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+def test_multidevice_under_jit(strategy):
+    mesh = _mesh()
+
+    @jax.jit
+    def count(graph: kcjax.Graph) -> jax.Array:
+        return distributed.count_cliques_sharded(kcjax.orient(graph), KMAX, mesh, strategy=strategy)
+
+    for name in ("planted", "tiny"):
+        graph = _graph(*CASES[name])
+        assert _ints(count(graph)) == _single(kcjax.orient(graph)), name
+
+
+@multidevice
+def test_count_cliques_with_a_mesh():
+    edges, n = CASES["planted"]
+    graph = _graph(edges, n)
+    reference = clique_counts_networkx(edges, n, KMAX)
+    for split in distributed.STRATEGIES:
+        got = kcjax.count_cliques(graph, range(1, KMAX + 1), mesh=_mesh(), split=split)
+        assert got == reference, split
+    limbs = jax.jit(lambda g: kcjax.count_cliques(g, 5, mesh=_mesh()))(graph)
+    assert kcjax.limbs_to_int(limbs) == reference[5]
+
+
+@multidevice
+@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+def test_multidevice_email_enron(shared_graph, strategy):
+    dag = kcjax.orient(shared_graph("email-Enron"))
+    out = _ints(distributed.count_cliques_sharded(dag, KMAX, _mesh(), strategy=strategy))
+    for k in range(3, KMAX + 1):
+        assert out[k] == ground_truth()[("email-Enron", k)], k
+
+
+@multidevice
+def test_multidevice_pmap():
+    dag = kcjax.orient(_graph(*CASES["planted"]))
+    num = jax.local_device_count()
+    tasks = distributed.split_tasks(dag, num, kmax=KMAX)
+
+    def local(dag: kcjax.DAG, rows: jax.Array) -> jax.Array:
+        return kcjax.count_cliques_limbs(dag, KMAX, tasks=rows)
+
+    summed = jax.pmap(
+        lambda d, t: distributed.psum_limbs(local(d, t), "d"), axis_name="d", in_axes=(None, 0)
+    )(dag, tasks)
+    assert summed.shape == (num, KMAX + 1, 4)
+    for row in np.asarray(summed):
+        assert _ints(row) == _single(dag)
+    partial = np.asarray(jax.pmap(local, in_axes=(None, 0))(dag, tasks))
+    totals = [sum(kcjax.limbs_to_int(p[k]) for p in partial) for k in range(KMAX + 1)]
+    assert totals == _single(dag)
+
+
+@multidevice
+def test_multidevice_psum_limbs_carries():
+    mesh = _mesh()
+    num = mesh.devices.size
+    limbs = np.zeros((num, 3, 4), np.uint32)
+    limbs[:, 0] = 0xFFFFFFFF  # 2^128 - 1 on every device: wraps
+    limbs[:, 1, 0] = 0xFFFFFFFF  # carries into limb 1
+    limbs[:, 2, :3] = 0xFFFFFFFF  # carries through three limbs
+    sharded = jax.device_put(limbs, NamedSharding(mesh, P("d")))
+    out = distributed._shard_map(
+        lambda x: distributed.psum_limbs(x[0], "d"), mesh, in_specs=P("d"), out_specs=P()
+    )(sharded)
+    assert _ints(out) == [num * kcjax.limbs_to_int(row) % 2**128 for row in limbs[0]]
+
+
+@multidevice
+def test_multidevice_axis_of_a_2d_auto_mesh():
+    devices = np.array(jax.devices()[:FORCED_DEVICES]).reshape(2, 2)
+    mesh = Mesh(devices, ("x", "y"))  # Auto axes (make_mesh gives Explicit ones)
+    graph = _graph(*CASES["gnp120"])
+    dag = kcjax.orient(graph)
+    out = distributed.count_cliques_sharded(dag, KMAX, mesh, axis_name="x")
+    assert _ints(out) == _single(dag)
+    jitted = jax.jit(
+        lambda g: distributed.count_cliques_sharded(kcjax.orient(g), KMAX, mesh, axis_name="y")
+    )
+    assert _ints(jitted(graph)) == _single(dag)
+
+
+# ------------------------------------------------------------ two processes
+
+
+def _start_worker(
+    port: int, process_id: int, num_processes: int, timeout_s: int, *, via_env: bool = False
+) -> subprocess.Popen:
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env["XLA_FLAGS"] = (
+        f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=2".strip()
+    )
+    settings = [f"127.0.0.1:{port}", str(num_processes), str(process_id)]
+    for name, value in zip(_ENV, settings, strict=True):
+        env.pop(name, None)
+        if via_env:
+            env[name] = value
+    cmd = [sys.executable, "-P", str(WORKER), *(["-"] * 3 if via_env else settings), str(timeout_s)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(procs: list[subprocess.Popen], timeout_s: float) -> list[tuple[int, str, str]]:
+    deadline = time.monotonic() + timeout_s
+    results = []
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            results.append((proc.returncode, out, err))
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    return results
+
+
+def test_two_processes_two_devices_each():
+    port = _free_port()
+    # Process 0 gets its settings as arguments, process 1 from the environment.
+    procs = [_start_worker(port, pid, 2, timeout_s=60, via_env=pid == 1) for pid in range(2)]
+    results = _finish(procs, timeout_s=180)
+    parsed = []
+    for rc, out, err in results:
+        assert rc == 0, out[-2000:] + err[-4000:]
+        (line,) = [x for x in out.splitlines() if x.startswith("RESULT ")]
+        parsed.append(json.loads(line.removeprefix("RESULT ")))
+    assert [r["process_index"] for r in parsed] == [0, 1]
+    for r in parsed:
+        assert r["joined"] and r["process_count"] == 2
+        assert (r["local_devices"], r["devices"]) == (2, 4)
+        for name, counts in r["counts"].items():
+            assert counts == r["local"], name
+    assert parsed[0]["local"] == parsed[1]["local"]
+
+
+def test_missing_peer_fails_clearly():
+    start = time.monotonic()
+    (result,) = _finish([_start_worker(_free_port(), 0, 2, timeout_s=3)], timeout_s=60)
+    rc, out, err = result
+    assert rc != 0
+    assert "RESULT" not in out
+    assert "process 0 of 2 gave up waiting for the other processes" in err
+    assert "process ids 0..1" in err
+    assert time.monotonic() - start < 45
