@@ -1,4 +1,4 @@
-"""The ``kcjax`` command line: count, info and demo.
+"""The ``kcjax`` command line: count, list, info and demo.
 
 Usage errors and bad input (a missing file, a malformed line, k < 1, ...)
 print one line ``kcjax: error: ...`` on stderr and exit with 2; a failure
@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import jax
@@ -24,10 +25,12 @@ import numpy as np
 from tqdm import tqdm
 
 from kcjax import __version__
-from kcjax.cliques import METHODS, count_cliques
+from kcjax.cliques import METHODS, count_all_cliques, count_cliques
+from kcjax.distributed import initialize_from_env_or_args
 from kcjax.generators import rmat
 from kcjax.graph import Graph
 from kcjax.io import GraphFormatError, load
+from kcjax.listing import iter_cliques, list_cliques
 from kcjax.orient import ORDERS, degeneracy, orient
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
@@ -99,12 +102,39 @@ def _build_parser() -> _Parser:
         dest="ks",
         action="append",
         type=_k_values,
-        required=True,
         metavar="K",
         help="clique size, or a range like 3-8; repeatable",
     )
+    count.add_argument(
+        "--all", action="store_true", help="count every size up to the clique number (pivoting)"
+    )
     _add_count_options(count)
+    dist = count.add_argument_group(
+        "multi-process", "run as one of several processes (jax.distributed); the environment "
+        "variables JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID work too"
+    )
+    dist.add_argument("--coordinator", metavar="HOST:PORT", help="address of process 0")
+    dist.add_argument("--num-processes", type=int, metavar="N", help="number of processes")
+    dist.add_argument("--process-id", type=int, metavar="I", help="this process's id, 0..N-1")
+    dist.add_argument(
+        "--split", choices=("balanced", "round_robin"), default="balanced",
+        help="how edge tasks are dealt to devices",
+    )
     count.set_defaults(run=_run_count)
+
+    lister = sub.add_parser(
+        "list",
+        help="write every k-clique of a graph file",
+        description="Write every k-clique, one per row in the file's vertex ids, to OUT "
+        "(.txt: text rows; .npy: an int32[c, k] array). OUT is written whole or not at all.",
+    )
+    lister.add_argument("graph", help="graph file")
+    lister.add_argument("-k", type=int, required=True, help="clique size (>= 1)")
+    lister.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.txt or OUT.npy")
+    lister.add_argument("--order", choices=ORDERS, default="degree", help="orientation order")
+    lister.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
+    lister.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    lister.set_defaults(run=_run_list)
 
     info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
     info.add_argument("graph", help="graph file")
@@ -159,8 +189,95 @@ def _threads(text: str) -> int:
 
 
 def _run_count(args: argparse.Namespace) -> int:
-    graph, load_s = _timed(lambda: load(args.graph))
-    return _count_and_report(args, graph, args.graph, load_s)
+    if args.all == bool(args.ks):
+        raise _UsageError("give either -k K (repeatable) or --all")
+    multi = initialize_from_env_or_args(args.coordinator, args.num_processes, args.process_id)
+    try:
+        graph, load_s = _timed(lambda: load(args.graph))
+        if args.all:
+            return _count_all_and_report(args, graph, load_s)
+        return _count_and_report(args, graph, args.graph, load_s, multi=multi)
+    finally:
+        if multi:
+            jax.distributed.shutdown()
+
+
+def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float) -> int:
+    counts, count_s = _interruptible(lambda: count_all_cliques(graph, num_threads=args.threads))
+    times = {"load_s": load_s, "count_s": count_s}
+    if args.json:
+        _print_json(
+            {
+                "graph": args.graph,
+                "num_nodes": graph.num_nodes,
+                "num_edges": graph.num_edges,
+                "clique_number": max(counts, default=0),
+                "counts": {str(k): c for k, c in counts.items()},
+                "times": times,
+            }
+        )
+        return 0
+    lines = [
+        f"graph   {args.graph}",
+        f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}  "
+        f"clique number {max(counts, default=0)}",
+        *(f"k = {k:<4d}{c:>{_width(counts)},}" for k, c in counts.items()),
+        f"time    load {load_s:.3f} s  count {count_s:.3f} s",
+    ]
+    print("\n".join(lines))
+    return 0
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    out = Path(args.output)
+    if out.suffix not in (".txt", ".npy"):
+        raise _UsageError(f"output must end in .txt or .npy, got {args.output!r}")
+    if args.k < 1:
+        raise _UsageError(f"clique size k must be >= 1, got {args.k}")
+    graph, _ = _timed(lambda: load(args.graph))
+    dag = orient(graph, order=args.order)
+    total = count_cliques(dag, args.k, num_threads=args.threads)
+    tmp = out.with_name(f".{out.name}.partial")
+    try:
+        with tqdm(
+            total=dag.num_edges,
+            desc="listing",
+            unit="task",
+            file=sys.stderr,
+            disable=args.quiet or not sys.stderr.isatty(),
+            leave=False,
+        ) as bar:
+            batches = (
+                iter_cliques(
+                    dag,
+                    args.k,
+                    num_threads=args.threads,
+                    progress=lambda done, _total: bar.update(done - bar.n),
+                )
+                if args.k >= 3
+                else iter([list_cliques(dag, args.k)])
+            )
+            _, list_s = _interruptible(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    print(f"wrote {total:,} {args.k}-cliques to {out} in {list_s:.3f} s")
+    return 0
+
+
+def _write_cliques(batches: Any, path: Path, suffix: str, total: int, k: int) -> None:
+    if suffix == ".npy":
+        array = np.lib.format.open_memmap(path, mode="w+", dtype=np.int32, shape=(total, k))
+        row = 0
+        for batch in batches:
+            array[row : row + len(batch)] = batch
+            row += len(batch)
+        array.flush()
+        del array
+    else:
+        with path.open("w") as f:
+            for batch in batches:
+                np.savetxt(f, batch, fmt="%d")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -173,10 +290,14 @@ def _run_demo(args: argparse.Namespace) -> int:
     return _count_and_report(args, graph, name, load_s)
 
 
-def _count_and_report(args: argparse.Namespace, graph: Graph, name: str, load_s: float) -> int:
+def _count_and_report(
+    args: argparse.Namespace, graph: Graph, name: str, load_s: float, multi: bool = False
+) -> int:
     ks = sorted({k for group in args.ks for k in group})
     dag, orient_s = _timed(lambda: orient(graph, order=args.order))
     m = dag.num_edges
+    if multi or jax.device_count() > 1:
+        return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s))
     with tqdm(
         total=m,
         desc="counting",
@@ -219,6 +340,53 @@ def _count_and_report(args: argparse.Namespace, graph: Graph, name: str, load_s:
         f"order   {args.order}   method {args.method}",
         *(f"k = {k:<4d}{counts[k]:>{_width(counts)},}" for k in ks),
         f"time    load {load_s:.3f} s  orient {orient_s:.3f} s  count {count_s:.3f} s",
+    ]
+    print("\n".join(lines))
+    return 0
+
+
+def _count_sharded_and_report(
+    args: argparse.Namespace,
+    graph: Graph,
+    dag: Any,
+    name: str,
+    ks: list[int],
+    prep: tuple[float, float],
+) -> int:
+    """Counts on every device of every process; process 0 prints."""
+    if args.method == "pivot":
+        raise _UsageError("--method pivot runs on one device; drop it for a multi-device count")
+    split = getattr(args, "split", "balanced")
+    mesh = jax.make_mesh((jax.device_count(),), ("d",))
+    threads = args.threads or max(1, (os.cpu_count() or 1) // jax.local_device_count())
+    counts, count_s = _interruptible(
+        lambda: count_cliques(
+            dag, ks, method=args.method, num_threads=threads, mesh=mesh, split=split
+        )
+    )
+    if jax.process_index() != 0:
+        return 0
+    times = {"load_s": prep[0], "orient_s": prep[1], "count_s": count_s}
+    if args.json:
+        _print_json(
+            {
+                "graph": name,
+                "num_nodes": graph.num_nodes,
+                "num_edges": graph.num_edges,
+                "devices": jax.device_count(),
+                "processes": jax.process_count(),
+                "split": split,
+                "counts": {str(k): counts[k] for k in ks},
+                "times": times,
+            }
+        )
+        return 0
+    lines = [
+        f"graph   {name}",
+        f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}",
+        f"devices {jax.device_count()} over {jax.process_count()} process(es), split {split}",
+        *(f"k = {k:<4d}{counts[k]:>{_width(counts)},}" for k in ks),
+        f"time    load {prep[0]:.3f} s  orient {prep[1]:.3f} s  count {count_s:.3f} s",
     ]
     print("\n".join(lines))
     return 0
@@ -286,7 +454,7 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 
 
 def _width(counts: dict[int, int]) -> int:
-    return max(len(f"{c:,}") for c in counts.values()) + 2
+    return max((len(f"{c:,}") for c in counts.values()), default=1) + 2
 
 
 def _fmt(value: Any) -> str:

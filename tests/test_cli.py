@@ -6,6 +6,8 @@ import gzip
 import json
 from pathlib import Path
 
+import networkx as nx
+import numpy as np
 import pytest
 
 from kcjax import cli, generators
@@ -157,6 +159,29 @@ def test_demo_generated_graph(capsys, monkeypatch):
     assert result["num_nodes"] == 128
 
 
+def test_count_all(capsys, graph_file):
+    code, out, err = run(capsys, "count", graph_file, "--all", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["clique_number"] == 4
+    assert result["counts"] == {str(k): c for k, c in COUNTS.items() if c}
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("suffix", [".txt", ".npy"])
+def test_list(capsys, tmp_path, graph_file, k, suffix):
+    out_path = tmp_path / f"cliques{suffix}"
+    code, out, err = run(capsys, "list", graph_file, "-k", str(k), "-o", out_path)
+    assert code == 0, err
+    rows = np.load(out_path) if suffix == ".npy" else np.loadtxt(out_path, dtype=int, ndmin=2)
+    assert rows.shape == (COUNTS[k], k)
+    assert {tuple(r) for r in rows.tolist()} == {
+        tuple(sorted(c)) for c in nx.enumerate_all_cliques(nx.read_edgelist(graph_file, nodetype=int))
+        if len(c) == k
+    }
+    assert not list(tmp_path.glob(".*partial"))
+
+
 def test_help_exits_zero(capsys):
     code, out, _ = run(capsys, "count", "--help")
     assert code == 0 and "--order" in out
@@ -192,7 +217,11 @@ BAD_FILES = {
         (["count", "@good", "-k", "3", "--method", "nope"], "--method"),
         (["count", "@good", "-k", "3", "--order", "random"], "--order"),
         (["count", "@good", "-k", "3", "--threads", "-2"], "thread count"),
-        (["count", "@good"], "required: -k"),
+        (["count", "@good"], "either -k K"),
+        (["count", "@good", "-k", "3", "--all"], "either -k K"),
+        (["list", "@good", "-k", "3", "-o", "@out.csv"], "must end in .txt or .npy"),
+        (["list", "@good", "-k", "0", "-o", "@out.txt"], "k must be >= 1"),
+        (["list", "@missing", "-k", "3", "-o", "@out.txt"], "no such file"),
         (["count"], "required"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),
@@ -200,6 +229,7 @@ BAD_FILES = {
 )
 def test_bad_input_one_line_exit_2(capsys, tmp_path, argv, match):
     paths = {"missing": tmp_path / "missing.txt", "dir": tmp_path, "good": tmp_path / "g.txt"}
+    paths["out.csv"], paths["out.txt"] = tmp_path / "out.csv", tmp_path / "out.txt"
     paths["good"].write_text(EDGES)
     for name, data in BAD_FILES.items():
         (tmp_path / name).write_bytes(data)
