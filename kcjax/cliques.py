@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _ffi
+from kcjax.dense import count_cliques_dense
 from kcjax.graph import Graph
 from kcjax.orient import DAG, Order, orient
 
@@ -23,8 +24,9 @@ ENUMERATION_METHODS: Mapping[str, int] = {
     "warp": 4,  # warp-parallel bitmap walk (GraphFold-like)
     "thread": 5,  # thread-parallel bitmap, no scheduler (KCGPU-like)
 }
-#: Every accepted ``method``: the enumeration strategies, "pivot" and "auto".
-METHODS: tuple[str, ...] = ("auto", "pivot", *ENUMERATION_METHODS)
+#: Every accepted ``method``: the enumeration strategies, "pivot", "dense"
+#: (pure JAX, :mod:`kcjax.dense`) and "auto".
+METHODS: tuple[str, ...] = ("auto", "pivot", "dense", *ENUMERATION_METHODS)
 
 GraphLike = Union[Graph, DAG]
 ProgressFn = Callable[[int, int], None]
@@ -62,8 +64,9 @@ def count_cliques(
         (``order`` is then ignored).
       k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
         k = 2 edges; sizes above the clique number count 0.
-      method: ``"auto"`` (enumeration; see README for the rule), one of
-        :data:`ENUMERATION_METHODS` (ablation baselines), or ``"pivot"``.
+      method: ``"auto"`` (see README for the rule), one of
+        :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
+        ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
       lam: density threshold λ for building bitmap spaces at every level
         (``None``: the tuned per-(k, level) table in policy.h).
@@ -124,12 +127,19 @@ def count_cliques(
         if traced:
             raise ValueError("method='pivot' runs eagerly only (its histogram is finished on the host)")
         counts = _pivot_counts(dag, ks, num_threads)
-    elif traced:
-        limbs = count_cliques_limbs(
-            dag, max(kmax, 3), method=_resolve(method), lam=lam, num_threads=num_threads
-        )
-        out = {s: _small_limbs(dag, s) if s <= 2 else limbs[s] for s in ks}
-        return out[ks[0]] if single else out
+    elif method == "dense" or traced:
+        if method == "dense":
+            limbs = count_cliques_dense(dag, max(kmax, 3))
+        else:
+            limbs = count_cliques_limbs(
+                dag, max(kmax, 3), method=_resolve(method), lam=lam, num_threads=num_threads
+            )
+        if traced:
+            out = {s: _small_limbs(dag, s) if s <= 2 else limbs[s] for s in ks}
+            return out[ks[0]] if single else out
+        host = np.asarray(limbs)
+        counts = [0, dag.num_nodes, dag.num_edges]
+        counts += [limbs_to_int(host[s]) for s in range(3, kmax + 1)]
     else:
         counts = _enumeration_counts(
             dag, kmax, _resolve(method), lam, num_threads, chunk_size, progress

@@ -76,6 +76,14 @@ def test_complete_graph_is_binomial(k):
         assert kcjax.count_cliques(graph, k, method=method) == math.comb(n, k)
 
 
+def test_dense_method_through_count_cliques(references):
+    edges, n = CASES["planted"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    assert kcjax.count_cliques(graph, range(1, 7), method="dense") == {
+        k: references["planted"][k] for k in range(1, 7)
+    }
+
+
 def test_duplicates_and_self_loops_are_ignored():
     src = np.array([0, 1, 1, 2, 2, 0, 3, 3, 0, 1, 3])
     dst = np.array([1, 0, 2, 1, 0, 2, 3, 0, 3, 3, 2])
