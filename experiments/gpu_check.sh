@@ -29,7 +29,7 @@ for s in "$@"; do
       ;;
     test)
       stage test
-      timeout 300 "$PY" -P -m pytest -q -x tests/test_gpu.py 2>&1 | tee "$OUT/test_gpu.log" | tail -25
+      timeout 300 "$PY" -P -m pytest -q -rf tests/test_gpu.py 2>&1 | tee "$OUT/test_gpu.log" | tail -25
       status=$((status | PIPESTATUS[0]))
       ;;
     bench)
@@ -43,7 +43,7 @@ for s in "$@"; do
       stage sanitize
       for tool in memcheck racecheck; do
         XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 240 compute-sanitizer --tool "$tool" \
-          --kernel-name regex:kcjax "$PY" -P experiments/sanitize_run.py 2>&1 |
+          --kernel-name regex:kcjax "$PY" -P experiments/sanitize_run.py ${SANITIZE_METHODS:-} 2>&1 |
           tee "$OUT/sanitize_$tool.log" | tail -6
       done
       ;;

@@ -1,4 +1,7 @@
-"""Small run for compute-sanitizer: email-Enron, k = 4..6, every method."""
+"""Small run for compute-sanitizer: email-Enron, k = 4..6.
+
+Usage: python experiments/sanitize_run.py [METHOD ...] (default: every native method).
+"""
 
 from __future__ import annotations
 
@@ -14,5 +17,5 @@ for base in (ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs
         break
 else:
     sys.exit("email-Enron.el.gz not found")
-for method in kcjax.METHODS[1:]:
+for method in sys.argv[1:] or ["pivot", *kcjax.ENUMERATION_METHODS]:
     print(method, kcjax.count_cliques(dag, [4, 5, 6], method=method), flush=True)

@@ -37,6 +37,19 @@ struct CliquePolicy {
   // CUDA launch shape.
   static constexpr int kWarpsPerBlock = 8;
   static constexpr int kMaxLevels = 64;  // deepest bitmap stack kept on chip
+  // CUDA resource limits (added with the CUDA kernels).
+  // Per-warp 64-bit clique counters kept in shared memory for sizes
+  // 0..kMaxCountSlots-1; larger sizes are added to the output atomically.
+  static constexpr int kMaxCountSlots = 64;
+  // Dynamic shared memory per block the warp kernel may spend on per-warp
+  // arenas (candidate list, bitmap space, scheduler stack); larger arenas
+  // live in global scratch (cached in L1).
+  static constexpr int kSmemArenaBytes = 160 * 1024;
+  // Cap on the global scratch of one kernel's arenas; the persistent grid
+  // shrinks (never below one warp/block) to stay under it.
+  static constexpr long long kArenaBudgetBytes = 1LL << 30;
+  // Persistent blocks per SM of the pre-pass (exact task sizes).
+  static constexpr int kPrepassBlocksPerSm = 8;
 
   // λ(k, level): build the bitmap space over a candidate set formed after
   // `level` vertices are fixed when its density γ = edges / d² exceeds this.

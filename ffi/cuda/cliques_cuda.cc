@@ -1,0 +1,139 @@
+// CUDA handler of "kcjax_clique_count" (contract in kcjax/cliques.h). The
+// kernels and their launchers are in cliques_kernels.cu.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "kcjax/cliques.h"
+#include "kcjax/cliques_cuda.h"
+#include "kcjax/cuda_scratch.h"
+#include "kcjax/policy.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+ffi::Error CudaError(const char* what, cudaError_t err) {
+  return ffi::Error::Internal(std::string("kcjax_clique_count (CUDA): ") + what + ": " +
+                              cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+
+ffi::Error Invalid(const std::string& msg) {
+  return ffi::Error::InvalidArgument("kcjax_clique_count (CUDA): " + msg);
+}
+
+ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
+                           ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                           ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
+                           int32_t method, float lam, int32_t /*num_threads*/,
+                           ffi::ResultBuffer<ffi::U32> counts) {
+  // ---- Argument checks (shapes only: device data is not inspected). ----
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
+    return Invalid("indptr must be int32[num_nodes + 1] with at least one element");
+  if (indices.dimensions().size() != 1)
+    return Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
+  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
+    return Invalid("src must be int32[num_edges] with the same length as indices (got " +
+                   std::to_string(src.element_count()) + " vs " +
+                   std::to_string(indices.element_count()) + ")");
+  if (tasks.dimensions().size() != 1) return Invalid("tasks must be a 1-D int32 array of edge ids");
+  if (kmax < 3) return Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
+  if (method < 0 || method >= kcjax::kNumCountMethods)
+    return Invalid("method must be a kcjax.CountMethod in [0, " +
+                   std::to_string(kcjax::kNumCountMethods) + ") (got " + std::to_string(method) +
+                   ")");
+  const auto out_dims = counts->dimensions();
+  if (out_dims.size() != 2 || out_dims[0] != int64_t{kmax} + 1 || out_dims[1] != 4)
+    return Invalid("counts must be uint32[kmax + 1, 4] = [" + std::to_string(kmax + 1) +
+                   ", 4] (128-bit counts per clique size)");
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (tasks.element_count() >= kMaxI32)
+    return Invalid("too many tasks for one call (" + std::to_string(tasks.element_count()) +
+                   " >= 2^31 - 1): split the task list");
+
+  kcjax::cuda::CountProblem p;
+  p.indptr = indptr.typed_data();
+  p.indices = indices.typed_data();
+  p.src = src.typed_data();
+  p.tasks = tasks.typed_data();
+  p.num_nodes = indptr.element_count() - 1;
+  p.num_edges = indices.element_count();
+  p.num_tasks = tasks.element_count();
+  p.kmax = kmax;
+  p.method = method;
+  p.lam = lam;
+  p.counts = counts->typed_data();
+
+  int dev = 0, num_sms = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return CudaError("cudaGetDevice", err);
+  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return CudaError("cudaDeviceGetAttribute(SM count)", err);
+
+  // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
+  kcjax::DeviceScratch memory(scratch, stream);
+  const size_t pre_bytes = kcjax::cuda::PrepassScratchBytes(p.num_tasks);
+  void* pre = memory.Allocate(pre_bytes);
+  if (pre == nullptr)
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
+                      "kcjax_clique_count (CUDA): cannot allocate " + std::to_string(pre_bytes) +
+                          " bytes of scratch for the task pre-pass (too many tasks for the free "
+                          "GPU memory: split the task list)");
+  err = kcjax::cuda::LaunchPrepass(p, pre, num_sms, stream);
+  if (err != cudaSuccess) return CudaError("pre-pass launch", err);
+  if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
+
+  // ---- Read the class boundaries back (sizes the solve phase exactly). ----
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) return CudaError("cudaStreamIsCapturing", err);
+  if (capture != cudaStreamCaptureStatusNone)
+    return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
+                      "kcjax_clique_count (CUDA) reads task statistics back to the host and "
+                      "cannot run inside CUDA graph capture (do not register it as command-"
+                      "buffer compatible)");
+  kcjax::cuda::TaskClasses classes;
+  err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+                        cudaMemcpyDeviceToHost, stream);
+  if (err != cudaSuccess) return CudaError("copying task classes to the host", err);
+  err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return CudaError("pre-pass execution", err);
+
+  // ---- Phase 2: persistent kernels per size class. ----
+  kcjax::cuda::SolvePlan plan;
+  err = kcjax::cuda::PlanSolve(p, classes, num_sms, &plan);
+  if (err != cudaSuccess) return CudaError("planning the clique kernels (occupancy)", err);
+  if (plan.scratch_bytes == 0) return ffi::Error::Success();
+  void* work = memory.Allocate(plan.scratch_bytes);
+  if (work == nullptr)
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
+                      "kcjax_clique_count (CUDA): cannot allocate " +
+                          std::to_string(plan.scratch_bytes) +
+                          " bytes of scratch for the clique kernels (largest task key " +
+                          std::to_string(classes.max_key) +
+                          "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
+  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::PrepassSortedTasks(pre, p.num_tasks),
+                                 kcjax::cuda::PrepassSortedKeys(pre, p.num_tasks), work, stream);
+  if (err != cudaSuccess) return CudaError("clique kernel launch", err);
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, CliqueCountCuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+                                  .Attr<int32_t>("kmax")
+                                  .Attr<int32_t>("method")
+                                  .Attr<float>("lam")
+                                  .Attr<int32_t>("num_threads")
+                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
+);

@@ -1,0 +1,1296 @@
+// CUDA k-clique counting kernels (KCMiner, see docs/kcminer.md) and their
+// host launchers. The FFI handler lives in cliques_cuda.cc.
+//
+// Terminology used throughout:
+//   task        a DAG edge e = (u, v); its candidate set C = N+(u) ∩ N+(v),
+//               sorted, d = |C|. Level = number of fixed vertices (C: level 2).
+//   node        a clique S (s = |S| vertices) with its candidate bitmap/list;
+//               it contributes popcount(candidates) to counts[s + 1].
+//   bitmap      row i of a bitmap space over a sorted list X (d = |X|) has bit
+//               j set iff X[i] -> X[j]; rows are strictly upper triangular
+//               (u -> v iff u < v), W = ceil(d / 32) words per row.
+//   arena       per-warp scratch (global, or shared when small) holding
+//               candidate lists, bitmap spaces and the scheduler stack.
+// All counters are exact: per-warp uint64 in shared memory, spilled into the
+// 128-bit output with a carry whenever they would wrap.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kcjax/cliques_cuda.h"
+#include "kcjax/policy.h"
+
+namespace kcjax::cuda {
+namespace {
+
+using Policy = CliquePolicy;
+using u64 = unsigned long long;
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr uint32_t kNone = 0xffffffffu;  // "no bit": larger than any position
+constexpr int kWarp = 32;
+constexpr int kThreads = Policy::kWarpsPerBlock * kWarp;
+static_assert(Policy::kSmallTaskMax <= 32, "small tasks use one 32-bit word per bitmap row");
+static_assert(Policy::kSmallTaskMax <= Policy::kWarpTaskMax &&
+                  Policy::kWarpTaskMax <= Policy::kMaxBitmapDim,
+              "task-size classes must be nested");
+
+enum Method : int {
+  kKCMiner = 0,
+  kBinarySearch = 1,
+  kStaticBitmapL1 = 2,
+  kStaticBitmapL2 = 3,
+  kWarpBitmap = 4,
+  kThreadBitmap = 5,
+};
+
+KCJAX_HD inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+KCJAX_HD inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+KCJAX_HD inline int WordsFor(int d) { return (d + 31) / 32; }
+
+__device__ __forceinline__ int LaneId() { return threadIdx.x & 31; }
+__device__ __forceinline__ int WarpInBlock() { return threadIdx.x >> 5; }
+__device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u; }
+
+struct Graph {
+  const int32_t* indptr;
+  const int32_t* indices;
+  const int32_t* src;
+  int64_t num_edges;
+  __device__ __forceinline__ const int32_t* Row(int32_t w) const { return indices + indptr[w]; }
+  __device__ __forceinline__ int Degree(int32_t w) const { return indptr[w + 1] - indptr[w]; }
+};
+
+// ---------------------------------------------------------------------------
+// Exact counters.
+// ---------------------------------------------------------------------------
+
+// out = counts viewed as [kmax + 1] pairs of uint64 (lo, hi): exactly the
+// little-endian uint32[kmax + 1, 4] layout.
+__device__ __forceinline__ void GlobalAdd128(u64* out, int size, u64 v) {
+  if (v == 0) return;
+  u64* p = out + 2 * static_cast<int64_t>(size);
+  const u64 old = atomicAdd(p, v);
+  if (old + v < old) atomicAdd(p + 1, 1ull);
+}
+
+// Per-warp counters: slots[0..nslots) in shared memory, owned by one warp.
+struct Counts {
+  u64* slots;
+  int nslots;
+  u64* out;
+
+  // One lane only (warp-private slots, no atomics). Exact: a wrapping slot
+  // is first moved into the 128-bit output.
+  __device__ __forceinline__ void AddLane(int size, u64 v) const {
+    if (v == 0) return;
+    if (size < nslots) {
+      const u64 old = slots[size];
+      u64 next = old + v;
+      if (next < old) {
+        GlobalAdd128(out, size, old);
+        next = v;
+      }
+      slots[size] = next;
+    } else {
+      GlobalAdd128(out, size, v);
+    }
+  }
+  // Warp-uniform `size`, per-lane value (< 2^27 per lane: bitmap popcounts).
+  __device__ __forceinline__ void AddWarp(int size, uint32_t lane_value) const {
+    const uint32_t s = __reduce_add_sync(kFull, lane_value);
+    if (LaneId() == 0) AddLane(size, s);
+  }
+  // Divergent lanes (lane-private DFS): atomics on the shared slots; a wrap
+  // carries 2^64 straight into the output's high word.
+  __device__ __forceinline__ void AddAtomic(int size, u64 v) const {
+    if (v == 0) return;
+    if (size < nslots) {
+      const u64 old = atomicAdd(&slots[size], v);
+      if (old + v < old) atomicAdd(out + 2 * static_cast<int64_t>(size) + 1, 1ull);
+    } else {
+      GlobalAdd128(out, size, v);
+    }
+  }
+  __device__ void Zero() const {
+    for (int s = LaneId(); s < nslots; s += kWarp) slots[s] = 0;
+    __syncwarp();
+  }
+  __device__ void Flush() const {
+    __syncwarp();
+    for (int s = LaneId(); s < nslots; s += kWarp) GlobalAdd128(out, s, slots[s]);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Sorted-list helpers (warp-cooperative).
+// ---------------------------------------------------------------------------
+
+// True iff x occurs in the sorted list a[0, n) (lower_bound, never reads a[n]).
+__device__ __forceinline__ bool Member(const int32_t* a, int n, int32_t x) {
+  int lo = 0, len = n;
+  while (len > 0) {
+    const int half = len >> 1;
+    if (a[lo + half] < x) {
+      lo += half + 1;
+      len -= half + 1;
+    } else {
+      len = half;
+    }
+  }
+  return lo < n && a[lo] == x;
+}
+
+// |a ∩ b| (a, b sorted); if out != nullptr also writes the intersection, in
+// ascending order, to out. Iterates the shorter list and binary-searches the
+// longer one. Warp-uniform result.
+__device__ int WarpIntersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) {
+  const int lane = LaneId();
+  if (na > nb) {
+    const int32_t* t = a;
+    a = b;
+    b = t;
+    const int tn = na;
+    na = nb;
+    nb = tn;
+  }
+  int total = 0;
+  if (na == 0 || nb == 0) return 0;
+  // Elements outside [b[0], b[nb - 1]] cannot match.
+  const int32_t bmin = b[0], bmax = b[nb - 1];
+  for (int base = 0; base < na; base += kWarp) {
+    const int i = base + lane;
+    bool hit = false;
+    int32_t x = 0;
+    if (i < na) {
+      x = a[i];
+      hit = x >= bmin && x <= bmax && Member(b, nb, x);
+    }
+    const unsigned m = __ballot_sync(kFull, hit);
+    if (out != nullptr && hit) out[total + __popc(m & LaneMaskLt())] = x;
+    total += __popc(m);
+    if (base + kWarp < na && a[base + kWarp] > bmax) break;  // uniform: rest is > bmax
+  }
+  __syncwarp();
+  return total;
+}
+
+// Writes the positions of the set bits of bm[0, W) to out (ascending) and
+// returns their number (warp-uniform).
+__device__ int ExtractBits(const uint32_t* bm, int W, int32_t* out) {
+  const int lane = LaneId();
+  int base = 0;
+  for (int c0 = 0; c0 < W; c0 += kWarp) {
+    const int c = c0 + lane;
+    uint32_t word = c < W ? bm[c] : 0u;
+    const int n = __popc(word);
+    int incl = n;
+#pragma unroll
+    for (int off = 1; off < kWarp; off <<= 1) {
+      const int t = __shfl_up_sync(kFull, incl, off);
+      if (lane >= off) incl += t;
+    }
+    int k = base + incl - n;
+    while (word) {
+      out[k++] = 32 * c + __ffs(word) - 1;
+      word &= word - 1;
+    }
+    base += __shfl_sync(kFull, incl, kWarp - 1);
+  }
+  __syncwarp();
+  return base;
+}
+
+// ---------------------------------------------------------------------------
+// Bitmap construction.
+// ---------------------------------------------------------------------------
+
+// Builds rows i = i0, i0 + istep, ... < d of the bitmap space over the sorted
+// list S (W words per row). Word c of row i is one ballot: lane l tests
+// S[32c + l] ∈ N+(S[i]). Returns Σ popcount of the rows built (the induced
+// edge count used for γ), warp-uniform.
+__device__ u64 BuildRows(const Graph& g, const int32_t* S, int d, int W, uint32_t* rows, int i0,
+                         int istep) {
+  const int lane = LaneId();
+  u64 edges = 0;
+  for (int i = i0; i < d; i += istep) {
+    const int32_t w = S[i];
+    const int32_t* adj = g.Row(w);
+    const int na = g.Degree(w);
+    const int32_t amax = na > 0 ? adj[na - 1] : -1;
+    uint32_t keep = 0;  // lane c % 32 keeps word c, stores once per 32 words
+    for (int c = 0; c < W; ++c) {
+      uint32_t word = 0;
+      // Words entirely at or below the diagonal are zero.
+      if (32 * c + 31 > i && na > 0 && S[min(32 * c, d - 1)] <= amax) {
+        const int j = 32 * c + lane;
+        bool in = false;
+        if (j > i && j < d) {
+          const int32_t x = S[j];
+          in = x <= amax && Member(adj, na, x);
+        }
+        word = __ballot_sync(kFull, in);
+      }
+      edges += __popc(word);
+      if (lane == (c & 31)) keep = word;
+      if ((c & 31) == 31 || c == W - 1) {
+        const int cb = c & ~31;
+        if (cb + lane <= c) rows[static_cast<int64_t>(i) * W + cb + lane] = keep;
+      }
+    }
+  }
+  __syncwarp();
+  return edges;
+}
+
+// Single-word version (d <= 32): S given per lane (s_lane = S[lane], lane < d).
+__device__ u64 BuildRows1(const Graph& g, const int32_t* S, int d, uint32_t* rows) {
+  const int lane = LaneId();
+  const int32_t mine = lane < d ? S[lane] : 0;
+  u64 edges = 0;
+  for (int i = 0; i + 1 < d; ++i) {
+    const int32_t w = S[i];
+    const int32_t* adj = g.Row(w);
+    const int na = g.Degree(w);
+    const bool in = lane > i && lane < d && Member(adj, na, mine);
+    const uint32_t word = __ballot_sync(kFull, in);
+    if (lane == 0) rows[i] = word;
+    edges += __popc(word);
+  }
+  if (lane == 0 && d > 0) rows[d - 1] = 0u;
+  __syncwarp();
+  return edges;
+}
+
+// Bitmap space over a subset of a parent space: child element a is parent
+// position pos[a] (ascending); child row a bit b = parent row pos[a] bit
+// pos[b]. Used to build at level 3 from the level-2 rows without touching the
+// graph again. Returns Σ popcount (warp-uniform).
+__device__ u64 CompactRows(const uint32_t* prow, int pW, const int32_t* pos, int d, int W,
+                           uint32_t* rows) {
+  const int lane = LaneId();
+  u64 edges = 0;
+  for (int a = 0; a < d; ++a) {
+    const uint32_t* pr = prow + static_cast<int64_t>(pos[a]) * pW;
+    uint32_t keep = 0;
+    for (int c = 0; c < W; ++c) {
+      uint32_t word = 0;
+      if (32 * c + 31 > a) {
+        const int b = 32 * c + lane;
+        bool in = false;
+        if (b > a && b < d) {
+          const int pb = pos[b];
+          in = (pr[pb >> 5] >> (pb & 31)) & 1u;
+        }
+        word = __ballot_sync(kFull, in);
+      }
+      edges += __popc(word);
+      if (lane == (c & 31)) keep = word;
+      if ((c & 31) == 31 || c == W - 1) {
+        const int cb = c & ~31;
+        if (cb + lane <= c) rows[static_cast<int64_t>(a) * W + cb + lane] = keep;
+      }
+    }
+  }
+  __syncwarp();
+  return edges;
+}
+
+// ---------------------------------------------------------------------------
+// Bit scanning.
+// ---------------------------------------------------------------------------
+
+// First set bit of bm[0, W) at position >= from, or kNone.
+__device__ __forceinline__ uint32_t NextBit(const uint32_t* bm, int W, uint32_t from) {
+  int w = static_cast<int>(from >> 5);
+  if (w >= W) return kNone;
+  uint32_t x = bm[w] & (~0u << (from & 31));
+  while (true) {
+    if (x) return 32u * w + __ffs(x) - 1;
+    if (++w >= W) return kNone;
+    x = bm[w];
+  }
+}
+
+__device__ __forceinline__ uint32_t NextBit1(uint32_t x, uint32_t from) {
+  if (from >= 32) return kNone;
+  x >>= from;
+  return x ? from + __ffs(x) - 1 : kNone;
+}
+
+// Warp-cooperative NextBit (uniform result).
+__device__ uint32_t WarpNextBit(const uint32_t* bm, int W, uint32_t from) {
+  const int lane = LaneId();
+  const int w0 = static_cast<int>(from >> 5);
+  for (int c0 = w0; c0 < W; c0 += kWarp) {
+    const int c = c0 + lane;
+    uint32_t x = c < W ? bm[c] : 0u;
+    if (c == w0) x &= ~0u << (from & 31);
+    const unsigned m = __ballot_sync(kFull, x != 0);
+    if (m) {
+      const int l = __ffs(m) - 1;
+      const uint32_t xx = __shfl_sync(kFull, x, l);
+      return 32u * (c0 + l) + __ffs(xx) - 1;
+    }
+  }
+  return kNone;
+}
+
+// ---------------------------------------------------------------------------
+// The inter-thread scheduler (KCMiner Algorithm 3).
+//
+// A warp explores a bitmap space level by level. At level `lvl` every lane
+// owns one node (its cur bitmap: node size s0 + 1 + lvl); a task is a pair
+// (lane, bit p) with bit p set in that lane's cur, and executing it yields the
+// child bitmap cur[lane] & row(p) (size s0 + 2 + lvl, contributing its
+// popcount to counts[s0 + 3 + lvl]).
+//
+// Gather ("fill" phase): a scan window visits bit positions p in increasing
+// order, all lanes in lock step (the next p is the warp minimum of the lanes'
+// next pending bits); lanes with bit p set get queue slots by
+// __ballot_sync/__popc. When 32 tasks are queued they are launched (one per
+// lane) and the children become the next level; at the end of the window the
+// remaining < 32 tasks are flushed.
+//
+// Implementation note: instead of a 2x32 ring that carries the overflow of a
+// window step into the next launch, a window step that does not fit is split:
+// the tasks that fit are queued, the others stay pending, because each lane's
+// progress is one register `nb` (next pending bit, kNone when done). Pending
+// tasks therefore never need queue memory across a descent: the state saved
+// per level is (cur bitmaps, nb per lane). The order of tasks (bit major, lane
+// minor), the lock-step window and the 32-wide launches are those of
+// Algorithm 3. Cur bitmaps are never modified: row(p) has no bits <= p, so a
+// child only reads bits > p of its parent.
+// ---------------------------------------------------------------------------
+
+// Collects up to 32 tasks into q (entry = p << 5 | lane). `advance(p)`
+// returns the lane's next pending bit after p. Returns the number queued.
+template <typename Advance>
+__device__ __forceinline__ int GatherTasks(uint32_t& nb, int32_t* q, Advance advance) {
+  const int lane = LaneId();
+  int filled = 0;
+  while (filled < kWarp) {
+    const uint32_t p = __reduce_min_sync(kFull, nb);
+    if (p == kNone) break;
+    const unsigned m = __ballot_sync(kFull, nb == p);
+    const int take = min(__popc(m), kWarp - filled);
+    const int rank = __popc(m & LaneMaskLt());
+    if (nb == p && rank < take) {
+      q[filled + rank] = static_cast<int32_t>((p << 5) | lane);
+      nb = advance(p);
+    }
+    filled += take;
+  }
+  __syncwarp();
+  return filled;
+}
+
+// Shared-memory pieces of one warp (see WarpSmemLayout).
+struct WarpSmem {
+  int32_t* q;        // [32] task queue
+  uint32_t* rows1;   // [32] single-word bitmap space
+  int32_t* list1;    // [32] small candidate list
+  uint32_t* st1;     // [ls1 * 32] single-word stack: cur per lane per level
+  uint32_t* nb1;     // [ls1 * 32] saved next-bit per lane per level
+};
+
+// Single-word engine (d <= 32): rows in shared memory, the current level's
+// cur bitmap in a register per lane, deeper levels spilled to the shared
+// stack only on descent. Counts every clique extending a size-s0 node with
+// candidates {0..d-1} by at least 2 vertices (counts[s0 + 1] += d is the
+// caller's).
+__device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const WarpSmem& ws,
+                           const Counts& cnt) {
+  const int lane = LaneId();
+  // Level-0 pre-assignment: lane i takes candidate i (queue padded to 32).
+  uint32_t my = lane < d ? rows[lane] : 0u;
+  cnt.AddWarp(s0 + 2, __popc(my));
+  // Levels whose nodes are expanded: node size s0 + 1 + lvl < kmax - 1;
+  // nonempty level-lvl nodes need lvl + 2 < d + 1.
+  const int L = min(kmax - s0 - 2, d - 1);
+  if (L <= 0 || !__ballot_sync(kFull, my != 0)) return;
+  uint32_t nb = my ? __ffs(my) - 1 : kNone;
+  int lvl = 0;
+  while (true) {
+    const int filled = GatherTasks(nb, ws.q, [&](uint32_t p) { return NextBit1(my, p + 1); });
+    if (filled == 0) {
+      if (lvl == 0) return;
+      --lvl;
+      my = ws.st1[lvl * kWarp + lane];
+      nb = ws.nb1[lvl * kWarp + lane];
+      continue;
+    }
+    const int32_t t = lane < filled ? ws.q[lane] : -1;
+    __syncwarp();  // q is rewritten by the next gather
+    const uint32_t parent = __shfl_sync(kFull, my, t & 31);
+    const uint32_t child = t >= 0 ? parent & rows[static_cast<uint32_t>(t) >> 5] : 0u;
+    cnt.AddWarp(s0 + 3 + lvl, __popc(child));
+    if (lvl + 1 < L && __ballot_sync(kFull, child != 0)) {
+      ws.st1[lvl * kWarp + lane] = my;
+      ws.nb1[lvl * kWarp + lane] = nb;
+      ++lvl;
+      my = child;
+      nb = child ? __ffs(child) - 1 : kNone;
+    }
+  }
+}
+
+// Multi-word engine state in the arena.
+struct StackMem {
+  uint32_t* cur;  // [levels][32][W]: cur of level lvl >= 1 at ((lvl-1)*32 + lane)*W
+  uint32_t* nb;   // [levels][32]: saved next-bit of level lvl at lvl*32 + lane
+};
+
+// Multi-word engine over rows[d][W]. Level-0 tasks are the root candidates
+// (positions root[k], k < nroot; root == nullptr: k itself), distributed in
+// batches of 32 (batch b0, b0 + bstride, ...) -- several warps of a block can
+// share one bitmap space. Level-0 cur bitmaps are the rows themselves (no
+// copy); deeper levels live in `st`.
+__device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
+                          int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
+                          int bstride) {
+  const int lane = LaneId();
+  const int L = min(kmax - s0 - 2, d - 1);
+  for (int base = b0 * kWarp; base < nroot; base += bstride * kWarp) {
+    const int k = base + lane;
+    const int row0 = k < nroot ? (root ? root[k] : k) : -1;
+    const uint32_t* r0 = rows + static_cast<int64_t>(max(row0, 0)) * W;
+    uint32_t c = 0;
+    if (row0 >= 0)
+      for (int w = (row0 + 1) >> 5; w < W; ++w) c += __popc(r0[w]);
+    cnt.AddWarp(s0 + 2, c);
+    if (L <= 0 || !__ballot_sync(kFull, c != 0)) continue;
+    uint32_t nb = c ? NextBit(r0, W, row0 + 1) : kNone;
+    int lvl = 0;
+    while (true) {
+      const uint32_t* mine =
+          lvl == 0 ? r0 : st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + lane) * W;
+      const int filled = GatherTasks(nb, q, [&](uint32_t p) { return NextBit(mine, W, p + 1); });
+      if (filled == 0) {
+        if (lvl == 0) break;
+        --lvl;
+        nb = st.nb[lvl * kWarp + lane];
+        continue;
+      }
+      const int32_t t = lane < filled ? q[lane] : -1;
+      __syncwarp();
+      const int srcl = t & 31;
+      const uint32_t p = static_cast<uint32_t>(t) >> 5;
+      const int srow0 = __shfl_sync(kFull, row0, srcl);
+      const bool store = lvl + 1 < L;
+      c = 0;
+      if (t >= 0) {
+        const uint32_t* a =
+            lvl == 0 ? rows + static_cast<int64_t>(srow0) * W
+                     : st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + srcl) * W;
+        const uint32_t* r = rows + static_cast<int64_t>(p) * W;
+        const int w0 = static_cast<int>(p >> 5);  // row(p) is zero below word p/32
+        if (store) {
+          uint32_t* out = st.cur + (static_cast<int64_t>(lvl) * kWarp + lane) * W;
+          for (int w = 0; w < w0; ++w) out[w] = 0u;
+          for (int w = w0; w < W; ++w) {
+            const uint32_t x = a[w] & r[w];
+            out[w] = x;
+            c += __popc(x);
+          }
+        } else {
+          for (int w = w0; w < W; ++w) c += __popc(a[w] & r[w]);
+        }
+      }
+      cnt.AddWarp(s0 + 3 + lvl, c);
+      if (store && __ballot_sync(kFull, c != 0)) {
+        st.nb[lvl * kWarp + lane] = nb;
+        ++lvl;
+        nb = c ? NextBit(st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + lane) * W, W, p + 1)
+               : kNone;
+        __syncwarp();  // children written above are read by other lanes next
+      }
+    }
+  }
+}
+
+// kWarpBitmap (GraphFold-like): the whole warp walks one node's bits in order
+// and splits every AND over its lanes (word-parallel). Stack: cur of level lvl
+// >= 1 at cur + (lvl-1)*W, resume position at pos[lvl].
+__device__ void RunWarpSerial(const uint32_t* rows, int d, int W, int s0, int kmax,
+                              uint32_t* stcur, uint32_t* stpos, const Counts& cnt) {
+  const int lane = LaneId();
+  const int L = min(kmax - s0 - 2, d - 1);
+  for (int i = 0; i < d; ++i) {
+    const uint32_t* ri = rows + static_cast<int64_t>(i) * W;
+    uint32_t c = 0;
+    for (int w = lane; w < W; w += kWarp) c += __popc(ri[w]);
+    const uint32_t total = __reduce_add_sync(kFull, c);
+    if (lane == 0) cnt.AddLane(s0 + 2, total);
+    if (L <= 0 || total == 0) continue;
+    int lvl = 0;
+    uint32_t p = i + 1;
+    while (true) {
+      const uint32_t* cur = lvl == 0 ? ri : stcur + static_cast<int64_t>(lvl - 1) * W;
+      const uint32_t b = WarpNextBit(cur, W, p);
+      if (b == kNone) {
+        if (lvl == 0) break;
+        --lvl;
+        p = stpos[lvl];
+        continue;
+      }
+      p = b + 1;
+      const uint32_t* r = rows + static_cast<int64_t>(b) * W;
+      const bool store = lvl + 1 < L;
+      uint32_t* out = stcur + static_cast<int64_t>(lvl) * W;
+      c = 0;
+      for (int w = lane; w < W; w += kWarp) {
+        const uint32_t x = cur[w] & r[w];
+        if (store) out[w] = x;
+        c += __popc(x);
+      }
+      const uint32_t sum = __reduce_add_sync(kFull, c);
+      if (lane == 0) cnt.AddLane(s0 + 3 + lvl, sum);
+      __syncwarp();
+      if (store && sum != 0) {
+        if (lane == 0) stpos[lvl] = p;
+        ++lvl;
+        __syncwarp();
+      }
+    }
+  }
+}
+
+// kThreadBitmap (KCGPU-like): lane i takes candidate i and runs its own DFS
+// (no scheduler: lanes diverge). Uses the engine's stack layout.
+__device__ void RunThreadDfs(const uint32_t* rows, int d, int W, int s0, int kmax, StackMem st,
+                             const Counts& cnt) {
+  const int lane = LaneId();
+  const int L = min(kmax - s0 - 2, d - 1);
+  for (int base = 0; base < d; base += kWarp) {
+    const int i = base + lane;
+    if (i < d) {
+      const uint32_t* ri = rows + static_cast<int64_t>(i) * W;
+      uint32_t c = 0;
+      for (int w = 0; w < W; ++w) c += __popc(ri[w]);
+      cnt.AddAtomic(s0 + 2, c);
+      if (L > 0 && c != 0) {
+        int lvl = 0;
+        uint32_t nb = NextBit(ri, W, i + 1);
+        while (true) {
+          if (nb == kNone) {
+            if (lvl == 0) break;
+            --lvl;
+            nb = st.nb[lvl * kWarp + lane];
+            continue;
+          }
+          const uint32_t* cur =
+              lvl == 0 ? ri : st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + lane) * W;
+          const uint32_t p = nb;
+          nb = NextBit(cur, W, p + 1);
+          const uint32_t* r = rows + static_cast<int64_t>(p) * W;
+          const bool store = lvl + 1 < L;
+          uint32_t* out = st.cur + (static_cast<int64_t>(lvl) * kWarp + lane) * W;
+          c = 0;
+          for (int w = 0; w < W; ++w) {
+            const uint32_t x = cur[w] & r[w];
+            if (store) out[w] = x;
+            c += __popc(x);
+          }
+          cnt.AddAtomic(s0 + 3 + lvl, c);
+          if (store && c != 0) {
+            st.nb[lvl * kWarp + lane] = nb;
+            ++lvl;
+            nb = NextBit(out, W, p + 1);
+          }
+        }
+      }
+    }
+  }
+  __syncwarp();
+}
+
+// ---------------------------------------------------------------------------
+// Shared / arena layouts (host and device agree on these).
+// ---------------------------------------------------------------------------
+
+// Per-warp shared memory: [counters u64 x nslots][q 32][rows1 32][list1 32]
+// [st1 ls1*32][nb1 ls1*32], a multiple of 16 bytes.
+struct WarpSmemLayout {
+  int nslots;
+  int ls1;
+  KCJAX_HD static WarpSmemLayout Make(int kmax) {
+    WarpSmemLayout l;
+    l.nslots = min(kmax, Policy::kMaxCountSlots - 1) + 1;
+    // Single-word engine: saved levels <= min(kmax - 5, d - 2) with d <= 32.
+    l.ls1 = max(0, min(kmax - 5, 30));
+    return l;
+  }
+  KCJAX_HD int64_t Bytes() const {
+    return RoundUp(8LL * nslots + 4LL * (3 * kWarp + 2LL * ls1 * kWarp), 16);
+  }
+};
+
+__device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64* out,
+                              Counts* cnt, WarpSmem* ws) {
+  unsigned char* p = base + l.Bytes() * WarpInBlock();
+  cnt->slots = reinterpret_cast<u64*>(p);
+  cnt->nslots = l.nslots;
+  cnt->out = out;
+  int32_t* w = reinterpret_cast<int32_t*>(p + 8LL * l.nslots);
+  ws->q = w;
+  ws->rows1 = reinterpret_cast<uint32_t*>(w + kWarp);
+  ws->list1 = w + 2 * kWarp;
+  ws->st1 = reinterpret_cast<uint32_t*>(w + 3 * kWarp);
+  ws->nb1 = ws->st1 + l.ls1 * kWarp;
+}
+
+// Per-warp arena of the warp kernel (offsets in 32-bit words).
+struct ArenaLayout {
+  int D, W, levels;
+  int64_t list, rows, pos, rows3, stack, nbs, words;
+  KCJAX_HD static ArenaLayout Make(int D, int kmax, bool with_rows3) {
+    ArenaLayout a;
+    a.D = max(D, 1);
+    a.W = WordsFor(a.D);
+    // Saved levels of the multi-word engine (s0 = 2): L - 1 = min(kmax-5, d-2).
+    a.levels = max(0, min(kmax - 5, a.D - 2));
+    a.list = 0;
+    a.rows = RoundUp(a.D, 4);
+    a.pos = a.rows + RoundUp(static_cast<int64_t>(a.D) * a.W, 4);
+    a.rows3 = a.pos + RoundUp(a.D, 4);
+    a.stack = a.rows3 + (with_rows3 ? RoundUp(static_cast<int64_t>(a.D) * a.W, 4) : 0);
+    a.nbs = a.stack + static_cast<int64_t>(a.levels) * kWarp * a.W;
+    a.words = RoundUp(a.nbs + static_cast<int64_t>(a.levels) * kWarp, 4);
+    return a;
+  }
+};
+
+// List-DFS arena: frames[F][D] + frame state (idx, n) x F.
+struct ListLayout {
+  int D, F;
+  int64_t words;
+  KCJAX_HD static ListLayout Make(int D, int kmax) {
+    ListLayout l;
+    l.D = max(D, 1);
+    l.F = max(1, min(kmax - 3, l.D - 1));
+    l.words = RoundUp(static_cast<int64_t>(l.F) * l.D + 2LL * l.F, 4);
+    return l;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Kernels.
+// ---------------------------------------------------------------------------
+
+__device__ __forceinline__ int PullTask(int* counter) {
+  int t = 0;
+  if (LaneId() == 0) t = atomicAdd(counter, 1);
+  return __shfl_sync(kFull, t, 0);
+}
+
+__device__ __forceinline__ bool ValidTask(const Graph& g, int32_t e) {
+  return e >= 0 && e < g.num_edges;
+}
+
+// Pre-pass: one warp per task (grid-stride). key = work size (0: nothing
+// beyond counts[3]), value = edge id. counts[3] += Σ |C|.
+__global__ void __launch_bounds__(kThreads) PrepassKernel(Graph g, const int32_t* tasks,
+                                                          int64_t num_tasks, int kmax, int method,
+                                                          uint32_t* keys, int32_t* vals,
+                                                          u64* out) {
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
+  u64 sum = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock();
+       i < num_tasks; i += warps) {
+    const int32_t e = tasks[i];
+    uint32_t key = 0;
+    if (ValidTask(g, e)) {
+      const int32_t u = g.src[e], v = g.indices[e];
+      const int c = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), nullptr);
+      sum += c;
+      if (c >= 2 && kmax >= 4) key = method == kStaticBitmapL1 ? g.Degree(u) : c;
+    }
+    if (lane == 0) {
+      keys[i] = key;
+      vals[i] = e;
+    }
+  }
+  if (lane == 0) GlobalAdd128(out, 3, sum);
+}
+
+// prefix[i] = keys[i] (int64), scanned in place afterwards.
+__global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    prefix[i] = keys[i];
+}
+
+// Class boundaries of the descending keys (one warp).
+__global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* classes) {
+  const int lane = LaneId();
+  // First index whose key <= bound (keys descending).
+  auto first_le = [&](uint32_t bound) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const int64_t mid = (lo + hi) >> 1;
+      if (keys[mid] <= bound) hi = mid;
+      else lo = mid + 1;
+    }
+    return static_cast<int32_t>(lo);
+  };
+  if (lane == 0) classes->huge_end = first_le(Policy::kMaxBitmapDim);
+  if (lane == 1) classes->large_end = first_le(Policy::kWarpTaskMax);
+  if (lane == 2) classes->medium_end = first_le(Policy::kSmallTaskMax - 1);
+  if (lane == 3) classes->small_end = first_le(0);
+  if (lane == 4) classes->max_key = n > 0 ? static_cast<int32_t>(keys[0]) : 0;
+  if (lane >= 5 && lane < 8) classes->pad[lane - 5] = 0;
+}
+
+// Small tasks (2 <= d < 32), KCMiner / static-L2: C in shared memory, one
+// word per row, single-word engine.
+__global__ void __launch_bounds__(kThreads) SmallKernel(Graph g, const int32_t* tasks,
+                                                        int num, int kmax, int* work,
+                                                        u64* out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  for (int t = PullTask(work); t < num; t = PullTask(work)) {
+    const int32_t e = tasks[t];
+    const int32_t u = g.src[e], v = g.indices[e];
+    const int d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), ws.list1);
+    BuildRows1(g, ws.list1, d, ws.rows1);
+    RunEngine1(ws.rows1, d, 2, kmax, ws, cnt);
+  }
+  cnt.Flush();
+}
+
+// Level-3 construction of KCMiner (γ <= λ at level 2): every candidate i of C
+// roots a size-3 node with candidates row(i); its bitmap space is compacted
+// from the level-2 rows and explored with the engine (single-word when it has
+// <= 32 candidates).
+__device__ void Level3(const uint32_t* rows, int d, int W, int kmax, const ArenaLayout& al,
+                       uint32_t* arena, const WarpSmem& ws, StackMem st, const Counts& cnt) {
+  int32_t* pos = reinterpret_cast<int32_t*>(arena + al.pos);
+  uint32_t* rows3 = arena + al.rows3;
+  for (int i = 0; i + 2 < d; ++i) {  // fewer than 2 candidates: nothing at size >= 5
+    const int d3 = ExtractBits(rows + static_cast<int64_t>(i) * W, W, pos);
+    if (d3 < 2) continue;
+    if (d3 <= kWarp) {
+      // rows1[a] bit b = parent row pos[a] has bit pos[b].
+      const int lane = LaneId();
+      const int pb = lane < d3 ? pos[lane] : 0;
+      for (int a = 0; a < d3; ++a) {
+        const uint32_t* pr = rows + static_cast<int64_t>(pos[a]) * W;
+        const bool in = lane > a && lane < d3 && ((pr[pb >> 5] >> (pb & 31)) & 1u);
+        const uint32_t word = __ballot_sync(kFull, in);
+        if (lane == 0) ws.rows1[a] = word;
+      }
+      __syncwarp();
+      RunEngine1(ws.rows1, d3, 3, kmax, ws, cnt);
+    } else {
+      const int W3 = WordsFor(d3);
+      CompactRows(rows, W, pos, d3, W3, rows3);
+      RunEngine(rows3, d3, W3, nullptr, d3, 3, kmax, ws.q, st, cnt, 0, 1);
+    }
+    __syncwarp();
+  }
+}
+
+// Warp-per-task bitmap kernel: KCMiner / static-L2 medium tasks and every
+// bitmap baseline (d <= kMaxBitmapDim). Arena in shared memory when it fits
+// (arena_global == nullptr), else in global scratch.
+__global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, const int32_t* tasks, int num,
+                                                       int kmax, int method, float lam,
+                                                       int dim, int* work, u64* out,
+                                                       uint32_t* arena_global,
+                                                       const int64_t* split_prefix,
+                                                       u64* split_work) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  const ArenaLayout al =
+      ArenaLayout::Make(dim, kmax, method == kKCMiner && split_prefix == nullptr);
+  uint32_t* arena;
+  if (arena_global == nullptr) {
+    arena = reinterpret_cast<uint32_t*>(smem + lay.Bytes() * Policy::kWarpsPerBlock) +
+            al.words * WarpInBlock();
+  } else {
+    arena = arena_global +
+            al.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock());
+  }
+  int32_t* list = reinterpret_cast<int32_t*>(arena + al.list);
+  uint32_t* rows = arena + al.rows;
+  StackMem st{arena + al.stack, arena + al.nbs};
+  const float lambda = lam >= 0.f ? lam : Policy::Lambda(kmax, 2);
+
+  if (split_prefix != nullptr) {
+    // KCMiner, level-3 construction for every task (λ(kmax, 2) >= 1/2 > γ):
+    // the work units are the level-3 nodes (task t, candidate i), numbered
+    // x = prefix[t - 1] + i (prefix = inclusive sum of |C|), pulled in order:
+    // heavy tasks first, and no single warp owns a whole heavy task.
+    int32_t* list3 = reinterpret_cast<int32_t*>(arena + al.pos);
+    const u64 total = num > 0 ? static_cast<u64>(split_prefix[num - 1]) : 0;
+    int cached = -1, d = 0;
+    while (true) {
+      u64 x = 0;
+      if (LaneId() == 0) x = atomicAdd(split_work, 1ull);
+      x = __shfl_sync(kFull, x, 0);
+      if (x >= total) break;
+      int lo = 0, hi = num - 1;  // first t with prefix[t] > x
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (static_cast<u64>(split_prefix[mid]) > x) hi = mid;
+        else lo = mid + 1;
+      }
+      const int t = lo;
+      const int i = static_cast<int>(x - (t > 0 ? static_cast<u64>(split_prefix[t - 1]) : 0));
+      if (t != cached) {  // consecutive units of one task reuse C
+        const int32_t e = tasks[t];
+        const int32_t u = g.src[e], v = g.indices[e];
+        d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), list);
+        cached = t;
+      }
+      if (i + 1 >= d) continue;
+      const int32_t w = list[i];
+      const int d3 = WarpIntersect(list + i + 1, d - i - 1, g.Row(w), g.Degree(w), list3);
+      if (LaneId() == 0) cnt.AddLane(4, static_cast<u64>(d3));
+      if (d3 < 2) continue;
+      if (d3 <= kWarp) {
+        BuildRows1(g, list3, d3, ws.rows1);
+        RunEngine1(ws.rows1, d3, 3, kmax, ws, cnt);
+      } else {
+        const int W3 = WordsFor(d3);
+        BuildRows(g, list3, d3, W3, rows, 0, 1);
+        RunEngine(rows, d3, W3, nullptr, d3, 3, kmax, ws.q, st, cnt, 0, 1);
+      }
+      __syncwarp();
+    }
+    cnt.Flush();
+    return;
+  }
+
+  for (int t = PullTask(work); t < num; t = PullTask(work)) {
+    const int32_t e = tasks[t];
+    const int32_t u = g.src[e], v = g.indices[e];
+    if (method == kStaticBitmapL1) {
+      // Bitmap space over N+(u); C is row(pos(v)). Only rows >= pos(v) can
+      // be reached, so only those are built (the space is not shared between
+      // tasks of one root: tasks are ordered by size, not by root).
+      const int32_t* S = g.Row(u);
+      const int d = g.Degree(u);
+      const int W = WordsFor(d);
+      const int pv = e - g.indptr[u];
+      BuildRows(g, S, d, W, rows, pv, 1);
+      int32_t* root = reinterpret_cast<int32_t*>(arena + al.pos);
+      const uint32_t* cmask = rows + static_cast<int64_t>(pv) * W;  // C as a bitmap
+      const int nroot = ExtractBits(cmask, W, root);
+      // Restrict the reachable rows to C: every node below the edge task is
+      // a subset of C, and level-0 nodes are row(r) ∩ C.
+      for (int k = 0; k < nroot; ++k) {
+        uint32_t* r = rows + static_cast<int64_t>(root[k]) * W;
+        for (int w = LaneId(); w < W; w += kWarp) r[w] &= cmask[w];
+      }
+      __syncwarp();
+      RunEngine(rows, d, W, root, nroot, 2, kmax, ws.q, st, cnt, 0, 1);
+      continue;
+    }
+    const int d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), list);
+    const int W = WordsFor(d);
+    const u64 edges = BuildRows(g, list, d, W, rows, 0, 1);
+    if (method == kWarpBitmap) {
+      RunWarpSerial(rows, d, W, 2, kmax, st.cur, st.nb, cnt);
+    } else if (method == kThreadBitmap) {
+      RunThreadDfs(rows, d, W, 2, kmax, st, cnt);
+    } else {
+      // γ = induced edges / d^2 (measured while building). Build at level 2
+      // when γ > λ, else one more level: per-candidate spaces at level 3.
+      const float gamma = static_cast<float>(static_cast<double>(edges) / (double(d) * d));
+      if (method == kStaticBitmapL2 || gamma > lambda || kmax < 5) {
+        RunEngine(rows, d, W, nullptr, d, 2, kmax, ws.q, st, cnt, 0, 1);
+      } else {
+        if (LaneId() == 0) cnt.AddLane(4, edges);  // level-3 nodes: popcount(row i)
+        Level3(rows, d, W, kmax, al, arena, ws, st, cnt);
+      }
+    }
+    __syncwarp();
+  }
+  cnt.Flush();
+}
+
+// Large tasks (kWarpTaskMax < d <= kMaxBitmapDim), KCMiner / static-L2: one
+// block per task. The block builds the bitmap space (rows round-robin over
+// warps) in its global region, then every warp takes level-2 batches of 32
+// candidates (warp w: batches w, w + 8, ...) and runs the engine with its own
+// stack.
+__global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, const int32_t* tasks, int num,
+                                                        int kmax, int dim, int* work, u64* out,
+                                                        uint32_t* region) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ int s_task, s_d;
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  const int W = WordsFor(dim);
+  const int levels = max(0, min(kmax - 5, dim - 2));
+  const int64_t block_words = RoundUp(dim, 4) + RoundUp(static_cast<int64_t>(dim) * W, 4);
+  const int64_t warp_words = RoundUp(static_cast<int64_t>(levels) * kWarp * (W + 1), 4);
+  uint32_t* base = region + (block_words + warp_words * Policy::kWarpsPerBlock) * blockIdx.x;
+  int32_t* list = reinterpret_cast<int32_t*>(base);
+  uint32_t* rows = base + RoundUp(dim, 4);
+  uint32_t* wst = base + block_words + warp_words * WarpInBlock();
+  StackMem st{wst, wst + static_cast<int64_t>(levels) * kWarp * W};
+  while (true) {
+    if (threadIdx.x == 0) s_task = atomicAdd(work, 1);
+    __syncthreads();
+    const int t = s_task;
+    if (t >= num) break;
+    const int32_t e = tasks[t];
+    const int32_t u = g.src[e], v = g.indices[e];
+    if (WarpInBlock() == 0) {
+      const int d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), list);
+      if (LaneId() == 0) s_d = d;
+    }
+    __syncthreads();
+    const int d = s_d;
+    const int Wd = WordsFor(d);
+    BuildRows(g, list, d, Wd, rows, WarpInBlock(), Policy::kWarpsPerBlock);
+    __syncthreads();
+    RunEngine(rows, d, Wd, nullptr, d, 2, kmax, ws.q, st, cnt, WarpInBlock(),
+              Policy::kWarpsPerBlock);
+    __syncthreads();  // region and s_task reused by the next task
+  }
+  cnt.Flush();
+}
+
+// Sorted-list DFS (kBinarySearch, and every method for d > kMaxBitmapDim).
+// Frame f holds the candidate list of a size-(2 + f) node; expanding element
+// w intersects the later elements with N+(w).
+__global__ void __launch_bounds__(kThreads) ListKernel(Graph g, const int32_t* tasks, int num,
+                                                       int kmax, int dim, int* work, u64* out,
+                                                       int32_t* arena_all) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  const ListLayout ll = ListLayout::Make(dim, kmax);
+  int32_t* arena =
+      arena_all + ll.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock +
+                              WarpInBlock());
+  int32_t* fidx = arena + static_cast<int64_t>(ll.F) * ll.D;
+  int32_t* fn = fidx + ll.F;
+  const int lane = LaneId();
+  for (int t = PullTask(work); t < num; t = PullTask(work)) {
+    const int32_t e = tasks[t];
+    const int32_t u = g.src[e], v = g.indices[e];
+    int n = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), arena);
+    int f = 0, idx = 0;
+    while (true) {
+      if (idx + 1 >= n) {  // the last element has no later elements
+        if (f == 0) break;
+        --f;
+        idx = fidx[f];
+        n = fn[f];
+        continue;
+      }
+      const int32_t* cur = arena + static_cast<int64_t>(f) * ll.D;
+      const int32_t w = cur[idx];
+      const bool push = f + 1 < ll.F;  // child frame f + 1 exists iff 2 + f + 3 <= kmax
+      int32_t* child = push ? arena + static_cast<int64_t>(f + 1) * ll.D : nullptr;
+      const int c = WarpIntersect(cur + idx + 1, n - idx - 1, g.Row(w), g.Degree(w), child);
+      ++idx;
+      if (lane == 0) cnt.AddLane(4 + f, static_cast<u64>(c));
+      if (push && c >= 2) {
+        if (lane == 0) {
+          fidx[f] = idx;
+          fn[f] = n;
+        }
+        __syncwarp();
+        ++f;
+        idx = 0;
+        n = c;
+      }
+    }
+    __syncwarp();
+  }
+  cnt.Flush();
+}
+
+cudaError_t LastError() { return cudaGetLastError(); }
+
+// Byte offsets inside the pre-pass scratch.
+struct PrepassLayout {
+  size_t keys_in, keys_out, vals_in, vals_out, classes, temp, temp_bytes, total;
+  static PrepassLayout Make(int64_t n) {
+    PrepassLayout l;
+    const size_t a = RoundUp(std::max<int64_t>(n, 1) * 4, 256);
+    l.classes = 0;
+    l.keys_in = 256;
+    l.keys_out = l.keys_in + a;
+    l.vals_in = l.keys_out + a;
+    l.vals_out = l.vals_in + a;
+    l.temp = l.vals_out + a;
+    l.temp_bytes = 0;
+    cub::DeviceRadixSort::SortPairsDescending(
+        nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+        static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
+        static_cast<int>(std::max<int64_t>(n, 1)), 0, 32);
+    l.total = l.temp + RoundUp(l.temp_bytes, 256);
+    return l;
+  }
+};
+
+int BitWidth(uint64_t x) {
+  int b = 0;
+  while (x) {
+    ++b;
+    x >>= 1;
+  }
+  return b;
+}
+
+// Occupancy of a persistent kernel. The dynamic shared memory limit is set to
+// the device maximum (not to this call's need) so that concurrent handlers
+// with different kmax never race on the function attribute.
+template <typename Kernel>
+cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
+  int dev = 0, optin = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (err != cudaSuccess) return err;
+  cudaFuncAttributes attr;
+  err = cudaFuncGetAttributes(&attr, k);
+  if (err != cudaSuccess) return err;
+  const int limit = optin - static_cast<int>(attr.sharedSizeBytes);
+  if (static_cast<int64_t>(smem) > limit) return cudaErrorInvalidConfiguration;
+  err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+  if (err != cudaSuccess) return err;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, kThreads, smem);
+  if (err != cudaSuccess) return err;
+  if (*blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+size_t PrepassScratchBytes(int64_t num_tasks) { return PrepassLayout::Make(num_tasks).total; }
+
+const TaskClasses* PrepassClasses(const void* scratch) {
+  return reinterpret_cast<const TaskClasses*>(static_cast<const char*>(scratch) +
+                                              PrepassLayout::Make(0).classes);
+}
+
+const int32_t* PrepassSortedTasks(const void* scratch, int64_t num_tasks) {
+  return reinterpret_cast<const int32_t*>(static_cast<const char*>(scratch) +
+                                          PrepassLayout::Make(num_tasks).vals_out);
+}
+
+const uint32_t* PrepassSortedKeys(const void* scratch, int64_t num_tasks) {
+  return reinterpret_cast<const uint32_t*>(static_cast<const char*>(scratch) +
+                                           PrepassLayout::Make(num_tasks).keys_out);
+}
+
+cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
+                          cudaStream_t stream) {
+  const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
+  cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
+  if (err != cudaSuccess) return err;
+  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
+  char* s = static_cast<char*>(scratch);
+  auto* classes = reinterpret_cast<TaskClasses*>(s + l.classes);
+  err = cudaMemsetAsync(classes, 0, sizeof(TaskClasses), stream);
+  if (err != cudaSuccess) return err;
+  if (p.num_tasks == 0) return cudaSuccess;
+  auto* keys_in = reinterpret_cast<uint32_t*>(s + l.keys_in);
+  auto* keys_out = reinterpret_cast<uint32_t*>(s + l.keys_out);
+  auto* vals_in = reinterpret_cast<int32_t*>(s + l.vals_in);
+  auto* vals_out = reinterpret_cast<int32_t*>(s + l.vals_out);
+  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const int64_t want = CeilDiv(p.num_tasks, Policy::kWarpsPerBlock);
+  const int blocks = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kPrepassBlocksPerSm)));
+  PrepassKernel<<<blocks, kThreads, 0, stream>>>(g, p.tasks, p.num_tasks, p.kmax, p.method, keys_in,
+                                                 vals_in, reinterpret_cast<u64*>(p.counts));
+  if ((err = LastError()) != cudaSuccess) return err;
+  if (p.kmax < 4) return cudaSuccess;  // classes stay empty
+  size_t temp_bytes = l.temp_bytes;
+  // Keys are <= max(num_nodes, num_edges) (a degree or an intersection size).
+  const int end_bit =
+      std::max(1, BitWidth(static_cast<uint64_t>(std::max(p.num_nodes, p.num_edges))));
+  err = cub::DeviceRadixSort::SortPairsDescending(s + l.temp, temp_bytes, keys_in, keys_out,
+                                                  vals_in, vals_out,
+                                                  static_cast<int>(p.num_tasks), 0,
+                                                  std::min(end_bit, 32), stream);
+  if (err != cudaSuccess) return err;
+  ClassesKernel<<<1, kWarp, 0, stream>>>(keys_out, p.num_tasks, classes);
+  return LastError();
+}
+
+cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, SolvePlan* plan) {
+  *plan = SolvePlan{};
+  plan->num_sms = num_sms;
+  if (p.kmax < 4 || c.small_end <= 0) return cudaSuccess;
+  const int m = p.method;
+  const int maxk = c.max_key;
+  const int64_t warp_smem = WarpSmemLayout::Make(p.kmax).Bytes();
+  const int64_t base_smem = warp_smem * Policy::kWarpsPerBlock;
+
+  // Ranges per kernel.
+  if (m == kBinarySearch) {
+    plan->begin[0] = 0;
+    plan->end[0] = c.small_end;
+  } else if (m == kKCMiner || m == kStaticBitmapL2) {
+    plan->begin[0] = 0, plan->end[0] = c.huge_end;
+    plan->begin[1] = c.huge_end, plan->end[1] = c.large_end;
+    plan->begin[2] = c.large_end, plan->end[2] = c.medium_end;
+    plan->begin[3] = c.medium_end, plan->end[3] = c.small_end;
+  } else {
+    plan->begin[0] = 0, plan->end[0] = c.huge_end;
+    plan->begin[2] = c.huge_end, plan->end[2] = c.small_end;
+  }
+  // The largest key of a range is the key of its first task (descending);
+  // bounded by the class limit (the host only knows the overall maximum).
+  plan->dim[0] = maxk;
+  plan->dim[1] = std::min(maxk, Policy::kMaxBitmapDim);
+  plan->dim[2] = (m == kKCMiner || m == kStaticBitmapL2) ? std::min(maxk, Policy::kWarpTaskMax)
+                                                        : std::min(maxk, Policy::kMaxBitmapDim);
+  plan->dim[3] = Policy::kSmallTaskMax;
+
+  // KCMiner never builds at level 2 when λ(kmax, 2) >= 1/2 (γ < 1/2 in a
+  // strictly upper triangular space): split medium tasks into level-3 units.
+  const float lambda2 = p.lam >= 0.f ? p.lam : Policy::Lambda(p.kmax, 2);
+  const int64_t n_medium = plan->end[2] - plan->begin[2];
+  if (m == kKCMiner && p.kmax >= 5 && lambda2 >= 0.5f && n_medium > 0) {
+    plan->split3 = true;
+    plan->split_scan_bytes = 0;
+    cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->split_scan_bytes,
+                                                  static_cast<int64_t*>(nullptr),
+                                                  static_cast<int64_t*>(nullptr),
+                                                  static_cast<int>(n_medium));
+    if (e != cudaSuccess) return e;
+  }
+  size_t total = 256;  // work counters
+  if (plan->split3) {
+    total += RoundUp(n_medium * 8, 256) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), 256);
+  }
+  cudaError_t err;
+  for (int k = 0; k < 4; ++k) {
+    const int64_t n = plan->end[k] - plan->begin[k];
+    if (n <= 0) continue;
+    int bpm = 0;
+    int64_t warps_per_block = Policy::kWarpsPerBlock;
+    int64_t per_unit = 0;  // arena bytes per block
+    size_t smem = base_smem;
+    int64_t want_blocks = 0;
+    if (k == 0) {
+      err = MaxBlocks(ListKernel, smem, &bpm);
+      per_unit = ListLayout::Make(plan->dim[0], p.kmax).words * 4 * warps_per_block;
+      want_blocks = CeilDiv(n, warps_per_block);
+    } else if (k == 1) {
+      err = MaxBlocks(BlockKernel, smem, &bpm);
+      const int d = plan->dim[1], W = WordsFor(d);
+      const int levels = std::max(0, std::min(p.kmax - 5, d - 2));
+      const int64_t block_words = RoundUp(d, 4) + RoundUp(int64_t{d} * W, 4);
+      const int64_t warp_words = RoundUp(int64_t{levels} * kWarp * (W + 1), 4);
+      per_unit = (block_words + warp_words * warps_per_block) * 4;
+      want_blocks = n;
+    } else if (k == 2) {
+      const ArenaLayout al = ArenaLayout::Make(plan->dim[2], p.kmax, m == kKCMiner && !plan->split3);
+      const int64_t arena_block = al.words * 4 * warps_per_block;
+      if (arena_block <= Policy::kSmemArenaBytes) {
+        plan->arena_in_smem = true;
+        smem += arena_block;
+      } else {
+        per_unit = arena_block;
+      }
+      err = MaxBlocks(WarpKernel, smem, &bpm);
+      want_blocks = CeilDiv(n, warps_per_block);
+    } else {
+      err = MaxBlocks(SmallKernel, smem, &bpm);
+      want_blocks = CeilDiv(n, warps_per_block);
+    }
+    if (err != cudaSuccess) return err;
+    int64_t blocks = std::min<int64_t>(want_blocks, int64_t{bpm} * num_sms);
+    if (per_unit > 0)
+      blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, Policy::kArenaBudgetBytes / per_unit));
+    blocks = std::max<int64_t>(blocks, 1);
+    plan->blocks[k] = static_cast<int>(blocks);
+    plan->smem[k] = smem;
+    plan->arena_bytes[k] = static_cast<size_t>(per_unit * blocks);
+    total += RoundUp(static_cast<int64_t>(plan->arena_bytes[k]), 256);
+  }
+  plan->scratch_bytes = total;
+  return cudaSuccess;
+}
+
+cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int32_t* sorted,
+                        const uint32_t* sorted_keys, void* scratch, cudaStream_t stream) {
+  if (plan.scratch_bytes == 0) return cudaSuccess;
+  char* s = static_cast<char*>(scratch);
+  int* work = reinterpret_cast<int*>(s);  // [0..3]: per-kernel task counters
+  u64* split_work = reinterpret_cast<u64*>(s + 32);
+  cudaError_t err = cudaMemsetAsync(work, 0, 64, stream);
+  if (err != cudaSuccess) return err;
+  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  u64* out = reinterpret_cast<u64*>(p.counts);
+  size_t off = 256;
+  int64_t* split_prefix = nullptr;
+  if (plan.split3) {
+    const int n = static_cast<int>(plan.end[2] - plan.begin[2]);
+    split_prefix = reinterpret_cast<int64_t*>(s + off);
+    off += RoundUp(int64_t{n} * 8, 256);
+    void* temp = s + off;
+    off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), 256);
+    const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(n, 256), 4096));
+    WidenKeysKernel<<<blocks, 256, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
+    if ((err = LastError()) != cudaSuccess) return err;
+    size_t temp_bytes = plan.split_scan_bytes;
+    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
+    if (err != cudaSuccess) return err;
+  }
+  void* arena[4] = {nullptr, nullptr, nullptr, nullptr};
+  for (int k = 0; k < 4; ++k) {
+    if (plan.blocks[k] == 0 || plan.arena_bytes[k] == 0) continue;
+    arena[k] = s + off;
+    off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), 256);
+  }
+  // Heaviest classes first so that their long tails overlap the rest on the
+  // stream only through the (in-order) kernel sequence.
+  for (int k = 0; k < 4; ++k) {
+    if (plan.blocks[k] == 0) continue;
+    const int32_t* t = sorted + plan.begin[k];
+    const int n = static_cast<int>(plan.end[k] - plan.begin[k]);
+    switch (k) {
+      case 0:
+        ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+            g, t, n, p.kmax, plan.dim[k], work + k, out, static_cast<int32_t*>(arena[k]));
+        break;
+      case 1:
+        BlockKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+            g, t, n, p.kmax, plan.dim[k], work + k, out, static_cast<uint32_t*>(arena[k]));
+        break;
+      case 2:
+        WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+            g, t, n, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
+            plan.arena_in_smem ? nullptr : static_cast<uint32_t*>(arena[k]), split_prefix,
+            split_work);
+        break;
+      default:
+        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(g, t, n, p.kmax,
+                                                                        work + k, out);
+        break;
+    }
+    if ((err = LastError()) != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace kcjax::cuda

@@ -1,0 +1,91 @@
+// Host interface between the CUDA clique-count handler (cliques_cuda.cc) and
+// its kernels (cliques_kernels.cu). Plain C++ and CUDA runtime types only, so
+// that the handler compiles with the host compiler.
+//
+// Pipeline (all on the caller's stream):
+//   1. LaunchPrepass: zero the output, exact task sizes |N+(u) ∩ N+(v)|,
+//      counts[3], radix sort of the tasks by work size (descending) and the
+//      boundaries of the size classes, written to device memory.
+//   2. The handler copies the 32-byte TaskClasses back to the host (one
+//      stream synchronization) so that scratch memory and grids are sized to
+//      the actual largest task instead of to worst-case bounds.
+//   3. PlanSolve + LaunchSolve: persistent kernels per size class, heavy
+//      tasks first, accumulating into counts.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kcjax::cuda {
+
+struct CountProblem {
+  const int32_t* indptr;   // device, [num_nodes + 1]
+  const int32_t* indices;  // device, [num_edges]
+  const int32_t* src;      // device, [num_edges]
+  const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped
+  int64_t num_nodes;
+  int64_t num_edges;
+  int64_t num_tasks;
+  int32_t kmax;    // >= 3
+  int32_t method;  // kcjax::CountMethod, validated by the caller
+  float lam;       // < 0: CliquePolicy::Lambda
+  uint32_t* counts;  // device, [kmax + 1][4] 128-bit little-endian limbs
+};
+
+// Boundaries in the descending-sorted task array (task i has work key k_i;
+// keys are 0 for tasks with nothing to do beyond counts[3]):
+//   [0, huge_end)           key > kMaxBitmapDim
+//   [huge_end, large_end)   kWarpTaskMax < key <= kMaxBitmapDim
+//   [large_end, medium_end) kSmallTaskMax <= key <= kWarpTaskMax
+//   [medium_end, small_end) 0 < key < kSmallTaskMax
+// The key is |C| (C = N+(u) ∩ N+(v)) except for kStaticBitmapL1, where it is
+// the bitmap dimension |N+(u)|.
+struct TaskClasses {
+  int32_t huge_end;
+  int32_t large_end;
+  int32_t medium_end;
+  int32_t small_end;
+  int32_t max_key;
+  int32_t pad[3];
+};
+
+// Scratch needed by LaunchPrepass (256-byte aligned base expected).
+size_t PrepassScratchBytes(int64_t num_tasks);
+
+// Zeroes problem.counts, computes counts[3] and sorts the tasks. Writes the
+// TaskClasses to *PrepassClasses(scratch) on the device; nothing more to do
+// when problem.kmax == 3 (the classes are then all empty).
+cudaError_t LaunchPrepass(const CountProblem& problem, void* scratch, int num_sms,
+                          cudaStream_t stream);
+const TaskClasses* PrepassClasses(const void* scratch);
+const int32_t* PrepassSortedTasks(const void* scratch, int64_t num_tasks);
+const uint32_t* PrepassSortedKeys(const void* scratch, int64_t num_tasks);
+
+// Grid shapes and scratch of the solve phase, derived from the host copy of
+// the task classes.
+struct SolvePlan {
+  int num_sms = 0;
+  // One entry per kernel: 0 huge/list, 1 large/block, 2 medium/warp, 3 small.
+  int64_t begin[4] = {0, 0, 0, 0};
+  int64_t end[4] = {0, 0, 0, 0};
+  int dim[4] = {0, 0, 0, 0};           // largest key in the range
+  int blocks[4] = {0, 0, 0, 0};        // persistent grid (0: not launched)
+  size_t smem[4] = {0, 0, 0, 0};       // dynamic shared memory per block
+  size_t arena_bytes[4] = {0, 0, 0, 0};  // global scratch for the kernel
+  bool arena_in_smem = false;          // medium kernel keeps its arenas on chip
+  // KCMiner with λ(kmax, 2) >= 1/2: medium tasks are split into level-3 units
+  // (task, candidate) pulled from one counter (prefix sum of task sizes).
+  bool split3 = false;
+  size_t split_scan_bytes = 0;
+  size_t scratch_bytes = 0;            // total (work counters + arenas)
+};
+
+cudaError_t PlanSolve(const CountProblem& problem, const TaskClasses& classes, int num_sms,
+                      SolvePlan* plan);
+cudaError_t LaunchSolve(const CountProblem& problem, const SolvePlan& plan,
+                        const int32_t* sorted_tasks, const uint32_t* sorted_keys, void* scratch,
+                        cudaStream_t stream);
+
+}  // namespace kcjax::cuda
