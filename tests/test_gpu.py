@@ -50,18 +50,26 @@ def test_gpu_equals_cpu_on_random_graphs(seed, method):
     assert _count(dag, ks, method, "cuda") == _count(dag, ks, method, "cpu")
 
 
+def _dag_with_a_big_task(d: int, p: float, seed: int) -> kcjax.DAG:
+    """Edge (0, 1) whose candidate set is 2..d+1, with random edges among them."""
+    rng = np.random.default_rng(seed)
+    a, b = np.triu_indices(d, 1)
+    keep = rng.random(a.size) < p
+    src = np.concatenate([[0], np.zeros(d, int), np.ones(d, int), a[keep] + 2])
+    dst = np.concatenate([[1], np.arange(2, d + 2), np.arange(2, d + 2), b[keep] + 2])
+    order = np.lexsort((dst, src))
+    src, dst = src[order].astype(np.int32), dst[order].astype(np.int32)
+    n = d + 2
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
+    return kcjax.DAG(indptr, dst, src, np.arange(n, dtype=np.int32), n)
+
+
 @pytest.mark.parametrize("method", METHODS)
-def test_gpu_handles_a_big_candidate_set(method):
-    # K_40 plus a hub adjacent to 1500 leaves and to the clique: tasks with
-    # candidate sets in every size class.
-    n_clique, n_leaves = 40, 1500
-    src, dst = np.triu_indices(n_clique, 1)
-    hub = n_clique + n_leaves
-    leaf_src = np.arange(n_clique, n_clique + n_leaves)
-    src = np.concatenate([src, leaf_src, np.full(n_clique, hub)])
-    dst = np.concatenate([dst, np.full(n_leaves, hub), np.arange(n_clique)])
-    dag = kcjax.orient(kcjax.Graph.from_edges(src, dst), order="degeneracy")
-    ks = [3, 5, 9, 20, 41, 42]
+@pytest.mark.parametrize(("d", "p"), [(1500, 0.05), (9000, 0.004)])
+def test_gpu_handles_big_candidate_sets(method, d, p):
+    # Candidate sets in the block (> 1024) and list (> 8192) size classes.
+    dag = _dag_with_a_big_task(d, p, seed=d)
+    ks = [3, 4, 5, 6, 7]
     assert _count(dag, ks, method, "cuda") == _count(dag, ks, method, "cpu")
 
 
