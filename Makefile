@@ -18,11 +18,14 @@ test: build
 	$(VENV)/bin/python -P -m pytest -q $(PYTEST_ARGS) tests
 
 bench: build
-	$(VENV)/bin/python experiments/bench_cpu.py
+	$(VENV)/bin/python -P experiments/bench.py --graphs email-Enron com-dblp --ks 3-6 \
+		--methods kcminer binary_search static_l2 pivot dense --repeats 3 \
+		--out experiments/results/cpu.json
 
-lint:
-	ruff check kcjax tests experiments
-	ruff format --check kcjax tests experiments
+lint: build
+	$(VENV)/bin/python -m ruff --version >/dev/null 2>&1 || $(VENV)/bin/python -m pip install -q ruff
+	$(VENV)/bin/python -m ruff check kcjax tests experiments
+	$(VENV)/bin/python -m ruff format --check kcjax tests experiments
 
 clean:
 	rm -rf build $(VENV) .pytest_cache

@@ -28,10 +28,14 @@ import numpy as np
 import kcjax
 from kcjax import _ffi
 from kcjax.cliques import ENUMERATION_METHODS, count_cliques_limbs, limbs_to_int
+from kcjax.dense import count_cliques_dense
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIRS = [ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"]
-ANCHORS = [ROOT / ".gpu" / "peer-best-h200.tsv", ROOT.parent / "shared" / "data" / "anchors" / "peer-best-h200.tsv"]
+ANCHORS = [
+    ROOT / ".gpu" / "peer-best-h200.tsv",
+    ROOT.parent / "shared" / "data" / "anchors" / "peer-best-h200.tsv",
+]
 
 
 def _first(paths: list[Path]) -> Path | None:
@@ -116,6 +120,9 @@ def bench_one(dag: kcjax.DAG, k: int, method: str, repeats: int) -> tuple[float,
 
         med, times, _ = _timed(run, repeats)
         return med, times, kcjax.count_cliques(dag, k, method="pivot")
+    if method == "dense":
+        med, times, out = _timed(lambda: count_cliques_dense(dag, k), repeats)
+        return med, times, limbs_to_int(np.asarray(out)[k])
     fn = jax.jit(lambda d: count_cliques_limbs(d, k, method=method))
     med, times, out = _timed(lambda: fn(dag), repeats)
     return med, times, limbs_to_int(np.asarray(out)[k])
@@ -142,34 +149,50 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         dag = jax.block_until_ready(kcjax.orient(graph, order=args.order))
         t_orient = time.perf_counter() - t0
-        print(f"# {name}: n={graph.num_nodes} m={graph.num_edges} load {t_load:.2f}s "
-              f"orient {t_orient:.2f}s max_out={int(dag.max_out_degree())}", file=sys.stderr)
+        print(
+            f"# {name}: n={graph.num_nodes} m={graph.num_edges} load {t_load:.2f}s "
+            f"orient {t_orient:.2f}s max_out={int(dag.max_out_degree())}",
+            file=sys.stderr,
+        )
         too_slow: set[str] = set()
         for k in _ranges(args.ks):
             for method in args.methods:
                 if method in too_slow:
                     continue
-                if method != "pivot" and method not in ENUMERATION_METHODS:
+                if method not in ("pivot", "dense", *ENUMERATION_METHODS):
                     raise SystemExit(f"unknown method {method}")
                 med, times, count = bench_one(dag, k, method, args.repeats)
                 want = truth.get((name, k))
                 row = {
-                    "graph": name, "k": k, "method": method, "order": args.order,
-                    "median_s": med, "pipelined_s": times[-1], "times_s": times[:-1],
+                    "graph": name,
+                    "k": k,
+                    "method": method,
+                    "order": args.order,
+                    "median_s": med,
+                    "pipelined_s": times[-1],
+                    "times_s": times[:-1],
                     "count": str(count),
                     "correct": None if want is None else count == want,
                     **anchor.get((name, k), {}),
                 }
                 rows.append(row)
-                print(f"{name:14s} k={k:2d} {method:14s} {med:10.6f}s "
-                      f"pipelined {times[-1]:10.6f}s count={count} "
-                      f"ok={row['correct']}", file=sys.stderr, flush=True)
+                print(
+                    f"{name:14s} k={k:2d} {method:14s} {med:10.6f}s "
+                    f"pipelined {times[-1]:10.6f}s count={count} "
+                    f"ok={row['correct']}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 if med * (args.repeats + 1) > args.budget:
                     too_slow.add(method)
     meta = {
-        "device": str(device), "device_kind": device.device_kind, "platform": device.platform,
-        "jax": jax.__version__, "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"), "repeats": args.repeats,
+        "device": str(device),
+        "device_kind": device.device_kind,
+        "platform": device.platform,
+        "jax": jax.__version__,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "repeats": args.repeats,
         "timer": "wall clock around a synchronized call on a device-resident oriented graph",
     }
     if args.out:
@@ -180,16 +203,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_table(rows: list[dict]) -> None:
-    print(f"{'graph':14s} {'k':>2s} {'method':14s} {'median_s':>10s} {'pipelined':>10s} "
-          f"{'best_enum':>10s} {'x_enum':>7s} {'best_any':>10s} {'x_any':>7s} ok")
+    print(
+        f"{'graph':14s} {'k':>2s} {'method':14s} {'median_s':>10s} {'pipelined':>10s} "
+        f"{'best_enum':>10s} {'x_enum':>7s} {'best_any':>10s} {'x_any':>7s} ok"
+    )
     for r in rows:
         be, ba = r.get("best_enumeration_s"), r.get("best_any_s")
         xe = f"{be / r['median_s']:7.2f}" if be and math.isfinite(be) else "      -"
         xa = f"{ba / r['median_s']:7.2f}" if ba else "      -"
-        print(f"{r['graph']:14s} {r['k']:2d} {r['method']:14s} {r['median_s']:10.6f} "
-              f"{r['pipelined_s']:10.6f} "
-              f"{be if be else float('nan'):10.6f} {xe} {ba if ba else float('nan'):10.6f} {xa} "
-              f"{r['correct']}")
+        print(
+            f"{r['graph']:14s} {r['k']:2d} {r['method']:14s} {r['median_s']:10.6f} "
+            f"{r['pipelined_s']:10.6f} "
+            f"{be if be else float('nan'):10.6f} {xe} {ba if ba else float('nan'):10.6f} {xa} "
+            f"{r['correct']}"
+        )
 
 
 if __name__ == "__main__":

@@ -110,14 +110,17 @@ def _build_parser() -> _Parser:
     )
     _add_count_options(count)
     dist = count.add_argument_group(
-        "multi-process", "run as one of several processes (jax.distributed); the environment "
-        "variables JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID work too"
+        "multi-process",
+        "run as one of several processes (jax.distributed); the environment "
+        "variables JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID work too",
     )
     dist.add_argument("--coordinator", metavar="HOST:PORT", help="address of process 0")
     dist.add_argument("--num-processes", type=int, metavar="N", help="number of processes")
     dist.add_argument("--process-id", type=int, metavar="I", help="this process's id, 0..N-1")
     dist.add_argument(
-        "--split", choices=("balanced", "round_robin"), default="balanced",
+        "--split",
+        choices=("balanced", "round_robin"),
+        default="balanced",
         help="how edge tasks are dealt to devices",
     )
     count.set_defaults(run=_run_count)
@@ -257,7 +260,9 @@ def _run_list(args: argparse.Namespace) -> int:
                 if args.k >= 3
                 else iter([list_cliques(dag, args.k)])
             )
-            _, list_s = _interruptible(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
+            _, list_s = _interruptible(
+                lambda: _write_cliques(batches, tmp, out.suffix, total, args.k)
+            )
         tmp.replace(out)
     finally:
         tmp.unlink(missing_ok=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Union
 
 import jax
 import jax.numpy as jnp
@@ -28,7 +27,7 @@ ENUMERATION_METHODS: Mapping[str, int] = {
 #: (pure JAX, :mod:`kcjax.dense`) and "auto".
 METHODS: tuple[str, ...] = ("auto", "pivot", "dense", *ENUMERATION_METHODS)
 
-GraphLike = Union[Graph, DAG]
+GraphLike = Graph | DAG
 ProgressFn = Callable[[int, int], None]
 
 
@@ -104,7 +103,9 @@ def count_cliques(
 
     if mesh is not None:
         if method == "pivot" or chunk_size is not None or progress is not None:
-            raise ValueError("mesh= counts by enumeration in one call: no pivot, chunks or progress")
+            raise ValueError(
+                "mesh= counts by enumeration in one call: no pivot, chunks or progress"
+            )
         from kcjax.distributed import count_cliques_sharded  # imports this module
 
         limbs = count_cliques_sharded(
@@ -125,7 +126,9 @@ def count_cliques(
         counts += [limbs_to_int(host[s]) for s in range(3, kmax + 1)]
     elif method == "pivot":
         if traced:
-            raise ValueError("method='pivot' runs eagerly only (its histogram is finished on the host)")
+            raise ValueError(
+                "method='pivot' runs eagerly only (its histogram is finished on the host)"
+            )
         counts = _pivot_counts(dag, ks, num_threads)
     elif method == "dense" or traced:
         if method == "dense":
@@ -278,7 +281,7 @@ def _pivot_counts(dag: DAG, ks: list[int], num_threads: int) -> list[int]:
     ).astype(np.uint64)
     wide = hist[..., 0] | (hist[..., 1] << np.uint64(32))
     high = hist[..., 2] | (hist[..., 3] << np.uint64(32))
-    for h, p in zip(*np.nonzero(wide | high)):
+    for h, p in zip(*np.nonzero(wide | high), strict=True):
         leaves = int(wide[h, p]) + (int(high[h, p]) << 64)
         for s in ks:
             if h <= s <= h + p:

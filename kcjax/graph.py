@@ -153,7 +153,9 @@ class Graph:
         return cls.from_edges(coo.row[nz], coo.col[nz], num_nodes=coo.shape[0])
 
 
-jax.tree_util.register_dataclass(Graph, data_fields=["indptr", "indices"], meta_fields=["num_nodes"])
+jax.tree_util.register_dataclass(
+    Graph, data_fields=["indptr", "indices"], meta_fields=["num_nodes"]
+)
 
 
 def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -162,9 +164,10 @@ def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
     if s.ndim != 1 or d.ndim != 1 or s.shape != d.shape:
         raise ValueError(f"src and dst must be 1-D of equal length, got {s.shape} and {d.shape}")
     for name, a in (("src", s), ("dst", d)):
-        if a.size and not np.issubdtype(a.dtype, np.integer):
-            if not np.all(np.mod(a, 1) == 0):
-                raise ValueError(f"{name} holds non-integer vertex ids")
+        if a.size == 0 or np.issubdtype(a.dtype, np.integer):
+            continue
+        if not np.issubdtype(a.dtype, np.floating) or not np.all(np.mod(a, 1) == 0):
+            raise ValueError(f"{name} holds non-integer vertex ids")
     s = s.astype(np.int64, copy=False)
     d = d.astype(np.int64, copy=False)
     if s.size and min(s.min(), d.min()) < 0:

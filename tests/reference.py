@@ -13,7 +13,11 @@ _ROOT = Path(__file__).resolve().parents[1]
 #: ../shared/data/graphs beside the repository (or a copy in .gpu/graphs, as
 #: carried to the GPU machine); tests that need it skip when it is absent.
 DATA_DIR = next(
-    (p for p in (_ROOT.parent / "shared" / "data" / "graphs", _ROOT / ".gpu" / "graphs") if p.exists()),
+    (
+        p
+        for p in (_ROOT.parent / "shared" / "data" / "graphs", _ROOT / ".gpu" / "graphs")
+        if p.exists()
+    ),
     _ROOT.parent / "shared" / "data" / "graphs",
 )
 

@@ -176,7 +176,8 @@ def test_list(capsys, tmp_path, graph_file, k, suffix):
     rows = np.load(out_path) if suffix == ".npy" else np.loadtxt(out_path, dtype=int, ndmin=2)
     assert rows.shape == (COUNTS[k], k)
     assert {tuple(r) for r in rows.tolist()} == {
-        tuple(sorted(c)) for c in nx.enumerate_all_cliques(nx.read_edgelist(graph_file, nodetype=int))
+        tuple(sorted(c))
+        for c in nx.enumerate_all_cliques(nx.read_edgelist(graph_file, nodetype=int))
         if len(c) == k
     }
     assert not list(tmp_path.glob(".*partial"))

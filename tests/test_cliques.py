@@ -37,7 +37,10 @@ def _case_graphs() -> dict[str, tuple[np.ndarray, int]]:
     cases["planted"] = (_edges(_planted(80, 0.08, 11, seed=7)), 80)
     cases["complete12"] = (_edges(nx.complete_graph(12)), 12)
     cases["star"] = (_edges(nx.star_graph(9)), 10)
-    cases["disjoint_k5_k7"] = (_edges(nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(7))), 12)
+    cases["disjoint_k5_k7"] = (
+        _edges(nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(7))),
+        12,
+    )
     cases["isolated_only"] = (np.zeros((0, 2), np.int64), 6)
     return cases
 

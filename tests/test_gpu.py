@@ -19,8 +19,15 @@ pytestmark = [
 
 METHODS = ("pivot", *kcjax.ENUMERATION_METHODS)
 SHARED = (
-    "email-Enron", "ca-AstroPh", "soc-Epinions1", "wiki-Vote",
-    "ego-Facebook", "ca-CondMat", "cit-HepTh", "com-amazon", "com-dblp",
+    "email-Enron",
+    "ca-AstroPh",
+    "soc-Epinions1",
+    "wiki-Vote",
+    "ego-Facebook",
+    "ca-CondMat",
+    "cit-HepTh",
+    "com-amazon",
+    "com-dblp",
 )
 
 
@@ -44,7 +51,9 @@ def test_gpu_equals_cpu_on_random_graphs(seed, method):
     # Plant a dense part so deep levels and big candidate sets occur.
     rng = np.random.default_rng(seed)
     members = rng.choice(300, 40, replace=False).tolist()
-    g.add_edges_from((a, b) for i, a in enumerate(members) for b in members[i + 1 :] if rng.random() < 0.9)
+    g.add_edges_from(
+        (a, b) for i, a in enumerate(members) for b in members[i + 1 :] if rng.random() < 0.9
+    )
     dag = kcjax.orient(kcjax.Graph.from_networkx(g))
     ks = list(range(1, 11))
     assert _count(dag, ks, method, "cuda") == _count(dag, ks, method, "cpu")

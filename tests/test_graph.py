@@ -17,7 +17,7 @@ def _random_nx(seed: int, n: int = 50, p: float = 0.12) -> nx.Graph:
 
 def _edge_set(graph: kcjax.Graph) -> set[tuple[int, int]]:
     src, dst = (np.asarray(a) for a in graph.edges())
-    return set(zip(src.tolist(), dst.tolist()))
+    return set(zip(src.tolist(), dst.tolist(), strict=True))
 
 
 def test_canonicalization_report():
@@ -76,7 +76,7 @@ def test_orientation_invariants(order, seed):
         assert np.all(row > u) and np.all(np.diff(row) > 0)
         assert np.all(src[indptr[u] : indptr[u + 1]] == u)
     # Same edges, in original ids.
-    oriented = {tuple(sorted((perm[a], perm[b]))) for a, b in zip(src, indices)}
+    oriented = {tuple(sorted((perm[a], perm[b]))) for a, b in zip(src, indices, strict=True)}
     assert oriented == {tuple(sorted(e)) for e in g.edges()}
     degeneracy = max(nx.core_number(g).values())
     assert int(kcjax.degeneracy(graph)) == degeneracy
@@ -94,5 +94,5 @@ def test_orient_under_jit_matches_eager():
     graph = kcjax.Graph.from_networkx(_random_nx(5))
     eager = kcjax.orient(graph, order="degeneracy")
     jitted = jax.jit(lambda g: kcjax.orient(g, order="degeneracy"))(graph)
-    for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted)):
+    for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
