@@ -312,7 +312,8 @@ def _count_and_report(
         leave=False,
     ) as bar:
 
-        def progress(done: int, _total: int) -> None:
+        def progress(done: int, total: int) -> None:
+            bar.total = total  # edge tasks, or vertex tasks when pivoting
             bar.update(done - bar.n)
 
         counts, count_s = _interruptible(

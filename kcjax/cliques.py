@@ -63,7 +63,8 @@ def count_cliques(
         (``order`` is then ignored).
       k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
         k = 2 edges; sizes above the clique number count 0.
-      method: ``"auto"`` (see README for the rule), one of
+      method: ``"auto"`` (pivoting when eager, KCMiner enumeration under jit
+        or with a mesh), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
@@ -100,6 +101,8 @@ def count_cliques(
     dag = graph if isinstance(graph, DAG) else orient(graph, order=order)
     traced = isinstance(dag.indices, jax.core.Tracer)
     kmax = ks[-1]
+    if method == "auto":
+        method = "kcminer" if traced or mesh is not None else "pivot"
 
     if mesh is not None:
         if method == "pivot" or chunk_size is not None or progress is not None:
@@ -113,7 +116,7 @@ def count_cliques(
             max(kmax, 3),
             mesh,
             axis_name=axis_name,
-            method=_resolve(method),
+            method=method,
             strategy=split,
             lam=lam,
             num_threads=num_threads,
@@ -129,13 +132,13 @@ def count_cliques(
             raise ValueError(
                 "method='pivot' runs eagerly only (its histogram is finished on the host)"
             )
-        counts = _pivot_counts(dag, ks, num_threads)
+        counts = _pivot_counts(dag, ks, num_threads, chunk_size, progress)
     elif method == "dense" or traced:
         if method == "dense":
             limbs = count_cliques_dense(dag, max(kmax, 3))
         else:
             limbs = count_cliques_limbs(
-                dag, max(kmax, 3), method=_resolve(method), lam=lam, num_threads=num_threads
+                dag, max(kmax, 3), method=method, lam=lam, num_threads=num_threads
             )
         if traced:
             out = {s: _small_limbs(dag, s) if s <= 2 else limbs[s] for s in ks}
@@ -145,7 +148,7 @@ def count_cliques(
         counts += [limbs_to_int(host[s]) for s in range(3, kmax + 1)]
     else:
         counts = _enumeration_counts(
-            dag, kmax, _resolve(method), lam, num_threads, chunk_size, progress
+            dag, kmax, method, lam, num_threads, chunk_size, progress
         )
     result = {s: counts[s] for s in ks}
     return result[ks[0]] if single else result
@@ -216,10 +219,6 @@ def count_cliques_limbs(
     )
 
 
-def _resolve(method: str) -> str:
-    return "kcminer" if method == "auto" else method
-
-
 def _small_limbs(dag: DAG, s: int) -> jax.Array:
     value = dag.num_nodes if s == 1 else dag.num_edges
     return jnp.array([value & 0xFFFFFFFF, value >> 32, 0, 0], jnp.uint32)
@@ -261,29 +260,49 @@ def _enumeration_counts(
     return totals
 
 
-def _pivot_counts(dag: DAG, ks: list[int], num_threads: int) -> list[int]:
+def _pivot_counts(
+    dag: DAG,
+    ks: list[int],
+    num_threads: int,
+    chunk_size: int | None = None,
+    progress: ProgressFn | None = None,
+) -> list[int]:
+    """Counts by pivoting over vertex tasks (in chunks), finished with Python ints."""
     kmax = ks[-1]
     totals = [0] * (kmax + 1)
     n = dag.num_nodes
     if n == 0:
         return totals
     pmax = int(dag.max_out_degree())
-    hist = np.asarray(
-        _ffi.clique_pivot(
+    step = n if chunk_size is None else min(chunk_size, n)
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        tasks = np.full(step, -1, np.int32)
+        tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
+        hist = _ffi.clique_pivot(
             dag.indptr,
             dag.indices,
-            jnp.arange(n, dtype=jnp.int32),
+            jnp.asarray(tasks),
             hmax=kmax,
             pmax=pmax,
             kmin=ks[0],
             num_threads=num_threads,
         )
-    ).astype(np.uint64)
-    wide = hist[..., 0] | (hist[..., 1] << np.uint64(32))
-    high = hist[..., 2] | (hist[..., 3] << np.uint64(32))
-    for h, p in zip(*np.nonzero(wide | high), strict=True):
-        leaves = int(wide[h, p]) + (int(high[h, p]) << 64)
-        for s in ks:
-            if h <= s <= h + p:
-                totals[s] += leaves * math.comb(int(p), s - int(h))
+        for (h, p), leaves in _histogram_entries(hist):
+            for s in ks:
+                if h <= s <= h + p:
+                    totals[s] += leaves * math.comb(p, s - h)
+        if progress is not None:
+            progress(stop, n)
     return totals
+
+
+def _histogram_entries(hist: jax.Array) -> list[tuple[tuple[int, int], int]]:
+    """Nonzero entries ((h, p), leaves) of a uint32[H, P, 4] 128-bit histogram."""
+    a = np.asarray(hist).astype(np.uint64)
+    lo = a[..., 0] | (a[..., 1] << np.uint64(32))
+    hi = a[..., 2] | (a[..., 3] << np.uint64(32))
+    return [
+        ((int(h), int(p)), int(lo[h, p]) + (int(hi[h, p]) << 64))
+        for h, p in zip(*np.nonzero(lo | hi), strict=True)
+    ]

@@ -9,7 +9,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _ffi
-from kcjax.cliques import ENUMERATION_METHODS, GraphLike, ProgressFn, limbs_to_int
+from kcjax.cliques import (
+    ENUMERATION_METHODS,
+    GraphLike,
+    ProgressFn,
+    _histogram_entries,
+    limbs_to_int,
+)
 from kcjax.graph import Graph
 from kcjax.orient import DAG, Order, orient
 
@@ -200,19 +206,16 @@ def clique_number(
     if dag.num_edges == 0:
         return 1, np.asarray(dag.order[:1])
     pmax = int(dag.max_out_degree())
-    hist = np.asarray(
-        _ffi.clique_pivot(
-            dag.indptr,
-            dag.indices,
-            jnp.arange(dag.num_nodes, dtype=jnp.int32),
-            hmax=pmax + 1,
-            pmax=pmax,
-            kmin=1,
-            num_threads=num_threads,
-        )
+    hist = _ffi.clique_pivot(
+        dag.indptr,
+        dag.indices,
+        jnp.arange(dag.num_nodes, dtype=jnp.int32),
+        hmax=pmax + 1,
+        pmax=pmax,
+        kmin=1,
+        num_threads=num_threads,
     )
-    h, p = np.nonzero(np.any(hist != 0, axis=-1))
-    omega = int(np.max(h + p))
+    omega = max(h + p for (h, p), _ in _histogram_entries(hist))
     if omega <= 2:
         src, dst = (np.asarray(a[:1]) for a in (dag.src, dag.indices))
         order_ = np.asarray(dag.order)

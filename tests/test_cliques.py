@@ -122,16 +122,21 @@ def test_jit_single_k_returns_limbs(references):
     assert kcjax.limbs_to_int(limbs) == references["planted"][6]
 
 
-def test_chunks_report_progress(references):
+@pytest.mark.parametrize("method", ["kcminer", "pivot"])
+def test_chunks_report_progress(method, references):
     edges, n = CASES["gnp60_0.15"]
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
     seen = []
     got = kcjax.count_cliques(
-        graph, [3, 4], chunk_size=17, progress=lambda done, total: seen.append((done, total))
+        graph,
+        [3, 4],
+        method=method,
+        chunk_size=17,
+        progress=lambda done, total: seen.append((done, total)),
     )
     assert got == {3: references["gnp60_0.15"][3], 4: references["gnp60_0.15"][4]}
-    m = graph.num_edges
-    assert seen[-1] == (m, m) and len(seen) == math.ceil(m / 17)
+    tasks = graph.num_edges if method == "kcminer" else graph.num_nodes  # edge or vertex tasks
+    assert seen[-1] == (tasks, tasks) and len(seen) == math.ceil(tasks / 17)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
@@ -162,8 +167,9 @@ def test_handler_rejects_a_graph_that_is_not_oriented():
     graph = kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2]))
     dag = kcjax.orient(graph)
     broken = kcjax.DAG(dag.indptr, dag.indices[::-1], dag.src, dag.order, dag.num_nodes)
-    with pytest.raises(Exception, match="not an oriented DAG"):
-        kcjax.count_cliques(broken, 3)
+    for method in ("kcminer", "pivot"):
+        with pytest.raises(Exception, match="not an oriented DAG"):
+            kcjax.count_cliques(broken, 3, method=method)
 
 
 @pytest.mark.parametrize(
