@@ -43,6 +43,8 @@ PYBIND11_MODULE(_kcjax, m) {
     py::dict d;
 #ifdef KCJAX_WITH_CUDA
     d["kcjax_clique_count"] = Capsule(kcjax_clique_count_cuda);
+    d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cuda);
+    d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cuda);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cuda);
 #endif
     return d;

@@ -93,3 +93,58 @@ def test_gpu_matches_ground_truth(name):
     for method in ("kcminer", "pivot"):
         got = _count(dag, ks, method, "cuda")
         assert got == {k: truth[(name, k)] for k in ks}, method
+
+
+def _planted_random_dag(seed: int) -> kcjax.DAG:
+    g = nx.gnp_random_graph(300, 0.12, seed=seed)
+    rng = np.random.default_rng(seed)
+    members = rng.choice(300, 30, replace=False).tolist()
+    g.add_edges_from((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
+    return kcjax.orient(kcjax.Graph.from_networkx(g))
+
+
+@pytest.mark.parametrize("k", [3, 4, 6, 9])
+def test_gpu_listing_equals_cpu(k):
+    dag = _planted_random_dag(k)
+    rows = {}
+    for platform in ("cuda", "cpu"):
+        with jax.default_device(jax.devices(platform)[0]):
+            got = kcjax.list_cliques(_on(dag, platform), k)
+        assert np.all(np.diff(got, axis=1) > 0)
+        rows[platform] = set(map(tuple, got.tolist()))
+        assert len(rows[platform]) == len(got)
+    assert rows["cuda"] == rows["cpu"]
+
+
+@pytest.mark.parametrize("k", [3, 5, 7])
+def test_gpu_per_vertex_equals_cpu(k):
+    dag = _planted_random_dag(k + 10)
+    per = {}
+    for platform in ("cuda", "cpu"):
+        with jax.default_device(jax.devices(platform)[0]):
+            per[platform] = kcjax.clique_counts_per_vertex(_on(dag, platform), k)
+    np.testing.assert_array_equal(per["cuda"], per["cpu"])
+
+
+def test_gpu_listing_overflow_under_jit():
+    dag = _on(_planted_random_dag(1), "cuda")
+    total = _count(dag, 5, "kcminer", "cpu")
+    fn = jax.jit(lambda d, cap: kcjax.list_cliques(d, 5, capacity=cap), static_argnums=1)
+    rows, count, overflow = fn(dag, total - 10)
+    assert kcjax.limbs_to_int(count) == total and bool(overflow)
+    rows = np.asarray(rows)
+    assert np.all(rows >= 0) and len(set(map(tuple, rows.tolist()))) == total - 10
+    rows, count, overflow = fn(dag, total + 5)
+    assert not bool(overflow) and np.all(np.asarray(rows)[total:] == -1)
+
+
+def test_gpu_clique_number_of_com_dblp():
+    path = DATA_DIR / "com-dblp.el.gz"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    graph = kcjax.load(path)
+    omega, clique = kcjax.clique_number(graph)
+    assert omega == 114 and len(clique) == 114
+    indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+    for i, a in enumerate(clique.tolist()):
+        assert set(clique[i + 1 :].tolist()) <= set(indices[indptr[a] : indptr[a + 1]].tolist())

@@ -29,6 +29,8 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu);
 #ifdef KCJAX_WITH_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda);
 #endif
 
