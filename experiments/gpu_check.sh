@@ -29,21 +29,22 @@ for s in "$@"; do
       ;;
     test)
       stage test
-      timeout 300 "$PY" -P -m pytest -q -rf tests/test_gpu.py 2>&1 | tee "$OUT/test_gpu.log" | tail -25
+      timeout "${TEST_TIMEOUT:-300}" "$PY" -P -m pytest -q -rf tests/test_gpu.py 2>&1 | tee "$OUT/test_gpu.log" | tail -25
       status=$((status | PIPESTATUS[0]))
       ;;
     bench)
       stage bench
       # shellcheck disable=SC2086
-      timeout 420 "$PY" -P experiments/bench.py $BENCH_ARGS --out "$OUT/bench.json" \
+      timeout "${BENCH_TIMEOUT:-420}" "$PY" -P experiments/bench.py $BENCH_ARGS --out "$OUT/bench.json" \
         2>"$OUT/bench.log" | tee "$OUT/bench.txt"
       status=$((status | PIPESTATUS[0]))
       ;;
     sanitize)
       stage sanitize
-      for tool in memcheck racecheck; do
-        XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 240 compute-sanitizer --tool "$tool" \
-          --kernel-name regex:kcjax "$PY" -P experiments/sanitize_run.py ${SANITIZE_METHODS:-} 2>&1 |
+      for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+        XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${SANITIZE_TIMEOUT:-240}" \
+          compute-sanitizer --tool "$tool" \
+          "$PY" -P experiments/sanitize_run.py ${SANITIZE_METHODS:-} 2>&1 |
           tee "$OUT/sanitize_$tool.log" | tail -6
       done
       ;;

@@ -63,8 +63,9 @@ def count_cliques(
         (``order`` is then ignored).
       k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
         k = 2 edges; sizes above the clique number count 0.
-      method: ``"auto"`` (pivoting when eager, KCMiner enumeration under jit
-        or with a mesh), one of
+      method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
+        eagerly pivoting on the CPU, and on a GPU for k >= 10, or k >= 6 on
+        graphs with max out-degree >= 100; else enumeration), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
@@ -102,7 +103,7 @@ def count_cliques(
     traced = isinstance(dag.indices, jax.core.Tracer)
     kmax = ks[-1]
     if method == "auto":
-        method = "kcminer" if traced or mesh is not None else "pivot"
+        method = _auto_method(dag, kmax, traced or mesh is not None)
 
     if mesh is not None:
         if method == "pivot" or chunk_size is not None or progress is not None:
@@ -147,11 +148,28 @@ def count_cliques(
         counts = [0, dag.num_nodes, dag.num_edges]
         counts += [limbs_to_int(host[s]) for s in range(3, kmax + 1)]
     else:
-        counts = _enumeration_counts(
-            dag, kmax, method, lam, num_threads, chunk_size, progress
-        )
+        counts = _enumeration_counts(dag, kmax, method, lam, num_threads, chunk_size, progress)
     result = {s: counts[s] for s in ks}
     return result[ks[0]] if single else result
+
+
+#: "auto" pivots on a GPU for k >= this on graphs whose max out-degree is at
+#: least AUTO_PIVOT_MIN_OUT_DEGREE, and always from AUTO_PIVOT_ALWAYS_K on (see
+#: experiments/results/h200_kcminer_pivot.json: enumeration wins on sparse
+#: neighbourhoods, pivoting where large near-cliques make enumeration explode).
+AUTO_PIVOT_MIN_K = 6
+AUTO_PIVOT_MIN_OUT_DEGREE = 100
+AUTO_PIVOT_ALWAYS_K = 10
+
+
+def _auto_method(dag: DAG, kmax: int, enumeration_only: bool) -> str:
+    """The method "auto" stands for (see :func:`count_cliques`)."""
+    if enumeration_only:
+        return "kcminer"
+    if next(iter(dag.indices.devices())).platform == "cpu" or kmax >= AUTO_PIVOT_ALWAYS_K:
+        return "pivot"  # on the CPU pivoting won at every k measured
+    big = int(dag.max_out_degree()) >= AUTO_PIVOT_MIN_OUT_DEGREE
+    return "pivot" if kmax >= AUTO_PIVOT_MIN_K and big else "kcminer"
 
 
 def count_all_cliques(
