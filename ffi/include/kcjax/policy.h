@@ -50,6 +50,14 @@ struct CliquePolicy {
   static constexpr long long kArenaBudgetBytes = 1LL << 30;
   // Persistent blocks per SM of the pre-pass (exact task sizes).
   static constexpr int kPrepassBlocksPerSm = 8;
+  // Direct shallow path of the CUDA count (kmax == 3; kmax == 4 for kKCMiner
+  // and kBinarySearch): one kernel, no sort, no host synchronization. A warp
+  // takes 32 tasks per pull and keeps their candidate lists C in a shared
+  // buffer of kShallowWarpBuf int32 (a multiple of 32); a task whose shorter
+  // probe list is longer than the buffer is handled alone in buffer-sized
+  // chunks. kShallowMinBlocksPerSm feeds __launch_bounds__ (register cap).
+  static constexpr int kShallowWarpBuf = 512;
+  static constexpr int kShallowMinBlocksPerSm = 6;
 
   // λ(k, level): build the bitmap space over a candidate set formed after
   // `level` vertices are fixed when its density γ = edges / d² exceeds this.
@@ -63,10 +71,50 @@ struct CliquePolicy {
     return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 7
   }
 
-  // ---- Pivot counter (kcjax_clique_pivot; ffi/cpu/pivot_cpu.cc and
-  // ffi/cuda/pivot_*.{cu,cc}) ----
+  // ---- Pivot counter (kcjax_clique_pivot: ffi/cpu/pivot_cpu.cc,
+  // ffi/cuda/pivot_kernels.cu, ffi/cuda/pivot_cuda.cc) ----
+  // A succinct-clique-tree node with h >= hmax - kPivotResolveDepth is not
+  // expanded: its cliques of size <= hmax are counted in closed form from the
+  // 0-, 1-, 2- and 3-cliques of its candidate set (see Resolve in
+  // pivot_cpu.cc). Part of the result's definition: the CPU and CUDA
+  // handlers must use the same value to return the same histogram.
+  static constexpr int kPivotResolveDepth = 3;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
+  // CUDA: one warp per root. Roots with d <= kPivotSmallMaxDim candidates
+  // keep their bitmap space and DFS frames in shared memory (rows of one or
+  // two 64-bit words, so at most 128); larger
+  // ones use per-warp global scratch, at most kPivotLargeScratchBytes in all
+  // (at least one warp's worth).
+  static constexpr int kPivotSmallMaxDim = 128;
+  static constexpr long long kPivotLargeScratchBytes = 1LL << 30;
+  static constexpr int kPivotWarpsPerBlock = 8;
+  // Register budget of the count kernel: 3 blocks of 8 warps per SM leave 80
+  // registers a thread (no spills on sm_90; 4 would cap at 64 and spill).
+  static constexpr int kPivotMinBlocksPerSm = 3;
+  // Roots with d < kPivotChunkDegree are taken kPivotTinyChunk at a time.
+  static constexpr int kPivotChunkDegree = 16;
+  static constexpr int kPivotTinyChunk = 32;
+  // Histogram cells (h * (max_d + 1) + p below this) counted per block in
+  // shared memory before one flush to global memory.
+  static constexpr int kPivotHistCacheCells = 1024;
+
+  // ---- Listing and per-vertex counts, CUDA (kcjax_clique_list and
+  // kcjax_clique_per_vertex: ffi/cuda/listing_kernels.cu, listing_cuda.cc) ----
+  // One warp per edge task, persistent grid; tasks sorted by candidate-set
+  // size, largest first.
+  static constexpr int kListWarpsPerBlock = 8;
+  // Listed cliques a warp stages before reserving output rows with one
+  // atomicAdd (the stage always holds at least the largest candidate set).
+  static constexpr int kListStageRows = 2048;
+  // Clique prefixes (the k - 2 vertices shared by the cliques of one DFS
+  // node) staged per warp: at most kListStagePrefixes and
+  // kListStagePrefixInts / (k - 2), at least one.
+  static constexpr int kListStagePrefixes = 1024;
+  static constexpr int kListStagePrefixInts = 16384;
+  // Cap on the global scratch of all per-warp arenas; the grid shrinks (never
+  // below one warp) to stay under it.
+  static constexpr long long kListArenaBudgetBytes = 1LL << 30;
 };
 
 }  // namespace kcjax

@@ -1,0 +1,208 @@
+// CUDA handler of "kcjax_clique_pivot" (contract in kcjax/cliques.h; node
+// rules in ffi/cpu/pivot_cpu.cc, kernels in ffi/cuda/pivot_kernels.cu).
+//
+// Steps, all on the XLA stream: validate CSR and tasks on the device and read
+// back a small PivotStats (the one host synchronization: it decides errors,
+// the shared-memory layout and the large-root workspace); sort tasks by
+// candidate-set size, largest first (cub, in scratch); zero the output; run
+// the persistent count kernel. The caller's task order does not matter.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kcjax/cliques.h"
+#include "kcjax/cuda_scratch.h"
+#include "kcjax/pivot_cuda.h"
+#include "kcjax/policy.h"
+
+namespace ffi = xla::ffi;
+
+namespace kcjax {
+namespace {
+
+ffi::Error CudaError(const char* what, cudaError_t err) {
+  return ffi::Error::Internal(std::string("kcjax_clique_pivot (CUDA): ") + what + ": " +
+                              cudaGetErrorString(err));
+}
+
+// Scratch memory for `count` objects of type T, or nullopt.
+template <typename T>
+std::optional<T*> Scratch(kcjax::DeviceScratch& scratch, size_t count) {
+  void* p = scratch.Allocate(std::max<size_t>(count, 1) * sizeof(T));
+  if (p == nullptr) return std::nullopt;
+  return static_cast<T*>(p);
+}
+
+ffi::Error OutOfScratch(size_t bytes, const std::string& what) {
+  return ffi::Error(ffi::ErrorCode::kResourceExhausted,
+                    "kcjax_clique_pivot (CUDA): cannot allocate " + std::to_string(bytes) +
+                        " bytes of GPU scratch for " + what +
+                        "; lower XLA_PYTHON_CLIENT_MEM_FRACTION or split the tasks");
+}
+
+ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
+                     ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                     ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin,
+                     int32_t /*num_threads: CPU only*/, ffi::ResultBuffer<ffi::U32> hist) {
+  using pivot::PivotStats;
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
+    return ffi::Error::InvalidArgument("indptr must be int32[n + 1] with n >= 0");
+  }
+  if (indices.dimensions().size() != 1) {
+    return ffi::Error::InvalidArgument("indices must be a 1-D int32 array");
+  }
+  if (tasks.dimensions().size() != 1) {
+    return ffi::Error::InvalidArgument("tasks must be a 1-D int32 array of root vertex ids");
+  }
+  if (hmax < 1) {
+    return ffi::Error::InvalidArgument("hmax must be >= 1, got " + std::to_string(hmax));
+  }
+  const auto hdims = hist->dimensions();
+  if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
+      hdims[2] != 4) {
+    return ffi::Error::InvalidArgument(
+        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
+  }
+  const int64_t n64 = static_cast<int64_t>(indptr.element_count()) - 1;
+  const int64_t m64 = static_cast<int64_t>(indices.element_count());
+  const int64_t t64 = static_cast<int64_t>(tasks.element_count());
+  if (n64 >= INT_MAX || m64 > INT_MAX || t64 > INT_MAX) {
+    return ffi::Error::InvalidArgument(
+        "graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
+  }
+  const int32_t n = static_cast<int32_t>(n64), m = static_cast<int32_t>(m64);
+  const int32_t num_tasks = static_cast<int32_t>(t64);
+  const int64_t pmax = hdims[1] - 1;
+  auto* out = reinterpret_cast<unsigned long long*>(hist->typed_data());
+  const size_t out_bytes = hist->size_bytes();
+
+  cudaError_t err;
+  if (num_tasks == 0) {
+    err = cudaMemsetAsync(out, 0, out_bytes, stream);
+    return err == cudaSuccess ? ffi::Error::Success() : CudaError("zeroing hist", err);
+  }
+
+  // 1. Validation and statistics.
+  kcjax::DeviceScratch scratch(xla_scratch, stream);
+  auto stats = Scratch<PivotStats>(scratch, 1);
+  auto keys = Scratch<uint32_t>(scratch, 2 * static_cast<size_t>(num_tasks));
+  auto sorted = Scratch<int32_t>(scratch, num_tasks);
+  auto counters = Scratch<int32_t>(scratch, 3);
+  if (!stats || !keys || !sorted || !counters) {
+    return OutOfScratch(12 * static_cast<size_t>(num_tasks), "the task lists");
+  }
+  if ((err = cudaMemsetAsync(*stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
+    return CudaError("zeroing stats", err);
+  }
+  err = pivot::LaunchPivotPrepare(stream, indptr.typed_data(), indices.typed_data(), n, m,
+                                  tasks.typed_data(), num_tasks, *keys, *stats);
+  if (err != cudaSuccess) return CudaError("launching the prepare kernel", err);
+  PivotStats st{};
+  if ((err = cudaMemcpyAsync(&st, *stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
+          cudaSuccess ||
+      (err = cudaStreamSynchronize(stream)) != cudaSuccess) {
+    return CudaError("reading the prepare kernel's stats", err);
+  }
+  if (st.bad_row != 0) {
+    return ffi::Error::InvalidArgument(
+        "row " + std::to_string(st.bad_row - 1) +
+        " of the DAG breaks the CSR contract (indptr[0] = 0, non-decreasing, at most "
+        "len(indices); row u holds ascending vertex ids in (u, n)); orient the graph first "
+        "(u -> v iff u < v)");
+  }
+  if (st.bad_task != 0) {
+    return ffi::Error::InvalidArgument("tasks[" + std::to_string(st.bad_task - 1) +
+                                       "]=" + std::to_string(st.bad_task_value) +
+                                       " is not a vertex id in [0, " + std::to_string(n) +
+                                       ") nor -1 (padding)");
+  }
+  if (st.max_d > pmax) {
+    return ffi::Error::InvalidArgument("candidate set of size " + std::to_string(st.max_d) +
+                                       " exceeds pmax=" + std::to_string(pmax) +
+                                       "; orient the graph first / pass a larger pmax");
+  }
+  if ((err = cudaMemsetAsync(out, 0, out_bytes, stream)) != cudaSuccess) {
+    return CudaError("zeroing hist", err);
+  }
+  if (st.num_valid == 0) return ffi::Error::Success();
+
+  // 2. Largest candidate sets first.
+  int end_bit = 1;
+  while (end_bit < 32 && (static_cast<uint32_t>(st.max_d) + 1) >> end_bit != 0) ++end_bit;
+  const size_t temp_bytes = pivot::PivotSortTempBytes(num_tasks);
+  auto temp = Scratch<unsigned char>(scratch, temp_bytes);
+  if (!temp) return OutOfScratch(temp_bytes, "sorting the tasks");
+  err = pivot::LaunchPivotSort(stream, *temp, temp_bytes, *keys, *keys + num_tasks,
+                               tasks.typed_data(), *sorted, num_tasks, end_bit);
+  if (err != cudaSuccess) return CudaError("sorting the tasks", err);
+
+  // 3. Launch shape: persistent blocks, no more than there is work for.
+  const int small_w = st.max_small_d > 64 ? 2 : 1;
+  int device = 0, max_blocks = 0;
+  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+      (err = pivot::PivotCountMaxBlocks(device, small_w, &max_blocks)) != cudaSuccess) {
+    return CudaError("querying the count kernel's occupancy", err);
+  }
+  constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
+  constexpr int kChunk = CliquePolicy::kPivotTinyChunk;
+  const int64_t units = st.num_heavy + (st.num_valid - st.num_heavy + kChunk - 1) / kChunk;
+  const int blocks = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(max_blocks, (units + kWarps - 1) / kWarps)));
+
+  // 4. Workspace of roots with d > kPivotSmallMaxDim: as many warps as fit
+  // the budget (at least one), never more than such roots.
+  pivot::PivotParams prm{};
+  if (st.num_large > 0) {
+    prm.large_warp_words = pivot::PivotLargeWarpWords(st.max_d);
+    const int64_t warp_bytes = prm.large_warp_words * 8;
+    const int64_t fit = CliquePolicy::kPivotLargeScratchBytes / warp_bytes;
+    prm.num_large_warps = static_cast<int32_t>(std::max<int64_t>(
+        1, std::min<int64_t>({fit, static_cast<int64_t>(blocks) * kWarps, st.num_large})));
+    const size_t bytes = static_cast<size_t>(prm.num_large_warps) * warp_bytes;
+    auto ws = Scratch<unsigned long long>(scratch, bytes / 8);
+    if (!ws) {
+      return OutOfScratch(bytes, "the bitmap spaces of roots with " + std::to_string(st.max_d) +
+                                     " candidates");
+    }
+    prm.large_scratch = *ws;
+  }
+  if ((err = cudaMemsetAsync(*counters, 0, 3 * sizeof(int32_t), stream)) != cudaSuccess) {
+    return CudaError("zeroing the task counters", err);
+  }
+  prm.indptr = indptr.typed_data();
+  prm.indices = indices.typed_data();
+  prm.tasks = *sorted;
+  prm.num_large = st.num_large;
+  prm.num_heavy = st.num_heavy;
+  prm.num_valid = st.num_valid;
+  prm.counters = *counters;
+  prm.hist = out;
+  prm.out_p = static_cast<int32_t>(hdims[1]);
+  prm.hist_h = std::min(hmax, st.max_d + 1) + 1;
+  prm.hist_p = st.max_d + 1;
+  prm.hmax = hmax;
+  prm.kmin = kmin;
+  err = pivot::LaunchPivotCount(stream, prm, small_w, blocks);
+  if (err != cudaSuccess) return CudaError("launching the count kernel", err);
+  return ffi::Error::Success();
+}
+
+}  // namespace
+}  // namespace kcjax
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda, kcjax::PivotCuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+                                  .Attr<int32_t>("hmax")
+                                  .Attr<int32_t>("kmin")
+                                  .Attr<int32_t>("num_threads")
+                                  .Ret<ffi::Buffer<ffi::U32>>()  // hist
+);
