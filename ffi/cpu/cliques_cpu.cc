@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kcjax/cliques.h"
+#include "kcjax/dag_check.h"
 #include "kcjax/policy.h"
 #include "kcjax/wide_count.h"
 
@@ -322,25 +323,6 @@ class Enumerator {
   int32_t l1_root_ = -1;
 };
 
-ffi::Error ValidateDag(const DagView& g) {
-  if (g.indptr[0] != 0 || g.indptr[g.num_nodes] != g.num_edges) {
-    return ffi::Error::InvalidArgument("indptr must start at 0 and end at the number of edges");
-  }
-  for (int64_t u = 0; u < g.num_nodes; ++u) {
-    const int32_t b = g.indptr[u], e = g.indptr[u + 1];
-    if (e < b) return ffi::Error::InvalidArgument("indptr must be non-decreasing");
-    for (int32_t x = b; x < e; ++x) {
-      const int32_t v = g.indices[x];
-      if (v <= u || v >= g.num_nodes || (x > b && v <= g.indices[x - 1]) || g.src[x] != u) {
-        return ffi::Error::InvalidArgument(
-            "the graph is not an oriented DAG (rows sorted, every entry above its row, src "
-            "matching indptr); build it with kcjax.orient");
-      }
-    }
-  }
-  return ffi::Error::Success();
-}
-
 // The inputs every clique target shares, checked.
 struct Problem {
   DagView g;
@@ -361,7 +343,11 @@ ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
   p->g = DagView{indptr.typed_data(), indices.typed_data(), src.typed_data(),
                  static_cast<int64_t>(indptr.element_count()) - 1,
                  static_cast<int64_t>(indices.element_count())};
-  if (ffi::Error err = ValidateDag(p->g); !err.success()) return err;
+  if (ffi::Error err = ValidateDag(p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges,
+                                   p->g.src);
+      !err.success()) {
+    return err;
+  }
   p->tasks = tasks.typed_data();
   p->num_tasks = static_cast<int64_t>(tasks.element_count());
   for (int64_t i = 0; i < p->num_tasks; ++i) {

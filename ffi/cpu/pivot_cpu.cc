@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kcjax/cliques.h"
+#include "kcjax/dag_check.h"
 #include "kcjax/policy.h"
 #include "kcjax/wide_count.h"
 
@@ -292,34 +293,6 @@ class PivotWorker {
   std::vector<uint64_t> branch_;
   std::vector<int> frame_h_, frame_p_, frame_n_;
 };
-
-// Checks the CSR is a DAG with ascending rows (u -> v only if u < v), so every
-// access the workers make is in bounds. O(n + m).
-ffi::Error ValidateDag(const int32_t* indptr, int64_t n, const int32_t* indices, int64_t m) {
-  if (indptr[0] != 0) {
-    return ffi::Error::InvalidArgument("indptr[0] must be 0, got " + std::to_string(indptr[0]));
-  }
-  for (int64_t u = 0; u < n; ++u) {
-    const int32_t b = indptr[u], e = indptr[u + 1];
-    if (e < b || e > m) {
-      return ffi::Error::InvalidArgument(
-          "indptr must be non-decreasing and at most len(indices)=" + std::to_string(m) +
-          "; row " + std::to_string(u) + " spans [" + std::to_string(b) + ", " +
-          std::to_string(e) + ")");
-    }
-    int32_t prev = static_cast<int32_t>(u);
-    for (int32_t i = b; i < e; ++i) {
-      if (indices[i] <= prev || indices[i] >= n) {
-        return ffi::Error::InvalidArgument(
-            "row " + std::to_string(u) + " of the DAG must hold ascending vertex ids in (" +
-            std::to_string(u) + ", " + std::to_string(n) + "), got " +
-            std::to_string(indices[i]) + "; orient the graph first (u -> v iff u < v)");
-      }
-      prev = indices[i];
-    }
-  }
-  return ffi::Error::Success();
-}
 
 ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, int32_t num_threads,

@@ -67,10 +67,13 @@ struct DagView {
 //         kmin        int32     branches that cannot reach kmin vertices are
 //                               pruned (1: keep everything)
 //         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
-//   ret   hist uint32[hmax + 1, pmax + 1, 4]
-//         hist[h, p] = number of leaves of the succinct clique tree (Pivoter)
-//         with h held and p pivot vertices, over all root tasks, as 128-bit
-//         little-endian integers; pmax + 1 is the output's second dimension
-//         and must exceed every candidate-set size (else an error is returned).
-//         The host finishes count_k = sum_{h,p} hist[h, p] * C(p, k - h).
+//   ret   hist uint32[hmax + 1, pmax + 1, 4], 128-bit little-endian cells
+//         such that count_k = sum_{h,p} hist[h, p] * C(p, k - h) for every
+//         kmin <= k <= hmax, summed over the root tasks. Cells count the
+//         leaves of the succinct clique tree (Pivoter) with h held and p pivot
+//         vertices, except that a node within CliquePolicy::kPivotResolveDepth
+//         held vertices of hmax is resolved in closed form: cell (h + j, p)
+//         gets its number of j-cliques among the candidates. pmax + 1 is the
+//         output's second dimension and must exceed every candidate-set size
+//         (else an error is returned). The host finishes the sum exactly.
 // A root task v starts with held = {v} (h = 1), candidates P = N+(v), p = 0.

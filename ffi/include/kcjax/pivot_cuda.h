@@ -74,7 +74,7 @@ size_t PivotCountSmemBytes(int small_w);
 cudaError_t PivotCountMaxBlocks(int device, int small_w, int* blocks);
 
 // Launches the persistent count kernel with `blocks` blocks of
-// CliquePolicy::kWarpsPerBlock warps.
+// CliquePolicy::kPivotWarpsPerBlock warps.
 cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, int small_w,
                              int blocks);
 
