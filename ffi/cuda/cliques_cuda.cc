@@ -73,8 +73,20 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
   if (err != cudaSuccess) return CudaError("cudaDeviceGetAttribute(SM count)", err);
 
-  // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
   kcjax::DeviceScratch memory(scratch, stream);
+  // ---- Shallow counts: one kernel, nothing read back to the host. ----
+  if (kcjax::cuda::UseShallowPath(p)) {
+    void* work = memory.Allocate(kcjax::cuda::ShallowScratchBytes());
+    if (work == nullptr)
+      return ffi::Error(ffi::ErrorCode::kResourceExhausted,
+                        "kcjax_clique_count (CUDA): cannot allocate scratch for the shallow "
+                        "kernel's work counter");
+    err = kcjax::cuda::LaunchShallow(p, work, num_sms, stream);
+    if (err != cudaSuccess) return CudaError("shallow clique kernel launch", err);
+    return ffi::Error::Success();
+  }
+
+  // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
   const size_t pre_bytes = kcjax::cuda::PrepassScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)

@@ -690,33 +690,6 @@ __device__ __forceinline__ bool ValidTask(const Graph& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
 
-// Pre-pass: one warp per task (grid-stride). key = work size (0: nothing
-// beyond counts[3]), value = edge id. counts[3] += Σ |C|.
-__global__ void __launch_bounds__(kThreads) PrepassKernel(Graph g, const int32_t* tasks,
-                                                          int64_t num_tasks, int kmax, int method,
-                                                          uint32_t* keys, int32_t* vals,
-                                                          u64* out) {
-  const int lane = LaneId();
-  const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
-  u64 sum = 0;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock();
-       i < num_tasks; i += warps) {
-    const int32_t e = tasks[i];
-    uint32_t key = 0;
-    if (ValidTask(g, e)) {
-      const int32_t u = g.src[e], v = g.indices[e];
-      const int c = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), nullptr);
-      sum += c;
-      if (c >= 2 && kmax >= 4) key = method == kStaticBitmapL1 ? g.Degree(u) : c;
-    }
-    if (lane == 0) {
-      keys[i] = key;
-      vals[i] = e;
-    }
-  }
-  if (lane == 0) GlobalAdd128(out, 3, sum);
-}
-
 // prefix[i] = keys[i] (int64), scanned in place afterwards.
 __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -1023,6 +996,352 @@ __global__ void __launch_bounds__(kThreads) ListKernel(Graph g, const int32_t* t
   cnt.Flush();
 }
 
+// ---------------------------------------------------------------------------
+// Direct shallow path (kmax == 3, and kmax == 4 for kKCMiner/kBinarySearch):
+// one persistent kernel, no sort, no host synchronization, list-based.
+//
+// For a task e = (u, v) with C = N+(u) ∩ N+(v):
+//   counts[3] += |C|
+//   counts[4] += Σ_{w ∈ C} |N+(w) ∩ C|   (edges of the subgraph induced by C;
+//                every x ∈ N+(w) is > w, so each 4-clique {u, v, w, x} with
+//                w < x is counted exactly once, at w).
+// Since v is N+(u)[e - indptr[u]] and N+(v) only holds vertices > v, C is the
+// intersection of N+(v) with the suffix indices[e + 1, indptr[u + 1]).
+//
+// A warp pulls 32 consecutive tasks (one per lane for the metadata loads) and
+// flattens all of their work over its lanes: the elements of the shorter
+// lists to probe, then the candidates w, then the adjacency entries x. Tiny
+// tasks (the bulk of sparse graphs) therefore do not leave lanes idle, and
+// neighbouring lanes read neighbouring addresses. C lives in a per-warp
+// shared buffer; a task whose shorter list exceeds it runs alone, chunked.
+// ---------------------------------------------------------------------------
+
+constexpr int kShallowBuf = Policy::kShallowWarpBuf;
+static_assert(kShallowBuf >= kWarp && kShallowBuf % kWarp == 0,
+              "the shallow buffer holds whole 32-element probe steps");
+
+// Per-lane task of the shallow path: C = indices[a, a + na) ∩ indices[b, b + nb)
+// with na <= nb; na == 0 means nothing to do (invalid or empty task).
+struct ShallowTask {
+  int a, na, b, nb;
+  int32_t bmax;  // indices[b + nb - 1] (valid when na > 0)
+};
+
+__device__ __forceinline__ ShallowTask LoadShallowTask(const Graph& g, const int32_t* tasks,
+                                                       int64_t t, int64_t num) {
+  ShallowTask s{0, 0, 0, 0, 0};
+  const int32_t e = t < num ? tasks[t] : -1;
+  if (!ValidTask(g, e)) return s;
+  const int32_t u = g.src[e], v = g.indices[e];
+  int a = e + 1, na = g.indptr[u + 1] - a;  // N+(u) restricted to > v
+  int b = g.indptr[v], nb = g.indptr[v + 1] - b;
+  if (na > nb) {
+    const int ta = a, tn = na;
+    a = b, na = nb, b = ta, nb = tn;
+  }
+  if (na <= 0) return s;
+  s.a = a, s.na = na, s.b = b, s.nb = nb;
+  s.bmax = g.indices[b + nb - 1];
+  return s;
+}
+
+template <typename T>
+__device__ __forceinline__ T WarpInclusiveScan(T x) {
+  const int lane = LaneId();
+#pragma unroll
+  for (int off = 1; off < kWarp; off <<= 1) {
+    const T y = __shfl_sync(kFull, x, max(lane - off, 0));
+    if (lane >= off) x += y;
+  }
+  return x;
+}
+
+// incl: lane-held inclusive prefix sums (nondecreasing over lanes). Returns
+// the lane owning item q (the number of lanes with incl <= q), clamped to 31;
+// exact whenever q < incl[31].
+template <typename T>
+__device__ __forceinline__ int OwnerLane(T incl, T q) {
+  int lo = 0;
+#pragma unroll
+  for (int step = kWarp / 2; step >= 1; step >>= 1) {
+    const T x = __shfl_sync(kFull, incl, lo + step - 1);
+    if (x <= q) lo += step;
+  }
+  return lo;
+}
+
+__device__ __forceinline__ u64 WarpSum64(u64 x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off >>= 1) x += __shfl_sync(kFull, x, LaneId() ^ off);
+  return x;
+}
+
+// For every lane-held candidate w (has): acc += |{x ∈ N+(w) : x ∈ C}|, where
+// either (!global) the part of C above w is cbuf[lo, hi) (sorted, lo < hi),
+// or (global) C = indices[a, a + na) ∩ indices[b, b + nb) with warp-uniform
+// lists. The adjacency entries of all lanes' w are flattened over the lanes.
+__device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int hi, bool global,
+                              const ShallowTask& gt, const int32_t* cbuf, u64& acc) {
+  const int lane = LaneId();
+  int start = 0;
+  int64_t deg = 0;
+  int32_t cmax = 0;
+  if (has) {
+    start = g.indptr[w];
+    deg = g.indptr[w + 1] - start;
+    if (!global) cmax = cbuf[hi - 1];
+  }
+  const int64_t incl = WarpInclusiveScan(deg);  // int64: 32 degrees may exceed 2^31
+  const int64_t total = __shfl_sync(kFull, incl, kWarp - 1);
+  for (int64_t q0 = 0; q0 < total; q0 += kWarp) {  // warp-uniform
+    const int64_t q = q0 + lane;
+    const int l = OwnerLane(incl, q);
+    const int64_t first = __shfl_sync(kFull, incl, l) - __shfl_sync(kFull, deg, l);
+    const int ls = __shfl_sync(kFull, start, l);
+    const int llo = __shfl_sync(kFull, lo, l), lhi = __shfl_sync(kFull, hi, l);
+    const int32_t lmax = __shfl_sync(kFull, cmax, l);
+    if (q < total) {
+      const int32_t x = g.indices[ls + (q - first)];
+      bool in;
+      if (global) {
+        in = x <= gt.bmax && Member(g.indices + gt.a, gt.na, x) &&
+             Member(g.indices + gt.b, gt.nb, x);
+      } else {
+        in = x <= lmax && Member(cbuf + llo, lhi - llo, x);
+      }
+      acc += in ? 1u : 0u;
+    }
+  }
+}
+
+// Candidate lists of the selected lanes' tasks (Σ na <= kShallowBuf): lane j's
+// C goes to cbuf[off_j, off_j + |C_j|), ascending. All probe elements of the
+// set are flattened over the lanes (the items of one task are consecutive
+// lanes of a round). cnt[32]: per-task fill, warp-private shared memory.
+// Returns |C| of the lane's own task (0 unless sel).
+__device__ int ShallowGenerate(const Graph& g, bool sel, const ShallowTask& t, int off, int* cnt,
+                               int32_t* cbuf) {
+  const int lane = LaneId();
+  const int n = sel ? t.na : 0;
+  const int incl = WarpInclusiveScan(n);
+  const int total = __shfl_sync(kFull, incl, kWarp - 1);
+  cnt[lane] = 0;
+  __syncwarp();
+  for (int q0 = 0; q0 < total; q0 += kWarp) {  // warp-uniform
+    const int q = q0 + lane;
+    const int j = OwnerLane(incl, q);
+    const int jend = __shfl_sync(kFull, incl, j);
+    const int jbeg = jend - __shfl_sync(kFull, n, j);
+    const int ja = __shfl_sync(kFull, t.a, j), jb = __shfl_sync(kFull, t.b, j);
+    const int jnb = __shfl_sync(kFull, t.nb, j), joff = __shfl_sync(kFull, off, j);
+    const int32_t jbmax = __shfl_sync(kFull, t.bmax, j);
+    const bool valid = q < total;
+    bool hit = false;
+    int32_t x = 0;
+    if (valid) {
+      x = g.indices[ja + (q - jbeg)];
+      hit = x <= jbmax && Member(g.indices + jb, jnb, x);
+    }
+    const unsigned hits = __ballot_sync(kFull, hit);
+    // Lanes [seg0, seg1] hold task j's items of this round.
+    const int seg0 = min(max(jbeg - q0, 0), kWarp - 1);  // clamped for idle lanes
+    const int seg1 = min(jend - q0, kWarp) - 1;
+    const unsigned below = LaneMaskLt() & ~((1u << seg0) - 1u);
+    if (hit) cbuf[joff + cnt[j] + __popc(hits & below)] = x;
+    __syncwarp();
+    if (valid && lane == seg1) cnt[j] += __popc(hits & (below | (1u << lane)));
+    __syncwarp();
+  }
+  return sel ? cnt[lane] : 0;
+}
+
+// A task whose shorter list exceeds the buffer (warp-uniform t): C is produced
+// in chunks of <= kShallowBuf. If the first chunk is all of C, membership in C
+// is a shared-memory search; otherwise it is tested against both lists.
+__device__ void ShallowOversize(const Graph& g, const ShallowTask& t, bool count4, int32_t* cbuf,
+                                u64& acc3, u64& acc4) {
+  const int lane = LaneId();
+  int pos = 0;
+  bool first = true, complete = false;
+  while (true) {
+    int n = 0;
+    while (pos < t.na && n + kWarp <= kShallowBuf) {  // warp-uniform
+      const int i = pos + lane;
+      bool hit = false, beyond = false;
+      int32_t x = 0;
+      if (i < t.na) {
+        x = g.indices[t.a + i];
+        beyond = x > t.bmax;
+        hit = !beyond && Member(g.indices + t.b, t.nb, x);
+      }
+      const unsigned m = __ballot_sync(kFull, hit);
+      if (hit) cbuf[n + __popc(m & LaneMaskLt())] = x;
+      n += __popc(m);
+      pos = __ballot_sync(kFull, beyond) ? t.na : pos + kWarp;  // the rest is > bmax
+    }
+    __syncwarp();
+    if (first) complete = pos >= t.na, first = false;
+    if (lane == 0) acc3 += static_cast<u64>(n);
+    if (count4) {
+      for (int r = 0; r < n; r += kWarp) {
+        const int i = r + lane;
+        const bool has = i < n && (!complete || i + 1 < n);
+        CountAdjacent(g, has, has ? cbuf[i] : 0, i + 1, n, !complete, t, cbuf, acc4);
+      }
+    }
+    __syncwarp();  // cbuf is rewritten by the next chunk
+    if (pos >= t.na) break;
+  }
+}
+
+// Shared memory: u64 red[2][kWarpsPerBlock], then per warp int cnt[32] and
+// int32 cbuf[kShallowBuf].
+KCJAX_HD inline size_t ShallowSmemBytes() {
+  return 16 * Policy::kWarpsPerBlock +
+         static_cast<size_t>(Policy::kWarpsPerBlock) * (kWarp + kShallowBuf) * 4;
+}
+
+// Exactness: every lane counter grows by at most one per probe (or by |C| <=
+// the probes that produced it), so per-lane, per-warp and per-block sums stay
+// far below 2^64; blocks combine into the 128-bit output with GlobalAdd128.
+__global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
+    ShallowKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int* work, u64* out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  u64* red = reinterpret_cast<u64*>(smem);
+  int* cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
+             WarpInBlock() * (kWarp + kShallowBuf);
+  int32_t* cbuf = cnt + kWarp;
+  const int lane = LaneId();
+  const bool count4 = kmax >= 4;
+  u64 acc3 = 0, acc4 = 0;
+  const int64_t batches = CeilDiv(num, kWarp);
+  for (int64_t bt = PullTask(work); bt < batches; bt = PullTask(work)) {
+    const ShallowTask t = LoadShallowTask(g, tasks, bt * kWarp + lane, num);
+    unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
+    unsigned over = __ballot_sync(kFull, t.na > kShallowBuf);
+    // Sets of pending tasks (lane order) whose probe lists fit the buffer;
+    // the first pending task always fits, so every set is nonempty.
+    while (pending != 0) {
+      const bool mine = (pending >> lane) & 1u;
+      const int n = mine ? t.na : 0;
+      const int incl = WarpInclusiveScan(n);
+      const bool sel = mine && incl <= kShallowBuf;
+      pending &= ~__ballot_sync(kFull, sel);
+      const int off = incl - n;
+      const int d = ShallowGenerate(g, sel, t, off, cnt, cbuf);
+      acc3 += static_cast<u64>(d);
+      if (count4) {
+        // Candidates w of all selected tasks, flattened (p -> task j, index i).
+        const int dincl = WarpInclusiveScan(d);
+        const int total = __shfl_sync(kFull, dincl, kWarp - 1);
+        for (int p0 = 0; p0 < total; p0 += kWarp) {  // warp-uniform
+          const int p = p0 + lane;
+          const int j = OwnerLane(dincl, p);
+          const int jd = __shfl_sync(kFull, d, j);
+          const int i = p - (__shfl_sync(kFull, dincl, j) - jd);
+          const int joff = __shfl_sync(kFull, off, j);
+          const bool has = p < total && i + 1 < jd;  // the last of C has nothing above it
+          CountAdjacent(g, has, has ? cbuf[joff + i] : 0, joff + i + 1, joff + jd, false, t, cbuf,
+                        acc4);
+        }
+      }
+      __syncwarp();  // cnt and cbuf are rewritten by the next set
+    }
+    while (over != 0) {  // rare: lists longer than the buffer
+      const int j = __ffs(over) - 1;
+      over &= over - 1;
+      ShallowTask tj;
+      tj.a = __shfl_sync(kFull, t.a, j), tj.na = __shfl_sync(kFull, t.na, j);
+      tj.b = __shfl_sync(kFull, t.b, j), tj.nb = __shfl_sync(kFull, t.nb, j);
+      tj.bmax = __shfl_sync(kFull, t.bmax, j);
+      ShallowOversize(g, tj, count4, cbuf, acc3, acc4);
+    }
+  }
+  acc3 = WarpSum64(acc3);
+  acc4 = WarpSum64(acc4);
+  if (lane == 0) {
+    red[WarpInBlock()] = acc3;
+    red[Policy::kWarpsPerBlock + WarpInBlock()] = acc4;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    u64 s3 = 0, s4 = 0;
+    for (int w = 0; w < Policy::kWarpsPerBlock; ++w) {
+      s3 += red[w];
+      s4 += red[Policy::kWarpsPerBlock + w];
+    }
+    GlobalAdd128(out, 3, s3);
+    if (count4) GlobalAdd128(out, 4, s4);
+  }
+}
+
+// Pre-pass of the general path, with the shallow kernel's batching: a warp
+// takes 32 consecutive tasks (grid-stride over batches) and flattens their
+// intersections over its lanes. key = work size (0: nothing beyond
+// counts[3]), value = edge id, both written coalesced. counts[3] += Σ |C|.
+__global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
+    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method,
+                  uint32_t* keys, int32_t* vals, u64* out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  u64* red = reinterpret_cast<u64*>(smem);
+  int* cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
+             WarpInBlock() * (kWarp + kShallowBuf);
+  int32_t* cbuf = cnt + kWarp;
+  const int lane = LaneId();
+  u64 acc3 = 0;
+  const int64_t batches = CeilDiv(num, kWarp);
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
+  for (int64_t bt = static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock();
+       bt < batches; bt += warps) {
+    const int64_t i = bt * kWarp + lane;
+    const ShallowTask t = LoadShallowTask(g, tasks, i, num);
+    int d = 0;
+    unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
+    unsigned over = __ballot_sync(kFull, t.na > kShallowBuf);
+    while (pending != 0) {
+      const bool mine = (pending >> lane) & 1u;
+      const int n = mine ? t.na : 0;
+      const int incl = WarpInclusiveScan(n);
+      const bool sel = mine && incl <= kShallowBuf;
+      pending &= ~__ballot_sync(kFull, sel);
+      const int dj = ShallowGenerate(g, sel, t, incl - n, cnt, cbuf);
+      if (sel) d = dj;
+      __syncwarp();
+    }
+    while (over != 0) {  // count only: no buffer needed
+      const int j = __ffs(over) - 1;
+      over &= over - 1;
+      const int a = __shfl_sync(kFull, t.a, j), na = __shfl_sync(kFull, t.na, j);
+      const int b = __shfl_sync(kFull, t.b, j), nb = __shfl_sync(kFull, t.nb, j);
+      const int c = WarpIntersect(g.indices + a, na, g.indices + b, nb, nullptr);
+      if (lane == j) d = c;
+    }
+    acc3 += static_cast<u64>(d);
+    if (i < num) {
+      const int32_t e = tasks[i];
+      uint32_t key = 0;
+      if (d >= 2 && kmax >= 4) {
+        // d >= 2 implies a valid edge e.
+        key = static_cast<uint32_t>(d);
+        if (method == kStaticBitmapL1) {
+          const int32_t u = g.src[e];
+          key = static_cast<uint32_t>(g.Degree(u));
+        }
+      }
+      keys[i] = key;
+      vals[i] = e;
+    }
+  }
+  acc3 = WarpSum64(acc3);
+  if (lane == 0) red[WarpInBlock()] = acc3;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    u64 s3 = 0;
+    for (int w = 0; w < Policy::kWarpsPerBlock; ++w) s3 += red[w];
+    GlobalAdd128(out, 3, s3);
+  }
+}
+
 cudaError_t LastError() { return cudaGetLastError(); }
 
 // Byte offsets inside the pre-pass scratch.
@@ -1081,6 +1400,38 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 
 }  // namespace
 
+bool UseShallowPath(const CountProblem& p) {
+  // kmax == 3 is |C| for every method. At kmax == 4 the list-based shallow
+  // kernel is the KCMiner path (λ plays no role: nothing is built beyond
+  // level 2) and the honest kBinarySearch baseline (it is list intersection);
+  // the bitmap baselines keep their bitmap kernels.
+  return p.kmax == 3 || (p.kmax == 4 && (p.method == kKCMiner || p.method == kBinarySearch));
+}
+
+size_t ShallowScratchBytes() { return 256; }
+
+cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
+                          cudaStream_t stream) {
+  const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
+  cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
+  if (err != cudaSuccess) return err;
+  if (p.num_tasks == 0) return cudaSuccess;
+  int* work = static_cast<int*>(scratch);  // batch counter
+  err = cudaMemsetAsync(work, 0, sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
+  int bpm = 0;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpm, ShallowKernel, kThreads, smem);
+  if (err != cudaSuccess) return err;
+  const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
+  const int blocks = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
+  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, work,
+                                                    reinterpret_cast<u64*>(p.counts));
+  return LastError();
+}
+
 size_t PrepassScratchBytes(int64_t num_tasks) { return PrepassLayout::Make(num_tasks).total; }
 
 const TaskClasses* PrepassClasses(const void* scratch) {
@@ -1114,11 +1465,16 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   auto* vals_in = reinterpret_cast<int32_t*>(s + l.vals_in);
   auto* vals_out = reinterpret_cast<int32_t*>(s + l.vals_out);
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
-  const int64_t want = CeilDiv(p.num_tasks, Policy::kWarpsPerBlock);
+  const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
+  int bpm = 0;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpm, PrepassKernel, kThreads, smem);
+  if (err != cudaSuccess) return err;
+  const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kPrepassBlocksPerSm)));
-  PrepassKernel<<<blocks, kThreads, 0, stream>>>(g, p.tasks, p.num_tasks, p.kmax, p.method, keys_in,
-                                                 vals_in, reinterpret_cast<u64*>(p.counts));
+      std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
+  PrepassKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, p.method,
+                                                    keys_in, vals_in,
+                                                    reinterpret_cast<u64*>(p.counts));
   if ((err = LastError()) != cudaSuccess) return err;
   if (p.kmax < 4) return cudaSuccess;  // classes stay empty
   size_t temp_bytes = l.temp_bytes;

@@ -2,7 +2,12 @@
 // its kernels (cliques_kernels.cu). Plain C++ and CUDA runtime types only, so
 // that the handler compiles with the host compiler.
 //
-// Pipeline (all on the caller's stream):
+// Direct shallow path (UseShallowPath: kmax == 3, or kmax == 4 with kKCMiner
+// or kBinarySearch): LaunchShallow zeroes the output and runs one persistent
+// list-based kernel (counts[3] and counts[4]); no sort, no host
+// synchronization, ShallowScratchBytes() of scratch (a work counter).
+//
+// General pipeline (all on the caller's stream):
 //   1. LaunchPrepass: zero the output, exact task sizes |N+(u) ∩ N+(v)|,
 //      counts[3], radix sort of the tasks by work size (descending) and the
 //      boundaries of the size classes, written to device memory.
@@ -50,6 +55,11 @@ struct TaskClasses {
   int32_t max_key;
   int32_t pad[3];
 };
+
+bool UseShallowPath(const CountProblem& problem);
+size_t ShallowScratchBytes();
+cudaError_t LaunchShallow(const CountProblem& problem, void* scratch, int num_sms,
+                          cudaStream_t stream);
 
 // Scratch needed by LaunchPrepass (256-byte aligned base expected).
 size_t PrepassScratchBytes(int64_t num_tasks);
