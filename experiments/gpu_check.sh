@@ -50,7 +50,8 @@ for s in "$@"; do
       ;;
     ncu)
       stage ncu
-      timeout 300 ncu --clock-control none --kernel-name regex:kcjax \
+      timeout "${NCU_TIMEOUT:-300}" ncu --clock-control none \
+        --kernel-name "regex:Small|Warp|Block|List|Shallow" \
         --metrics smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
         "$PY" -P experiments/lanes_run.py >"$OUT/ncu.txt" 2>&1
       tail -40 "$OUT/ncu.txt"

@@ -2,8 +2,8 @@
 // its kernels (cliques_kernels.cu). Plain C++ and CUDA runtime types only, so
 // that the handler compiles with the host compiler.
 //
-// Direct shallow path (UseShallowPath: kmax == 3, or kmax == 4 with kKCMiner
-// or kBinarySearch): LaunchShallow zeroes the output and runs one persistent
+// Direct shallow path (UseShallowPath: the kBinarySearch baseline at
+// kmax == 4): LaunchShallow zeroes the output and runs one persistent
 // list-based kernel (counts[3] and counts[4]); no sort, no host
 // synchronization, ShallowScratchBytes() of scratch (a work counter).
 //
