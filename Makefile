@@ -12,7 +12,7 @@ build:
 	@bash scripts/bootstrap.sh
 
 demo: build
-	$(VENV)/bin/python -P -m kcjax.cli demo $(GRAPH)
+	$(VENV)/bin/python -P -m kcjax demo $(GRAPH)
 
 test: build
 	$(VENV)/bin/python -P -m pytest -q $(PYTEST_ARGS) tests

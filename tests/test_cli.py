@@ -244,3 +244,20 @@ def test_bad_input_one_line_exit_2(capsys, tmp_path, argv, match):
     assert lines[0].startswith("kcjax: error: ")
     assert match in lines[0]
     assert "Traceback" not in err
+
+
+def test_python_dash_m_runs_the_cli(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "g.txt"
+    path.write_text(EDGES)
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "kcjax", "count", str(path), "-k", "4", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["counts"] == {"4": 1}
