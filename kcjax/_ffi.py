@@ -8,6 +8,7 @@ jax has a CUDA backend, for CUDA under the same name.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -45,6 +46,22 @@ def built_with_cuda() -> bool:
     return bool(_kcjax.built_with_cuda())
 
 
+def _call(target: str, results: Any, *args: jax.Array, **attrs: Any) -> Any:
+    """ffi_call of a registered target; every call here maps over vmap sequentially."""
+    _register()
+    return jax.ffi.ffi_call(target, results, vmap_method="sequential")(*args, **attrs)
+
+
+def _clique_attrs(kmax: int, method: int, lam: float, num_threads: int) -> dict[str, Any]:
+    """The attributes every clique target takes, with the dtypes the handlers bind."""
+    return {
+        "kmax": np.int32(kmax),
+        "method": np.int32(method),
+        "lam": np.float32(lam),
+        "num_threads": np.int32(num_threads),
+    }
+
+
 def clique_count(
     indptr: jax.Array,
     indices: jax.Array,
@@ -61,21 +78,14 @@ def clique_count(
     Returns:
       uint32[kmax + 1, 4]: 128-bit little-endian count of s-cliques per size s.
     """
-    _register()
-    call = jax.ffi.ffi_call(
+    return _call(
         "kcjax_clique_count",
         jax.ShapeDtypeStruct((kmax + 1, 4), jnp.uint32),
-        vmap_method="sequential",
-    )
-    return call(
         indptr,
         indices,
         src,
         tasks,
-        kmax=np.int32(kmax),
-        method=np.int32(method),
-        lam=np.float32(lam),
-        num_threads=np.int32(num_threads),
+        **_clique_attrs(kmax, method, lam, num_threads),
     )
 
 
@@ -98,24 +108,17 @@ def clique_list(
       (cliques int32[capacity, k] rank ids, rows ascending, -1 past the count;
       count uint32[4] 128-bit number of k-cliques found).
     """
-    _register()
-    call = jax.ffi.ffi_call(
+    return _call(
         "kcjax_clique_list",
         (
             jax.ShapeDtypeStruct((capacity, k), jnp.int32),
             jax.ShapeDtypeStruct((4,), jnp.uint32),
         ),
-        vmap_method="sequential",
-    )
-    return call(
         indptr,
         indices,
         src,
         tasks,
-        kmax=np.int32(k),
-        method=np.int32(method),
-        lam=np.float32(lam),
-        num_threads=np.int32(num_threads),
+        **_clique_attrs(k, method, lam, num_threads),
         stop_when_full=bool(stop_when_full),
     )
 
@@ -132,21 +135,14 @@ def clique_per_vertex(
     num_threads: int,
 ) -> jax.Array:
     """Calls target ``kcjax_clique_per_vertex``: uint32[n, 4] 128-bit counts per rank."""
-    _register()
-    call = jax.ffi.ffi_call(
+    return _call(
         "kcjax_clique_per_vertex",
         jax.ShapeDtypeStruct((indptr.shape[0] - 1, 4), jnp.uint32),
-        vmap_method="sequential",
-    )
-    return call(
         indptr,
         indices,
         src,
         tasks,
-        kmax=np.int32(k),
-        method=np.int32(method),
-        lam=np.float32(lam),
-        num_threads=np.int32(num_threads),
+        **_clique_attrs(k, method, lam, num_threads),
     )
 
 
@@ -166,13 +162,9 @@ def clique_pivot(
       uint32[hmax + 1, pmax + 1, 4]: 128-bit little-endian histogram of
       succinct-clique-tree leaves by (held, pivot) vertex counts.
     """
-    _register()
-    call = jax.ffi.ffi_call(
+    return _call(
         "kcjax_clique_pivot",
         jax.ShapeDtypeStruct((hmax + 1, pmax + 1, 4), jnp.uint32),
-        vmap_method="sequential",
-    )
-    return call(
         indptr,
         indices,
         tasks,
