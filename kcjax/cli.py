@@ -207,28 +207,17 @@ def _run_count(args: argparse.Namespace) -> int:
 
 def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float) -> int:
     counts, count_s = _interruptible(lambda: count_all_cliques(graph, num_threads=args.threads))
-    times = {"load_s": load_s, "count_s": count_s}
-    if args.json:
-        _print_json(
-            {
-                "graph": args.graph,
-                "num_nodes": graph.num_nodes,
-                "num_edges": graph.num_edges,
-                "clique_number": max(counts, default=0),
-                "counts": {str(k): c for k, c in counts.items()},
-                "times": times,
-            }
-        )
-        return 0
-    lines = [
-        f"graph   {args.graph}",
-        f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}  "
-        f"clique number {max(counts, default=0)}",
-        *(f"k = {k:<4d}{c:>{_width(counts)},}" for k, c in counts.items()),
-        f"time    load {load_s:.3f} s  count {count_s:.3f} s",
-    ]
-    print("\n".join(lines))
-    return 0
+    omega = max(counts, default=0)
+    return _report(
+        args,
+        args.graph,
+        graph,
+        counts,
+        {"load_s": load_s, "count_s": count_s},
+        {"clique_number": omega},
+        f"  clique number {omega}",
+        [],
+    )
 
 
 def _run_list(args: argparse.Namespace) -> int:
@@ -326,29 +315,16 @@ def _count_and_report(
                 progress=progress,
             )
         )
-    times = {"load_s": load_s, "orient_s": orient_s, "count_s": count_s}
-    if args.json:
-        _print_json(
-            {
-                "graph": name,
-                "num_nodes": graph.num_nodes,
-                "num_edges": graph.num_edges,
-                "order": args.order,
-                "method": args.method,
-                "counts": {str(k): counts[k] for k in ks},
-                "times": times,
-            }
-        )
-        return 0
-    lines = [
-        f"graph   {name}",
-        f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}",
-        f"order   {args.order}   method {args.method}",
-        *(f"k = {k:<4d}{counts[k]:>{_width(counts)},}" for k in ks),
-        f"time    load {load_s:.3f} s  orient {orient_s:.3f} s  count {count_s:.3f} s",
-    ]
-    print("\n".join(lines))
-    return 0
+    return _report(
+        args,
+        name,
+        graph,
+        {k: counts[k] for k in ks},
+        {"load_s": load_s, "orient_s": orient_s, "count_s": count_s},
+        {"order": args.order, "method": args.method},
+        "",
+        [f"order   {args.order}   method {args.method}"],
+    )
 
 
 def _count_sharded_and_report(
@@ -372,27 +348,49 @@ def _count_sharded_and_report(
     )
     if jax.process_index() != 0:
         return 0
-    times = {"load_s": prep[0], "orient_s": prep[1], "count_s": count_s}
+    devices, processes = jax.device_count(), jax.process_count()
+    return _report(
+        args,
+        name,
+        graph,
+        {k: counts[k] for k in ks},
+        {"load_s": prep[0], "orient_s": prep[1], "count_s": count_s},
+        {"devices": devices, "processes": processes, "split": split},
+        "",
+        [f"devices {devices} over {processes} process(es), split {split}"],
+    )
+
+
+def _report(
+    args: argparse.Namespace,
+    name: str,
+    graph: Graph,
+    counts: dict[int, int],
+    times: dict[str, float],
+    info: dict[str, Any],
+    size_note: str,
+    header: list[str],
+) -> int:
+    """Prints counts as one JSON object (--json) or as aligned text lines."""
     if args.json:
         _print_json(
             {
                 "graph": name,
                 "num_nodes": graph.num_nodes,
                 "num_edges": graph.num_edges,
-                "devices": jax.device_count(),
-                "processes": jax.process_count(),
-                "split": split,
-                "counts": {str(k): counts[k] for k in ks},
+                **info,
+                "counts": {str(k): c for k, c in counts.items()},
                 "times": times,
             }
         )
         return 0
+    timing = "  ".join(f"{key.removesuffix('_s')} {value:.3f} s" for key, value in times.items())
     lines = [
         f"graph   {name}",
-        f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}",
-        f"devices {jax.device_count()} over {jax.process_count()} process(es), split {split}",
-        *(f"k = {k:<4d}{counts[k]:>{_width(counts)},}" for k in ks),
-        f"time    load {prep[0]:.3f} s  orient {prep[1]:.3f} s  count {count_s:.3f} s",
+        f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}{size_note}",
+        *header,
+        *(f"k = {k:<4d}{c:>{_width(counts)},}" for k, c in counts.items()),
+        f"time    {timing}",
     ]
     print("\n".join(lines))
     return 0
