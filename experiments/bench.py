@@ -6,6 +6,17 @@ and waits for its result. Every (graph, k, method) is warmed up once, then
 timed ``--repeats`` times; the median is reported. Counts are checked against
 ../shared/data/graphs/clique_counts.tsv where it has the value.
 
+Two clocks: ``median_s`` is the wall time of a synchronized call (Python
+dispatch and the host wait included); on a GPU ``device_s`` is the median
+device span of a call from the JAX profiler (first GPU activity to last, see
+devtime.py), the scope of the peers' CUDA-event timers, and ``busy_s`` the
+time the GPU worked within it.
+
+Methods: every enumeration method, ``pivot``, ``dense``; ``METHOD@LAM`` runs
+an enumeration method with λ overridden (the λ sweep); ``list`` times
+``list_cliques`` into a preallocated device buffer (cliques per second);
+``allk`` (pivot) counts every size up to the clique number in one call.
+
 Usage:
   python experiments/bench.py --graphs email-Enron com-dblp --ks 4-8 \
       --methods kcminer binary_search pivot --out experiments/results/x.json
@@ -29,6 +40,9 @@ import kcjax
 from kcjax import _ffi
 from kcjax.cliques import ENUMERATION_METHODS, count_cliques_limbs, limbs_to_int
 from kcjax.dense import count_cliques_dense
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from devtime import device_times  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIRS = [ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"]
@@ -78,23 +92,29 @@ def anchors() -> dict[tuple[str, int], dict[str, float | str]]:
 
 
 def load_graph(name: str) -> kcjax.Graph:
+    """A shared graph by name, or ``rmatS`` / ``rmatS-EF``: R-MAT of scale S (edge factor EF)."""
     if name.startswith("rmat"):
         from kcjax import generators
 
-        scale = int(name[4:])
-        return generators.rmat(scale, edge_factor=16, seed=1)
+        scale, _, ef = name[4:].partition("-")
+        return generators.rmat(int(scale), edge_factor=int(ef or 16), seed=1)
     data = _first(DATA_DIRS)
     if data is None:
         raise SystemExit(f"no graph directory among {DATA_DIRS}")
     return kcjax.load(data / f"{name}.el.gz")
 
 
-def _timed(fn, repeats: int) -> tuple[float, list[float], object]:
-    """Median of synchronized calls; also the per-call time of back-to-back calls.
+class Timing(dict):
+    """median_s, times_s, pipelined_s and (on a GPU) device_s, busy_s."""
+
+
+def _timed(fn, repeats: int, device: bool) -> tuple[Timing, object]:
+    """Median of synchronized calls; the per-call time of back-to-back calls;
+    with ``device`` also the profiler's device span and busy time.
 
     The synchronized time includes one Python dispatch and one host wait per
     call; the pipelined time (``repeats`` calls issued before one wait)
-    amortizes both, so it is the closer measure of device time.
+    amortizes both.
     """
     out = jax.block_until_ready(fn())  # warm-up: compile, first launch
     times = []
@@ -104,12 +124,33 @@ def _timed(fn, repeats: int) -> tuple[float, list[float], object]:
         times.append(time.perf_counter() - t0)
     t0 = time.perf_counter()
     jax.block_until_ready([fn() for _ in range(repeats)])
-    times.append((time.perf_counter() - t0) / repeats)
-    return statistics.median(times[:-1]), times, out
+    t = Timing(
+        median_s=statistics.median(times),
+        times_s=times,
+        pipelined_s=(time.perf_counter() - t0) / repeats,
+    )
+    if device:
+        per_device = device_times(fn, repeats)
+        if per_device:
+            first = per_device[min(per_device)]
+            t.update(device_s=first["span_s"], busy_s=first["busy_s"])
+    return t, out
 
 
-def bench_one(dag: kcjax.DAG, k: int, method: str, repeats: int) -> tuple[float, list[float], int]:
-    if method == "pivot":
+def _parse_method(method: str) -> tuple[str, float | None]:
+    name, _, lam = method.partition("@")
+    known = ("pivot", "dense", "list", "allk", *ENUMERATION_METHODS)
+    if name not in known or (lam and name not in ENUMERATION_METHODS):
+        raise SystemExit(f"unknown method {method!r} (one of {known}, or ENUMERATION_METHOD@LAM)")
+    return name, float(lam) if lam else None
+
+
+def bench_one(
+    dag: kcjax.DAG, k: int, method: str, repeats: int, device: bool
+) -> tuple[Timing, int]:
+    """Times one (k, method); returns the timing and the count it produced."""
+    name, lam = _parse_method(method)
+    if name == "pivot":
         pmax = int(dag.max_out_degree())
         tasks = jax.numpy.arange(dag.num_nodes, dtype=jax.numpy.int32)
 
@@ -118,14 +159,26 @@ def bench_one(dag: kcjax.DAG, k: int, method: str, repeats: int) -> tuple[float,
                 dag.indptr, dag.indices, tasks, hmax=k, pmax=pmax, kmin=k, num_threads=0
             )
 
-        med, times, _ = _timed(run, repeats)
-        return med, times, kcjax.count_cliques(dag, k, method="pivot")
-    if method == "dense":
-        med, times, out = _timed(lambda: count_cliques_dense(dag, k), repeats)
-        return med, times, limbs_to_int(np.asarray(out)[k])
-    fn = jax.jit(lambda d: count_cliques_limbs(d, k, method=method))
-    med, times, out = _timed(lambda: fn(dag), repeats)
-    return med, times, limbs_to_int(np.asarray(out)[k])
+        t, _ = _timed(run, repeats, device)
+        return t, kcjax.count_cliques(dag, k, method="pivot")
+    if name == "allk":
+        t, counts = _timed(lambda: kcjax.count_all_cliques(dag), repeats, device)
+        t["sizes"] = len(counts)
+        return t, counts.get(k, 0)
+    if name == "list":
+        capacity = int(kcjax.count_cliques(dag, k, method="pivot"))
+        fn = jax.jit(lambda d: kcjax.list_cliques(d, k, capacity)[1:])
+        t, (count, overflow) = _timed(lambda: fn(dag), repeats, device)
+        if bool(overflow):
+            raise SystemExit(f"listing overflowed its exact capacity {capacity}")
+        t["cliques_per_s"] = capacity / t.get("device_s", t["median_s"])
+        return t, limbs_to_int(np.asarray(count))
+    if name == "dense":
+        t, out = _timed(lambda: count_cliques_dense(dag, k), repeats, device)
+        return t, limbs_to_int(np.asarray(out)[k])
+    fn = jax.jit(lambda d: count_cliques_limbs(d, k, method=name, lam=lam))
+    t, out = _timed(lambda: fn(dag), repeats, device)
+    return t, limbs_to_int(np.asarray(out)[k])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,9 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--order", default="degree", choices=kcjax.ORDERS)
     p.add_argument("--budget", type=float, default=30.0, help="skip slower methods at larger k (s)")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--no-device-timer", action="store_true", help="skip the profiler pass on a GPU")
     args = p.parse_args(argv)
 
     device = jax.devices()[0]
+    use_profiler = device.platform == "gpu" and not args.no_device_timer
+    for method in args.methods:
+        _parse_method(method)
     truth, anchor = ground_truth(), anchors()
     rows = []
     for name in args.graphs:
@@ -159,31 +216,27 @@ def main(argv: list[str] | None = None) -> int:
             for method in args.methods:
                 if method in too_slow:
                     continue
-                if method not in ("pivot", "dense", *ENUMERATION_METHODS):
-                    raise SystemExit(f"unknown method {method}")
-                med, times, count = bench_one(dag, k, method, args.repeats)
+                t, count = bench_one(dag, k, method, args.repeats, use_profiler)
                 want = truth.get((name, k))
                 row = {
                     "graph": name,
                     "k": k,
                     "method": method,
                     "order": args.order,
-                    "median_s": med,
-                    "pipelined_s": times[-1],
-                    "times_s": times[:-1],
+                    **t,
                     "count": str(count),
                     "correct": None if want is None else count == want,
                     **anchor.get((name, k), {}),
                 }
                 rows.append(row)
                 print(
-                    f"{name:14s} k={k:2d} {method:14s} {med:10.6f}s "
-                    f"pipelined {times[-1]:10.6f}s count={count} "
+                    f"{name:14s} k={k:2d} {method:14s} {t['median_s']:10.6f}s "
+                    f"device {t.get('device_s', math.nan):10.6f}s count={count} "
                     f"ok={row['correct']}",
                     file=sys.stderr,
                     flush=True,
                 )
-                if med * (args.repeats + 1) > args.budget:
+                if t["median_s"] * (2 * args.repeats + 1) > args.budget:
                     too_slow.add(method)
     meta = {
         "device": str(device),
@@ -193,7 +246,10 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "repeats": args.repeats,
-        "timer": "wall clock around a synchronized call on a device-resident oriented graph",
+        "timer": (
+            "median_s: wall clock around a synchronized call on a device-resident oriented "
+            "graph; device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
+        ),
     }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -203,18 +259,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_table(rows: list[dict]) -> None:
+    """Ratios are peer time / our time (> 1: we are faster), on the device clock
+    where there is one, else on the wall clock."""
     print(
-        f"{'graph':14s} {'k':>2s} {'method':14s} {'median_s':>10s} {'pipelined':>10s} "
+        f"{'graph':14s} {'k':>2s} {'method':14s} {'wall_s':>10s} {'device_s':>10s} "
         f"{'best_enum':>10s} {'x_enum':>7s} {'best_any':>10s} {'x_any':>7s} ok"
     )
     for r in rows:
+        ours = r.get("device_s", r["median_s"])
         be, ba = r.get("best_enumeration_s"), r.get("best_any_s")
-        xe = f"{be / r['median_s']:7.2f}" if be and math.isfinite(be) else "      -"
-        xa = f"{ba / r['median_s']:7.2f}" if ba else "      -"
+        xe = f"{be / ours:7.2f}" if be and math.isfinite(be) else "      -"
+        xa = f"{ba / ours:7.2f}" if ba else "      -"
         print(
             f"{r['graph']:14s} {r['k']:2d} {r['method']:14s} {r['median_s']:10.6f} "
-            f"{r['pipelined_s']:10.6f} "
-            f"{be if be else float('nan'):10.6f} {xe} {ba if ba else float('nan'):10.6f} {xa} "
+            f"{r.get('device_s', math.nan):10.6f} "
+            f"{be if be else math.nan:10.6f} {xe} {ba if ba else math.nan:10.6f} {xa} "
             f"{r['correct']}"
         )
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build, test, sanitize and benchmark kcjax on the GPU machine in one call.
 #
-#   bash experiments/gpu_check.sh STAGE...   (stages: build test bench sanitize ncu)
+#   bash experiments/gpu_check.sh STAGE...
+#   stages: build test bench sanitize ncu scaling
 #
 # Expects the shared graphs and anchors copied into .gpu/ (carried to the
 # machine, see BUILD.md) and writes logs and results under $OUT.
@@ -14,6 +15,7 @@ export CUDACXX=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 VENV=${VENV:-$(python3 -c 'import sys; print(sys.prefix)')}
 PY="$VENV/bin/python"
 BENCH_ARGS=${BENCH_ARGS:-}
+SCALING_ARGS=${SCALING_ARGS:-}
 status=0
 
 stage() { echo "== $1 ($(date +%T))"; }
@@ -41,9 +43,11 @@ for s in "$@"; do
       ;;
     sanitize)
       stage sanitize
+      # Only kcjax's kernels are instrumented (their names contain "kcjax").
       for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+        # shellcheck disable=SC2086
         XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${SANITIZE_TIMEOUT:-240}" \
-          compute-sanitizer --tool "$tool" \
+          compute-sanitizer --tool "$tool" --kernel-name kns=kcjax \
           "$PY" -P experiments/sanitize_run.py ${SANITIZE_METHODS:-} 2>&1 |
           tee "$OUT/sanitize_$tool.log" | tail -6
       done
@@ -55,6 +59,13 @@ for s in "$@"; do
         --metrics smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
         "$PY" -P experiments/lanes_run.py >"$OUT/ncu.txt" 2>&1
       tail -40 "$OUT/ncu.txt"
+      ;;
+    scaling)
+      stage scaling
+      # shellcheck disable=SC2086
+      timeout "${SCALING_TIMEOUT:-420}" "$PY" -P experiments/scaling.py $SCALING_ARGS \
+        --out "$OUT/scaling.json" 2>"$OUT/scaling.log" | tee "$OUT/scaling.txt"
+      status=$((status | PIPESTATUS[0]))
       ;;
     *) echo "unknown stage $s"; exit 2 ;;
   esac

@@ -15,8 +15,10 @@ def main(path: str) -> None:
     by_row: dict[tuple[str, int], dict] = defaultdict(dict)
     for r in data["rows"]:
         by_row[(r["graph"], r["k"])][r["method"]] = r
-    print(f"{data['meta']['device_kind']}, jax {data['meta']['jax']}; seconds, median of "
-          f"{data['meta']['repeats']} synchronized calls\n")
+    print(
+        f"{data['meta']['device_kind']}, jax {data['meta']['jax']}; seconds, median of "
+        f"{data['meta']['repeats']} synchronized calls\n"
+    )
     print("| graph | k | kcminer | pivot | best published enumeration | x | best published | x |")
     print("|---|---|---|---|---|---|---|---|")
     for (graph, k), methods in by_row.items():
@@ -27,10 +29,12 @@ def main(path: str) -> None:
         ok = all(r["correct"] is not False for r in methods.values())
         xe = f"{be / km['median_s']:.2f}" if km and be and be != float("inf") else "-"
         xa = f"{ba / best:.2f}" if ba else "-"
-        print(f"| {graph} | {k} | {km['median_s']:.6f} | {pv['median_s']:.6f} | "
-              f"{be if be and be != float('inf') else '-'} ({any_row.get('best_enumeration_peer', '-')}) "
-              f"| {xe} | {ba if ba else '-'} ({any_row.get('best_any_peer', '-')}) | {xa} |"
-              + ("" if ok else " WRONG"))
+        print(
+            f"| {graph} | {k} | {km['median_s']:.6f} | {pv['median_s']:.6f} | "
+            f"{be if be and be != float('inf') else '-'} ({any_row.get('best_enumeration_peer', '-')}) "
+            f"| {xe} | {ba if ba else '-'} ({any_row.get('best_any_peer', '-')}) | {xa} |"
+            + ("" if ok else " WRONG")
+        )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from kcjax.cliques import (
     count_cliques,
     count_cliques_limbs,
     limbs_to_int,
+    transitivity,
 )
 from kcjax.graph import CanonReport, Graph
 from kcjax.io import GraphFormatError, load, save
@@ -43,4 +44,5 @@ __all__ = [
     "load",
     "orient",
     "save",
+    "transitivity",
 ]

@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from kcjax import __version__
-from kcjax.cliques import METHODS, count_all_cliques, count_cliques
+from kcjax.cliques import METHODS, count_all_cliques, count_cliques, transitivity
 from kcjax.distributed import initialize_from_env_or_args
 from kcjax.generators import rmat
 from kcjax.graph import Graph
@@ -412,6 +412,7 @@ def _run_info(args: argparse.Namespace) -> int:
     for order in ORDERS:
         stats[f"max_out_degree_{order}"] = int(orient(graph, order=order).max_out_degree())
     stats["triangles"] = count_cliques(graph, 3, num_threads=args.threads)
+    stats["transitivity"] = round(transitivity(graph), 6)
     stats["load_s"] = load_s
     if args.json:
         _print_json(stats)

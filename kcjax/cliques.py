@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 
 import jax
@@ -65,7 +66,7 @@ def count_cliques(
         k = 2 edges; sizes above the clique number count 0.
       method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
         eagerly pivoting on the CPU, and on a GPU for k >= 10, or k >= 6 on
-        graphs with max out-degree >= 100; else enumeration), one of
+        graphs of :func:`transitivity` >= 0.3; else enumeration), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
@@ -153,13 +154,51 @@ def count_cliques(
     return result[ks[0]] if single else result
 
 
-#: "auto" pivots on a GPU for k >= this on graphs whose max out-degree is at
-#: least AUTO_PIVOT_MIN_OUT_DEGREE, and always from AUTO_PIVOT_ALWAYS_K on (see
-#: experiments/results/h200_kcminer_pivot.json: enumeration wins on sparse
-#: neighbourhoods, pivoting where large near-cliques make enumeration explode).
+#: "auto" on a GPU pivots from AUTO_PIVOT_MIN_K on for graphs whose global
+#: transitivity (3 x triangles / wedges, see :func:`transitivity`) is at least
+#: AUTO_PIVOT_MIN_TRANSITIVITY, and for every graph from AUTO_PIVOT_ALWAYS_K
+#: on. Fitted to experiments/results/h200_kcminer_pivot.json: pivoting wins
+#: where neighbourhoods are dense (com-dblp 0.31, ca-AstroPh 0.32,
+#: ego-Facebook 0.52: cliques multiply with k), enumeration where they are
+#: sparse (soc-Epinions1 0.07: the pivot tree is large and enumeration cheap).
 AUTO_PIVOT_MIN_K = 6
-AUTO_PIVOT_MIN_OUT_DEGREE = 100
+AUTO_PIVOT_MIN_TRANSITIVITY = 0.3
 AUTO_PIVOT_ALWAYS_K = 10
+
+_TRANSITIVITY_CACHE: dict[int, tuple[weakref.ref, float]] = {}
+
+
+def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
+    """Global clustering coefficient: 3 x triangles / wedges (paths of length 2).
+
+    Eager only. The value is cached per DAG (by its ``indices`` array), so
+    repeated ``method="auto"`` counts on one DAG pay for the triangle count once.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      order: orientation of a Graph.
+
+    Returns:
+      A float in [0, 1] (0 for a graph without wedges).
+    """
+    dag = graph if isinstance(graph, DAG) else orient(graph, order=order)
+    if isinstance(dag.indices, jax.core.Tracer):
+        raise ValueError("transitivity runs eagerly only")
+    key = id(dag.indices)
+    hit = _TRANSITIVITY_CACHE.get(key)
+    if hit is not None and hit[0]() is dag.indices:
+        return hit[1]
+    triangles = limbs_to_int(np.asarray(count_cliques_limbs(dag, 3))[3]) if dag.num_edges else 0
+    out_deg = np.asarray(dag.out_degrees(), dtype=np.int64)
+    in_deg = np.bincount(np.asarray(dag.indices), minlength=dag.num_nodes)[: dag.num_nodes]
+    deg = out_deg + in_deg
+    wedges = int((deg * (deg - 1) // 2).sum())
+    value = 3 * triangles / wedges if wedges else 0.0
+    _TRANSITIVITY_CACHE[key] = (
+        weakref.ref(dag.indices, lambda _: _TRANSITIVITY_CACHE.pop(key, None)),
+        value,
+    )
+    return value
 
 
 def _auto_method(dag: DAG, kmax: int, enumeration_only: bool) -> str:
@@ -168,8 +207,9 @@ def _auto_method(dag: DAG, kmax: int, enumeration_only: bool) -> str:
         return "kcminer"
     if next(iter(dag.indices.devices())).platform == "cpu" or kmax >= AUTO_PIVOT_ALWAYS_K:
         return "pivot"  # on the CPU pivoting won at every k measured
-    big = int(dag.max_out_degree()) >= AUTO_PIVOT_MIN_OUT_DEGREE
-    return "pivot" if kmax >= AUTO_PIVOT_MIN_K and big else "kcminer"
+    if kmax < AUTO_PIVOT_MIN_K:
+        return "kcminer"
+    return "pivot" if transitivity(dag) >= AUTO_PIVOT_MIN_TRANSITIVITY else "kcminer"
 
 
 def count_all_cliques(

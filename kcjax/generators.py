@@ -53,16 +53,25 @@ def rmat(
         raise ValueError(f"need a, b, c >= 0, 0 < a + b < 1, a + b + c <= 1; got {a}, {b}, {c}")
     rng = np.random.default_rng(seed)
     n, m = 1 << scale, edge_factor << scale
-    ab, c_norm, a_norm = a + b, c / (1.0 - (a + b)), a / (a + b)
-    src = np.zeros(m, np.int64)
-    dst = np.zeros(m, np.int64)
-    for bit in range(scale):  # one vectorized step per bit level
-        src_bit = rng.random(m) > ab
-        dst_bit = rng.random(m) > np.where(src_bit, c_norm, a_norm)
-        src |= src_bit.astype(np.int64) << bit
-        dst |= dst_bit.astype(np.int64) << bit
+    # One uniform draw per edge and bit level picks the quadrant:
+    # [0, a) top-left, [a, a+b) top-right, [a+b, a+b+c) bottom-left, else bottom-right.
+    t_a, t_ab, t_abc = np.float32(a), np.float32(a + b), np.float32(a + b + c)
+    ids = np.int32 if scale <= 30 else np.int64
+    src = np.zeros(m, ids)
+    dst = np.zeros(m, ids)
+    r = np.empty(m, np.float32)
+    bit_src = np.empty(m, bool)
+    bit_dst = np.empty(m, bool)
+    for bit in range(scale):
+        rng.random(out=r, dtype=np.float32)
+        np.greater_equal(r, t_ab, out=bit_src)
+        # dst bit: top-right [a, a+b) or bottom-right [a+b+c, 1)
+        np.greater_equal(r, t_a, out=bit_dst)
+        bit_dst &= ~bit_src | (r >= t_abc)
+        src |= bit_src.astype(ids) << bit
+        dst |= bit_dst.astype(ids) << bit
     if permute:
-        perm = rng.permutation(n)
+        perm = rng.permutation(n).astype(ids)
         src, dst = perm[src], perm[dst]
     return Graph.from_edges(src, dst, num_nodes=n)
 

@@ -147,6 +147,36 @@ def test_lambda_override_keeps_counts(references):
         assert kcjax.count_cliques(graph, 7, lam=lam) == references["planted"][7]
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_transitivity_matches_networkx(name):
+    edges, n = CASES[name]
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(edges.tolist())
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    for order in kcjax.ORDERS:
+        dag = kcjax.orient(graph, order=order)
+        assert kcjax.transitivity(dag) == pytest.approx(nx.transitivity(g), abs=1e-12)
+        assert kcjax.transitivity(dag) == pytest.approx(nx.transitivity(g), abs=1e-12)  # cached
+
+
+def test_auto_rule_follows_transitivity(monkeypatch):
+    from kcjax import cliques
+
+    dag = kcjax.orient(kcjax.Graph.from_edges(*_edges(nx.complete_graph(6)).T))
+    assert kcjax.transitivity(dag) == 1.0
+    platform = next(iter(dag.indices.devices())).platform
+    if platform == "cpu":
+        assert cliques._auto_method(dag, 4, enumeration_only=False) == "pivot"
+    else:
+        assert cliques._auto_method(dag, 5, enumeration_only=False) == "kcminer"
+        assert cliques._auto_method(dag, 6, enumeration_only=False) == "pivot"
+        monkeypatch.setattr(cliques, "AUTO_PIVOT_MIN_TRANSITIVITY", 1.5)
+        assert cliques._auto_method(dag, 9, enumeration_only=False) == "kcminer"
+        assert cliques._auto_method(dag, 10, enumeration_only=False) == "pivot"
+    assert cliques._auto_method(dag, 12, enumeration_only=True) == "kcminer"
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -2,27 +2,69 @@
 //
 // XLA's scratch allocator is tried first (it draws from JAX's memory pool).
 // Where it cannot serve the request (some jaxlib builds give FFI handlers no
-// device allocator), the memory comes from the stream-ordered CUDA allocator
-// instead and is released on the same stream when the call ends, after every
-// kernel that uses it. Pointers are 256-byte aligned.
+// device allocator), the memory comes from a stream-ordered memory pool that
+// kcjax owns, one per device, and is released on the same stream when the
+// call ends, after every kernel that uses it. Pointers are 256-byte aligned.
+//
+// Why an own pool: the device's default pool returns its memory to the
+// driver at every synchronization (release threshold 0), so each call would
+// map its scratch afresh. kcjax's pool keeps up to
+// CliquePolicy::kScratchPoolKeepBytes mapped between calls.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <vector>
 
+#include "kcjax/policy.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace kcjax {
+
+// kcjax's memory pool on `device`, created on first use (nullptr if the
+// device has no memory-pool support; callers then use cudaMallocAsync).
+inline cudaMemPool_t ScratchPool(int device) {
+  static constexpr int kMaxDevices = 64;
+  static std::mutex mu;
+  static cudaMemPool_t pools[kMaxDevices] = {};
+  static bool tried[kMaxDevices] = {};
+  if (device < 0 || device >= kMaxDevices) return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!tried[device]) {
+    tried[device] = true;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool = nullptr;
+    if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
+      uint64_t keep = static_cast<uint64_t>(CliquePolicy::kScratchPoolKeepBytes);
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      pools[device] = pool;
+    } else {
+      cudaGetLastError();  // clear the error: fall back to the default pool
+    }
+  }
+  return pools[device];
+}
 
 class DeviceScratch {
  public:
   static constexpr size_t kAlign = 256;
 
   DeviceScratch(xla::ffi::ScratchAllocator& xla, cudaStream_t stream)
-      : xla_(xla), stream_(stream) {}
+      : xla_(xla), stream_(stream) {
+    int device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) {
+      pool_ = ScratchPool(device);
+    } else {
+      cudaGetLastError();
+    }
+  }
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
   ~DeviceScratch() {
@@ -37,7 +79,9 @@ class DeviceScratch {
       return AlignUp(*p);
     }
     void* p = nullptr;
-    if (cudaMallocAsync(&p, padded, stream_) != cudaSuccess) {
+    const cudaError_t err = pool_ != nullptr ? cudaMallocFromPoolAsync(&p, padded, pool_, stream_)
+                                             : cudaMallocAsync(&p, padded, stream_);
+    if (err != cudaSuccess) {
       cudaGetLastError();  // clear the sticky error of the failed allocation
       return nullptr;
     }
@@ -53,6 +97,7 @@ class DeviceScratch {
 
   xla::ffi::ScratchAllocator& xla_;
   cudaStream_t stream_;
+  cudaMemPool_t pool_ = nullptr;
   std::vector<void*> owned_;
 };
 

@@ -48,6 +48,10 @@ struct CliquePolicy {
   // Cap on the global scratch of one kernel's arenas; the persistent grid
   // shrinks (never below one warp/block) to stay under it.
   static constexpr long long kArenaBudgetBytes = 1LL << 30;
+  // Scratch memory kcjax's own CUDA memory pool keeps mapped between calls
+  // (kcjax/cuda_scratch.h): a call's scratch up to this size is reused by the
+  // next call instead of being mapped again after every synchronization.
+  static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
   // Persistent blocks per SM of the pre-pass (exact task sizes).
   static constexpr int kPrepassBlocksPerSm = 8;
   // Direct shallow path of the CUDA count (kmax == 3; kmax == 4 for kKCMiner

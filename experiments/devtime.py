@@ -1,0 +1,87 @@
+"""Device-side timing of JAX calls from the JAX profiler (CUPTI on GPU).
+
+``device_times(fn, repeats)`` runs ``fn`` ``repeats`` times, each call
+synchronized and wrapped in a host trace annotation, under
+``jax.profiler.trace``. From the trace it takes, per call and per device, the
+GPU activities (kernels, copies, memsets) that start inside the call's host
+window and reports
+
+* ``span_s``: first activity start to last activity end (what a pair of CUDA
+  events around the call would measure, idle gaps inside the call included);
+* ``busy_s``: the union of the activity intervals (time the device worked).
+
+The peers' anchors are timed with CUDA events around their kernels, so
+``span_s`` is the comparable number. On a machine without a GPU the result is
+empty.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import jax
+
+_MARK = "kcjax_devtime_call_"
+# Lines that summarize other lines (derived by the profiler), not activities.
+_DERIVED = ("XLA Modules", "XLA Ops", "Steps", "XLA TraceMe", "Source code", "Framework")
+
+
+def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, float]]:
+    """Median span and busy time per GPU device of ``repeats`` calls of ``fn``.
+
+    Returns:
+      ``{device_plane_name: {"span_s", "busy_s", "calls"}}``; empty when the
+      trace holds no GPU activity.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        with jax.profiler.trace(tmp):
+            for i in range(repeats):
+                with jax.profiler.TraceAnnotation(f"{_MARK}{i}"):
+                    jax.block_until_ready(fn())
+        traces = sorted(Path(tmp).rglob("*.xplane.pb"))
+        if not traces:
+            return {}
+        data = jax.profiler.ProfileData.from_file(str(traces[-1]))
+    windows: list[tuple[float, float]] = []
+    devices: dict[str, list[tuple[float, float]]] = {}
+    for plane in data.planes:
+        is_gpu = plane.name.startswith("/device:GPU")
+        for line in plane.lines:
+            if is_gpu and line.name.startswith(_DERIVED):
+                continue
+            for ev in line.events:
+                if is_gpu:
+                    devices.setdefault(plane.name, []).append(
+                        (ev.start_ns, ev.start_ns + ev.duration_ns)
+                    )
+                elif ev.name.startswith(_MARK):
+                    windows.append((ev.start_ns, ev.start_ns + ev.duration_ns))
+    windows.sort()
+    out = {}
+    for name, acts in devices.items():
+        per_call = [[a for a in acts if lo <= a[0] <= hi] for lo, hi in windows]
+        per_call = [c for c in per_call if c]
+        if not per_call:
+            continue
+        out[name] = {
+            "span_s": statistics.median(_span(c) for c in per_call) * 1e-9,
+            "busy_s": statistics.median(_busy(c) for c in per_call) * 1e-9,
+            "calls": len(per_call),
+        }
+    return out
+
+
+def _span(acts: list[tuple[float, float]]) -> float:
+    return max(e for _, e in acts) - min(s for s, _ in acts)
+
+
+def _busy(acts: list[tuple[float, float]]) -> float:
+    total, end = 0.0, -float("inf")
+    for s, e in sorted(acts):
+        if e > end:
+            total += e - max(s, end)
+            end = e
+    return total
