@@ -12,7 +12,9 @@ device span of a call from the JAX profiler (first GPU activity to last, see
 devtime.py), the scope of the peers' CUDA-event timers, and ``busy_s`` the
 time the GPU worked within it.
 
-Methods: every enumeration method, ``pivot``, ``dense``; ``METHOD@LAM`` runs
+Methods: every enumeration method, ``pivot``, ``dense``, ``auto`` (eager
+``count_cliques``; the DAG's transitivity, which the rule reads, is cached
+after the warm-up and its first-call time reported); ``METHOD@LAM`` runs
 an enumeration method with λ overridden (the λ sweep); ``list`` times
 ``list_cliques`` into a preallocated device buffer (cliques per second);
 ``allk`` (pivot) counts every size up to the clique number in one call.
@@ -108,6 +110,15 @@ class Timing(dict):
     """median_s, times_s, pipelined_s and (on a GPU) device_s, busy_s."""
 
 
+def load_dag_via_cpu(name: str, order: str = "degree") -> kcjax.DAG:
+    """Loads and orients a graph on the host CPU backend, then moves the DAG to
+    the default device: keeps XLA's GPU compilations (and the kernels they
+    autotune) out of runs under compute-sanitizer and Nsight Compute."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        dag = kcjax.orient(load_graph(name), order=order)
+    return jax.device_put(dag, jax.devices()[0])
+
+
 def _timed(fn, repeats: int, device: bool) -> tuple[Timing, object]:
     """Median of synchronized calls; the per-call time of back-to-back calls;
     with ``device`` also the profiler's device span and busy time.
@@ -139,7 +150,7 @@ def _timed(fn, repeats: int, device: bool) -> tuple[Timing, object]:
 
 def _parse_method(method: str) -> tuple[str, float | None]:
     name, _, lam = method.partition("@")
-    known = ("pivot", "dense", "list", "allk", *ENUMERATION_METHODS)
+    known = ("auto", "pivot", "dense", "list", "allk", *ENUMERATION_METHODS)
     if name not in known or (lam and name not in ENUMERATION_METHODS):
         raise SystemExit(f"unknown method {method!r} (one of {known}, or ENUMERATION_METHOD@LAM)")
     return name, float(lam) if lam else None
@@ -161,6 +172,17 @@ def bench_one(
 
         t, _ = _timed(run, repeats, device)
         return t, kcjax.count_cliques(dag, k, method="pivot")
+    if name == "auto":
+        from kcjax import cliques
+
+        cliques._TRANSITIVITY_CACHE.clear()
+        t0 = time.perf_counter()
+        kcjax.transitivity(dag)
+        first = time.perf_counter() - t0
+        t, count = _timed(lambda: kcjax.count_cliques(dag, k, method="auto"), repeats, device)
+        t["chose"] = cliques._auto_method(dag, k, enumeration_only=False)
+        t["transitivity_first_call_s"] = first
+        return t, count
     if name == "allk":
         t, counts = _timed(lambda: kcjax.count_all_cliques(dag), repeats, device)
         t["sizes"] = len(counts)

@@ -46,7 +46,7 @@ for s in "$@"; do
       # Only kcjax's kernels are instrumented (their names contain "kcjax").
       for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
         # shellcheck disable=SC2086
-        XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${SANITIZE_TIMEOUT:-240}" \
+        XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -s KILL "${SANITIZE_TIMEOUT:-240}" \
           compute-sanitizer --tool "$tool" --kernel-name kns=kcjax \
           "$PY" -P experiments/sanitize_run.py ${SANITIZE_METHODS:-} 2>&1 |
           tee "$OUT/sanitize_$tool.log" | tail -6
@@ -54,11 +54,11 @@ for s in "$@"; do
       ;;
     ncu)
       stage ncu
-      timeout "${NCU_TIMEOUT:-300}" ncu --clock-control none \
-        --kernel-name "regex:Small|Warp|Block|List|Shallow" \
+      # Every kernel of the profiled process (lanes_run.py orients on the CPU).
+      timeout -s KILL "${NCU_TIMEOUT:-300}" ncu --clock-control none --csv \
         --metrics smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
-        "$PY" -P experiments/lanes_run.py >"$OUT/ncu.txt" 2>&1
-      tail -40 "$OUT/ncu.txt"
+        "$PY" -P experiments/lanes_run.py >"$OUT/ncu.csv" 2>"$OUT/ncu.log"
+      tail -5 "$OUT/ncu.log"
       ;;
     scaling)
       stage scaling

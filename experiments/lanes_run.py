@@ -1,21 +1,21 @@
-"""Workload for Nsight Compute's active-lanes metric (KCMiner Fig. 8 analogue).
+"""Workload for Nsight Compute (KCMiner Fig. 8 analogue and the k = 4 breakdown).
 
-Runs k = 7 on com-dblp with the scheduled KCMiner kernels and with the
-thread-parallel baseline (no scheduler), once each after a warm-up.
+Runs, on com-dblp oriented on the CPU backend (so that only the count's
+kernels reach the profiler): k = 4 with KCMiner (every kernel of the call:
+pre-pass, sort, solve), then k = 7 with the scheduled KCMiner kernels and
+with the thread-parallel baseline (no scheduler).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-import kcjax
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import load_dag_via_cpu  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-base = next(
-    p
-    for p in (ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs")
-    if (p / "com-dblp.el.gz").exists()
-)
-dag = kcjax.orient(kcjax.load(base / "com-dblp.el.gz"))
-for method in ("kcminer", "thread"):
-    print(method, kcjax.count_cliques(dag, 7, method=method), flush=True)
+import kcjax  # noqa: E402
+
+dag = load_dag_via_cpu("com-dblp")
+for k, method in ((4, "kcminer"), (7, "kcminer"), (7, "thread")):
+    print(k, method, kcjax.count_cliques(dag, k, method=method), flush=True)

@@ -1,7 +1,9 @@
 """Small run for compute-sanitizer: email-Enron, k = 4..6.
 
 Counts with every native method, then lists the 4-cliques and counts them
-per vertex, so every CUDA kernel family runs once under the tool.
+per vertex, so every CUDA kernel family runs once under the tool. The graph
+is oriented on the CPU backend so that XLA's GPU compilations stay out of
+the instrumented process.
 
 Usage: python experiments/sanitize_run.py [METHOD ...] (default: every native method).
 """
@@ -11,15 +13,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import kcjax
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import load_dag_via_cpu  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-for base in (ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"):
-    if (base / "email-Enron.el.gz").exists():
-        dag = kcjax.orient(kcjax.load(base / "email-Enron.el.gz"))
-        break
-else:
-    sys.exit("email-Enron.el.gz not found")
+import kcjax  # noqa: E402
+
+dag = load_dag_via_cpu("email-Enron")
 for method in sys.argv[1:] or ["pivot", *kcjax.ENUMERATION_METHODS]:
     print(method, kcjax.count_cliques(dag, [4, 5, 6], method=method), flush=True)
 if not sys.argv[1:]:
