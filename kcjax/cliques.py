@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -165,7 +166,25 @@ AUTO_PIVOT_MIN_K = 6
 AUTO_PIVOT_MIN_TRANSITIVITY = 0.3
 AUTO_PIVOT_ALWAYS_K = 10
 
-_TRANSITIVITY_CACHE: dict[int, tuple[weakref.ref, float]] = {}
+_DAG_CACHE: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
+
+
+def _cached(dag: DAG, name: str, compute: Callable[[], object]) -> object:
+    """``compute()``, memoized per DAG (keyed by its live ``indices`` array)."""
+    key = (id(dag.indices), name)
+    hit = _DAG_CACHE.get(key)
+    if hit is not None and hit[0]() is dag.indices:
+        return hit[1]
+    value = compute()
+    _DAG_CACHE[key] = (weakref.ref(dag.indices, lambda _: _DAG_CACHE.pop(key, None)), value)
+    return value
+
+
+@functools.partial(jax.jit, static_argnames=("step", "total"))
+def _task_range(start: jax.Array, *, step: int, total: int) -> jax.Array:
+    """int32[step]: task ids start, start + 1, ... (-1 from ``total`` on)."""
+    ids = start + jnp.arange(step, dtype=jnp.int32)
+    return jnp.where(ids < total, ids, -1)
 
 
 def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
@@ -184,21 +203,16 @@ def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
     dag = graph if isinstance(graph, DAG) else orient(graph, order=order)
     if isinstance(dag.indices, jax.core.Tracer):
         raise ValueError("transitivity runs eagerly only")
-    key = id(dag.indices)
-    hit = _TRANSITIVITY_CACHE.get(key)
-    if hit is not None and hit[0]() is dag.indices:
-        return hit[1]
+    return _cached(dag, "transitivity", lambda: _transitivity(dag))
+
+
+def _transitivity(dag: DAG) -> float:
     triangles = limbs_to_int(np.asarray(count_cliques_limbs(dag, 3))[3]) if dag.num_edges else 0
     out_deg = np.asarray(dag.out_degrees(), dtype=np.int64)
     in_deg = np.bincount(np.asarray(dag.indices), minlength=dag.num_nodes)[: dag.num_nodes]
     deg = out_deg + in_deg
     wedges = int((deg * (deg - 1) // 2).sum())
-    value = 3 * triangles / wedges if wedges else 0.0
-    _TRANSITIVITY_CACHE[key] = (
-        weakref.ref(dag.indices, lambda _: _TRANSITIVITY_CACHE.pop(key, None)),
-        value,
-    )
-    return value
+    return 3 * triangles / wedges if wedges else 0.0
 
 
 def _auto_method(dag: DAG, kmax: int, enumeration_only: bool) -> str:
@@ -230,7 +244,7 @@ def count_all_cliques(
     dag = graph if isinstance(graph, DAG) else orient(graph, order=order)
     if dag.num_nodes == 0:
         return {}
-    kmax = int(dag.max_out_degree()) + 1
+    kmax = _cached(dag, "max_out_degree", lambda: int(dag.max_out_degree())) + 1
     counts = _pivot_counts(dag, list(range(1, kmax + 1)), num_threads)
     return {k: c for k, c in enumerate(counts) if k >= 1 and c > 0}
 
@@ -302,10 +316,8 @@ def _enumeration_counts(
     m = dag.num_edges
     step = m if chunk_size is None else min(chunk_size, m)
     for start in range(0, m, step):
-        # Fixed-size chunks (padded with -1) keep one compiled executable.
-        tasks = np.full(step, -1, np.int32)
         stop = min(start + step, m)
-        tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
+        tasks = _task_range(np.int32(start), step=step, total=m)
         limbs = np.asarray(
             count_cliques_limbs(
                 dag, kmax, method=method, lam=lam, num_threads=num_threads, tasks=tasks
@@ -331,16 +343,14 @@ def _pivot_counts(
     n = dag.num_nodes
     if n == 0:
         return totals
-    pmax = int(dag.max_out_degree())
+    pmax = _cached(dag, "max_out_degree", lambda: int(dag.max_out_degree()))
     step = n if chunk_size is None else min(chunk_size, n)
     for start in range(0, n, step):
         stop = min(start + step, n)
-        tasks = np.full(step, -1, np.int32)
-        tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
         hist = _ffi.clique_pivot(
             dag.indptr,
             dag.indices,
-            jnp.asarray(tasks),
+            _task_range(np.int32(start), step=step, total=n),
             hmax=kmax,
             pmax=pmax,
             kmin=ks[0],

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 
 #include "kcjax/cliques_cuda.h"
 #include "kcjax/policy.h"
@@ -534,6 +535,7 @@ __device__ void RunWarpSerial(const uint32_t* rows, int d, int W, int s0, int km
         if (lvl == 0) break;
         --lvl;
         p = stpos[lvl];
+        __syncwarp();  // every lane's reads of the popped slot precede its rewrite
         continue;
       }
       p = b + 1;
@@ -697,24 +699,41 @@ __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
 }
 
 // Class boundaries of the descending keys (one warp).
+// One warp per class boundary (block of 4 warps): a 32-ary search over the
+// descending keys, so each boundary costs ~log32(n) dependent loads.
 __global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* classes) {
   const int lane = LaneId();
-  // First index whose key <= bound (keys descending).
-  auto first_le = [&](uint32_t bound) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-      const int64_t mid = (lo + hi) >> 1;
-      if (keys[mid] <= bound) hi = mid;
-      else lo = mid + 1;
+  const int warp = static_cast<int>(threadIdx.x) / kWarp;
+  const uint32_t bound = warp == 0   ? Policy::kMaxBitmapDim
+                         : warp == 1 ? Policy::kWarpTaskMax
+                         : warp == 2 ? Policy::kSmallTaskMax - 1
+                                     : 0u;
+  // First index whose key <= bound (n if none). Invariant: it lies in [lo, hi].
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t step = (hi - lo + kWarp - 1) / kWarp;
+    const int64_t idx = lo + lane * step;
+    const unsigned le = __ballot_sync(kFull, idx < hi && keys[idx] <= bound);
+    if (le == 0) {
+      const int64_t past = lo + (kWarp - 1) * step + 1;
+      lo = past < hi ? past : hi;
+    } else {
+      const int first = __ffs(le) - 1;
+      hi = lo + first * step;
+      if (first > 0) lo += (first - 1) * step + 1;
     }
-    return static_cast<int32_t>(lo);
-  };
-  if (lane == 0) classes->huge_end = first_le(Policy::kMaxBitmapDim);
-  if (lane == 1) classes->large_end = first_le(Policy::kWarpTaskMax);
-  if (lane == 2) classes->medium_end = first_le(Policy::kSmallTaskMax - 1);
-  if (lane == 3) classes->small_end = first_le(0);
-  if (lane == 4) classes->max_key = n > 0 ? static_cast<int32_t>(keys[0]) : 0;
-  if (lane >= 5 && lane < 8) classes->pad[lane - 5] = 0;
+  }
+  if (lane == 0) {
+    const int32_t at = static_cast<int32_t>(lo);
+    if (warp == 0) classes->huge_end = at;
+    if (warp == 1) classes->large_end = at;
+    if (warp == 2) classes->medium_end = at;
+    if (warp == 3) {
+      classes->small_end = at;
+      classes->max_key = n > 0 ? static_cast<int32_t>(keys[0]) : 0;
+      for (int i = 0; i < 3; ++i) classes->pad[i] = 0;
+    }
+  }
 }
 
 // Small tasks (2 <= d < 32), KCMiner / static-L2: C in shared memory, one
@@ -1487,7 +1506,7 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
                                                   static_cast<int>(p.num_tasks), 0,
                                                   std::min(end_bit, 32), stream);
   if (err != cudaSuccess) return err;
-  ClassesKernel<<<1, kWarp, 0, stream>>>(keys_out, p.num_tasks, classes);
+  ClassesKernel<<<1, 4 * kWarp, 0, stream>>>(keys_out, p.num_tasks, classes);
   return LastError();
 }
 
@@ -1588,6 +1607,28 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, 
   return cudaSuccess;
 }
 
+namespace {
+
+// A non-blocking stream per device for the small-task kernel, created once.
+cudaError_t SideStream(cudaStream_t* out) {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mu;
+  static cudaStream_t streams[kMaxDevices] = {};
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  std::lock_guard<std::mutex> lock(mu);
+  if (streams[dev] == nullptr) {
+    err = cudaStreamCreateWithFlags(&streams[dev], cudaStreamNonBlocking);
+    if (err != cudaSuccess) return err;
+  }
+  *out = streams[dev];
+  return cudaSuccess;
+}
+
+}  // namespace
+
 cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int32_t* sorted,
                         const uint32_t* sorted_keys, void* scratch, cudaStream_t stream) {
   if (plan.scratch_bytes == 0) return cudaSuccess;
@@ -1619,9 +1660,25 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     arena[k] = s + off;
     off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), 256);
   }
-  // Heaviest classes first so that their long tails overlap the rest on the
-  // stream only through the (in-order) kernel sequence.
-  for (int k = 0; k < 4; ++k) {
+  // The small-task kernel runs on a side stream, beside the heavier classes
+  // (which keep their heaviest-first order on the caller's stream): a long
+  // tail of a few heavy tasks then overlaps the many small ones. Fork and join
+  // go through events, so the call stays ordered on the caller's stream.
+  const bool fork = plan.blocks[3] > 0 && plan.blocks[0] + plan.blocks[1] + plan.blocks[2] > 0;
+  cudaStream_t side = stream;
+  cudaEvent_t forked = nullptr, joined = nullptr;
+  if (fork) {
+    if ((err = SideStream(&side)) != cudaSuccess) return err;
+    if ((err = cudaEventCreateWithFlags(&forked, cudaEventDisableTiming)) != cudaSuccess ||
+        (err = cudaEventCreateWithFlags(&joined, cudaEventDisableTiming)) != cudaSuccess ||
+        (err = cudaEventRecord(forked, stream)) != cudaSuccess ||
+        (err = cudaStreamWaitEvent(side, forked, 0)) != cudaSuccess) {
+      if (forked != nullptr) cudaEventDestroy(forked);
+      if (joined != nullptr) cudaEventDestroy(joined);
+      return err;
+    }
+  }
+  for (int k = 0; k < 4 && err == cudaSuccess; ++k) {
     if (plan.blocks[k] == 0) continue;
     const int32_t* t = sorted + plan.begin[k];
     const int n = static_cast<int>(plan.end[k] - plan.begin[k]);
@@ -1641,13 +1698,22 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
             split_work);
         break;
       default:
-        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(g, t, n, p.kmax,
-                                                                        work + k, out);
+        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], side>>>(g, t, n, p.kmax,
+                                                                      work + k, out);
         break;
     }
-    if ((err = LastError()) != cudaSuccess) return err;
+    err = LastError();
   }
-  return cudaSuccess;
+  if (fork) {
+    // Join even after a failed launch: the caller frees scratch on `stream`.
+    cudaError_t join = cudaEventRecord(joined, side);
+    if (join == cudaSuccess) join = cudaStreamWaitEvent(stream, joined, 0);
+    if (join != cudaSuccess) cudaStreamSynchronize(side);
+    cudaEventDestroy(forked);
+    cudaEventDestroy(joined);
+    if (err == cudaSuccess) err = join;
+  }
+  return err;
 }
 
 }  // namespace kcjax::cuda
