@@ -270,8 +270,17 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
+                if args.out:  # after every row, so a run cut short keeps its rows
+                    _write(args.out, device, args.repeats, rows)
                 if t["median_s"] * (2 * args.repeats + 1) > args.budget:
                     too_slow.add(method)
+    if args.out:
+        _write(args.out, device, args.repeats, rows)
+    _print_table(rows)
+    return 0 if all(r["correct"] is not False for r in rows) else 1
+
+
+def _write(path: Path, device, repeats: int, rows: list[dict]) -> None:
     meta = {
         "device": str(device),
         "device_kind": device.device_kind,
@@ -279,17 +288,14 @@ def main(argv: list[str] | None = None) -> int:
         "jax": jax.__version__,
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "repeats": args.repeats,
+        "repeats": repeats,
         "timer": (
             "median_s: wall clock around a synchronized call on a device-resident oriented "
             "graph; device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
         ),
     }
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
-    _print_table(rows)
-    return 0 if all(r["correct"] is not False for r in rows) else 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 
 def _print_table(rows: list[dict]) -> None:

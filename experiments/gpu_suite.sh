@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The GPU runs behind experiments/results, one device call per suite:
+#
+#   bash experiments/gpu_suite.sh check    # build, GPU tests, sanitizers, anchors table
+#   bash experiments/gpu_suite.sh study    # ablation, λ sweep, listing, all-k, k = 9/10, R-MAT
+#   bash experiments/gpu_suite.sh scaling  # 1 vs 2 (or more) GPUs (needs a multi-GPU kind)
+#
+# Each part writes under $OUT/<part>/ (see gpu_check.sh); everything is packed
+# into $OUT/results.tgz at the end (the device tool returns few files).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT_OUT=${OUT:-/tmp/kcjax-out}
+mkdir -p "$ROOT_OUT"
+ALL="email-Enron ca-CondMat wiki-Vote cit-HepTh com-amazon soc-Epinions1 ca-AstroPh com-dblp ego-Facebook"
+
+part() {  # part NAME STAGES... (environment passed through)
+  local name=$1
+  shift
+  OUT="$ROOT_OUT/$name" bash experiments/gpu_check.sh "$@"
+}
+
+case "${1:-}" in
+  check)
+    part build build
+    TEST_TIMEOUT=170 part test test
+    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    SANITIZE_TIMEOUT=80 part sanitize sanitize
+    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
+      "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
+    BENCH_TIMEOUT=200 BENCH_ARGS="--graphs $ALL --ks 4-8 --methods kcminer pivot auto" \
+      part anchors bench
+    ;;
+  study)
+    part build build
+    BENCH_TIMEOUT=150 BENCH_ARGS="--graphs email-Enron cit-HepTh ca-AstroPh com-dblp --ks 5-8 \
+      --methods kcminer static_l1 static_l2 thread warp binary_search --budget 12 --repeats 3" \
+      part ablation bench
+    BENCH_TIMEOUT=90 BENCH_ARGS="--graphs soc-Epinions1 ca-AstroPh com-dblp ego-Facebook --ks 6-7 \
+      --methods kcminer@0 kcminer@0.1 kcminer@0.25 kcminer@0.5 kcminer@1.01 --repeats 3" \
+      part lambda bench
+    BENCH_TIMEOUT=60 BENCH_ARGS="--graphs com-dblp --ks 3-10 --methods allk pivot --repeats 5" \
+      part allk bench
+    BENCH_TIMEOUT=60 BENCH_ARGS="--graphs com-dblp --ks 5-6 --methods list --repeats 3" \
+      part listing bench
+    BENCH_TIMEOUT=70 BENCH_ARGS="--graphs com-dblp --ks 9-10 --methods kcminer pivot --repeats 3 \
+      --budget 200" part deep bench
+    BENCH_TIMEOUT=110 BENCH_ARGS="--graphs rmat22 --ks 4-9 --methods kcminer pivot --repeats 3 \
+      --budget 15" part rmat bench
+    ;;
+  scaling)
+    part build build
+    SCALING_TIMEOUT=${SCALING_TIMEOUT:-300} SCALING_ARGS=${SCALING_ARGS:-"--graphs com-dblp --ks 5-8"} \
+      part scaling scaling
+    SCALING_TIMEOUT=150 SCALING_ARGS="--graphs rmat22 --ks 4 --repeats 2" part scaling_rmat scaling
+    BENCH_TIMEOUT=80 BENCH_ARGS="--graphs com-dblp --ks 9 --methods kcminer --repeats 1 \
+      --no-device-timer" part deep bench
+    ;;
+  *)
+    echo "usage: $0 check|study|scaling" >&2
+    exit 2
+    ;;
+esac
+tar czf /tmp/results.tgz -C "$ROOT_OUT" . && mv /tmp/results.tgz "$ROOT_OUT/results.tgz"
+find "$ROOT_OUT" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
