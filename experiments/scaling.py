@@ -75,6 +75,19 @@ def run(dag: kcjax.DAG, k: int, devices: list, strategy: str, repeats: int, prof
     return row
 
 
+def _write(path: Path, devices: list, repeats: int, rows: list[dict]) -> None:
+    meta = {
+        "devices": [str(d) for d in devices],
+        "device_kind": devices[0].device_kind,
+        "jax": jax.__version__,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "repeats": repeats,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--graphs", nargs="+", default=["com-dblp"])
@@ -107,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
                     base = base or row["median_s"]
                     row["speedup"] = base / row["median_s"]
                     rows.append(row)
+                    if args.out:  # after every row, so a run cut short keeps its rows
+                        _write(args.out, all_devices, args.repeats, rows)
                     print(
                         f"{name:12s} k={k} {strategy:11s} D={d} {row['median_s']:9.4f}s "
                         f"x{row['speedup']:.2f} imbalance={row.get('imbalance', float('nan')):.3f} "
@@ -117,17 +132,6 @@ def main(argv: list[str] | None = None) -> int:
                     slow |= row["median_s"] * (args.repeats + 4) > args.budget
             if slow:
                 break
-    meta = {
-        "devices": [str(d) for d in all_devices],
-        "device_kind": all_devices[0].device_kind,
-        "jax": jax.__version__,
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "repeats": args.repeats,
-    }
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     head = f"{'graph':12s} {'k':>2s} {'split':11s} {'D':>2s} {'time_s':>9s} {'speedup':>7s}"
     print(head + " imbal ok")
     for r in rows:
