@@ -62,6 +62,10 @@ def _clique_attrs(kmax: int, method: int, lam: float, num_threads: int) -> dict[
     }
 
 
+# The target wrappers are jitted with their attributes static: under an outer
+# jit they inline; eager calls take JAX's compiled fast path (a bare eager
+# ffi_call re-traces on every call, which costs more than a small count).
+@functools.partial(jax.jit, static_argnames=("kmax", "method", "lam", "num_threads"))
 def clique_count(
     indptr: jax.Array,
     indices: jax.Array,
@@ -89,6 +93,10 @@ def clique_count(
     )
 
 
+@functools.partial(
+    jax.jit,
+    static_argnames=("k", "capacity", "method", "lam", "num_threads", "stop_when_full"),
+)
 def clique_list(
     indptr: jax.Array,
     indices: jax.Array,
@@ -123,6 +131,7 @@ def clique_list(
     )
 
 
+@functools.partial(jax.jit, static_argnames=("k", "method", "lam", "num_threads"))
 def clique_per_vertex(
     indptr: jax.Array,
     indices: jax.Array,
@@ -146,6 +155,7 @@ def clique_per_vertex(
     )
 
 
+@functools.partial(jax.jit, static_argnames=("hmax", "pmax", "kmin", "num_threads"))
 def clique_pivot(
     indptr: jax.Array,
     indices: jax.Array,
