@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from kcjax import cli, generators
+from kcjax import cli, generators, transitivity
 from kcjax.io import load, save
 
 # K4 on 0..3 plus a triangle 3-4-5 and a pendant 5-6: 1 4-clique, 5 triangles.
@@ -116,6 +116,7 @@ def test_info(capsys, graph_file):
     assert info["max_out_degree_degeneracy"] == 3
     assert info["max_out_degree_degree"] >= 3
     assert info["triangles"] == 5
+    assert info["transitivity"] == round(transitivity(load(graph_file)), 6) > 0
     code, text, _ = run(capsys, "info", graph_file)
     assert code == 0 and "triangles" in text and "degeneracy" in text
 
