@@ -1421,8 +1421,8 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 
 bool UseShallowPath(const CountProblem& p) {
   // The list-based shallow kernel is the kBinarySearch baseline at kmax == 4.
-  // Measured on an H200 (experiments/results/h200_ablation.json) it was
-  // slower than the bitmap path on com-dblp (3.0 ms vs 1.1 ms), so KCMiner and
+  // Measured on an H200 (experiments/NOTES.md, run 3) it was slower than
+  // the bitmap path on com-dblp (3.0 ms vs 1.1 ms), so KCMiner and
   // the bitmap baselines keep the general path; kmax == 3 ends after the
   // pre-pass, which adds counts[3].
   return p.kmax == 4 && p.method == kBinarySearch;

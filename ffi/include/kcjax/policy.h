@@ -54,8 +54,8 @@ struct CliquePolicy {
   static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
   // Persistent blocks per SM of the pre-pass (exact task sizes).
   static constexpr int kPrepassBlocksPerSm = 8;
-  // Direct shallow path of the CUDA count (kmax == 3; kmax == 4 for kKCMiner
-  // and kBinarySearch): one kernel, no sort, no host synchronization. A warp
+  // Direct shallow path of the CUDA count (the kBinarySearch baseline at
+  // kmax == 4): one kernel, no sort, no host synchronization. A warp
   // takes 32 tasks per pull and keeps their candidate lists C in a shared
   // buffer of kShallowWarpBuf int32 (a multiple of 32); a task whose shorter
   // probe list is longer than the buffer is handled alone in buffer-sized
