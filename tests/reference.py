@@ -1,8 +1,10 @@
-"""Independent references: counts from networkx and the shared ground truth."""
+"""Independent references: counts from networkx, the shared ground truth, and
+the networkx graphs the tests build."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +22,19 @@ DATA_DIR = next(
     ),
     _ROOT.parent / "shared" / "data" / "graphs",
 )
+
+
+def edges_of(g: nx.Graph) -> np.ndarray:
+    """int64[e, 2]: the edges of a networkx graph."""
+    return np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2)
+
+
+def planted(n: int, p: float, size: int, seed: int) -> nx.Graph:
+    """G(n, p) with a clique on ``size`` random vertices added."""
+    g = nx.gnp_random_graph(n, p, seed=seed)
+    members = np.random.default_rng(seed).choice(n, size, replace=False)
+    g.add_edges_from(itertools.combinations(members.tolist(), 2))
+    return g
 
 
 def clique_counts_networkx(edges: np.ndarray, num_nodes: int, kmax: int) -> dict[int, int]:

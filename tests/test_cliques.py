@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import networkx as nx
 import numpy as np
 import pytest
-from reference import clique_counts_networkx, ground_truth
+from reference import clique_counts_networkx, edges_of, ground_truth, planted
 
 import kcjax
 
@@ -18,27 +18,16 @@ ALL_METHODS = ("pivot", *kcjax.ENUMERATION_METHODS)
 KMAX = 8
 
 
-def _edges(g: nx.Graph) -> np.ndarray:
-    return np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2)
-
-
-def _planted(n: int, p: float, size: int, seed: int) -> nx.Graph:
-    g = nx.gnp_random_graph(n, p, seed=seed)
-    members = np.random.default_rng(seed).choice(n, size, replace=False)
-    g.add_edges_from(itertools.combinations(members.tolist(), 2))
-    return g
-
-
 def _case_graphs() -> dict[str, tuple[np.ndarray, int]]:
     cases = {}
     for seed, (n, p) in enumerate([(30, 0.3), (45, 0.25), (60, 0.15), (25, 0.6)]):
         g = nx.gnp_random_graph(n, p, seed=seed)
-        cases[f"gnp{n}_{p}"] = (_edges(g), n)
-    cases["planted"] = (_edges(_planted(80, 0.08, 11, seed=7)), 80)
-    cases["complete12"] = (_edges(nx.complete_graph(12)), 12)
-    cases["star"] = (_edges(nx.star_graph(9)), 10)
+        cases[f"gnp{n}_{p}"] = (edges_of(g), n)
+    cases["planted"] = (edges_of(planted(80, 0.08, 11, seed=7)), 80)
+    cases["complete12"] = (edges_of(nx.complete_graph(12)), 12)
+    cases["star"] = (edges_of(nx.star_graph(9)), 10)
     cases["disjoint_k5_k7"] = (
-        _edges(nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(7))),
+        edges_of(nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(7))),
         12,
     )
     cases["isolated_only"] = (np.zeros((0, 2), np.int64), 6)
@@ -163,7 +152,7 @@ def test_transitivity_matches_networkx(name):
 def test_auto_rule_follows_transitivity(monkeypatch):
     from kcjax import cliques
 
-    dag = kcjax.orient(kcjax.Graph.from_edges(*_edges(nx.complete_graph(6)).T))
+    dag = kcjax.orient(kcjax.Graph.from_edges(*edges_of(nx.complete_graph(6)).T))
     assert kcjax.transitivity(dag) == 1.0
     platform = next(iter(dag.indices.devices())).platform
     if platform == "cpu":

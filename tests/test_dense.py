@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import networkx as nx
 import numpy as np
 import pytest
-from reference import clique_counts_networkx, ground_truth
+from reference import clique_counts_networkx, edges_of, ground_truth, planted
 
 import kcjax
 from kcjax import dense
@@ -19,23 +19,12 @@ from kcjax.dense import count_cliques_dense
 KMAX = 8
 
 
-def _edges(g: nx.Graph) -> np.ndarray:
-    return np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2)
-
-
-def _planted(n: int, p: float, size: int, seed: int) -> nx.Graph:
-    g = nx.gnp_random_graph(n, p, seed=seed)
-    members = np.random.default_rng(seed).choice(n, size, replace=False)
-    g.add_edges_from(itertools.combinations(members.tolist(), 2))
-    return g
-
-
 CASES = {
-    "gnp30": (_edges(nx.gnp_random_graph(30, 0.3, seed=1)), 30),
-    "gnp55": (_edges(nx.gnp_random_graph(55, 0.2, seed=2)), 55),
-    "gnp80": (_edges(nx.gnp_random_graph(80, 0.1, seed=3)), 80),
-    "planted80": (_edges(_planted(80, 0.08, 12, seed=4)), 80),
-    "star": (_edges(nx.star_graph(20)), 21),
+    "gnp30": (edges_of(nx.gnp_random_graph(30, 0.3, seed=1)), 30),
+    "gnp55": (edges_of(nx.gnp_random_graph(55, 0.2, seed=2)), 55),
+    "gnp80": (edges_of(nx.gnp_random_graph(80, 0.1, seed=3)), 80),
+    "planted80": (edges_of(planted(80, 0.08, 12, seed=4)), 80),
+    "star": (edges_of(nx.star_graph(20)), 21),
     "empty": (np.zeros((0, 2), np.int64), 7),
 }
 
