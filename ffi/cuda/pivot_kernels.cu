@@ -233,11 +233,11 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
 
 // The tree of root v (0 < d <= 64 * kW), walked as in PivotWorker::Search:
 // frames 0..top are the open nodes; frame top is cached in registers
-// (TC = cand, TB = branch, th / tp / tn), frames below it in the arena. A
-// spill (write of slot top) follows a full-warp reduction and is followed by
-// __syncwarp, and a slot is only re-written after another reduction, so
-// every lane reads a slot only after all lanes wrote it and before any lane
-// overwrites it.
+// (TC = cand, TB = branch, th / tp / tn, warp-uniform), frames below it in
+// the arena. Lane 0 spills a frame (write of slot top) and __syncwarp
+// follows; a pop reads slot top in every lane and __syncwarp follows, so
+// every lane reads a slot only after it was written and before it is
+// overwritten.
 template <int kW, int kMaxW>
 __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, const Hist& hist,
                           int lane, int32_t base, int d) {
@@ -273,13 +273,15 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
         if (lane == 0) hist.Add(ch, cp + cn, 1);
         continue;
       }
-      if (top >= 0) {  // spill the current top frame
+      if (top >= 0) {  // spill the current top frame (lane 0: the values are uniform)
+        if (lane == 0) {
 #pragma unroll
-        for (int q = 0; q < kW; ++q) {
-          ar.cand[top * kW + q] = TC[q];
-          ar.branch[top * kW + q] = TB[q];
+          for (int q = 0; q < kW; ++q) {
+            ar.cand[top * kW + q] = TC[q];
+            ar.branch[top * kW + q] = TB[q];
+          }
+          ar.meta[top] = th | (tp << 10) | (tn << 20);
         }
-        ar.meta[top] = th | (tp << 10) | (tn << 20);
         __syncwarp();
       }
       ++top;
@@ -318,6 +320,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
         th = m & 1023;
         tp = (m >> 10) & 1023;
         tn = m >> 20;
+        __syncwarp();  // every lane has read slot top before lane 0 rewrites it
       }
       continue;
     }
