@@ -1,7 +1,9 @@
-"""Small run for compute-sanitizer: email-Enron, k = 4..6.
+"""Small run for compute-sanitizer: email-Enron, k = 4..6, and a planted clique.
 
 Counts with every native method, then lists the 4-cliques and counts them
-per vertex, so every CUDA kernel family runs once under the tool. The graph
+per vertex, so every CUDA kernel family runs once under the tool. The
+planted 52-clique (k = 6) runs KCMiner's heavy-task split (candidate sets of
+48 and more). The graph
 is oriented on the CPU backend so that XLA's GPU compilations stay out of
 the instrumented process.
 
@@ -14,13 +16,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jax  # noqa: E402
 from bench import load_dag_via_cpu  # noqa: E402
 
 import kcjax  # noqa: E402
+from kcjax import generators  # noqa: E402
 
 dag = load_dag_via_cpu("email-Enron")
 for method in sys.argv[1:] or ["pivot", *kcjax.ENUMERATION_METHODS]:
     print(method, kcjax.count_cliques(dag, [4, 5, 6], method=method), flush=True)
 if not sys.argv[1:]:
+    with jax.default_device(jax.devices("cpu")[0]):
+        dense = kcjax.orient(generators.planted_cliques(400, 0.02, [52], seed=1))
+    dense = jax.device_put(dense, jax.devices()[0])
+    print("heavy split", kcjax.count_cliques(dense, [6], method="kcminer"), flush=True)
     print("list", len(kcjax.list_cliques(dag, 4)), flush=True)
     print("per-vertex", int(kcjax.clique_counts_per_vertex(dag, 4).sum()), flush=True)

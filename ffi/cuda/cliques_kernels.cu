@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "kcjax/cliques_cuda.h"
 #include "kcjax/policy.h"
@@ -299,6 +300,21 @@ __device__ u64 CompactRows(const uint32_t* prow, int pW, const int32_t* pos, int
   return edges;
 }
 
+// Single-word CompactRows (d <= 32): rows1[a] bit b = parent row pos[a] has
+// bit pos[b].
+__device__ void CompactRows1(const uint32_t* prow, int pW, const int32_t* pos, int d,
+                             uint32_t* rows1) {
+  const int lane = LaneId();
+  const int pb = lane < d ? pos[lane] : 0;
+  for (int a = 0; a < d; ++a) {
+    const uint32_t* pr = prow + static_cast<int64_t>(pos[a]) * pW;
+    const bool in = lane > a && lane < d && ((pr[pb >> 5] >> (pb & 31)) & 1u);
+    const uint32_t word = __ballot_sync(kFull, in);
+    if (lane == 0) rows1[a] = word;
+  }
+  __syncwarp();
+}
+
 // ---------------------------------------------------------------------------
 // Bit scanning.
 // ---------------------------------------------------------------------------
@@ -448,10 +464,12 @@ struct StackMem {
 // (positions root[k], k < nroot; root == nullptr: k itself), distributed in
 // batches of 32 (batch b0, b0 + bstride, ...) -- several warps of a block can
 // share one bitmap space. Level-0 cur bitmaps are the rows themselves (no
-// copy); deeper levels live in `st`.
+// copy), or with a `mask` (the candidates of the size-s0 node inside a space
+// built for an ancestor) row & mask, kept in cur0[32][W]; deeper levels live
+// in `st`.
 __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
                           int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
-                          int bstride) {
+                          int bstride, const uint32_t* mask = nullptr, uint32_t* cur0 = nullptr) {
   const int lane = LaneId();
   const int L = min(kmax - s0 - 2, d - 1);
   for (int base = b0 * kWarp; base < nroot; base += bstride * kWarp) {
@@ -459,8 +477,19 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
     const int row0 = k < nroot ? (root ? root[k] : k) : -1;
     const uint32_t* r0 = rows + static_cast<int64_t>(max(row0, 0)) * W;
     uint32_t c = 0;
-    if (row0 >= 0)
+    if (mask != nullptr) {
+      __syncwarp();  // the previous batch's cur0 has been read by every lane
+      uint32_t* m0 = cur0 + lane * W;
+      for (int w = 0; w < W; ++w) {
+        const uint32_t x = row0 >= 0 ? r0[w] & mask[w] : 0u;
+        m0[w] = x;
+        c += __popc(x);
+      }
+      r0 = m0;
+      __syncwarp();  // other lanes read this cur0 as a parent
+    } else if (row0 >= 0) {
       for (int w = (row0 + 1) >> 5; w < W; ++w) c += __popc(r0[w]);
+    }
     cnt.AddWarp(s0 + 2, c);
     if (L <= 0 || !__ballot_sync(kFull, c != 0)) continue;
     uint32_t nb = c ? NextBit(r0, W, row0 + 1) : kNone;
@@ -484,8 +513,9 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
       c = 0;
       if (t >= 0) {
         const uint32_t* a =
-            lvl == 0 ? rows + static_cast<int64_t>(srow0) * W
-                     : st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + srcl) * W;
+            lvl > 0          ? st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + srcl) * W
+            : mask != nullptr ? cur0 + srcl * W
+                              : rows + static_cast<int64_t>(srow0) * W;
         const uint32_t* r = rows + static_cast<int64_t>(p) * W;
         const int w0 = static_cast<int>(p >> 5);  // row(p) is zero below word p/32
         if (store) {
@@ -698,16 +728,21 @@ __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
     prefix[i] = keys[i];
 }
 
-// Class boundaries of the descending keys (one warp).
-// One warp per class boundary (block of 4 warps): a 32-ary search over the
-// descending keys, so each boundary costs ~log32(n) dependent loads.
+// Class boundaries of the descending keys.
+// One warp per class boundary (block of kClassWarps warps): a 32-ary search
+// over the descending keys, so each boundary costs ~log32(n) dependent loads.
+constexpr int kClassWarps = 5;
+static_assert(Policy::kSmallTaskMax <= Policy::kHeavySplitMinDim &&
+                  Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax,
+              "heavy tasks are medium tasks");
 __global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* classes) {
   const int lane = LaneId();
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const uint32_t bound = warp == 0   ? Policy::kMaxBitmapDim
                          : warp == 1 ? Policy::kWarpTaskMax
                          : warp == 2 ? Policy::kSmallTaskMax - 1
-                                     : 0u;
+                         : warp == 3 ? 0u
+                                     : Policy::kHeavySplitMinDim - 1;
   // First index whose key <= bound (n if none). Invariant: it lies in [lo, hi].
   int64_t lo = 0, hi = n;
   while (lo < hi) {
@@ -715,8 +750,8 @@ __global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* clas
     const int64_t idx = lo + lane * step;
     const unsigned le = __ballot_sync(kFull, idx < hi && keys[idx] <= bound);
     if (le == 0) {
-      const int64_t past = lo + (kWarp - 1) * step + 1;
-      lo = past < hi ? past : hi;
+      const int64_t probes = (hi - 1 - lo) / step;  // index of the last probe below hi
+      lo += (probes < kWarp - 1 ? probes : kWarp - 1) * step + 1;
     } else {
       const int first = __ffs(le) - 1;
       hi = lo + first * step;
@@ -731,8 +766,9 @@ __global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* clas
     if (warp == 3) {
       classes->small_end = at;
       classes->max_key = n > 0 ? static_cast<int32_t>(keys[0]) : 0;
-      for (int i = 0; i < 3; ++i) classes->pad[i] = 0;
+      for (int i = 0; i < 2; ++i) classes->pad[i] = 0;
     }
+    if (warp == 4) classes->heavy_end = at;
   }
 }
 
@@ -769,16 +805,7 @@ __device__ void Level3(const uint32_t* rows, int d, int W, int kmax, const Arena
     const int d3 = ExtractBits(rows + static_cast<int64_t>(i) * W, W, pos);
     if (d3 < 2) continue;
     if (d3 <= kWarp) {
-      // rows1[a] bit b = parent row pos[a] has bit pos[b].
-      const int lane = LaneId();
-      const int pb = lane < d3 ? pos[lane] : 0;
-      for (int a = 0; a < d3; ++a) {
-        const uint32_t* pr = rows + static_cast<int64_t>(pos[a]) * W;
-        const bool in = lane > a && lane < d3 && ((pr[pb >> 5] >> (pb & 31)) & 1u);
-        const uint32_t word = __ballot_sync(kFull, in);
-        if (lane == 0) ws.rows1[a] = word;
-      }
-      __syncwarp();
+      CompactRows1(rows, W, pos, d3, ws.rows1);
       RunEngine1(ws.rows1, d3, 3, kmax, ws, cnt);
     } else {
       const int W3 = WordsFor(d3);
@@ -888,6 +915,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, const int32_t* t
       }
       __syncwarp();
       RunEngine(rows, d, W, root, nroot, 2, kmax, ws.q, st, cnt, 0, 1);
+      __syncwarp();  // the next task's BuildRows rewrites rows the engine read
       continue;
     }
     const int d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), list);
@@ -1361,6 +1389,189 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
   }
 }
 
+// ---------------------------------------------------------------------------
+// Heavy-task split (KCMiner, kmax >= kHeavySplitMinK; see CliquePolicy).
+//
+// HeavyBuildKernel: one warp per heavy task builds C and its level-2 bitmap
+// space into the task's global slot, with per-row popcount prefix sums
+// (counts[4] += its edges), and writes the task's number of work units for a
+// prefix sum. HeavyKernel: the units are the task's level-3 nodes (h, i)
+// (kmax < kHeavyLevel4MinK: |C| units) or level-4 nodes (h, edge (i, j) of
+// the space: #edges units), numbered by the prefix sum and pulled one at a
+// time, heaviest tasks first. A unit runs the engine on the task's level-2
+// rows under the mask of its candidates (row(i), or row(i) & row(j) with
+// counts[5] += popcount): nothing is rebuilt or compacted per unit.
+// ---------------------------------------------------------------------------
+
+static_assert(Policy::kWarpTaskMax <= 32 * kWarp, "a medium row has at most one word per lane");
+
+// First index in [0, n) with a[index] > x (n if none); a nondecreasing,
+// warp-uniform arguments. A 32-ary search: ~log32(n) dependent loads.
+template <typename T>
+__device__ int WarpUpperBound(const T* a, int n, T x) {
+  int lo = 0, hi = n;  // the answer lies in [lo, hi]
+  while (lo < hi) {
+    const int step = (hi - lo + kWarp - 1) / kWarp;
+    const int idx = lo + LaneId() * step;
+    const unsigned gt = __ballot_sync(kFull, idx < hi && a[idx] > x);
+    if (gt == 0) {
+      lo += min(kWarp - 1, (hi - 1 - lo) / step) * step + 1;  // past the last probe
+    } else {
+      const int f = __ffs(gt) - 1;
+      hi = lo + f * step;
+      if (f > 0) lo += (f - 1) * step + 1;
+    }
+  }
+  return lo;
+}
+
+// A heavy task's slot (offsets in 32-bit words): [d, 3 unused][C: D]
+// [rowpre: D + 1][rows: D * W], rowpre[i] = Σ popcount(rows < i).
+struct HeavySlot {
+  int64_t list, rowpre, rows, words;
+  KCJAX_HD static HeavySlot Make(int D) {
+    HeavySlot h;
+    D = max(D, 1);
+    h.list = 4;
+    h.rowpre = h.list + RoundUp(D, 4);
+    h.rows = h.rowpre + RoundUp(D + 1, 4);
+    h.words = h.rows + RoundUp(static_cast<int64_t>(D) * WordsFor(D), 4);
+    return h;
+  }
+};
+
+// Per-warp arena of the heavy kernel (words): [mask: 32][root: D]
+// [cur0: 32 * W][engine stack: levels * 32 * W][next bits: levels * 32]. A
+// unit is a node of size s0 >= 3: the engine saves min(kmax - 6, D - 2) levels.
+struct HeavyArena {
+  int64_t mask, root, cur0, stack, nbs, words;
+  KCJAX_HD static HeavyArena Make(int D, int kmax) {
+    HeavyArena a;
+    D = max(D, 1);
+    const int W = WordsFor(D);
+    const int levels = max(0, min(kmax - 6, D - 2));
+    a.mask = 0;
+    a.root = kWarp;
+    a.cur0 = a.root + RoundUp(D, 4);
+    a.stack = a.cur0 + static_cast<int64_t>(kWarp) * W;
+    a.nbs = a.stack + static_cast<int64_t>(levels) * kWarp * W;
+    a.words = RoundUp(a.nbs + static_cast<int64_t>(levels) * kWarp, 4);
+    return a;
+  }
+};
+
+__global__ void __launch_bounds__(kThreads)
+    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, bool level4,
+                     uint32_t* slots, int64_t* units, u64* out) {
+  const HeavySlot hs = HeavySlot::Make(dim);
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
+  u64 total = 0;
+  for (int64_t h = static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock();
+       h < nh; h += warps) {
+    uint32_t* slot = slots + h * hs.words;
+    int32_t* list = reinterpret_cast<int32_t*>(slot + hs.list);
+    int32_t* rowpre = reinterpret_cast<int32_t*>(slot + hs.rowpre);
+    uint32_t* rows = slot + hs.rows;
+    const int32_t e = tasks[h];
+    const int32_t u = g.src[e], v = g.indices[e];
+    const int d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), list);
+    const int W = WordsFor(d);
+    const u64 edges = BuildRows(g, list, d, W, rows, 0, 1);
+    int base = 0;
+    for (int i0 = 0; i0 < d; i0 += kWarp) {  // warp-uniform
+      const int i = i0 + lane;
+      int c = 0;
+      if (i < d)
+        for (int w = 0; w < W; ++w) c += __popc(rows[static_cast<int64_t>(i) * W + w]);
+      const int incl = WarpInclusiveScan(c);
+      if (i < d) rowpre[i + 1] = base + incl;
+      base += __shfl_sync(kFull, incl, kWarp - 1);
+    }
+    if (lane == 0) {
+      slot[0] = static_cast<uint32_t>(d);
+      rowpre[0] = 0;
+      units[h] = level4 ? static_cast<int64_t>(edges) : d;
+    }
+    total += edges;
+  }
+  if (lane == 0 && total != 0) GlobalAdd128(out, 4, total);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    HeavyKernel(int nh, int dim, int kmax, bool level4, const uint32_t* slots,
+                const int64_t* prefix, u64* work, u64* out, uint32_t* arena_global) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  const HeavySlot hs = HeavySlot::Make(dim);
+  const HeavyArena ha = HeavyArena::Make(dim, kmax);
+  uint32_t* arena;
+  if (arena_global == nullptr) {
+    arena = reinterpret_cast<uint32_t*>(smem + lay.Bytes() * Policy::kWarpsPerBlock) +
+            ha.words * WarpInBlock();
+  } else {
+    arena = arena_global +
+            ha.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock());
+  }
+  uint32_t* zmask = arena + ha.mask;
+  int32_t* root = reinterpret_cast<int32_t*>(arena + ha.root);
+  uint32_t* cur0 = arena + ha.cur0;
+  const StackMem st{arena + ha.stack, arena + ha.nbs};
+  const int lane = LaneId();
+  const u64 total = nh > 0 ? static_cast<u64>(prefix[nh - 1]) : 0;
+  while (true) {
+    u64 x = 0;
+    if (lane == 0) x = atomicAdd(work, 1ull);
+    x = __shfl_sync(kFull, x, 0);
+    if (x >= total) break;
+    const int h = WarpUpperBound(prefix, nh, static_cast<int64_t>(x));
+    const uint32_t* slot = slots + h * hs.words;
+    const int d = static_cast<int>(slot[0]);
+    const int W = WordsFor(d);
+    const uint32_t* rows = slot + hs.rows;
+    const int r = static_cast<int>(x - (h > 0 ? static_cast<u64>(prefix[h - 1]) : 0));
+    const uint32_t* mask;
+    int s0;
+    if (!level4) {  // the size-3 node {u, v, C[r]}: candidates row(r)
+      mask = rows + static_cast<int64_t>(r) * W;
+      s0 = 3;
+    } else {
+      // Edge r is (i, j): row i holds it (rowpre[i] <= r < rowpre[i + 1]) and
+      // j is the position of its s-th set bit (lane c holds word c).
+      const int32_t* rowpre = reinterpret_cast<const int32_t*>(slot + hs.rowpre);
+      const int i = WarpUpperBound(rowpre, d + 1, r) - 1;
+      const int s = r - rowpre[i];
+      const uint32_t word = lane < W ? rows[static_cast<int64_t>(i) * W + lane] : 0u;
+      const int n = __popc(word);
+      const int incl = WarpInclusiveScan(n);
+      const int c = __ffs(__ballot_sync(kFull, incl > s)) - 1;
+      uint32_t wc = __shfl_sync(kFull, word, c);
+      for (int k = s - __shfl_sync(kFull, incl - n, c); k > 0; --k) wc &= wc - 1;
+      const int j = kWarp * c + __ffs(wc) - 1;
+      // The size-4 node {u, v, C[i], C[j]}: candidates row(i) & row(j).
+      uint32_t zc = 0;
+      if (lane < W) {
+        zc = word & rows[static_cast<int64_t>(j) * W + lane];
+        zmask[lane] = zc;
+      }
+      const int d4 = static_cast<int>(__reduce_add_sync(kFull, __popc(zc)));
+      if (lane == 0) cnt.AddLane(5, static_cast<u64>(d4));
+      __syncwarp();
+      mask = zmask;
+      s0 = 4;
+    }
+    const int nroot = ExtractBits(mask, W, root);
+    if (nroot >= 2)
+      RunEngine(rows, d, W, root, nroot, s0, kmax, ws.q, st, cnt, 0, 1, mask, cur0);
+    __syncwarp();  // mask, root and cur0 are rewritten by the next unit
+  }
+  cnt.Flush();
+}
+
 cudaError_t LastError() { return cudaGetLastError(); }
 
 // Byte offsets inside the pre-pass scratch.
@@ -1396,12 +1607,33 @@ int BitWidth(uint64_t x) {
 
 // Occupancy of a persistent kernel. The dynamic shared memory limit is set to
 // the device maximum (not to this call's need) so that concurrent handlers
-// with different kmax never race on the function attribute.
+// with different kmax never race on the function attribute. Results are
+// memoized per (device, kernel, shared memory): the attribute and occupancy
+// queries cost host time between the pre-pass and the solve kernels of every
+// call, which shows as a device gap on small graphs.
 template <typename Kernel>
 cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
+  struct Entry {
+    int dev;
+    const void* fn;
+    size_t smem;
+    int blocks;
+  };
+  static std::mutex mu;
+  static std::vector<Entry> cache;
   int dev = 0, optin = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err != cudaSuccess) return err;
+  const void* fn = reinterpret_cast<const void*>(k);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const Entry& e : cache) {
+      if (e.dev == dev && e.fn == fn && e.smem == smem) {
+        *blocks_per_sm = e.blocks;
+        return cudaSuccess;
+      }
+    }
+  }
   err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
   if (err != cudaSuccess) return err;
   cudaFuncAttributes attr;
@@ -1414,6 +1646,8 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
   err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, kThreads, smem);
   if (err != cudaSuccess) return err;
   if (*blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
+  std::lock_guard<std::mutex> lock(mu);
+  cache.push_back(Entry{dev, fn, smem, *blocks_per_sm});
   return cudaSuccess;
 }
 
@@ -1441,7 +1675,7 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
   if (err != cudaSuccess) return err;
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpm, ShallowKernel, kThreads, smem);
+  err = MaxBlocks(ShallowKernel, smem, &bpm);
   if (err != cudaSuccess) return err;
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
@@ -1487,7 +1721,7 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpm, PrepassKernel, kThreads, smem);
+  err = MaxBlocks(PrepassKernel, smem, &bpm);
   if (err != cudaSuccess) return err;
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
@@ -1506,7 +1740,7 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
                                                   static_cast<int>(p.num_tasks), 0,
                                                   std::min(end_bit, 32), stream);
   if (err != cudaSuccess) return err;
-  ClassesKernel<<<1, 4 * kWarp, 0, stream>>>(keys_out, p.num_tasks, classes);
+  ClassesKernel<<<1, kClassWarps * kWarp, 0, stream>>>(keys_out, p.num_tasks, classes);
   return LastError();
 }
 
@@ -1540,6 +1774,27 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, 
                                                         : std::min(maxk, Policy::kMaxBitmapDim);
   plan->dim[3] = Policy::kSmallTaskMax;
 
+  // Heavy-task split: the largest medium tasks (as many slots as the budget
+  // holds) leave the medium kernel.
+  if (m == kKCMiner && p.kmax >= Policy::kHeavySplitMinK && c.heavy_end > c.large_end) {
+    const int dim = std::min(maxk, Policy::kWarpTaskMax);
+    const int64_t slot_bytes = HeavySlot::Make(dim).words * 4;
+    const int64_t nh = std::min<int64_t>(c.heavy_end - c.large_end,
+                                         Policy::kHeavySlotBudgetBytes / slot_bytes);
+    if (nh > 0) {
+      plan->heavy_begin = c.large_end;
+      plan->heavy_end = c.large_end + nh;
+      plan->heavy_dim = dim;
+      plan->heavy_slot_bytes = static_cast<size_t>(slot_bytes);
+      plan->begin[2] = plan->heavy_end;
+      cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->heavy_scan_bytes,
+                                                    static_cast<int64_t*>(nullptr),
+                                                    static_cast<int64_t*>(nullptr),
+                                                    static_cast<int>(nh));
+      if (e != cudaSuccess) return e;
+    }
+  }
+
   // KCMiner never builds at level 2 when λ(kmax, 2) >= 1/2 (γ < 1/2 in a
   // strictly upper triangular space): split medium tasks into level-3 units.
   const float lambda2 = p.lam >= 0.f ? p.lam : Policy::Lambda(p.kmax, 2);
@@ -1558,6 +1813,31 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, 
     total += RoundUp(n_medium * 8, 256) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), 256);
   }
   cudaError_t err;
+  if (plan->heavy_end > plan->heavy_begin) {
+    const int64_t nh = plan->heavy_end - plan->heavy_begin;
+    size_t smem = base_smem;
+    const int64_t arena_block =
+        HeavyArena::Make(plan->heavy_dim, p.kmax).words * 4 * Policy::kWarpsPerBlock;
+    int64_t per_block = 0;  // global arena bytes per block
+    if (arena_block <= Policy::kSmemArenaBytes) {
+      smem += arena_block;
+    } else {
+      per_block = arena_block;
+    }
+    int bpm = 0;
+    if ((err = MaxBlocks(HeavyKernel, smem, &bpm)) != cudaSuccess) return err;
+    int64_t blocks = int64_t{bpm} * num_sms;
+    if (per_block > 0)
+      blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, Policy::kArenaBudgetBytes / per_block));
+    plan->heavy_blocks = static_cast<int>(std::max<int64_t>(blocks, 1));
+    plan->heavy_smem = smem;
+    plan->heavy_arena_bytes = static_cast<size_t>(per_block * plan->heavy_blocks);
+    plan->heavy_build_blocks = static_cast<int>(
+        std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
+    total += RoundUp(nh * 8, 256) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), 256) +
+             RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), 256) +
+             RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), 256);
+  }
   for (int k = 0; k < 4; ++k) {
     const int64_t n = plan->end[k] - plan->begin[k];
     if (n <= 0) continue;
@@ -1635,6 +1915,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   char* s = static_cast<char*>(scratch);
   int* work = reinterpret_cast<int*>(s);  // [0..3]: per-kernel task counters
   u64* split_work = reinterpret_cast<u64*>(s + 32);
+  u64* heavy_work = reinterpret_cast<u64*>(s + 40);
   cudaError_t err = cudaMemsetAsync(work, 0, 64, stream);
   if (err != cudaSuccess) return err;
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
@@ -1653,6 +1934,31 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     size_t temp_bytes = plan.split_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
     if (err != cudaSuccess) return err;
+  }
+  if (plan.heavy_end > plan.heavy_begin) {
+    // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
+    const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
+    auto* prefix = reinterpret_cast<int64_t*>(s + off);
+    off += RoundUp(int64_t{nh} * 8, 256);
+    void* temp = s + off;
+    off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), 256);
+    auto* slots = reinterpret_cast<uint32_t*>(s + off);
+    off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), 256);
+    uint32_t* harena = nullptr;
+    if (plan.heavy_arena_bytes > 0) {
+      harena = reinterpret_cast<uint32_t*>(s + off);
+      off += RoundUp(static_cast<int64_t>(plan.heavy_arena_bytes), 256);
+    }
+    const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
+    HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, stream>>>(
+        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, level4, slots, prefix, out);
+    if ((err = LastError()) != cudaSuccess) return err;
+    size_t temp_bytes = plan.heavy_scan_bytes;
+    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, stream);
+    if (err != cudaSuccess) return err;
+    HeavyKernel<<<plan.heavy_blocks, kThreads, plan.heavy_smem, stream>>>(
+        nh, plan.heavy_dim, p.kmax, level4, slots, prefix, heavy_work, out, harena);
+    if ((err = LastError()) != cudaSuccess) return err;
   }
   void* arena[4] = {nullptr, nullptr, nullptr, nullptr};
   for (int k = 0; k < 4; ++k) {

@@ -45,6 +45,8 @@ struct CountProblem {
 //   [huge_end, large_end)   kWarpTaskMax < key <= kMaxBitmapDim
 //   [large_end, medium_end) kSmallTaskMax <= key <= kWarpTaskMax
 //   [medium_end, small_end) 0 < key < kSmallTaskMax
+// and heavy_end, inside the medium class: [large_end, heavy_end) holds the
+// keys >= kHeavySplitMinDim (candidates for the heavy-task split).
 // The key is |C| (C = N+(u) ∩ N+(v)) except for kStaticBitmapL1, where it is
 // the bitmap dimension |N+(u)|.
 struct TaskClasses {
@@ -53,7 +55,8 @@ struct TaskClasses {
   int32_t medium_end;
   int32_t small_end;
   int32_t max_key;
-  int32_t pad[3];
+  int32_t heavy_end;
+  int32_t pad[2];
 };
 
 bool UseShallowPath(const CountProblem& problem);
@@ -89,6 +92,14 @@ struct SolvePlan {
   // (task, candidate) pulled from one counter (prefix sum of task sizes).
   bool split3 = false;
   size_t split_scan_bytes = 0;
+  // KCMiner heavy-task split (CliquePolicy::kHeavySplitMinDim): tasks
+  // [heavy_begin, heavy_end) get their level-2 spaces built into global
+  // slots (one warp per task) and are counted by level-4 units; the medium
+  // kernel's range then starts at heavy_end.
+  int64_t heavy_begin = 0, heavy_end = 0;
+  int heavy_dim = 0;
+  int heavy_build_blocks = 0, heavy_blocks = 0;
+  size_t heavy_smem = 0, heavy_arena_bytes = 0, heavy_slot_bytes = 0, heavy_scan_bytes = 0;
   size_t scratch_bytes = 0;            // total (work counters + arenas)
 };
 

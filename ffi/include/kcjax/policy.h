@@ -63,6 +63,20 @@ struct CliquePolicy {
   static constexpr int kShallowWarpBuf = 512;
   static constexpr int kShallowMinBlocksPerSm = 6;
 
+  // Heavy-task split (KCMiner, kmax >= kHeavySplitMinK): medium tasks with
+  // |C| >= kHeavySplitMinDim are not given to one warp each. Their level-2
+  // bitmap spaces are built once into global scratch (at most
+  // kHeavySlotBudgetBytes of it, the largest tasks first; the rest stay
+  // warp tasks) and the work units are their level-3 nodes (task, i), or
+  // level-4 nodes (task, edge (i, j) of the space) from kmax >=
+  // kHeavyLevel4MinK on, pulled from one counter. Without it one warp owns
+  // each dense task (or level-3 node), and the edges inside com-dblp's
+  // 114-clique bound the whole call (and every device of a sharded one).
+  static constexpr int kHeavySplitMinDim = 48;
+  static constexpr int kHeavySplitMinK = 6;
+  static constexpr int kHeavyLevel4MinK = 8;
+  static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
+
   // λ(k, level): build the bitmap space over a candidate set formed after
   // `level` vertices are fixed when its density γ = edges / d² exceeds this.
   // level 2 is the edge task's candidate set N+(v0) ∩ N+(v1). Defaults follow
