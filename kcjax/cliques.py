@@ -180,11 +180,66 @@ def _cached(dag: DAG, name: str, compute: Callable[[], object]) -> object:
     return value
 
 
+def _chunk_start(start: int) -> np.int32 | None:
+    """A chunk's first task id as a jit argument; ``None`` for 0 (the single
+    chunk of an unchunked count), which spares a host-to-device copy."""
+    return None if start == 0 else np.int32(start)
+
+
 @functools.partial(jax.jit, static_argnames=("step", "total"))
-def _task_range(start: jax.Array, *, step: int, total: int) -> jax.Array:
+def _task_range(start: jax.Array | None, *, step: int, total: int) -> jax.Array:
     """int32[step]: task ids start, start + 1, ... (-1 from ``total`` on)."""
-    ids = start + jnp.arange(step, dtype=jnp.int32)
+    ids = jnp.arange(step, dtype=jnp.int32)
+    if start is not None:
+        ids = ids + start
     return jnp.where(ids < total, ids, -1)
+
+
+@functools.partial(
+    jax.jit, static_argnames=("kmax", "method", "lam", "num_threads", "step", "total")
+)
+def _enumeration_chunk(
+    dag: DAG,
+    start: jax.Array | None,
+    *,
+    kmax: int,
+    method: str,
+    lam: float | None,
+    num_threads: int,
+    step: int,
+    total: int,
+) -> jax.Array:
+    """uint32[kmax + 1, 4]: the tasks start .. start + step - 1 (< total), counted.
+
+    One XLA program (task ids and the custom call), so an eager count is one
+    dispatch and the device runs its kernels back to back.
+    """
+    tasks = _task_range(start, step=step, total=total)
+    return count_cliques_limbs(
+        dag, kmax, method=method, lam=lam, num_threads=num_threads, tasks=tasks
+    )
+
+
+@functools.partial(
+    jax.jit, static_argnames=("hmax", "pmax", "kmin", "num_threads", "step", "total")
+)
+def _pivot_chunk(
+    indptr: jax.Array,
+    indices: jax.Array,
+    start: jax.Array | None,
+    *,
+    hmax: int,
+    pmax: int,
+    kmin: int,
+    num_threads: int,
+    step: int,
+    total: int,
+) -> jax.Array:
+    """The pivot histogram of root vertices start .. start + step - 1 (< total), one program."""
+    roots = _task_range(start, step=step, total=total)
+    return _ffi.clique_pivot(
+        indptr, indices, roots, hmax=hmax, pmax=pmax, kmin=kmin, num_threads=num_threads
+    )
 
 
 def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
@@ -317,10 +372,16 @@ def _enumeration_counts(
     step = m if chunk_size is None else min(chunk_size, m)
     for start in range(0, m, step):
         stop = min(start + step, m)
-        tasks = _task_range(np.int32(start), step=step, total=m)
         limbs = np.asarray(
-            count_cliques_limbs(
-                dag, kmax, method=method, lam=lam, num_threads=num_threads, tasks=tasks
+            _enumeration_chunk(
+                dag,
+                _chunk_start(start),
+                kmax=kmax,
+                method=method,
+                lam=lam,
+                num_threads=num_threads,
+                step=step,
+                total=m,
             )
         )
         for s in range(3, kmax + 1):
@@ -347,14 +408,16 @@ def _pivot_counts(
     step = n if chunk_size is None else min(chunk_size, n)
     for start in range(0, n, step):
         stop = min(start + step, n)
-        hist = _ffi.clique_pivot(
+        hist = _pivot_chunk(
             dag.indptr,
             dag.indices,
-            _task_range(np.int32(start), step=step, total=n),
+            _chunk_start(start),
             hmax=kmax,
             pmax=pmax,
             kmin=ks[0],
             num_threads=num_threads,
+            step=step,
+            total=n,
         )
         for (h, p), leaves in _histogram_entries(hist):
             for s in ks:
