@@ -2,9 +2,15 @@
 # The GPU runs behind experiments/results, one device call per suite:
 #
 #   bash experiments/gpu_suite.sh check    # build, GPU tests, sanitizers, anchors table
+#                                          # (CHECK_BENCH_ARGS: another table instead)
+#   bash experiments/gpu_suite.sh table2   # Table 2 analogue on the GPU, R-MAT at growing scales
+#                                          # (TABLE2_GRAPHS, RMAT_GRAPHS, NO_AUTO: a part of it)
 #   bash experiments/gpu_suite.sh study    # ablation, λ sweep, listing, all-k, k = 9/10, R-MAT
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
+#   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
+#                                                # R-MAT 22 (not with NO_RMAT=1), both splits,
+#                                                # the given device counts
 #
 # Each part writes under $OUT/<part>/ (see gpu_check.sh); everything is packed
 # into $OUT/results.tgz at the end (the device tool returns few files).
@@ -13,6 +19,8 @@ cd "$(dirname "$0")/.."
 ROOT_OUT=${OUT:-/tmp/kcjax-out}
 mkdir -p "$ROOT_OUT"
 ALL="email-Enron ca-CondMat wiki-Vote cit-HepTh com-amazon soc-Epinions1 ca-AstroPh com-dblp ego-Facebook"
+# The same graphs, the heaviest at k = 9 last (a time limit cuts them first).
+TABLE2="email-Enron ca-CondMat wiki-Vote cit-HepTh com-amazon soc-Epinions1 ca-AstroPh ego-Facebook com-dblp"
 
 part() {  # part NAME STAGES... (environment passed through)
   local name=$1
@@ -23,13 +31,38 @@ part() {  # part NAME STAGES... (environment passed through)
 case "${1:-}" in
   check)
     part build build
-    TEST_TIMEOUT=170 part test test
+    # The CPU handlers and dense JAX on the host's cores (JAX_PLATFORMS=cpu),
+    # beside the GPU stages (pinned to the other half of the cores).
+    mkdir -p "$ROOT_OUT/table2_cpu"
+    JAX_PLATFORMS=cpu PYTHONUNBUFFERED=1 taskset -c 8-15 timeout "${CPU_BENCH_TIMEOUT:-420}" \
+      python3 -P experiments/bench.py --graphs $TABLE2 --ks 4-9 --methods kcminer pivot dense \
+      --repeats 3 --budget 10 --out "$ROOT_OUT/table2_cpu/bench.json" \
+      >"$ROOT_OUT/table2_cpu/bench.txt" 2>"$ROOT_OUT/table2_cpu/bench.log" &
+    cpu_bench=$!
+    TEST_TIMEOUT=230 part test test
     grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
     SANITIZE_TIMEOUT=80 part sanitize sanitize
     grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
       "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
-    BENCH_TIMEOUT=200 BENCH_ARGS="--graphs $ALL --ks 4-8 --methods kcminer pivot auto" \
+    BENCH_TIMEOUT=${CHECK_BENCH_TIMEOUT:-200} \
+      BENCH_ARGS=${CHECK_BENCH_ARGS:-"--graphs $ALL --ks 4-8 --methods kcminer pivot auto"} \
       part anchors bench
+    wait "$cpu_bench"
+    tail -3 "$ROOT_OUT/table2_cpu/bench.log"
+    ;;
+  table2)
+    # Table 2 analogue: every enumeration variant and dense JAX on the GPU,
+    # k = 4..9, then R-MAT at growing scales (cost growth with size).
+    part build build
+    BENCH_TIMEOUT=${TABLE2_TIMEOUT:-330} BENCH_ARGS="--graphs ${TABLE2_GRAPHS:-$TABLE2} --ks 4-9 --methods kcminer static_l1 \
+      static_l2 thread warp binary_search dense --repeats 3 --budget 8" part table2 bench
+    BENCH_TIMEOUT=${RMAT_TIMEOUT:-130} BENCH_ARGS="--graphs ${RMAT_GRAPHS:-rmat16 rmat18 rmat20 rmat22} --ks 4-6 \
+      --methods kcminer pivot binary_search --repeats 3 --budget 20" part rmat_scales bench
+    # method="auto" (eager count_cliques) beside the methods it picks, small k.
+    if [[ -z ${NO_AUTO:-} ]]; then
+      BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-6 --methods kcminer pivot auto" \
+        part auto bench
+    fi
     ;;
   study)
     part build build
@@ -61,8 +94,17 @@ case "${1:-}" in
     SCALING_TIMEOUT=170 SCALING_ARGS="--graphs rmat22 --ks 4-5 --repeats 1 \
       --strategies round_robin --budget 30" part scaling_rmat scaling
     ;;
+  scaling-many)
+    part build build
+    SCALING_TIMEOUT=150 SCALING_ARGS="--graphs com-dblp --ks 5-8 --devices ${DEVICES:-1,2,4,8}" \
+      part scaling scaling
+    if [[ -z ${NO_RMAT:-} ]]; then
+      SCALING_TIMEOUT=260 SCALING_ARGS="--graphs rmat22 --ks 4-6 --repeats 1 --budget 40 \
+        --devices ${DEVICES:-1,2,4,8}" part scaling_rmat scaling
+    fi
+    ;;
   *)
-    echo "usage: $0 check|study|scaling|scaling-rmat" >&2
+    echo "usage: $0 check|table2|study|scaling|scaling-rmat|scaling-many" >&2
     exit 2
     ;;
 esac

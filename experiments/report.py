@@ -17,6 +17,16 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ABLATION_ORDER = ("thread", "warp", "binary_search", "static_l1", "static_l2", "kcminer")
+#: Fig. 7's cumulative chain: thread-parallel bitmaps -> + warp scheduler
+#: (static level-2 bitmaps) -> + dynamic construction, size classes and the
+#: heavy-task split (KCMiner).
+CHAIN = (
+    ("thread", "thread-parallel"),
+    ("static_l2", "+ scheduler"),
+    ("kcminer", "+ dynamic, classes"),
+)
+TABLE2_GPU = (*ABLATION_ORDER, "dense")
+TABLE2_CPU = ("kcminer", "pivot", "dense")
 
 
 def _load(results: Path, name: str) -> dict | None:
@@ -55,20 +65,6 @@ def anchors_table(data: dict) -> str:
     return "\n".join(out)
 
 
-def ablation_table(data: dict) -> str:
-    by: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
-    for r in data["rows"]:
-        by[(r["graph"], r["k"])][r["method"]] = _t(r)
-    out = [
-        "| graph | k | " + " | ".join(ABLATION_ORDER) + " |",
-        "|---|---|" + "---|" * len(ABLATION_ORDER),
-    ]
-    for (graph, k), m in by.items():
-        cells = [f"{m[x]:.6f}" if x in m else "-" for x in ABLATION_ORDER]
-        out.append(f"| {graph} | {k} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
 def lambda_table(data: dict) -> str:
     by: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     lams: list[str] = []
@@ -83,6 +79,26 @@ def lambda_table(data: dict) -> str:
     for (graph, k), m in by.items():
         best = min(m.values())
         cells = [(f"**{m[x]:.6f}**" if m[x] == best else f"{m[x]:.6f}") for x in lams]
+        out.append(f"| {graph} | {k} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def table2(gpu: dict, cpu: dict | None, gpu_cols: tuple[str, ...] = TABLE2_GPU) -> str:
+    """Table 2 analogue: every GPU variant and dense JAX, then the CPU handlers;
+    the fastest GPU method of a row in bold."""
+    by: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+    for r in gpu["rows"]:
+        by[(r["graph"], r["k"])][r["method"]] = _t(r)
+    for r in (cpu or {"rows": []})["rows"]:
+        by[(r["graph"], r["k"])]["cpu " + r["method"]] = r["median_s"]
+    cols = [*gpu_cols, *(f"cpu {m}" for m in TABLE2_CPU if cpu)]
+    out = ["| graph | k | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
+    for (graph, k), m in sorted(by.items()):
+        gpu_best = min((m[c] for c in gpu_cols if c in m), default=None)
+        cells = [
+            (f"**{m[c]:.6f}**" if m[c] == gpu_best else f"{m[c]:.6f}") if c in m else "-"
+            for c in cols
+        ]
         out.append(f"| {graph} | {k} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -145,20 +161,21 @@ def plots(results: Path, anchors, ablation, lam, scaling, ncu) -> list[Path]:
     if ablation:
         by = defaultdict(dict)
         for r in ablation["rows"]:
-            by[(r["graph"], r["k"])][r["method"]] = _t(r)
-        keys = list(by)
-        fig, ax = plt.subplots(figsize=(12, 4.2))
-        width = 0.8 / len(ABLATION_ORDER)
-        for j, m in enumerate(ABLATION_ORDER):
-            xs = [i + j * width for i, key in enumerate(keys) if m in by[key]]
-            ys = [by[key][m] for key in keys if m in by[key]]
-            ax.bar(xs, ys, width, label=m)
+            if 5 <= r["k"] <= 8:
+                by[(r["graph"], r["k"])][r["method"]] = _t(r)
+        keys = [key for key in sorted(by) if all(m in by[key] for m, _ in CHAIN)]
+        fig, ax = plt.subplots(figsize=(13, 4.2))
+        width = 0.8 / len(CHAIN)
+        for j, (m, label) in enumerate(CHAIN):
+            xs = [i + j * width for i in range(len(keys))]
+            ys = [by[key]["thread"] / by[key][m] for key in keys]
+            ax.bar(xs, ys, width, label=label)
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(keys))])
-        ax.set_xticklabels([f"{g}\nk={k}" for g, k in keys], fontsize=7)
+        ax.set_xticklabels([f"{g}\nk={k}" for g, k in keys], fontsize=6)
         ax.set_yscale("log")
-        ax.set_ylabel("device time (s)")
-        ax.set_title("Ablation (Fig. 7 analogue): one H200", fontsize=10)
-        ax.legend(fontsize=8, ncol=3)
+        ax.set_ylabel("speedup over thread-parallel")
+        ax.set_title("Ablation (Fig. 7 analogue, cumulative): one H200", fontsize=10)
+        ax.legend(fontsize=8)
         save(fig, "fig7_ablation.png")
     if ncu:
         fig, ax = plt.subplots(figsize=(5, 3.5))
@@ -192,28 +209,27 @@ def plots(results: Path, anchors, ablation, lam, scaling, ncu) -> list[Path]:
             ax.legend(fontsize=7)
         save(fig, "fig9_lambda.png")
     if scaling:
-        fig, ax = plt.subplots(figsize=(5.5, 3.8))
-        for i, data in enumerate(scaling):
-            for strategy, marker in (("balanced", "o-"), ("round_robin", "s--")):
-                pts = sorted(
-                    (r["k"], r["speedup"])
-                    for r in data["rows"]
-                    if r["devices"] == 2 and r["strategy"] == strategy
-                )
-                if pts:
-                    g = data["rows"][0]["graph"]
-                    ax.plot(
-                        [p[0] for p in pts],
-                        [p[1] for p in pts],
-                        marker,
-                        color=f"C{i}",
-                        label=f"{g} {strategy}",
-                    )
-        ax.axhline(2.0, color="k", lw=0.8)
-        ax.set_xlabel("k")
-        ax.set_ylabel("speedup, 2 GPUs vs 1")
-        ax.set_title("Fig. 10 analogue: two H200s", fontsize=10)
-        ax.legend(fontsize=7)
+        fig, ax = plt.subplots(figsize=(6, 4))
+        top = 1
+        for i, (data, (g, k)) in enumerate(
+            (d, key)
+            for d in scaling
+            for key in dict.fromkeys((r["graph"], r["k"]) for r in d["rows"])
+        ):
+            pts = sorted(
+                (r["devices"], r["speedup"])
+                for r in data["rows"]
+                if (r["graph"], r["k"]) == (g, k) and r["strategy"] == "balanced"
+            )
+            top = max(top, pts[-1][0])
+            ax.plot(
+                [p[0] for p in pts], [p[1] for p in pts], "o-", color=f"C{i}", label=f"{g} k={k}"
+            )
+        ax.plot([1, top], [1, top], "k--", lw=0.8, label="linear")
+        ax.set_xlabel("H200 GPUs")
+        ax.set_ylabel("speedup vs 1 GPU (balanced split)")
+        ax.set_title("Fig. 10 analogue: multi-GPU scaling", fontsize=10)
+        ax.legend(fontsize=7, ncol=2)
         save(fig, "fig10_scaling.png")
     return written
 
@@ -225,18 +241,36 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     r = args.results
     anchors = _load(r, "h200_anchors.json")
-    ablation = _load(r, "h200_ablation.json")
+    ablation = _load(r, "h200_table2.json") or _load(r, "h200_ablation.json")
+    cpu = _load(r, "h200host_table2_cpu.json")
+    rmat = _load(r, "h200_rmat_scales.json")
     lam = _load(r, "h200_lambda.json")
     ncu = _load(r, "h200_ncu_dblp.json")
-    scaling = [d for d in (_load(r, f"h200x2_scaling_{g}.json") for g in ("dblp", "rmat22")) if d]
+    scaling = [
+        d
+        for d in (
+            _load(r, f"h200x4_scaling_{g}.json") or _load(r, f"h200x2_scaling_{g}.json")
+            for g in ("dblp", "rmat22")
+        )
+        if d
+    ]
     if anchors:
         print("## Against the published GPU codes (one H200)\n\n" + anchors_table(anchors) + "\n")
     if ablation:
-        print("## Ablation, device time (s)\n\n" + ablation_table(ablation) + "\n")
+        print(
+            "## Table 2 analogue: variants, dense JAX (GPU device time, s) and the CPU "
+            "handlers (host wall time, s)\n\n" + table2(ablation, cpu) + "\n"
+        )
+    if rmat:
+        print(
+            "## R-MAT at growing scales, device time (s)\n\n"
+            + table2(rmat, None, ("kcminer", "pivot", "binary_search"))
+            + "\n"
+        )
     if lam:
         print("## λ sweep, device time (s)\n\n" + lambda_table(lam) + "\n")
     if scaling:
-        print("## Two GPUs\n\n" + scaling_table(*scaling) + "\n")
+        print("## Several GPUs\n\n" + scaling_table(*scaling) + "\n")
     if not args.no_plots:
         for path in plots(r, anchors, ablation, lam, scaling, ncu):
             print(f"wrote {path}")
