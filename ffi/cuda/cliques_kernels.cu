@@ -674,18 +674,6 @@ __device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64*
   ws->nb1 = ws->st1 + l.ls1 * kWarp;
 }
 
-// This warp's arena of `words` 32-bit words: in shared memory after the
-// block's per-warp pieces (arena_global == nullptr), else in global scratch
-// (one arena per warp of the grid).
-__device__ __forceinline__ uint32_t* WarpArena(unsigned char* smem, const WarpSmemLayout& lay,
-                                               int64_t words, uint32_t* arena_global) {
-  if (arena_global == nullptr)
-    return reinterpret_cast<uint32_t*>(smem + lay.Bytes() * Policy::kWarpsPerBlock) +
-           words * WarpInBlock();
-  return arena_global +
-         words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock());
-}
-
 // Per-warp arena of the warp kernel (offsets in 32-bit words).
 struct ArenaLayout {
   int D, W, levels;
@@ -845,7 +833,14 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, const int32_t* t
   cnt.Zero();
   const ArenaLayout al =
       ArenaLayout::Make(dim, kmax, method == kKCMiner && split_prefix == nullptr);
-  uint32_t* arena = WarpArena(smem, lay, al.words, arena_global);
+  uint32_t* arena;
+  if (arena_global == nullptr) {
+    arena = reinterpret_cast<uint32_t*>(smem + lay.Bytes() * Policy::kWarpsPerBlock) +
+            al.words * WarpInBlock();
+  } else {
+    arena = arena_global +
+            al.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock());
+  }
   int32_t* list = reinterpret_cast<int32_t*>(arena + al.list);
   uint32_t* rows = arena + al.rows;
   StackMem st{arena + al.stack, arena + al.nbs};
@@ -1514,7 +1509,14 @@ __global__ void __launch_bounds__(kThreads)
   cnt.Zero();
   const HeavySlot hs = HeavySlot::Make(dim);
   const HeavyArena ha = HeavyArena::Make(dim, kmax);
-  uint32_t* arena = WarpArena(smem, lay, ha.words, arena_global);
+  uint32_t* arena;
+  if (arena_global == nullptr) {
+    arena = reinterpret_cast<uint32_t*>(smem + lay.Bytes() * Policy::kWarpsPerBlock) +
+            ha.words * WarpInBlock();
+  } else {
+    arena = arena_global +
+            ha.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock());
+  }
   uint32_t* zmask = arena + ha.mask;
   int32_t* root = reinterpret_cast<int32_t*>(arena + ha.root);
   uint32_t* cur0 = arena + ha.cur0;
