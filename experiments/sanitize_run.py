@@ -3,9 +3,8 @@
 Counts with every native method, then lists the 4-cliques and counts them
 per vertex, so every CUDA kernel family runs once under the tool. The
 planted 52-clique (k = 6) runs KCMiner's heavy-task split (candidate sets of
-48 and more). The graph
-is oriented on the CPU backend so that XLA's GPU compilations stay out of
-the instrumented process.
+48 and more). The graphs are oriented on the CPU backend so that XLA's GPU
+compilations stay out of the instrumented process.
 
 Usage: python experiments/sanitize_run.py [METHOD ...] (default: every native method).
 """

@@ -186,9 +186,9 @@ def _chunk_start(start: int) -> np.int32 | None:
     return None if start == 0 else np.int32(start)
 
 
-@functools.partial(jax.jit, static_argnames=("step", "total"))
 def _task_range(start: jax.Array | None, *, step: int, total: int) -> jax.Array:
-    """int32[step]: task ids start, start + 1, ... (-1 from ``total`` on)."""
+    """int32[step]: task ids start, start + 1, ... (-1 from ``total`` on); traced
+    inside the jitted chunk functions below."""
     ids = jnp.arange(step, dtype=jnp.int32)
     if start is not None:
         ids = ids + start
