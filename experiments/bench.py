@@ -12,9 +12,12 @@ device span of a call from the JAX profiler (first GPU activity to last, see
 devtime.py), the scope of the peers' CUDA-event timers, and ``busy_s`` the
 time the GPU worked within it.
 
-Methods: every enumeration method, ``pivot``, ``dense``, ``auto`` (eager
-``count_cliques``; the DAG's transitivity, which the rule reads, is cached
-after the warm-up and its first-call time reported); ``METHOD@LAM`` runs
+Methods: every enumeration method, ``pivot``, ``dense``, ``auto`` (the
+device program that eager ``count_cliques`` dispatches for the method it
+picks, the peers' scope; the whole eager call, result copy and Python finish
+included, is reported beside it as ``eager_median_s``/``eager_device_s``; the
+DAG's transitivity, which the rule reads, is cached after the warm-up and its
+first-call time reported); ``METHOD@LAM`` runs
 an enumeration method with λ overridden (the λ sweep); ``list`` times
 ``list_cliques`` into a preallocated device buffer (cliques per second);
 ``allk`` (pivot) counts every size up to the clique number in one call.
@@ -178,15 +181,53 @@ def bench_one(
         t, _ = _timed(run, repeats, device)
         return t, kcjax.count_cliques(dag, k, method="pivot")
     if name == "auto":
+        # Peer scope: the device program auto dispatches (the chosen method's
+        # task ids and custom call, the count left on the device). The eager
+        # call (result copy and the Python finish included) is kept beside it.
         from kcjax import cliques
 
         cliques._DAG_CACHE.clear()
         t0 = time.perf_counter()
         kcjax.transitivity(dag)
         first = time.perf_counter() - t0
-        t, count = _timed(lambda: kcjax.count_cliques(dag, k, method="auto"), repeats, device)
-        t["chose"] = cliques._auto_method(dag, k, enumeration_only=False)
-        t["transitivity_first_call_s"] = first
+        chose = cliques._auto_method(dag, k, enumeration_only=False)
+        if chose == "pivot":
+            pmax = int(dag.max_out_degree())
+
+            def program():
+                return cliques._pivot_chunk(
+                    dag.indptr,
+                    dag.indices,
+                    None,
+                    hmax=k,
+                    pmax=pmax,
+                    kmin=k,
+                    num_threads=0,
+                    step=dag.num_nodes,
+                    total=dag.num_nodes,
+                )
+        else:
+
+            def program():
+                return cliques._enumeration_chunk(
+                    dag,
+                    None,
+                    kmax=k,
+                    method=chose,
+                    lam=None,
+                    num_threads=0,
+                    step=dag.num_edges,
+                    total=dag.num_edges,
+                )
+
+        t, _ = _timed(program, repeats, device)
+        eager, count = _timed(lambda: kcjax.count_cliques(dag, k, method="auto"), repeats, device)
+        t.update(
+            chose=chose,
+            transitivity_first_call_s=first,
+            eager_median_s=eager["median_s"],
+            eager_device_s=eager.get("device_s"),
+        )
         return t, count
     if name == "allk":
         t, counts = _timed(lambda: kcjax.count_all_cliques(dag), repeats, device)

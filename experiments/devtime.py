@@ -29,6 +29,27 @@ _MARK = "kcjax_devtime_call_"
 _DERIVED = ("XLA Modules", "XLA Ops", "Steps", "XLA TraceMe", "Source code", "Framework")
 
 
+def call_activities(
+    fn: Callable[[], object], repeats: int, device: str | None = None
+) -> list[list[tuple[str, int, int]]]:
+    """The GPU activities of each of ``repeats`` synchronized calls of ``fn``.
+
+    Args:
+      fn: the call to trace.
+      repeats: number of calls.
+      device: the profiler's device plane (``"/device:GPU:0"``...); ``None``:
+        the first GPU plane with activity.
+
+    Returns:
+      Per call, ``[(name, start_ns, end_ns)]`` of the activities that start
+      inside its host window (empty on a machine without a GPU).
+    """
+    per_device = _trace(fn, repeats)
+    if not per_device:
+        return []
+    return per_device[device if device is not None else min(per_device)]
+
+
 def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, float]]:
     """Median span and busy time per GPU device of ``repeats`` calls of ``fn``.
 
@@ -36,6 +57,19 @@ def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, 
       ``{device_plane_name: {"span_s", "busy_s", "calls"}}``; empty when the
       trace holds no GPU activity.
     """
+    out = {}
+    for name, per_call in _trace(fn, repeats).items():
+        intervals = [[(s, e) for _, s, e in c] for c in per_call]
+        out[name] = {
+            "span_s": statistics.median(_span(c) for c in intervals) * 1e-9,
+            "busy_s": statistics.median(_busy(c) for c in intervals) * 1e-9,
+            "calls": len(intervals),
+        }
+    return out
+
+
+def _trace(fn: Callable[[], object], repeats: int) -> dict[str, list[list[tuple[str, int, int]]]]:
+    """``{device_plane_name: per call [(name, start_ns, end_ns)]}`` from one trace."""
     with tempfile.TemporaryDirectory() as tmp:
         with jax.profiler.trace(tmp):
             for i in range(repeats):
@@ -46,7 +80,7 @@ def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, 
             return {}
         data = jax.profiler.ProfileData.from_file(str(traces[-1]))
     windows: list[tuple[float, float]] = []
-    devices: dict[str, list[tuple[float, float]]] = {}
+    devices: dict[str, list[tuple[str, int, int]]] = {}
     for plane in data.planes:
         is_gpu = plane.name.startswith("/device:GPU")
         for line in plane.lines:
@@ -55,22 +89,17 @@ def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, 
             for ev in line.events:
                 if is_gpu:
                     devices.setdefault(plane.name, []).append(
-                        (ev.start_ns, ev.start_ns + ev.duration_ns)
+                        (ev.name, ev.start_ns, ev.start_ns + ev.duration_ns)
                     )
                 elif ev.name.startswith(_MARK):
                     windows.append((ev.start_ns, ev.start_ns + ev.duration_ns))
     windows.sort()
     out = {}
     for name, acts in devices.items():
-        per_call = [[a for a in acts if lo <= a[0] <= hi] for lo, hi in windows]
+        per_call = [[a for a in acts if lo <= a[1] <= hi] for lo, hi in windows]
         per_call = [c for c in per_call if c]
-        if not per_call:
-            continue
-        out[name] = {
-            "span_s": statistics.median(_span(c) for c in per_call) * 1e-9,
-            "busy_s": statistics.median(_busy(c) for c in per_call) * 1e-9,
-            "calls": len(per_call),
-        }
+        if per_call:
+            out[name] = per_call
     return out
 
 

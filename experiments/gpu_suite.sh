@@ -6,6 +6,8 @@
 #   bash experiments/gpu_suite.sh table2   # Table 2 analogue on the GPU, R-MAT at growing scales
 #                                          # (TABLE2_GRAPHS, RMAT_GRAPHS, NO_AUTO: a part of it)
 #   bash experiments/gpu_suite.sh study    # ablation, λ sweep, listing, all-k, k = 9/10, R-MAT
+#   bash experiments/gpu_suite.sh small    # short calls: per-kernel timelines (k = 4, 5) and the
+#                                          # variants at k = 4..6 on every graph
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
 #   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
@@ -63,6 +65,18 @@ case "${1:-}" in
       BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-6 --methods kcminer pivot auto" \
         part auto bench
     fi
+    ;;
+  small)
+    # Where the span of a sub-millisecond count goes (timeline.py), and the
+    # variants that compete with KCMiner there.
+    part build build
+    mkdir -p "$ROOT_OUT/timeline"
+    timeout 120 python3 -P experiments/timeline.py --graphs email-Enron wiki-Vote ego-Facebook \
+      ca-CondMat com-dblp --ks 4 5 --methods kcminer binary_search static_l2 \
+      --out "$ROOT_OUT/timeline/timeline.json" >"$ROOT_OUT/timeline/timeline.txt" 2>&1
+    grep "^##" "$ROOT_OUT/timeline/timeline.txt"
+    BENCH_TIMEOUT=150 BENCH_ARGS="--graphs $ALL --ks 4-6 --methods kcminer kcminer@0 static_l2 \
+      binary_search auto --repeats 5" part small bench
     ;;
   study)
     part build build
