@@ -218,6 +218,7 @@ def bench_one(
                     num_threads=0,
                     step=dag.num_edges,
                     total=dag.num_edges,
+                    max_degree=cliques._max_out_degree(dag),
                 )
 
         t, _ = _timed(program, repeats, device)
@@ -251,7 +252,9 @@ def bench_one(
     if name == "dense":
         t, out = _timed(lambda: count_cliques_dense(dag, k), repeats, device)
         return t, limbs_to_int(np.asarray(out)[k])
-    fn = jax.jit(lambda d: count_cliques_limbs(d, k, method=name, lam=lam))
+    # The max_degree hint, as eager count_cliques passes it (a Python int).
+    hint = int(dag.max_out_degree())
+    fn = jax.jit(lambda d: count_cliques_limbs(d, k, method=name, lam=lam, max_degree=hint))
     t, out = _timed(lambda: fn(dag), repeats, device)
     return t, limbs_to_int(np.asarray(out)[k])
 

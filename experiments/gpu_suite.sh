@@ -2,7 +2,8 @@
 # The GPU runs behind experiments/results, one device call per suite:
 #
 #   bash experiments/gpu_suite.sh check    # build, GPU tests, sanitizers, anchors table
-#                                          # (CHECK_BENCH_ARGS: another table instead)
+#                                          # (CHECK_BENCH_ARGS: another table instead;
+#                                          # NO_CPU_BENCH=1: without the CPU handlers' table)
 #   bash experiments/gpu_suite.sh table2   # Table 2 analogue on the GPU, R-MAT at growing scales
 #                                          # (TABLE2_GRAPHS, RMAT_GRAPHS, NO_AUTO: a part of it)
 #   bash experiments/gpu_suite.sh study    # ablation, λ sweep, listing, all-k, k = 9/10, R-MAT
@@ -34,13 +35,17 @@ case "${1:-}" in
   check)
     part build build
     # The CPU handlers and dense JAX on the host's cores (JAX_PLATFORMS=cpu),
-    # beside the GPU stages (pinned to the other half of the cores).
-    mkdir -p "$ROOT_OUT/table2_cpu"
-    JAX_PLATFORMS=cpu PYTHONUNBUFFERED=1 taskset -c 8-15 timeout "${CPU_BENCH_TIMEOUT:-420}" \
-      python3 -P experiments/bench.py --graphs $TABLE2 --ks 4-9 --methods kcminer pivot dense \
-      --repeats 3 --budget 10 --out "$ROOT_OUT/table2_cpu/bench.json" \
-      >"$ROOT_OUT/table2_cpu/bench.txt" 2>"$ROOT_OUT/table2_cpu/bench.log" &
-    cpu_bench=$!
+    # beside the GPU stages (pinned to the other half of the cores); not
+    # with NO_CPU_BENCH=1.
+    cpu_bench=
+    if [[ -z ${NO_CPU_BENCH:-} ]]; then
+      mkdir -p "$ROOT_OUT/table2_cpu"
+      JAX_PLATFORMS=cpu PYTHONUNBUFFERED=1 taskset -c 8-15 timeout "${CPU_BENCH_TIMEOUT:-420}" \
+        python3 -P experiments/bench.py --graphs $TABLE2 --ks 4-9 --methods kcminer pivot dense \
+        --repeats 3 --budget 10 --out "$ROOT_OUT/table2_cpu/bench.json" \
+        >"$ROOT_OUT/table2_cpu/bench.txt" 2>"$ROOT_OUT/table2_cpu/bench.log" &
+      cpu_bench=$!
+    fi
     TEST_TIMEOUT=230 part test test
     grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
     SANITIZE_TIMEOUT=80 part sanitize sanitize
@@ -49,8 +54,10 @@ case "${1:-}" in
     BENCH_TIMEOUT=${CHECK_BENCH_TIMEOUT:-200} \
       BENCH_ARGS=${CHECK_BENCH_ARGS:-"--graphs $ALL --ks 4-8 --methods kcminer pivot auto"} \
       part anchors bench
-    wait "$cpu_bench"
-    tail -3 "$ROOT_OUT/table2_cpu/bench.log"
+    if [[ -n $cpu_bench ]]; then
+      wait "$cpu_bench"
+      tail -3 "$ROOT_OUT/table2_cpu/bench.log"
+    fi
     ;;
   table2)
     # Table 2 analogue: every enumeration variant and dense JAX on the GPU,

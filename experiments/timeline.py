@@ -31,7 +31,12 @@ from kcjax.cliques import count_cliques_limbs  # noqa: E402
 def timeline(dag, k: int, method: str, repeats: int) -> list[dict]:
     """The activities of the median-span call: [{name, start_us, dur_us}]."""
     name, _, lam = method.partition("@")
-    fn = jax.jit(lambda d: count_cliques_limbs(d, k, method=name, lam=float(lam) if lam else None))
+    hint = int(dag.max_out_degree())  # as eager count_cliques passes it
+    fn = jax.jit(
+        lambda d: count_cliques_limbs(
+            d, k, method=name, lam=float(lam) if lam else None, max_degree=hint
+        )
+    )
     jax.block_until_ready(fn(dag))
     calls = call_activities(lambda: fn(dag), repeats)
     if not calls:

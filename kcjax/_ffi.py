@@ -65,7 +65,10 @@ def _clique_attrs(kmax: int, method: int, lam: float, num_threads: int) -> dict[
 # The target wrappers are jitted with their attributes static: under an outer
 # jit they inline; eager calls take JAX's compiled fast path (a bare eager
 # ffi_call re-traces on every call, which costs more than a small count).
-@functools.partial(jax.jit, static_argnames=("kmax", "method", "lam", "num_threads"))
+@functools.partial(
+    jax.jit,
+    static_argnames=("kmax", "method", "lam", "num_threads", "all_edges", "max_degree"),
+)
 def clique_count(
     indptr: jax.Array,
     indices: jax.Array,
@@ -76,8 +79,13 @@ def clique_count(
     method: int,
     lam: float,
     num_threads: int,
+    all_edges: bool = False,
+    max_degree: int = -1,
 ) -> jax.Array:
     """Calls target ``kcjax_clique_count`` (contract in ffi/include/kcjax/cliques.h).
+
+    ``all_edges``: every edge is a task and ``tasks`` is int32[0];
+    ``max_degree``: the DAG's largest out-degree if known (a routing hint), else -1.
 
     Returns:
       uint32[kmax + 1, 4]: 128-bit little-endian count of s-cliques per size s.
@@ -90,6 +98,8 @@ def clique_count(
         src,
         tasks,
         **_clique_attrs(kmax, method, lam, num_threads),
+        all_edges=bool(all_edges),
+        max_degree=np.int32(max_degree),
     )
 
 

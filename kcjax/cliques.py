@@ -180,6 +180,11 @@ def _cached(dag: DAG, name: str, compute: Callable[[], object]) -> object:
     return value
 
 
+def _max_out_degree(dag: DAG) -> int:
+    """The DAG's largest out-degree (eager, cached per DAG)."""
+    return _cached(dag, "max_out_degree", lambda: int(dag.max_out_degree()))
+
+
 def _chunk_start(start: int) -> np.int32 | None:
     """A chunk's first task id as a jit argument; ``None`` for 0 (the single
     chunk of an unchunked count), which spares a host-to-device copy."""
@@ -196,7 +201,8 @@ def _task_range(start: jax.Array | None, *, step: int, total: int) -> jax.Array:
 
 
 @functools.partial(
-    jax.jit, static_argnames=("kmax", "method", "lam", "num_threads", "step", "total")
+    jax.jit,
+    static_argnames=("kmax", "method", "lam", "num_threads", "step", "total", "max_degree"),
 )
 def _enumeration_chunk(
     dag: DAG,
@@ -208,15 +214,24 @@ def _enumeration_chunk(
     num_threads: int,
     step: int,
     total: int,
+    max_degree: int | None = None,
 ) -> jax.Array:
     """uint32[kmax + 1, 4]: the tasks start .. start + step - 1 (< total), counted.
 
-    One XLA program (task ids and the custom call), so an eager count is one
-    dispatch and the device runs its kernels back to back.
+    One XLA program (task ids, unless the chunk is every edge, and the custom
+    call), so an eager count is one dispatch and the device runs its kernels
+    back to back.
     """
-    tasks = _task_range(start, step=step, total=total)
+    whole = start is None and step >= total
+    tasks = None if whole else _task_range(start, step=step, total=total)
     return count_cliques_limbs(
-        dag, kmax, method=method, lam=lam, num_threads=num_threads, tasks=tasks
+        dag,
+        kmax,
+        method=method,
+        lam=lam,
+        num_threads=num_threads,
+        tasks=tasks,
+        max_degree=max_degree,
     )
 
 
@@ -299,7 +314,7 @@ def count_all_cliques(
     dag = graph if isinstance(graph, DAG) else orient(graph, order=order)
     if dag.num_nodes == 0:
         return {}
-    kmax = _cached(dag, "max_out_degree", lambda: int(dag.max_out_degree())) + 1
+    kmax = _max_out_degree(dag) + 1
     counts = _pivot_counts(dag, list(range(1, kmax + 1)), num_threads)
     return {k: c for k, c in enumerate(counts) if k >= 1 and c > 0}
 
@@ -312,6 +327,7 @@ def count_cliques_limbs(
     lam: float | None = None,
     num_threads: int = 0,
     tasks: jax.Array | None = None,
+    max_degree: int | None = None,
 ) -> jax.Array:
     """Counts s-cliques for s = 3..kmax by enumeration; jit-able.
 
@@ -322,7 +338,11 @@ def count_cliques_limbs(
       lam: λ override (``None``: policy table).
       num_threads: CPU worker threads (0: all cores).
       tasks: int32[t] edge ids to start from (-1 entries are skipped);
-        ``None``: every edge.
+        ``None``: every edge (no task-id array is built).
+      max_degree: the DAG's largest out-degree, if known as a Python int
+        (``int(dag.max_out_degree())``). A hint for the CUDA handler, which
+        then counts KCMiner's k = 4 in one kernel on graphs whose candidate
+        sets all fit one bitmap word; any value gives the exact count.
 
     Returns:
       uint32[kmax + 1, 4]: row s holds the 128-bit count of s-cliques whose
@@ -332,17 +352,17 @@ def count_cliques_limbs(
         raise ValueError(f"kmax must be >= 3, got {kmax}")
     if method not in ENUMERATION_METHODS:
         raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
-    if tasks is None:
-        tasks = jnp.arange(dag.num_edges, dtype=jnp.int32)
     return _ffi.clique_count(
         dag.indptr,
         dag.indices,
         dag.src,
-        jnp.asarray(tasks, jnp.int32),
+        jnp.zeros((0,), jnp.int32) if tasks is None else jnp.asarray(tasks, jnp.int32),
         kmax=kmax,
         method=ENUMERATION_METHODS[method],
         lam=-1.0 if lam is None else float(lam),
         num_threads=num_threads,
+        all_edges=tasks is None,
+        max_degree=-1 if max_degree is None else int(max_degree),
     )
 
 
@@ -370,6 +390,7 @@ def _enumeration_counts(
         return totals
     m = dag.num_edges
     step = m if chunk_size is None else min(chunk_size, m)
+    max_degree = _max_out_degree(dag)
     for start in range(0, m, step):
         stop = min(start + step, m)
         limbs = np.asarray(
@@ -382,6 +403,7 @@ def _enumeration_counts(
                 num_threads=num_threads,
                 step=step,
                 total=m,
+                max_degree=max_degree,
             )
         )
         for s in range(3, kmax + 1):
@@ -404,7 +426,7 @@ def _pivot_counts(
     n = dag.num_nodes
     if n == 0:
         return totals
-    pmax = _cached(dag, "max_out_degree", lambda: int(dag.max_out_degree()))
+    pmax = _max_out_degree(dag)
     step = n if chunk_size is None else min(chunk_size, n)
     for start in range(0, n, step):
         stop = min(start + step, n)

@@ -182,6 +182,41 @@ def test_bad_arguments(kwargs, message):
         kcjax.count_cliques(graph, **kwargs)
 
 
+@pytest.mark.parametrize("method", kcjax.ENUMERATION_METHODS)
+@pytest.mark.parametrize("max_degree", [None, 0, 31, 1000])
+def test_whole_graph_tasks_equal_explicit_task_ids(method, max_degree):
+    # tasks=None counts every edge without a task-id array; max_degree is a
+    # routing hint that never changes a count, even when it is wrong (0).
+    edges, n = CASES["planted"]
+    dag = kcjax.orient(kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n))
+    ids = jnp.arange(dag.num_edges, dtype=jnp.int32)
+    want = np.asarray(kcjax.count_cliques_limbs(dag, 6, method=method, tasks=ids))
+    for fn in (
+        kcjax.count_cliques_limbs,
+        jax.jit(kcjax.count_cliques_limbs, static_argnames=("kmax", "method", "max_degree")),
+    ):
+        got = fn(dag, 6, method=method, max_degree=max_degree)
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_handler_rejects_task_ids_with_all_edges():
+    from kcjax import _ffi
+
+    dag = kcjax.orient(kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2])))
+    with pytest.raises(Exception, match="all_edges needs an empty tasks array"):
+        _ffi.clique_count(
+            dag.indptr,
+            dag.indices,
+            dag.src,
+            jnp.arange(3, dtype=jnp.int32),
+            kmax=3,
+            method=0,
+            lam=-1.0,
+            num_threads=0,
+            all_edges=True,
+        ).block_until_ready()
+
+
 def test_handler_rejects_a_graph_that_is_not_oriented():
     graph = kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2]))
     dag = kcjax.orient(graph)

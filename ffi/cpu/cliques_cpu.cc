@@ -326,13 +326,14 @@ class Enumerator {
 // The inputs every clique target shares, checked.
 struct Problem {
   DagView g;
-  const int32_t* tasks;
+  const int32_t* tasks;  // nullptr: every edge is a task (task i is edge i)
   int64_t num_tasks;
+  int32_t Task(int64_t i) const { return tasks ? tasks[i] : static_cast<int32_t>(i); }
 };
 
 ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                        ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
-                       int32_t method, Problem* p) {
+                       int32_t method, bool all_edges, Problem* p) {
   if (kmax < 3) return ffi::Error::InvalidArgument("kmax must be >= 3");
   if (method < 0 || method >= kNumCountMethods) {
     return ffi::Error::InvalidArgument("unknown method code " + std::to_string(method));
@@ -347,6 +348,15 @@ ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
                                    p->g.src);
       !err.success()) {
     return err;
+  }
+  if (all_edges) {
+    if (tasks.element_count() != 0) {
+      return ffi::Error::InvalidArgument("all_edges needs an empty tasks array (got " +
+                                         std::to_string(tasks.element_count()) + " task ids)");
+    }
+    p->tasks = nullptr;
+    p->num_tasks = p->g.num_edges;
+    return ffi::Error::Success();
   }
   p->tasks = tasks.typed_data();
   p->num_tasks = static_cast<int64_t>(tasks.element_count());
@@ -372,7 +382,7 @@ void RunTasks(const Problem& p, int kmax, int32_t method, float lam, int32_t num
     Enumerator<M> en(p.g, kmax, static_cast<CountMethod>(method), lam, list);
     for (int64_t b = next.fetch_add(kChunk); b < p.num_tasks; b = next.fetch_add(kChunk)) {
       for (int64_t i = b; i < std::min(b + kChunk, p.num_tasks); ++i) {
-        if (p.tasks[i] >= 0) en.RunEdge(p.tasks[i]);
+        if (const int32_t e = p.Task(i); e >= 0) en.RunEdge(e);
       }
     }
     finish(t, en);
@@ -401,10 +411,12 @@ int MaxThreads(int32_t num_threads) {
 
 ffi::Error CliqueCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                           ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
-                          int32_t method, float lam, int32_t num_threads,
+                          int32_t method, float lam, int32_t num_threads, bool all_edges,
+                          int32_t /*max_degree: a CUDA routing hint*/,
                           ffi::ResultBuffer<ffi::U32> counts) {
   Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, kmax, method, &p); !err.success()) {
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, kmax, method, all_edges, &p);
+      !err.success()) {
     return err;
   }
   const auto dims = counts->dimensions();
@@ -423,7 +435,7 @@ ffi::Error CliqueListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> ind
                          int32_t method, float lam, int32_t num_threads, bool stop_when_full,
                          ffi::ResultBuffer<ffi::S32> cliques, ffi::ResultBuffer<ffi::U32> count) {
   Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, &p); !err.success()) {
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p); !err.success()) {
     return err;
   }
   const auto dims = cliques->dimensions();
@@ -444,7 +456,7 @@ ffi::Error CliquePerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32
                               int32_t method, float lam, int32_t num_threads,
                               ffi::ResultBuffer<ffi::U32> counts) {
   Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, &p); !err.success()) {
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p); !err.success()) {
     return err;
   }
   const auto dims = counts->dimensions();
@@ -477,7 +489,10 @@ auto BindCliqueInputs() {
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cpu, kcjax::CliqueCountCpu,
-                              BindCliqueInputs().Ret<ffi::Buffer<ffi::U32>>());
+                              BindCliqueInputs()
+                                  .Attr<bool>("all_edges")
+                                  .Attr<int32_t>("max_degree")
+                                  .Ret<ffi::Buffer<ffi::U32>>());
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cpu, kcjax::CliqueListCpu,
                               BindCliqueInputs()
                                   .Attr<bool>("stop_when_full")

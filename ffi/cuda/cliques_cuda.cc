@@ -28,8 +28,8 @@ ffi::Error Invalid(const std::string& msg) {
 ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                            ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                            ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
-                           int32_t method, float lam, int32_t /*num_threads*/,
-                           ffi::ResultBuffer<ffi::U32> counts) {
+                           int32_t method, float lam, int32_t /*num_threads*/, bool all_edges,
+                           int32_t max_degree, ffi::ResultBuffer<ffi::U32> counts) {
   // ---- Argument checks (shapes only: device data is not inspected). ----
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
     return Invalid("indptr must be int32[num_nodes + 1] with at least one element");
@@ -40,6 +40,9 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                    std::to_string(src.element_count()) + " vs " +
                    std::to_string(indices.element_count()) + ")");
   if (tasks.dimensions().size() != 1) return Invalid("tasks must be a 1-D int32 array of edge ids");
+  if (all_edges && tasks.element_count() != 0)
+    return Invalid("all_edges needs an empty tasks array (got " +
+                   std::to_string(tasks.element_count()) + " task ids)");
   if (kmax < 3) return Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
   if (method < 0 || method >= kcjax::kNumCountMethods)
     return Invalid("method must be a kcjax.CountMethod in [0, " +
@@ -50,18 +53,20 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return Invalid("counts must be uint32[kmax + 1, 4] = [" + std::to_string(kmax + 1) +
                    ", 4] (128-bit counts per clique size)");
   constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
-  if (tasks.element_count() >= kMaxI32)
-    return Invalid("too many tasks for one call (" + std::to_string(tasks.element_count()) +
+  const int64_t num_tasks = all_edges ? indices.element_count() : tasks.element_count();
+  if (num_tasks >= kMaxI32)
+    return Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
                    " >= 2^31 - 1): split the task list");
 
   kcjax::cuda::CountProblem p;
   p.indptr = indptr.typed_data();
   p.indices = indices.typed_data();
   p.src = src.typed_data();
-  p.tasks = tasks.typed_data();
+  p.tasks = all_edges ? nullptr : tasks.typed_data();
   p.num_nodes = indptr.element_count() - 1;
   p.num_edges = indices.element_count();
-  p.num_tasks = tasks.element_count();
+  p.num_tasks = num_tasks;
+  p.max_degree = max_degree;
   p.kmax = kmax;
   p.method = method;
   p.lam = lam;
@@ -113,6 +118,15 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (err != cudaSuccess) return CudaError("copying task classes to the host", err);
   err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) return CudaError("pre-pass execution", err);
+  if (classes.key_overflow) {  // the max_degree hint was below the true maximum
+    err = kcjax::cuda::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
+    if (err != cudaSuccess) return CudaError("re-sorting the tasks (max_degree hint too small)", err);
+    err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+                          cudaMemcpyDeviceToHost, stream);
+    if (err != cudaSuccess) return CudaError("copying task classes to the host", err);
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return CudaError("re-sorting the tasks", err);
+  }
 
   // ---- Phase 2: persistent kernels per size class. ----
   kcjax::cuda::SolvePlan plan;
@@ -147,5 +161,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, CliqueCountCuda,
                                   .Attr<int32_t>("method")
                                   .Attr<float>("lam")
                                   .Attr<int32_t>("num_threads")
+                                  .Attr<bool>("all_edges")
+                                  .Attr<int32_t>("max_degree")
                                   .Ret<ffi::Buffer<ffi::U32>>()  // counts
 );

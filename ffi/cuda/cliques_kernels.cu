@@ -209,37 +209,75 @@ __device__ int ExtractBits(const uint32_t* bm, int W, int32_t* out) {
 // Bitmap construction.
 // ---------------------------------------------------------------------------
 
+// x1 ∈ a1[0, n1) and x2 ∈ a2[0, n2) (n <= 0: false), two lower_bound searches
+// in lock step: both probe loads of a step are issued before either is used,
+// so two dependent-load chains overlap instead of running back to back.
+__device__ __forceinline__ void Member2(const int32_t* a1, int n1, int32_t x1, const int32_t* a2,
+                                        int n2, int32_t x2, bool& in1, bool& in2) {
+  int lo1 = 0, len1 = max(n1, 0), lo2 = 0, len2 = max(n2, 0);
+  while (len1 > 0 || len2 > 0) {
+    const int h1 = len1 >> 1, h2 = len2 >> 1;
+    const int32_t v1 = len1 > 0 ? a1[lo1 + h1] : 0;
+    const int32_t v2 = len2 > 0 ? a2[lo2 + h2] : 0;
+    if (len1 > 0) {
+      if (v1 < x1) lo1 += h1 + 1, len1 -= h1 + 1;
+      else len1 = h1;
+    }
+    if (len2 > 0) {
+      if (v2 < x2) lo2 += h2 + 1, len2 -= h2 + 1;
+      else len2 = h2;
+    }
+  }
+  const int32_t f1 = lo1 < n1 ? a1[lo1] : 0;
+  const int32_t f2 = lo2 < n2 ? a2[lo2] : 0;
+  in1 = lo1 < n1 && f1 == x1;
+  in2 = lo2 < n2 && f2 == x2;
+}
+
 // Builds rows i = i0, i0 + istep, ... < d of the bitmap space over the sorted
 // list S (W words per row). Word c of row i is one ballot: lane l tests
-// S[32c + l] ∈ N+(S[i]). Returns Σ popcount of the rows built (the induced
-// edge count used for γ), warp-uniform.
+// S[32c + l] ∈ N+(S[i]). Two rows (i, i + istep) are built together, their
+// searches in lock step (Member2). Returns Σ popcount of the rows built (the
+// induced edge count used for γ), warp-uniform.
 __device__ u64 BuildRows(const Graph& g, const int32_t* S, int d, int W, uint32_t* rows, int i0,
                          int istep) {
   const int lane = LaneId();
   u64 edges = 0;
-  for (int i = i0; i < d; i += istep) {
-    const int32_t w = S[i];
-    const int32_t* adj = g.Row(w);
-    const int na = g.Degree(w);
-    const int32_t amax = na > 0 ? adj[na - 1] : -1;
-    uint32_t keep = 0;  // lane c % 32 keeps word c, stores once per 32 words
+  for (int i = i0; i < d; i += 2 * istep) {
+    const int i2 = i + istep;  // second row of the pair, if i2 < d
+    const int32_t* adj1 = g.Row(S[i]);
+    const int na1 = g.Degree(S[i]);
+    const int32_t amax1 = na1 > 0 ? adj1[na1 - 1] : -1;
+    const int32_t* adj2 = adj1;
+    int na2 = 0;
+    int32_t amax2 = -1;
+    if (i2 < d) {
+      adj2 = g.Row(S[i2]);
+      na2 = g.Degree(S[i2]);
+      amax2 = na2 > 0 ? adj2[na2 - 1] : -1;
+    }
+    uint32_t keep1 = 0, keep2 = 0;  // lane c % 32 keeps word c, stores once per 32 words
     for (int c = 0; c < W; ++c) {
-      uint32_t word = 0;
-      // Words entirely at or below the diagonal are zero.
-      if (32 * c + 31 > i && na > 0 && S[min(32 * c, d - 1)] <= amax) {
-        const int j = 32 * c + lane;
-        bool in = false;
-        if (j > i && j < d) {
-          const int32_t x = S[j];
-          in = x <= amax && Member(adj, na, x);
-        }
-        word = __ballot_sync(kFull, in);
-      }
-      edges += __popc(word);
-      if (lane == (c & 31)) keep = word;
+      // Words entirely at or below the diagonal are zero (warp-uniform tests).
+      const int32_t first = S[min(32 * c, d - 1)];
+      const bool need1 = 32 * c + 31 > i && first <= amax1;
+      const bool need2 = 32 * c + 31 > i2 && first <= amax2;
+      const int j = 32 * c + lane;
+      const int32_t x = j < d ? S[j] : 0;
+      const bool t1 = need1 && j > i && j < d && x <= amax1;
+      const bool t2 = need2 && j > i2 && j < d && x <= amax2;
+      bool in1, in2;
+      Member2(adj1, t1 ? na1 : 0, x, adj2, t2 ? na2 : 0, x, in1, in2);
+      const uint32_t word1 = __ballot_sync(kFull, in1);
+      const uint32_t word2 = __ballot_sync(kFull, in2);
+      edges += __popc(word1) + __popc(word2);
+      if (lane == (c & 31)) keep1 = word1, keep2 = word2;
       if ((c & 31) == 31 || c == W - 1) {
         const int cb = c & ~31;
-        if (cb + lane <= c) rows[static_cast<int64_t>(i) * W + cb + lane] = keep;
+        if (cb + lane <= c) {
+          rows[static_cast<int64_t>(i) * W + cb + lane] = keep1;
+          if (i2 < d) rows[static_cast<int64_t>(i2) * W + cb + lane] = keep2;
+        }
       }
     }
   }
@@ -247,21 +285,40 @@ __device__ u64 BuildRows(const Graph& g, const int32_t* S, int d, int W, uint32_
   return edges;
 }
 
-// Single-word version (d <= 32): S given per lane (s_lane = S[lane], lane < d).
+// Pair q of the strict upper triangle of a d x d space in row-major order:
+// (i, j), 0 <= i < j < d, for 0 <= q < d(d-1)/2 (d <= 4096).
+__device__ __forceinline__ void PairAt(int d, int q, int& i, int& j) {
+  const int n2 = 2 * d - 1;
+  auto before = [n2](int r) { return r * (n2 - r) / 2; };  // pairs in rows < r
+  i = static_cast<int>((n2 - sqrtf(static_cast<float>(n2 * n2 - 8 * q))) * 0.5f);
+  i = max(0, min(i, d - 2));
+  while (before(i + 1) <= q) ++i;  // float rounding: at most a step either way
+  while (before(i) > q) --i;
+  j = q - before(i) + i + 1;
+}
+
+// Single-word version (d <= 32). The d(d-1)/2 probes (i < j: S[j] ∈ N+(S[i]))
+// are dealt over the lanes, 32 per round, instead of one ballot per row:
+// ceil(d(d-1)/64) dependent binary searches per lane instead of d - 1 (a
+// small task is bound by that latency chain, not by its few probes).
 __device__ u64 BuildRows1(const Graph& g, const int32_t* S, int d, uint32_t* rows) {
   const int lane = LaneId();
-  const int32_t mine = lane < d ? S[lane] : 0;
+  if (lane < d) rows[lane] = 0u;
+  __syncwarp();
+  const int pairs = d * (d - 1) / 2;
   u64 edges = 0;
-  for (int i = 0; i + 1 < d; ++i) {
-    const int32_t w = S[i];
-    const int32_t* adj = g.Row(w);
-    const int na = g.Degree(w);
-    const bool in = lane > i && lane < d && Member(adj, na, mine);
-    const uint32_t word = __ballot_sync(kFull, in);
-    if (lane == 0) rows[i] = word;
-    edges += __popc(word);
+  for (int q0 = 0; q0 < pairs; q0 += kWarp) {  // warp-uniform
+    const int q = q0 + lane;
+    bool in = false;
+    int i = 0, j = 0;
+    if (q < pairs) {
+      PairAt(d, q, i, j);
+      const int32_t w = S[i];
+      in = Member(g.Row(w), g.Degree(w), S[j]);
+    }
+    if (in) atomicOr(rows + i, 1u << j);
+    edges += __popc(__ballot_sync(kFull, in));
   }
-  if (lane == 0 && d > 0) rows[d - 1] = 0u;
   __syncwarp();
   return edges;
 }
@@ -722,6 +779,12 @@ __device__ __forceinline__ bool ValidTask(const Graph& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
 
+// Edge id of input task t: tasks[t], or t itself for a whole-graph count
+// (tasks == nullptr: no task-id array).
+__device__ __forceinline__ int32_t TaskAt(const int32_t* tasks, int64_t t) {
+  return tasks != nullptr ? tasks[t] : static_cast<int32_t>(t);
+}
+
 // prefix[i] = keys[i] (int64), scanned in place afterwards.
 __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -766,7 +829,7 @@ __global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* clas
     if (warp == 3) {
       classes->small_end = at;
       classes->max_key = n > 0 ? static_cast<int32_t>(keys[0]) : 0;
-      for (int i = 0; i < 2; ++i) classes->pad[i] = 0;
+      classes->pad = 0;  // key_overflow is the pre-pass's
     }
     if (warp == 4) classes->heavy_end = at;
   }
@@ -1077,7 +1140,7 @@ struct ShallowTask {
 __device__ __forceinline__ ShallowTask LoadShallowTask(const Graph& g, const int32_t* tasks,
                                                        int64_t t, int64_t num) {
   ShallowTask s{0, 0, 0, 0, 0};
-  const int32_t e = t < num ? tasks[t] : -1;
+  const int32_t e = t < num ? TaskAt(tasks, t) : -1;
   if (!ValidTask(g, e)) return s;
   const int32_t u = g.src[e], v = g.indices[e];
   int a = e + 1, na = g.indptr[u + 1] - a;  // N+(u) restricted to > v
@@ -1158,6 +1221,44 @@ __device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int h
       }
       acc += in ? 1u : 0u;
     }
+  }
+}
+
+// KCMiner's k = 4 on candidate lists in the shallow buffer: counts[4] of a
+// task is the number of edges of its bitmap space (popcount of the last
+// level), so its bits are tested and counted without storing the space. The
+// pairs (i < j) of all selected tasks (lane-held d, cbuf offset off; d = 0
+// for lanes without one) are flattened over the lanes, two per lane and
+// round with their searches in lock step: bit (i, j) is C[j] ∈ N+(C[i]).
+// Σ pairs < kShallowBuf^2 / 2 fits an int.
+__device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, u64& acc) {
+  const int lane = LaneId();
+  const int pairs = d * (d - 1) / 2;
+  const int incl = WarpInclusiveScan(pairs);
+  const int total = __shfl_sync(kFull, incl, kWarp - 1);
+  for (int q0 = 0; q0 < total; q0 += 2 * kWarp) {  // warp-uniform
+    int32_t w[2] = {0, 0}, x[2] = {0, 0};
+    int n[2] = {0, 0};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int q = q0 + h * kWarp + lane;
+      const int t = OwnerLane(incl, q);
+      const int tp = __shfl_sync(kFull, pairs, t);
+      const int tfirst = __shfl_sync(kFull, incl, t) - tp;
+      const int td = __shfl_sync(kFull, d, t), toff = __shfl_sync(kFull, off, t);
+      if (q < total) {
+        int i, j;
+        PairAt(td, q - tfirst, i, j);
+        w[h] = cbuf[toff + i], x[h] = cbuf[toff + j];
+        n[h] = 1;
+      }
+    }
+    const int32_t* a0 = g.Row(w[0]);
+    const int32_t* a1 = g.Row(w[1]);
+    const int n0 = n[0] ? g.Degree(w[0]) : 0, n1 = n[1] ? g.Degree(w[1]) : 0;
+    bool in0, in1;
+    Member2(a0, n0, x[0], a1, n1, x[1], in0, in1);
+    acc += static_cast<u64>(in0) + static_cast<u64>(in1);
   }
 }
 
@@ -1252,7 +1353,8 @@ KCJAX_HD inline size_t ShallowSmemBytes() {
 // the probes that produced it), so per-lane, per-warp and per-block sums stay
 // far below 2^64; blocks combine into the 128-bit output with GlobalAdd128.
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    ShallowKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int* work, u64* out) {
+    ShallowKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
+                  u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   u64* red = reinterpret_cast<u64*>(smem);
   int* cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
@@ -1277,7 +1379,9 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
       const int off = incl - n;
       const int d = ShallowGenerate(g, sel, t, off, cnt, cbuf);
       acc3 += static_cast<u64>(d);
-      if (count4) {
+      if (count4 && pairs) {
+        CountPairs(g, d, off, cbuf, acc4);
+      } else if (count4) {
         // Candidates w of all selected tasks, flattened (p -> task j, index i).
         const int dincl = WarpInclusiveScan(d);
         const int total = __shfl_sync(kFull, dincl, kWarp - 1);
@@ -1328,7 +1432,8 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // counts[3]), value = edge id, both written coalesced. counts[3] += Σ |C|.
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method,
-                  uint32_t* keys, int32_t* vals, u64* out) {
+                  uint64_t key_limit, uint32_t* keys, int32_t* vals, TaskClasses* classes,
+                  u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   u64* red = reinterpret_cast<u64*>(smem);
   int* cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
@@ -1365,7 +1470,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     }
     acc3 += static_cast<u64>(d);
     if (i < num) {
-      const int32_t e = tasks[i];
+      const int32_t e = TaskAt(tasks, i);
       uint32_t key = 0;
       if (d >= 2 && kmax >= 4) {
         // d >= 2 implies a valid edge e.
@@ -1375,6 +1480,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
           key = static_cast<uint32_t>(g.Degree(u));
         }
       }
+      if (key >= key_limit) classes->key_overflow = 1;  // the sort's bits are too few
       keys[i] = key;
       vals[i] = e;
     }
@@ -1605,6 +1711,17 @@ int BitWidth(uint64_t x) {
   return b;
 }
 
+// Bits of the pre-pass keys the radix sort looks at. Keys are <= max(num_nodes,
+// num_edges) (a degree or an intersection size); with a max_degree hint they
+// are <= max_degree, which on real graphs leaves one 8-bit sort pass instead
+// of three. A key past the hint's bits sets TaskClasses::key_overflow.
+int KeyBits(const CountProblem& p, bool full) {
+  const int all = std::min(32, std::max(1, BitWidth(static_cast<uint64_t>(
+                                               std::max(p.num_nodes, p.num_edges)))));
+  if (full || p.max_degree < 0) return all;
+  return std::min(all, std::max(1, BitWidth(static_cast<uint64_t>(p.max_degree))));
+}
+
 // Occupancy of a persistent kernel. The dynamic shared memory limit is set to
 // the device maximum (not to this call's need) so that concurrent handlers
 // with different kmax never race on the function attribute. Results are
@@ -1655,11 +1772,19 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 
 bool UseShallowPath(const CountProblem& p) {
   // The list-based shallow kernel is the kBinarySearch baseline at kmax == 4.
-  // Measured on an H200 (experiments/NOTES.md, run 3) it was slower than
-  // the bitmap path on com-dblp (3.0 ms vs 1.1 ms), so KCMiner and
-  // the bitmap baselines keep the general path; kmax == 3 ends after the
-  // pre-pass, which adds counts[3].
-  return p.kmax == 4 && p.method == kBinarySearch;
+  // KCMiner takes it at kmax == 4 only when the caller's max_degree hint says
+  // every candidate set is small (|C| <= max out-degree - 1 < kSmallTaskMax):
+  // the one kernel then spares the pre-pass, sort and host read-back, and
+  // counts each task's one-word bitmap space by flattened pair probes
+  // (CountPairs). Measured on an H200 (experiments/NOTES.md, runs 14-16):
+  // ca-CondMat 0.087 vs 0.19 ms, com-amazon 0.053 vs 0.39 ms. Where candidate
+  // sets are larger, 32 consecutive tasks per warp leave a dense batch on one
+  // warp: com-dblp 2.96 vs 0.66 ms, ego-Facebook 2.91 vs 0.61 ms, ca-AstroPh
+  // 0.54 vs 0.34 ms (while email-Enron gained, 0.23 vs 0.30 ms), so those keep
+  // the general path. kmax == 3 ends after the pre-pass, which adds counts[3].
+  if (p.kmax != 4) return false;
+  if (p.method == kBinarySearch) return true;
+  return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kSmallTaskMax;
 }
 
 size_t ShallowScratchBytes() { return 256; }
@@ -1681,7 +1806,10 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
   const int blocks = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
-  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, work,
+  // KCMiner counts the bits of each bitmap space (CountPairs); the
+  // binary-search baseline intersects C with every N+(w) (CountAdjacent).
+  const bool pairs = p.method == kKCMiner;
+  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, pairs, work,
                                                     reinterpret_cast<u64*>(p.counts));
   return LastError();
 }
@@ -1714,10 +1842,6 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   err = cudaMemsetAsync(classes, 0, sizeof(TaskClasses), stream);
   if (err != cudaSuccess) return err;
   if (p.num_tasks == 0) return cudaSuccess;
-  auto* keys_in = reinterpret_cast<uint32_t*>(s + l.keys_in);
-  auto* keys_out = reinterpret_cast<uint32_t*>(s + l.keys_out);
-  auto* vals_in = reinterpret_cast<int32_t*>(s + l.vals_in);
-  auto* vals_out = reinterpret_cast<int32_t*>(s + l.vals_out);
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
@@ -1726,21 +1850,30 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
-  PrepassKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, p.method,
-                                                    keys_in, vals_in,
-                                                    reinterpret_cast<u64*>(p.counts));
+  const uint64_t key_limit = uint64_t{1} << KeyBits(p, /*full=*/false);
+  PrepassKernel<<<blocks, kThreads, smem, stream>>>(
+      g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
+      reinterpret_cast<uint32_t*>(s + l.keys_in), reinterpret_cast<int32_t*>(s + l.vals_in),
+      classes, reinterpret_cast<u64*>(p.counts));
   if ((err = LastError()) != cudaSuccess) return err;
   if (p.kmax < 4) return cudaSuccess;  // classes stay empty
+  return LaunchSortClasses(p, scratch, /*full_keys=*/false, stream);
+}
+
+cudaError_t LaunchSortClasses(const CountProblem& p, void* scratch, bool full_keys,
+                              cudaStream_t stream) {
+  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
+  char* s = static_cast<char*>(scratch);
   size_t temp_bytes = l.temp_bytes;
-  // Keys are <= max(num_nodes, num_edges) (a degree or an intersection size).
-  const int end_bit =
-      std::max(1, BitWidth(static_cast<uint64_t>(std::max(p.num_nodes, p.num_edges))));
-  err = cub::DeviceRadixSort::SortPairsDescending(s + l.temp, temp_bytes, keys_in, keys_out,
-                                                  vals_in, vals_out,
-                                                  static_cast<int>(p.num_tasks), 0,
-                                                  std::min(end_bit, 32), stream);
+  cudaError_t err = cub::DeviceRadixSort::SortPairsDescending(
+      s + l.temp, temp_bytes, reinterpret_cast<const uint32_t*>(s + l.keys_in),
+      reinterpret_cast<uint32_t*>(s + l.keys_out), reinterpret_cast<const int32_t*>(s + l.vals_in),
+      reinterpret_cast<int32_t*>(s + l.vals_out), static_cast<int>(p.num_tasks), 0,
+      KeyBits(p, full_keys), stream);
   if (err != cudaSuccess) return err;
-  ClassesKernel<<<1, kClassWarps * kWarp, 0, stream>>>(keys_out, p.num_tasks, classes);
+  ClassesKernel<<<1, kClassWarps * kWarp, 0, stream>>>(
+      reinterpret_cast<const uint32_t*>(s + l.keys_out), p.num_tasks,
+      reinterpret_cast<TaskClasses*>(s + l.classes));
   return LastError();
 }
 

@@ -10,6 +10,17 @@
 //         method      int32     kcjax::CountMethod
 //         lam         float32   λ override for every (k, level); < 0: policy
 //         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
+//         all_edges   bool      every edge is a task (task i is edge i); tasks
+//                               must then be int32[0] (no task-id array is
+//                               materialized for a whole-graph count)
+//         max_degree  int32     the DAG's largest out-degree when the caller
+//                               knows it, else -1. A hint, never trusted for
+//                               memory sizing: the CUDA handler runs KCMiner at
+//                               kmax = 4 as one list-based kernel when every
+//                               candidate set is below CliquePolicy::
+//                               kSmallTaskMax (see UseShallowPath); the CPU
+//                               handler ignores it. A wrong hint costs speed,
+//                               never exactness.
 //   ret   counts uint32[kmax + 1, 4]
 //         counts[s] = number of s-cliques containing a task edge as their two
 //         lowest-ranked vertices, as a 128-bit little-endian integer; rows
@@ -48,7 +59,7 @@ struct DagView {
 }  // namespace kcjax
 
 // Targets "kcjax_clique_list" and "kcjax_clique_per_vertex" take the same
-// args and attrs (kmax is then the one clique size k listed or counted):
+// args and attrs except all_edges and max_degree (kmax is then the one clique size k listed or counted):
 //   kcjax_clique_list       attr stop_when_full bool: stop the search once
 //                           capacity cliques are written
 //                           ret cliques int32[capacity, k] rank ids, each row

@@ -3,7 +3,8 @@
 // that the handler compiles with the host compiler.
 //
 // Direct shallow path (UseShallowPath: the kBinarySearch baseline at
-// kmax == 4): LaunchShallow zeroes the output and runs one persistent
+// kmax == 4, and KCMiner at kmax == 4 when max_degree says every candidate
+// set is below kSmallTaskMax): LaunchShallow zeroes the output and runs one persistent
 // list-based kernel (counts[3] and counts[4]); no sort, no host
 // synchronization, ShallowScratchBytes() of scratch (a work counter).
 //
@@ -29,13 +30,15 @@ struct CountProblem {
   const int32_t* indptr;   // device, [num_nodes + 1]
   const int32_t* indices;  // device, [num_edges]
   const int32_t* src;      // device, [num_edges]
-  const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped
+  const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped;
+                           // nullptr: task i is edge i (num_tasks == num_edges)
   int64_t num_nodes;
   int64_t num_edges;
   int64_t num_tasks;
   int32_t kmax;    // >= 3
   int32_t method;  // kcjax::CountMethod, validated by the caller
   float lam;       // < 0: CliquePolicy::Lambda
+  int32_t max_degree;  // the DAG's largest out-degree if the caller knows it, else < 0
   uint32_t* counts;  // device, [kmax + 1][4] 128-bit little-endian limbs
 };
 
@@ -56,7 +59,10 @@ struct TaskClasses {
   int32_t small_end;
   int32_t max_key;
   int32_t heavy_end;
-  int32_t pad[2];
+  // Set by the pre-pass when a key needs more bits than the sort was given
+  // (a max_degree hint below the true maximum): sort again with all bits.
+  int32_t key_overflow;
+  int32_t pad;
 };
 
 bool UseShallowPath(const CountProblem& problem);
@@ -103,6 +109,11 @@ struct SolvePlan {
   size_t scratch_bytes = 0;            // total (work counters + arenas)
 };
 
+// Sorts the pre-pass keys (descending) and writes the classes; LaunchPrepass
+// runs it with as many key bits as the max_degree hint allows. The handler
+// runs it again with full_keys when the read-back classes say key_overflow.
+cudaError_t LaunchSortClasses(const CountProblem& problem, void* scratch, bool full_keys,
+                              cudaStream_t stream);
 cudaError_t PlanSolve(const CountProblem& problem, const TaskClasses& classes, int num_sms,
                       SolvePlan* plan);
 cudaError_t LaunchSolve(const CountProblem& problem, const SolvePlan& plan,
