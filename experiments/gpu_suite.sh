@@ -7,6 +7,8 @@
 #   bash experiments/gpu_suite.sh table2   # Table 2 analogue on the GPU, R-MAT at growing scales
 #                                          # (TABLE2_GRAPHS, RMAT_GRAPHS, NO_AUTO: a part of it)
 #   bash experiments/gpu_suite.sh study    # ablation, λ sweep, listing, all-k, k = 9/10, R-MAT
+#   bash experiments/gpu_suite.sh verify   # build, GPU tests, KCMiner vs static_l2 (k = 4..8)
+#                                          # and the anchors table, in one 10-minute call
 #   bash experiments/gpu_suite.sh small    # short calls: per-kernel timelines (k = 4, 5) and the
 #                                          # variants at k = 4..6 on every graph
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
@@ -72,6 +74,15 @@ case "${1:-}" in
       BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-6 --methods kcminer pivot auto" \
         part auto bench
     fi
+    ;;
+  verify)
+    part build build
+    TEST_TIMEOUT=200 part test test
+    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    BENCH_TIMEOUT=170 BENCH_ARGS="--graphs $ALL --ks 4-8 --methods kcminer static_l2 --repeats 3 \
+      --budget 8" part variants bench >/dev/null
+    BENCH_TIMEOUT=170 BENCH_ARGS="--graphs $ALL --ks 4-8 --methods kcminer pivot auto" \
+      part anchors bench
     ;;
   small)
     # Where the span of a sub-millisecond count goes (timeline.py), and the

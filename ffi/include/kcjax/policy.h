@@ -79,13 +79,15 @@ struct CliquePolicy {
 
   // λ(k, level): build the bitmap space over a candidate set formed after
   // `level` vertices are fixed when its density γ = edges / d² exceeds this.
-  // level 2 is the edge task's candidate set N+(v0) ∩ N+(v1). Defaults follow
-  // the KCMiner sensitivity study (build at level 3 for k >= 7; for k = 6
-  // build at level 2 unless γ < 25%) and are tuned in experiments/.
+  // level 2 is the edge task's candidate set N+(v0) ∩ N+(v1). Measured on an
+  // H200 (experiments/NOTES.md runs 7 and 14): for k >= 7 building at level
+  // 3 wins on every graph (1.7-4.2x), as in the KCMiner study; for k <= 6
+  // level 2 wins. The paper's k = 6 rule (level 3 when γ < 25%) lost up to
+  // 20% on the sparse graphs once the heavy-task split took the dense tasks
+  // (email-Enron 0.382 -> 0.315 ms, wiki-Vote 0.358 -> 0.317 ms at λ = 0).
   static KCJAX_HD float Lambda(int k, int level) {
     if (level >= 3) return 0.0f;
-    if (k <= 5) return 0.0f;
-    if (k == 6) return 0.25f;
+    if (k <= 6) return 0.0f;
     return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 7
   }
 
