@@ -435,7 +435,8 @@ ffi::Error CliqueListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> ind
                          int32_t method, float lam, int32_t num_threads, bool stop_when_full,
                          ffi::ResultBuffer<ffi::S32> cliques, ffi::ResultBuffer<ffi::U32> count) {
   Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p); !err.success()) {
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p);
+      !err.success()) {
     return err;
   }
   const auto dims = cliques->dimensions();
@@ -456,7 +457,8 @@ ffi::Error CliquePerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32
                               int32_t method, float lam, int32_t num_threads,
                               ffi::ResultBuffer<ffi::U32> counts) {
   Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p); !err.success()) {
+  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p);
+      !err.success()) {
     return err;
   }
   const auto dims = counts->dimensions();

@@ -120,7 +120,8 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (err != cudaSuccess) return CudaError("pre-pass execution", err);
   if (classes.key_overflow) {  // the max_degree hint was below the true maximum
     err = kcjax::cuda::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
-    if (err != cudaSuccess) return CudaError("re-sorting the tasks (max_degree hint too small)", err);
+    if (err != cudaSuccess)
+      return CudaError("re-sorting the tasks (max_degree hint too small)", err);
     err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
                           cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return CudaError("copying task classes to the host", err);

@@ -59,7 +59,8 @@ struct DagView {
 }  // namespace kcjax
 
 // Targets "kcjax_clique_list" and "kcjax_clique_per_vertex" take the same
-// args and attrs except all_edges and max_degree (kmax is then the one clique size k listed or counted):
+// args and attrs except all_edges and max_degree (kmax is then the one
+// clique size k listed or counted):
 //   kcjax_clique_list       attr stop_when_full bool: stop the search once
 //                           capacity cliques are written
 //                           ret cliques int32[capacity, k] rank ids, each row
