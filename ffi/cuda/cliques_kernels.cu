@@ -22,17 +22,16 @@
 #include <vector>
 
 #include "kcjax/cliques_cuda.h"
+#include "kcjax/cuda_device.cuh"
 #include "kcjax/policy.h"
 
 namespace kcjax::cuda {
 namespace {
 
+using namespace kcjax::cuda::device;
 using Policy = CliquePolicy;
-using u64 = unsigned long long;
 
-constexpr unsigned kFull = 0xffffffffu;
 constexpr uint32_t kNone = 0xffffffffu;  // "no bit": larger than any position
-constexpr int kWarp = 32;
 constexpr int kThreads = Policy::kWarpsPerBlock * kWarp;
 static_assert(Policy::kSmallTaskMax <= 32, "small tasks use one 32-bit word per bitmap row");
 static_assert(Policy::kSmallTaskMax <= Policy::kWarpTaskMax &&
@@ -48,35 +47,11 @@ enum Method : int {
   kThreadBitmap = 5,
 };
 
-KCJAX_HD inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-KCJAX_HD inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 KCJAX_HD inline int WordsFor(int d) { return (d + 31) / 32; }
-
-__device__ __forceinline__ int LaneId() { return threadIdx.x & 31; }
-__device__ __forceinline__ int WarpInBlock() { return threadIdx.x >> 5; }
-__device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u; }
-
-struct Graph {
-  const int32_t* indptr;
-  const int32_t* indices;
-  const int32_t* src;
-  int64_t num_edges;
-  __device__ __forceinline__ const int32_t* Row(int32_t w) const { return indices + indptr[w]; }
-  __device__ __forceinline__ int Degree(int32_t w) const { return indptr[w + 1] - indptr[w]; }
-};
 
 // ---------------------------------------------------------------------------
 // Exact counters.
 // ---------------------------------------------------------------------------
-
-// out = counts viewed as [kmax + 1] pairs of uint64 (lo, hi): exactly the
-// little-endian uint32[kmax + 1, 4] layout.
-__device__ __forceinline__ void GlobalAdd128(u64* out, int size, u64 v) {
-  if (v == 0) return;
-  u64* p = out + 2 * static_cast<int64_t>(size);
-  const u64 old = atomicAdd(p, v);
-  if (old + v < old) atomicAdd(p + 1, 1ull);
-}
 
 // Per-warp counters: slots[0..nslots) in shared memory, owned by one warp.
 struct Counts {
@@ -129,21 +104,6 @@ struct Counts {
 // ---------------------------------------------------------------------------
 // Sorted-list helpers (warp-cooperative).
 // ---------------------------------------------------------------------------
-
-// True iff x occurs in the sorted list a[0, n) (lower_bound, never reads a[n]).
-__device__ __forceinline__ bool Member(const int32_t* a, int n, int32_t x) {
-  int lo = 0, len = n;
-  while (len > 0) {
-    const int half = len >> 1;
-    if (a[lo + half] < x) {
-      lo += half + 1;
-      len -= half + 1;
-    } else {
-      len = half;
-    }
-  }
-  return lo < n && a[lo] == x;
-}
 
 // |a ∩ b| (a, b sorted); if out != nullptr also writes the intersection, in
 // ascending order, to out. Iterates the shorter list and binary-searches the
@@ -769,12 +729,6 @@ struct ListLayout {
 // Kernels.
 // ---------------------------------------------------------------------------
 
-__device__ __forceinline__ int PullTask(int* counter) {
-  int t = 0;
-  if (LaneId() == 0) t = atomicAdd(counter, 1);
-  return __shfl_sync(kFull, t, 0);
-}
-
 __device__ __forceinline__ bool ValidTask(const Graph& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
@@ -1349,6 +1303,64 @@ KCJAX_HD inline size_t ShallowSmemBytes() {
          static_cast<size_t>(Policy::kWarpsPerBlock) * (kWarp + kShallowBuf) * 4;
 }
 
+// One warp's shallow-path shared memory (ShallowSmemBytes per block).
+struct ShallowSmem {
+  u64* red;       // [2][kWarpsPerBlock] block reduction, shared by the block
+  int* cnt;       // [32] per-task fill of cbuf
+  int32_t* cbuf;  // [kShallowBuf] candidate lists of the current set
+};
+
+__device__ __forceinline__ ShallowSmem CarveShallowSmem(unsigned char* smem) {
+  ShallowSmem sm;
+  sm.red = reinterpret_cast<u64*>(smem);
+  sm.cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
+           WarpInBlock() * (kWarp + kShallowBuf);
+  sm.cbuf = sm.cnt + kWarp;
+  return sm;
+}
+
+// Builds the candidate lists of a warp's 32 tasks (lane-held t) in sets whose
+// probe lists fit the buffer (lane order; the first pending task always
+// fits, so every set is nonempty) and calls set(sel, d, off) after each:
+// the lane's task is in the set (sel), |C| (0 unless sel) and its cbuf
+// offset. Returns the lanes whose probe lists exceed the buffer.
+template <typename Set>
+__device__ unsigned ForEachBufferSet(const Graph& g, const ShallowTask& t, const ShallowSmem& sm,
+                                     Set set) {
+  const int lane = LaneId();
+  unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
+  while (pending != 0) {
+    const bool mine = (pending >> lane) & 1u;
+    const int n = mine ? t.na : 0;
+    const int incl = WarpInclusiveScan(n);
+    const bool sel = mine && incl <= kShallowBuf;
+    pending &= ~__ballot_sync(kFull, sel);
+    const int off = incl - n;
+    set(sel, ShallowGenerate(g, sel, t, off, sm.cnt, sm.cbuf), off);
+    __syncwarp();  // cnt and cbuf are rewritten by the next set
+  }
+  return __ballot_sync(kFull, t.na > kShallowBuf);
+}
+
+// Adds the block's acc[i] (per lane) to the 128-bit output slot first + i:
+// one atomic per block and slot. red holds N * kWarpsPerBlock u64.
+template <int N>
+__device__ void BlockFlush(u64 (&acc)[N], u64* red, u64* out, int first) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    acc[i] = WarpSum64(acc[i]);
+    if (LaneId() == 0) red[i * Policy::kWarpsPerBlock + WarpInBlock()] = acc[i];
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < N; ++i) {
+      u64 sum = 0;
+      for (int w = 0; w < Policy::kWarpsPerBlock; ++w) sum += red[i * Policy::kWarpsPerBlock + w];
+      GlobalAdd128(out, first + i, sum);
+    }
+  }
+}
+
 // Exactness: every lane counter grows by at most one per probe (or by |C| <=
 // the probes that produced it), so per-lane, per-warp and per-block sums stay
 // far below 2^64; blocks combine into the 128-bit output with GlobalAdd128.
@@ -1356,31 +1368,17 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     ShallowKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
                   u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
-  u64* red = reinterpret_cast<u64*>(smem);
-  int* cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
-             WarpInBlock() * (kWarp + kShallowBuf);
-  int32_t* cbuf = cnt + kWarp;
+  const ShallowSmem sm = CarveShallowSmem(smem);
   const int lane = LaneId();
   const bool count4 = kmax >= 4;
-  u64 acc3 = 0, acc4 = 0;
+  u64 acc[2] = {0, 0};  // counts[3], counts[4]
   const int64_t batches = CeilDiv(num, kWarp);
   for (int64_t bt = PullTask(work); bt < batches; bt = PullTask(work)) {
     const ShallowTask t = LoadShallowTask(g, tasks, bt * kWarp + lane, num);
-    unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
-    unsigned over = __ballot_sync(kFull, t.na > kShallowBuf);
-    // Sets of pending tasks (lane order) whose probe lists fit the buffer;
-    // the first pending task always fits, so every set is nonempty.
-    while (pending != 0) {
-      const bool mine = (pending >> lane) & 1u;
-      const int n = mine ? t.na : 0;
-      const int incl = WarpInclusiveScan(n);
-      const bool sel = mine && incl <= kShallowBuf;
-      pending &= ~__ballot_sync(kFull, sel);
-      const int off = incl - n;
-      const int d = ShallowGenerate(g, sel, t, off, cnt, cbuf);
-      acc3 += static_cast<u64>(d);
+    unsigned over = ForEachBufferSet(g, t, sm, [&](bool, int d, int off) {
+      acc[0] += static_cast<u64>(d);
       if (count4 && pairs) {
-        CountPairs(g, d, off, cbuf, acc4);
+        CountPairs(g, d, off, sm.cbuf, acc[1]);
       } else if (count4) {
         // Candidates w of all selected tasks, flattened (p -> task j, index i).
         const int dincl = WarpInclusiveScan(d);
@@ -1392,12 +1390,11 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
           const int i = p - (__shfl_sync(kFull, dincl, j) - jd);
           const int joff = __shfl_sync(kFull, off, j);
           const bool has = p < total && i + 1 < jd;  // the last of C has nothing above it
-          CountAdjacent(g, has, has ? cbuf[joff + i] : 0, joff + i + 1, joff + jd, false, t, cbuf,
-                        acc4);
+          CountAdjacent(g, has, has ? sm.cbuf[joff + i] : 0, joff + i + 1, joff + jd, false, t,
+                        sm.cbuf, acc[1]);
         }
       }
-      __syncwarp();  // cnt and cbuf are rewritten by the next set
-    }
+    });
     while (over != 0) {  // rare: lists longer than the buffer
       const int j = __ffs(over) - 1;
       over &= over - 1;
@@ -1405,25 +1402,10 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
       tj.a = __shfl_sync(kFull, t.a, j), tj.na = __shfl_sync(kFull, t.na, j);
       tj.b = __shfl_sync(kFull, t.b, j), tj.nb = __shfl_sync(kFull, t.nb, j);
       tj.bmax = __shfl_sync(kFull, t.bmax, j);
-      ShallowOversize(g, tj, count4, cbuf, acc3, acc4);
+      ShallowOversize(g, tj, count4, sm.cbuf, acc[0], acc[1]);
     }
   }
-  acc3 = WarpSum64(acc3);
-  acc4 = WarpSum64(acc4);
-  if (lane == 0) {
-    red[WarpInBlock()] = acc3;
-    red[Policy::kWarpsPerBlock + WarpInBlock()] = acc4;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    u64 s3 = 0, s4 = 0;
-    for (int w = 0; w < Policy::kWarpsPerBlock; ++w) {
-      s3 += red[w];
-      s4 += red[Policy::kWarpsPerBlock + w];
-    }
-    GlobalAdd128(out, 3, s3);
-    if (count4) GlobalAdd128(out, 4, s4);
-  }
+  BlockFlush(acc, sm.red, out, 3);
 }
 
 // Pre-pass of the general path, with the shallow kernel's batching: a warp
@@ -1435,12 +1417,9 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
                   uint64_t key_limit, uint32_t* keys, int32_t* vals, TaskClasses* classes,
                   u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
-  u64* red = reinterpret_cast<u64*>(smem);
-  int* cnt = reinterpret_cast<int*>(smem + 16 * Policy::kWarpsPerBlock) +
-             WarpInBlock() * (kWarp + kShallowBuf);
-  int32_t* cbuf = cnt + kWarp;
+  const ShallowSmem sm = CarveShallowSmem(smem);
   const int lane = LaneId();
-  u64 acc3 = 0;
+  u64 acc[1] = {0};  // counts[3]
   const int64_t batches = CeilDiv(num, kWarp);
   const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
   for (int64_t bt = static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock();
@@ -1448,18 +1427,9 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     const int64_t i = bt * kWarp + lane;
     const ShallowTask t = LoadShallowTask(g, tasks, i, num);
     int d = 0;
-    unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
-    unsigned over = __ballot_sync(kFull, t.na > kShallowBuf);
-    while (pending != 0) {
-      const bool mine = (pending >> lane) & 1u;
-      const int n = mine ? t.na : 0;
-      const int incl = WarpInclusiveScan(n);
-      const bool sel = mine && incl <= kShallowBuf;
-      pending &= ~__ballot_sync(kFull, sel);
-      const int dj = ShallowGenerate(g, sel, t, incl - n, cnt, cbuf);
+    unsigned over = ForEachBufferSet(g, t, sm, [&](bool sel, int dj, int) {
       if (sel) d = dj;
-      __syncwarp();
-    }
+    });
     while (over != 0) {  // count only: no buffer needed
       const int j = __ffs(over) - 1;
       over &= over - 1;
@@ -1468,7 +1438,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
       const int c = WarpIntersect(g.indices + a, na, g.indices + b, nb, nullptr);
       if (lane == j) d = c;
     }
-    acc3 += static_cast<u64>(d);
+    acc[0] += static_cast<u64>(d);
     if (i < num) {
       const int32_t e = TaskAt(tasks, i);
       uint32_t key = 0;
@@ -1485,14 +1455,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
       vals[i] = e;
     }
   }
-  acc3 = WarpSum64(acc3);
-  if (lane == 0) red[WarpInBlock()] = acc3;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    u64 s3 = 0;
-    for (int w = 0; w < Policy::kWarpsPerBlock; ++w) s3 += red[w];
-    GlobalAdd128(out, 3, s3);
-  }
+  BlockFlush(acc, sm.red, out, 3);
 }
 
 // ---------------------------------------------------------------------------

@@ -34,58 +34,18 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kcjax/cuda_device.cuh"
 #include "kcjax/listing_cuda.h"
 #include "kcjax/policy.h"
 
 namespace kcjax::cuda {
 namespace {
 
+using namespace kcjax::cuda::device;
 using Policy = CliquePolicy;
-using u64 = unsigned long long;
 
-constexpr unsigned kFull = 0xffffffffu;
-constexpr int kWarp = 32;
 constexpr int kMaxThreads = Policy::kListWarpsPerBlock * kWarp;
 constexpr int kPrepassWarps = 8;  // warps per block of the pre-pass (any value works)
-
-KCJAX_HD inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-KCJAX_HD inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-
-__device__ __forceinline__ int LaneId() { return threadIdx.x & 31; }
-__device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u; }
-
-struct Graph {
-  const int32_t* indptr;
-  const int32_t* indices;
-  const int32_t* src;
-  int64_t num_edges;
-  __device__ __forceinline__ const int32_t* Row(int32_t w) const { return indices + indptr[w]; }
-  __device__ __forceinline__ int Degree(int32_t w) const { return indptr[w + 1] - indptr[w]; }
-};
-
-// out viewed as uint64 (lo, hi) pairs = little-endian uint32[..., 4] limbs.
-// Exact: a wrap of the low word carries into the high word.
-__device__ __forceinline__ void GlobalAdd128(u64* out, int64_t slot, u64 v) {
-  if (v == 0) return;
-  u64* p = out + 2 * slot;
-  const u64 old = atomicAdd(p, v);
-  if (old + v < old) atomicAdd(p + 1, 1ull);
-}
-
-// First index i in [0, n) with a[i] >= x, or n (never reads a[n]).
-__device__ __forceinline__ int LowerBound(const int32_t* a, int n, int32_t x) {
-  int lo = 0, len = n;
-  while (len > 0) {
-    const int half = len >> 1;
-    if (a[lo + half] < x) {
-      lo += half + 1;
-      len -= half + 1;
-    } else {
-      len = half;
-    }
-  }
-  return lo;
-}
 
 // Warp-cooperative a ∩ b of two strictly ascending lists. For every common
 // element, exactly one lane calls hit(rank, pos, x): x = a[pos], rank = its
@@ -149,12 +109,6 @@ __device__ __forceinline__ bool Stopped(const volatile int* flag) {
   int v = 0;
   if (LaneId() == 0) v = *flag;
   return __shfl_sync(kFull, v, 0) != 0;
-}
-
-__device__ __forceinline__ int PullTask(int* counter) {
-  int t = 0;
-  if (LaneId() == 0) t = atomicAdd(counter, 1);
-  return __shfl_sync(kFull, t, 0);
 }
 
 // ---------------------------------------------------------------------------

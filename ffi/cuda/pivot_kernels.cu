@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "kcjax/cuda_device.cuh"
 #include "kcjax/pivot_cuda.h"
 #include "kcjax/policy.h"
 
@@ -28,8 +29,7 @@ namespace kcjax {
 namespace pivot {
 namespace {
 
-using u64 = unsigned long long;
-constexpr unsigned kFull = 0xffffffffu;
+using namespace kcjax::cuda::device;
 constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
 constexpr int kCacheCells = CliquePolicy::kPivotHistCacheCells;
 constexpr int kResolve = CliquePolicy::kPivotResolveDepth;
@@ -41,11 +41,6 @@ static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in pivot_cpu.cc");
 
 // ---------------------------------------------------------------------------
 // Histogram
-
-__device__ __forceinline__ void Add128(u64* cell, u64 v) {
-  const u64 old = atomicAdd(cell, v);
-  if (old + v < old) atomicAdd(cell + 1, 1ull);
-}
 
 // Cells f = h * hist_p + p < kCacheCells live in the block's shared cache;
 // others go straight to the global 128-bit cell (h, p).
@@ -59,7 +54,7 @@ struct Hist {
     if (f < kCacheCells) {
       atomicAdd(cache + f, v);
     } else {
-      Add128(out + 2 * (static_cast<size_t>(h) * out_p + p), v);
+      AtomicAdd128(out + 2 * (static_cast<size_t>(h) * out_p + p), v);
     }
   }
 };
@@ -649,7 +644,7 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   for (int f = threadIdx.x; f < kCacheCells; f += blockDim.x) {
     const int h = f / prm.hist_p, p = f % prm.hist_p;
     if (h < prm.hist_h && cache[f] != 0) {
-      Add128(prm.hist + 2 * (static_cast<size_t>(h) * prm.out_p + p), cache[f]);
+      AtomicAdd128(prm.hist + 2 * (static_cast<size_t>(h) * prm.out_p + p), cache[f]);
     }
   }
 }
