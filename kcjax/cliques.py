@@ -340,9 +340,11 @@ def count_cliques_limbs(
       tasks: int32[t] edge ids to start from (-1 entries are skipped);
         ``None``: every edge (no task-id array is built).
       max_degree: the DAG's largest out-degree, if known as a Python int
-        (``int(dag.max_out_degree())``). A hint for the CUDA handler, which
-        then counts KCMiner's k = 4 in one kernel on graphs whose candidate
-        sets all fit one bitmap word; any value gives the exact count.
+        (``int(dag.max_out_degree())``; eager counts pass it). A hint for
+        the CUDA handler: it sorts the tasks on the key bits the hint needs,
+        and counts KCMiner's k = 4 in one kernel on graphs whose candidate
+        sets all fit one bitmap word (max_degree <= 32). Any value gives the
+        exact count; a value below the true maximum only costs a re-sort.
 
     Returns:
       uint32[kmax + 1, 4]: row s holds the 128-bit count of s-cliques whose
@@ -352,6 +354,8 @@ def count_cliques_limbs(
         raise ValueError(f"kmax must be >= 3, got {kmax}")
     if method not in ENUMERATION_METHODS:
         raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
+    if max_degree is not None and not 0 <= int(max_degree) < 2**31:
+        raise ValueError(f"max_degree must be in [0, 2^31), got {max_degree}")
     return _ffi.clique_count(
         dag.indptr,
         dag.indices,

@@ -199,6 +199,13 @@ def test_whole_graph_tasks_equal_explicit_task_ids(method, max_degree):
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("max_degree", [-1, 2**31])
+def test_max_degree_out_of_range(max_degree):
+    dag = kcjax.orient(kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2])))
+    with pytest.raises(ValueError, match="max_degree must be in"):
+        kcjax.count_cliques_limbs(dag, 3, max_degree=max_degree)
+
+
 def test_handler_rejects_task_ids_with_all_edges():
     from kcjax import _ffi
 
