@@ -395,26 +395,62 @@ def _enumeration_counts(
     m = dag.num_edges
     step = m if chunk_size is None else min(chunk_size, m)
     max_degree = _max_out_degree(dag)
-    for start in range(0, m, step):
-        stop = min(start + step, m)
-        limbs = np.asarray(
-            _enumeration_chunk(
-                dag,
-                _chunk_start(start),
-                kmax=kmax,
-                method=method,
-                lam=lam,
-                num_threads=num_threads,
-                step=step,
-                total=m,
-                max_degree=max_degree,
-            )
+
+    def dispatch(start: int) -> jax.Array:
+        return _enumeration_chunk(
+            dag,
+            _chunk_start(start),
+            kmax=kmax,
+            method=method,
+            lam=lam,
+            num_threads=num_threads,
+            step=step,
+            total=m,
+            max_degree=max_degree,
         )
+
+    def consume(limbs: jax.Array) -> None:
+        host = np.asarray(limbs)
         for s in range(3, kmax + 1):
-            totals[s] += limbs_to_int(limbs[s])
-        if progress is not None:
-            progress(stop, m)
+            totals[s] += limbs_to_int(host[s])
+
+    _run_chunks(m, step, dispatch, consume, progress)
     return totals
+
+
+def _run_chunks(
+    total: int,
+    step: int,
+    dispatch: Callable[[int], jax.Array],
+    consume: Callable[[jax.Array], None],
+    progress: ProgressFn | None,
+) -> None:
+    """dispatch(start) for start = 0, step, ... < total, one chunk ahead of the
+    host: chunk i + 1 is enqueued and the copy of its result started before
+    chunk i's result is read by consume(); progress(stop, total) follows
+    every consume. The device never waits for the host between chunks, and
+    a single chunk's result copy is queued behind its kernels."""
+    ahead: tuple[jax.Array, int] | None = None
+    for start in range(0, total, step):
+        out = dispatch(start)
+        out.copy_to_host_async()
+        if ahead is not None:
+            _consume(ahead, total, consume, progress)
+        ahead = (out, min(start + step, total))
+    if ahead is not None:
+        _consume(ahead, total, consume, progress)
+
+
+def _consume(
+    ahead: tuple[jax.Array, int],
+    total: int,
+    consume: Callable[[jax.Array], None],
+    progress: ProgressFn | None,
+) -> None:
+    out, stop = ahead
+    consume(out)
+    if progress is not None:
+        progress(stop, total)
 
 
 def _pivot_counts(
@@ -432,9 +468,9 @@ def _pivot_counts(
         return totals
     pmax = _max_out_degree(dag)
     step = n if chunk_size is None else min(chunk_size, n)
-    for start in range(0, n, step):
-        stop = min(start + step, n)
-        hist = _pivot_chunk(
+
+    def dispatch(start: int) -> jax.Array:
+        return _pivot_chunk(
             dag.indptr,
             dag.indices,
             _chunk_start(start),
@@ -445,12 +481,14 @@ def _pivot_counts(
             step=step,
             total=n,
         )
+
+    def consume(hist: jax.Array) -> None:
         for (h, p), leaves in _histogram_entries(hist):
             for s in ks:
                 if h <= s <= h + p:
                     totals[s] += leaves * math.comb(p, s - h)
-        if progress is not None:
-            progress(stop, n)
+
+    _run_chunks(n, step, dispatch, consume, progress)
     return totals
 
 
