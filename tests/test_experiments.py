@@ -21,7 +21,10 @@ EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 def scripts():
     sys.path.insert(0, str(EXPERIMENTS))
     try:
-        yield {name: importlib.import_module(name) for name in ("bench", "scaling", "report")}
+        yield {
+            name: importlib.import_module(name)
+            for name in ("bench", "scaling", "report", "chunks", "timeline")
+        }
     finally:
         sys.path.remove(str(EXPERIMENTS))
 
@@ -41,6 +44,26 @@ def test_bench_methods_agree(scripts, tmp_path):
         assert len(counts) == 1, (k, counts)
     listing = [r for r in rows if r["method"] == "list"]
     assert all(r["rows_written"] == int(r["count"]) and not r["partial"] for r in listing)
+
+
+def test_chunks_one_ahead_counts_as_one_at_a_time(scripts, tmp_path):
+    out = tmp_path / "chunks.json"
+    args = ["--graphs", "rmat8-4", "--ks", "4", "5", "--chunks", "1", "7", "--repeats", "1"]
+    assert scripts["chunks"].main([*args, "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert len(rows) == 4 and all(r["one_ahead_s"] > 0 and r["one_at_a_time_s"] > 0 for r in rows)
+    for k in (4, 5):
+        assert len({r["count"] for r in rows if r["k"] == k}) == 1
+
+
+def test_timeline_rows(scripts, tmp_path):
+    out = tmp_path / "timeline.json"
+    args = ["--graphs", "rmat8-4", "--ks", "4", "--methods", "kcminer", "--repeats", "1"]
+    assert scripts["timeline"].main([*args, "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["graph"], r["k"], r["method"]) for r in rows] == [("rmat8-4", 4, "kcminer")]
+    acts = rows[0]["acts"]  # GPU activities: none on a CPU
+    assert all(a["dur_us"] >= 0 and a["start_us"] >= 0 for a in acts)
 
 
 def test_bench_rejects_unknown_method(scripts):
