@@ -44,7 +44,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from kcjax.cliques import ENUMERATION_METHODS, count_cliques_limbs
+from kcjax.cliques import ENUMERATION_METHODS, _max_out_degree, count_cliques_limbs
 from kcjax.orient import DAG
 
 Strategy = Literal["balanced", "round_robin"]
@@ -326,6 +326,9 @@ def count_cliques_sharded(
     if isinstance(dag.indices, jax.core.Tracer):
         dag = jax.tree.map(lambda x: _constrain(x, replicated), dag)
         return _count_sharded(dag, _constrain(tasks, split), **static)
+    # Eagerly the DAG is still this process's own: its largest out-degree is
+    # the CUDA handler's max_degree hint (narrower task sort on every device).
+    static["max_degree"] = _max_out_degree(dag)
     dag = jax.tree.map(lambda x: _to_global(x, replicated), dag)
     return _count_sharded_jit(dag, _to_global(tasks, split), **static)
 
@@ -420,10 +423,17 @@ def _count_sharded(
     method: str,
     lam: float | None,
     num_threads: int,
+    max_degree: int | None = None,
 ) -> jax.Array:
     def local(dag: DAG, rows: jax.Array) -> jax.Array:
         limbs = count_cliques_limbs(
-            dag, kmax, method=method, lam=lam, num_threads=num_threads, tasks=rows.reshape(-1)
+            dag,
+            kmax,
+            method=method,
+            lam=lam,
+            num_threads=num_threads,
+            tasks=rows.reshape(-1),
+            max_degree=max_degree,
         )
         return psum_limbs(limbs, axis_name)
 
@@ -431,7 +441,8 @@ def _count_sharded(
 
 
 _count_sharded_jit = jax.jit(
-    _count_sharded, static_argnames=("kmax", "mesh", "axis_name", "method", "lam", "num_threads")
+    _count_sharded,
+    static_argnames=("kmax", "mesh", "axis_name", "method", "lam", "num_threads", "max_degree"),
 )
 
 

@@ -132,6 +132,17 @@ def _planted_random_dag(seed: int) -> kcjax.DAG:
     return kcjax.orient(kcjax.Graph.from_networkx(g))
 
 
+@pytest.mark.parametrize("split", ["balanced", "round_robin"])
+def test_gpu_mesh_count_equals_cpu(split):
+    # count_cliques(mesh=...) on the GPUs: explicit task rows per device and
+    # the max_degree hint of the eager sharded path.
+    dag = _planted_random_dag(5)
+    mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
+    ks = list(range(3, 9))
+    got = kcjax.count_cliques(_on(dag, "cuda"), ks, mesh=mesh, split=split)
+    assert got == _count(dag, ks, "kcminer", "cpu")
+
+
 @pytest.mark.parametrize("k", [3, 4, 6, 9])
 def test_gpu_listing_equals_cpu(k):
     dag = _planted_random_dag(k)
