@@ -37,6 +37,7 @@ PYBIND11_MODULE(_kcjax, m) {
     d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cpu);
     d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cpu);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cpu);
+    d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cpu);
     return d;
   });
   m.def("cuda_registrations", []() {
@@ -46,6 +47,7 @@ PYBIND11_MODULE(_kcjax, m) {
     d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cuda);
     d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cuda);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cuda);
+    d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cuda);
 #endif
     return d;
   });

@@ -194,6 +194,32 @@ def clique_pivot(
     )
 
 
+@functools.partial(jax.jit, static_argnames=("k", "num_threads"))
+def clique_pivot_local(
+    indptr: jax.Array,
+    indices: jax.Array,
+    tasks: jax.Array,
+    *,
+    k: int,
+    num_threads: int,
+) -> jax.Array:
+    """Calls target ``kcjax_clique_pivot_local`` (contract in ffi/include/kcjax/cliques.h).
+
+    Returns:
+      uint32[n, 4]: per rank, the 128-bit little-endian number of k-cliques
+      containing it among those rooted at a task vertex.
+    """
+    return _call(
+        "kcjax_clique_pivot_local",
+        jax.ShapeDtypeStruct((indptr.shape[0] - 1, 4), jnp.uint32),
+        indptr,
+        indices,
+        tasks,
+        k=np.int32(k),
+        num_threads=np.int32(num_threads),
+    )
+
+
 def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
     """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
     return _kcjax.parse_edge_list(data)

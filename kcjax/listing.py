@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import jax
@@ -13,7 +14,9 @@ from kcjax.cliques import (
     ENUMERATION_METHODS,
     GraphLike,
     ProgressFn,
+    _auto_method,
     _histogram_entries,
+    _pivot_counts,
     limbs_to_int,
 )
 from kcjax.graph import Graph
@@ -133,37 +136,68 @@ def clique_counts_per_vertex(
     graph: GraphLike,
     k: int,
     *,
-    method: str = "kcminer",
+    method: str = "auto",
     order: Order = "degree",
     num_threads: int = 0,
+    exact: bool = False,
 ) -> np.ndarray:
-    """How many k-cliques contain each vertex.
+    """How many k-cliques contain each vertex (local clique counts).
+
+    ``method="pivot"`` walks the succinct clique tree of the pivoting counter
+    and shares out each node's k-cliques among its vertices (binomial
+    coefficients of its held and pivot vertices), so no clique is visited one
+    by one; the enumeration methods visit every k-clique. ``"auto"`` picks
+    between them as :func:`kcjax.count_cliques` does for k. Every method
+    returns the same counts (128-bit on the device, CPU and CUDA alike).
 
     Args:
       graph: a :class:`Graph` or an oriented :class:`DAG`.
       k: clique size, >= 1.
-      method: enumeration strategy.
+      method: ``"auto"``, ``"pivot"``, or one of ``ENUMERATION_METHODS``.
       order: orientation of a Graph.
       num_threads: CPU worker threads (0: all cores).
+      exact: return Python ints (object dtype), exact past 2^64.
 
     Returns:
-      uint64[n] indexed by original vertex id; sums to k times the number of
-      k-cliques.
+      uint64[n] (object[n] of Python ints with ``exact=True``) indexed by
+      original vertex id; sums to k times the number of k-cliques.
 
     Raises:
-      OverflowError: if a vertex lies in 2^64 or more k-cliques.
+      OverflowError: if a vertex lies in 2^64 or more k-cliques and ``exact``
+        is False, or if k times the number of k-cliques reaches 2^128 (the
+        per-vertex totals are 128-bit; checked before any is computed).
     """
     dag = _as_dag(graph, order)
-    _check(k, method)
+    if k < 1:
+        raise ValueError(f"clique size k must be >= 1, got {k}")
+    if method not in ("auto", "pivot", *ENUMERATION_METHODS):
+        raise ValueError(
+            f"method must be 'auto', 'pivot' or one of {tuple(ENUMERATION_METHODS)}, got {method!r}"
+        )
     n = dag.num_nodes
-    if k == 1:
-        per_rank = np.ones(n, np.uint64)
-    elif k == 2:
-        src, dst = np.asarray(dag.src), np.asarray(dag.indices)
-        per_rank = np.bincount(np.concatenate([src, dst]), minlength=n).astype(np.uint64)
+    if k <= 2:
+        if k == 1:
+            small = np.ones(n, np.uint64)
+        else:
+            src, dst = np.asarray(dag.src), np.asarray(dag.indices)
+            small = np.bincount(np.concatenate([src, dst]), minlength=n).astype(np.uint64)
+        limbs = np.zeros((n, 4), np.uint64)
+        limbs[:, 0] = small & np.uint64(0xFFFFFFFF)
+        limbs[:, 1] = small >> np.uint64(32)
     else:
-        limbs = np.asarray(
-            _ffi.clique_per_vertex(
+        if method == "auto":
+            method = _auto_method(dag, k, False)
+        if method == "pivot":
+            _check_local_magnitude(dag, k, num_threads)
+            limbs = _ffi.clique_pivot_local(
+                dag.indptr,
+                dag.indices,
+                jnp.arange(n, dtype=jnp.int32),
+                k=k,
+                num_threads=num_threads,
+            )
+        else:
+            limbs = _ffi.clique_per_vertex(
                 dag.indptr,
                 dag.indices,
                 dag.src,
@@ -173,13 +207,38 @@ def clique_counts_per_vertex(
                 lam=-1.0,
                 num_threads=num_threads,
             )
-        ).astype(np.uint64)
-        if np.any(limbs[:, 2:]):
-            raise OverflowError(f"some vertex lies in 2^64 or more {k}-cliques")
-        per_rank = limbs[:, 0] | (limbs[:, 1] << np.uint64(32))
-    out = np.zeros(n, np.uint64)
+    per_rank = _limbs_per_row(np.asarray(limbs), exact, k)
+    out = np.zeros(n, per_rank.dtype)
     out[np.asarray(dag.order)] = per_rank
     return out
+
+
+def _check_local_magnitude(dag: DAG, k: int, num_threads: int) -> None:
+    """Raises OverflowError unless k * count_k < 2^128 (the per-vertex totals
+    of the pivot counter are 128-bit). Every k-clique has one lowest-ranked
+    vertex v and the rest among its d+(v) out-neighbours, so sum_v C(d+(v),
+    k - 1) bounds count_k; only when that bound is too large is count_k
+    itself computed (by the histogram counter)."""
+    degrees, freq = np.unique(np.asarray(dag.out_degrees()), return_counts=True)
+    bound = sum(int(f) * math.comb(int(d), k - 1) for d, f in zip(degrees, freq, strict=True))
+    if k * bound < 1 << 128:
+        return
+    if k * _pivot_counts(dag, [k], num_threads)[k] >= 1 << 128:
+        raise OverflowError(
+            f"k times the number of {k}-cliques reaches 2^128: per-vertex counts are 128-bit"
+        )
+
+
+def _limbs_per_row(limbs: np.ndarray, exact: bool, k: int) -> np.ndarray:
+    """uint32[n, 4] 128-bit limbs -> uint64[n], or object[n] of Python ints."""
+    a = limbs.astype(np.uint64)
+    lo = a[:, 0] | (a[:, 1] << np.uint64(32))
+    hi = a[:, 2] | (a[:, 3] << np.uint64(32))
+    if exact:
+        return lo.astype(object) + (hi.astype(object) << 64)
+    if np.any(hi):
+        raise OverflowError(f"some vertex lies in 2^64 or more {k}-cliques; pass exact=True")
+    return lo
 
 
 def clique_number(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import jax
 import networkx as nx
@@ -71,8 +72,8 @@ def test_list_under_jit_reports_overflow(case):
     assert kcjax.limbs_to_int(count) == n4 and bool(overflow)
 
 
-@pytest.mark.parametrize("method", ["kcminer", "binary_search", "static_l1"])
-@pytest.mark.parametrize("k", range(1, 8))
+@pytest.mark.parametrize("method", ["auto", "pivot", "kcminer", "binary_search", "static_l1"])
+@pytest.mark.parametrize("k", range(1, 10))
 def test_per_vertex_counts(case, k, method):
     graph, g, cliques = case
     got = kcjax.clique_counts_per_vertex(graph, k, method=method)
@@ -81,6 +82,31 @@ def test_per_vertex_counts(case, k, method):
         want[list(c)] += 1
     np.testing.assert_array_equal(got, want)
     assert int(got.sum()) == k * len(cliques.get(k, ()))
+
+
+def test_per_vertex_exact_past_2_64():
+    # Every vertex of K_80 lies in C(79, 39) ~ 5e22 40-cliques.
+    k80 = kcjax.Graph.from_networkx(nx.complete_graph(80))
+    got = kcjax.clique_counts_per_vertex(k80, 40, method="pivot", exact=True)
+    assert got.dtype == object and got.tolist() == [math.comb(79, 39)] * 80
+    with pytest.raises(OverflowError, match="exact=True"):
+        kcjax.clique_counts_per_vertex(k80, 40, method="pivot")
+
+
+def test_per_vertex_refuses_totals_past_2_128():
+    k140 = kcjax.Graph.from_networkx(nx.complete_graph(140))
+    with pytest.raises(OverflowError, match="2\\^128"):
+        kcjax.clique_counts_per_vertex(k140, 70, method="pivot", exact=True)
+    # Large degrees but no triangles: the degree bound is past 2^128, the
+    # true count (0) is not.
+    bipartite = kcjax.Graph.from_networkx(nx.complete_bipartite_graph(150, 150))
+    got = kcjax.clique_counts_per_vertex(bipartite, 60, method="pivot")
+    assert got.shape == (300,) and not got.any()
+
+
+def test_per_vertex_rejects_unknown_method(case):
+    with pytest.raises(ValueError, match="method must be"):
+        kcjax.clique_counts_per_vertex(case[0], 4, method="dense")
 
 
 @pytest.mark.parametrize("order", kcjax.ORDERS)
@@ -122,3 +148,17 @@ def test_email_enron_per_vertex_sums(shared_graph):
     for k in (3, 5):
         per_vertex = kcjax.clique_counts_per_vertex(graph, k)
         assert int(per_vertex.sum()) == k * ground_truth()[("email-Enron", k)]
+    for k in (4, 6):
+        np.testing.assert_array_equal(
+            kcjax.clique_counts_per_vertex(graph, k, method="pivot"),
+            kcjax.clique_counts_per_vertex(graph, k, method="kcminer"),
+        )
+
+
+@pytest.mark.parametrize("name", ["ca-AstroPh", "ego-Facebook", "com-dblp"])
+def test_pivot_per_vertex_sums_on_shared_graphs(shared_graph, name):
+    graph = shared_graph(name)
+    truth = ground_truth()
+    for k in (4, 8):
+        per_vertex = kcjax.clique_counts_per_vertex(graph, k, method="pivot", exact=True)
+        assert sum(per_vertex.tolist()) == k * truth.get((name, k), 0)

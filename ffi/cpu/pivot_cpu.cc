@@ -18,6 +18,24 @@
 //     the non-neighbours already branched on.
 // Children holding more than hmax vertices, or with h + p + |P| < kmin, are
 // pruned: they add nothing to count_k for kmin <= k <= hmax.
+//
+// Per-vertex mode (target "kcjax_clique_pivot_local", hmax = kmin = k): the
+// same tree, resolved within kPivotLocalResolveDepth held vertices of k, and
+// every terminal node adds to each vertex its number of k-cliques there. A
+// terminal node holds H (the root and the non-neighbour children on its
+// path, h = |H|), the pivots S on its path (p = |S|) and candidates P; r = k - h.
+//   leaf (P empty, one vertex, or a clique; P joins the pivots, p' = p + |P|):
+//     each held vertex += C(p', r), each pivot += C(p' - 1, r - 1);
+//   resolved (r <= 2; c_0 = 1, c_1 = |P|, c_2 = edges inside P):
+//     each held vertex += sum_j c_j C(p, r - j),
+//     each pivot       += sum_j c_j C(p - 1, r - 1 - j),
+//     each x in P      += C(p, r - 1) + deg_P(x) C(p, r - 2).
+// The held and pivot shares are the same for every held (pivot) vertex of a
+// node, so they are summed per frame instead of added along the path: frame
+// L keeps the held and pivot sums of its current child's subtree, and when
+// that child is done they go to the vertex the child added (held or pivot
+// sum) and into frame L - 1's sums. The root gets the held sum of its tree.
+// Each terminal node costs O(1 + |P|) additions, not O(depth).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -38,8 +56,36 @@ namespace {
 
 static_assert(CliquePolicy::kPivotResolveDepth >= 0 && CliquePolicy::kPivotResolveDepth <= 3,
               "Resolve counts cliques of at most 3 candidates; expanded nodes need h < hmax");
+static_assert(CliquePolicy::kPivotLocalResolveDepth >= 0 &&
+                  CliquePolicy::kPivotLocalResolveDepth <= 2,
+              "LocalResolve shares out cliques of at most 2 candidates");
 
 inline int Popcount(uint64_t x) { return __builtin_popcountll(x); }
+
+// Per-vertex target shared by all workers: 128-bit totals as (lo, hi) word
+// pairs, updated with relaxed atomics (a carry out of lo is added to hi, so
+// concurrent adds sum exactly while the total stays below 2^128).
+struct LocalSink {
+  int k;
+  const u128* binom;  // C(a, b), [dmax + 1][k + 1] (BinomialTable)
+  std::atomic<uint64_t>* acc;
+
+  // C(a, b); 0 outside 0 <= b <= a. Callers keep a <= dmax and b <= k.
+  u128 C(int a, int b) const {
+    return (b < 0 || b > a) ? 0 : binom[static_cast<size_t>(a) * (k + 1) + b];
+  }
+  void Add(int32_t v, u128 x) const {
+    if (x == 0) return;
+    const uint64_t lo = static_cast<uint64_t>(x);
+    uint64_t hi = static_cast<uint64_t>(x >> 64);
+    const uint64_t old = acc[2 * static_cast<size_t>(v)].fetch_add(lo, std::memory_order_relaxed);
+    if (old + lo < old) ++hi;
+    if (hi != 0) acc[2 * static_cast<size_t>(v) + 1].fetch_add(hi, std::memory_order_relaxed);
+  }
+};
+
+// Tags a pivot in PivotWorker::added_ (held vertices are stored untagged).
+constexpr int kPivotTag = 1 << 30;
 
 // One worker thread's state: the bitmap space and DFS frames of the current
 // root (reused across roots), and its 128-bit histogram.
@@ -48,23 +94,35 @@ class PivotWorker {
   // hist_h / hist_p: histogram extents. Every cell written has h <= hmax and
   // h + p <= d + 1 (the held and pivot vertices other than the root are
   // distinct members of P): hist_h > min(hmax, dmax + 1), hist_p > dmax.
+  // local: the per-vertex target (hmax = kmin = local->k, no histogram), or
+  // nullptr for the histogram.
   PivotWorker(const int32_t* indptr, const int32_t* indices, int64_t num_nodes, int hmax,
-              int kmin, int hist_h, int hist_p)
+              int kmin, int hist_h, int hist_p, const LocalSink* local = nullptr)
       : indptr_(indptr),
         indices_(indices),
         hmax_(hmax),
         kmin_(kmin),
         hist_p_(hist_p),
+        resolve_depth_(local != nullptr ? CliquePolicy::kPivotLocalResolveDepth
+                                        : CliquePolicy::kPivotResolveDepth),
+        sink_(local),
         local_(static_cast<size_t>(num_nodes), -1),
-        hist_(static_cast<size_t>(hist_h) * hist_p) {}
+        hist_(local != nullptr ? 0 : static_cast<size_t>(hist_h) * hist_p) {}
 
-  // Adds the leaves of root task v's subtree to the histogram.
+  // Adds the leaves of root task v's subtree to the histogram (or its
+  // per-vertex shares to the sink).
   void RunTask(int32_t v) {
     const int32_t* cand = indices_ + indptr_[v];
     const int d = indptr_[v + 1] - indptr_[v];
     if (1 + d < kmin_) return;  // h + p + |P| < kmin already at the root
+    ids_ = cand;
+    root_held_ = 0;
     if (d == 0) {
-      Leaf(1, 0);
+      if (sink_ != nullptr) {
+        sink_->Add(v, sink_->C(0, hmax_ - 1));
+      } else {
+        Leaf(1, 0);
+      }
       return;
     }
     const int w = (d + 63) / 64;
@@ -86,6 +144,7 @@ class PivotWorker {
         Search<0>(d, w);
         break;
     }
+    if (sink_ != nullptr) sink_->Add(v, root_held_);
   }
 
   const std::vector<U128>& hist() const { return hist_; }
@@ -93,6 +152,84 @@ class PivotWorker {
  private:
   void Leaf(int h, int p, uint64_t times = 1) {
     hist_[static_cast<size_t>(h) * hist_p_ + p].Add(times);
+  }
+
+  // Calls f(i) for each member i of P (w words), ascending.
+  template <typename F>
+  static void ForEachMember(const uint64_t* P, int w, F&& f) {
+    for (int q = 0; q < w; ++q) {
+      for (uint64_t bits = P[q]; bits != 0; bits &= bits - 1) f(64 * q + __builtin_ctzll(bits));
+    }
+  }
+
+  // |P & row(i)|.
+  int DegreeIn(const uint64_t* P, int w, int i) const {
+    const uint64_t* row = adj_.data() + static_cast<size_t>(i) * w;
+    int c = 0;
+    for (int q = 0; q < w; ++q) c += Popcount(P[q] & row[q]);
+    return c;
+  }
+
+  // Per-vertex: a terminal node below frame top with these held and pivot
+  // shares (top < 0: the root itself, which has no pivots).
+  void AddShares(int top, u128 held, u128 pivot) {
+    if (top < 0) {
+      root_held_ += held;
+      return;
+    }
+    sum_held_[top] += held;
+    sum_pivot_[top] += pivot;
+  }
+
+  // Per-vertex: frame top's current child is done; its sums go to the vertex
+  // it added and up to frame top - 1 (or the root).
+  void CloseChild(int top) {
+    const u128 held = sum_held_[top], pivot = sum_pivot_[top];
+    if (held == 0) return;  // no k-clique below (pivot <= held)
+    const int a = added_[top];
+    sink_->Add(ids_[a & ~kPivotTag], (a & kPivotTag) ? pivot : held);
+    if (top > 0) {
+      sum_held_[top - 1] += held;
+      sum_pivot_[top - 1] += pivot;
+    } else {
+      root_held_ += held;
+    }
+    sum_held_[top] = sum_pivot_[top] = 0;
+  }
+
+  // A leaf below frame top: (h, p + n), the n members of P being its last
+  // pivots (n <= 1, or P is a clique).
+  void Finish(const uint64_t* P, int w, int top, int h, int p, int n) {
+    if (sink_ == nullptr) {
+      Leaf(h, p + n);
+      return;
+    }
+    const int r = hmax_ - h, pp = p + n;
+    const u128 held = sink_->C(pp, r);
+    if (held == 0) return;
+    const u128 pivot = sink_->C(pp - 1, r - 1);
+    AddShares(top, held, pivot);
+    ForEachMember(P, w, [&](int i) { sink_->Add(ids_[i], pivot); });
+  }
+
+  // Per-vertex Resolve of a node below frame top with r = k - h <= 2 (the
+  // rules in the header comment).
+  void LocalResolve(const uint64_t* P, int w, int top, int h, int p, int n) {
+    const int r = hmax_ - h;
+    const LocalSink& s = *sink_;
+    u128 edges = 0;
+    if (r >= 2) {
+      ForEachMember(P, w, [&](int i) { edges += DegreeIn(P, w, i); });
+      edges /= 2;
+    }
+    const u128 held = s.C(p, r) + n * s.C(p, r - 1) + edges * s.C(p, r - 2);
+    const u128 pivot = s.C(p - 1, r - 1) + n * s.C(p - 1, r - 2) + edges * s.C(p - 1, r - 3);
+    if (held == 0) return;
+    AddShares(top, held, pivot);
+    const u128 one = s.C(p, r - 1), per_edge = s.C(p, r - 2);
+    ForEachMember(P, w, [&](int i) {
+      s.Add(ids_[i], one + (per_edge == 0 ? 0 : per_edge * DegreeIn(P, w, i)));
+    });
   }
 
   // Fills adj_ (d rows of w words) with the undirected adjacency inside
@@ -106,6 +243,9 @@ class PivotWorker {
       frame_h_.resize(levels);
       frame_p_.resize(levels);
       frame_n_.resize(levels);
+      added_.resize(levels);
+      sum_held_.resize(levels);
+      sum_pivot_.resize(levels);
     }
     if (cand_.size() < levels * w) {
       cand_.resize(levels * w);
@@ -200,11 +340,15 @@ class PivotWorker {
         const int level = top + 1;
         uint64_t* P = cand + static_cast<size_t>(level) * w;
         if (cn <= 1) {  // empty: leaf; one vertex: it is the pivot, child empty
-          Leaf(ch, cp + cn);
+          Finish(P, w, top, ch, cp, cn);
           continue;
         }
-        if (hmax_ - ch <= CliquePolicy::kPivotResolveDepth) {
-          Resolve<kW>(P, cand + static_cast<size_t>(level + 1) * w, w, ch, cp, cn);
+        if (hmax_ - ch <= resolve_depth_) {
+          if (sink_ != nullptr) {
+            LocalResolve(P, w, top, ch, cp, cn);
+          } else {
+            Resolve<kW>(P, cand + static_cast<size_t>(level + 1) * w, w, ch, cp, cn);
+          }
           continue;
         }
         // Pivot: first member with the most neighbours inside P; least: the
@@ -224,7 +368,7 @@ class PivotWorker {
           }
         }
         if (least == cn - 1) {  // a clique: its pivot chain ends in one leaf
-          Leaf(ch, cp + cn);
+          Finish(P, w, top, ch, cp, cn);
           continue;
         }
         const uint64_t* row = adj + static_cast<size_t>(pivot) * w;
@@ -241,6 +385,10 @@ class PivotWorker {
         frame_h[level] = ch;
         frame_p[level] = cp;
         frame_n[level] = cn - 1;
+        if (sink_ != nullptr) {
+          added_[level] = pivot | kPivotTag;
+          sum_held_[level] = sum_pivot_[level] = 0;
+        }
         if (ch + cp + 1 + best >= kmin_) {  // pivot child (P & row(u), h, p + 1)
           cp += 1;
           cn = best;
@@ -256,6 +404,7 @@ class PivotWorker {
       uint64_t* B = branch + static_cast<size_t>(level) * w;
       int k = 0;
       while (k < w && B[k] == 0) ++k;
+      if (sink_ != nullptr) CloseChild(level);
       if (k == w || h + p + frame_n[level] < kmin_) {
         --top;
         continue;
@@ -265,6 +414,7 @@ class PivotWorker {
       B[k] &= B[k] - 1;
       P[k] &= ~(uint64_t{1} << (x & 63));
       frame_n[level] -= 1;
+      if (sink_ != nullptr) added_[level] = x;
       const uint64_t* row = adj + static_cast<size_t>(x) * w;
       uint64_t* C = cand + static_cast<size_t>(level + 1) * w;
       int c = 0;
@@ -286,17 +436,26 @@ class PivotWorker {
   const int hmax_;
   const int kmin_;
   const int hist_p_;
+  const int resolve_depth_;
+  const LocalSink* sink_;  // per-vertex mode, else nullptr
+  const int32_t* ids_ = nullptr;  // the root's candidates' vertex ids, by local index
+  u128 root_held_ = 0;            // per-vertex: the root's held sum
   std::vector<int32_t> local_;  // vertex -> index in the current root's P, else -1
   std::vector<U128> hist_;      // [hist_h][hist_p]
   std::vector<uint64_t> adj_;   // bitmap space, d rows of w words
   std::vector<uint64_t> cand_;  // frame cand masks, (d + 2) rows of w words
   std::vector<uint64_t> branch_;
   std::vector<int> frame_h_, frame_p_, frame_n_;
+  // Per-vertex mode, per frame: the vertex its current child added (pivots
+  // tagged), and the held and pivot sums of that child's subtree.
+  std::vector<int> added_;
+  std::vector<u128> sum_held_, sum_pivot_;
 };
 
-ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                    ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, int32_t num_threads,
-                    ffi::ResultBuffer<ffi::U32> hist) {
+// Checks the CSR and the root tasks shared by both targets; sets *dmax to the
+// largest candidate set of a valid task.
+ffi::Error CheckPivotInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                            ffi::Buffer<ffi::S32> tasks, int32_t num_threads, int64_t* dmax) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
     return ffi::Error::InvalidArgument("indptr must be int32[n + 1] with n >= 0");
   }
@@ -306,30 +465,20 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   if (tasks.dimensions().size() != 1) {
     return ffi::Error::InvalidArgument("tasks must be a 1-D int32 array of root vertex ids");
   }
-  if (hmax < 1) {
-    return ffi::Error::InvalidArgument("hmax must be >= 1, got " + std::to_string(hmax));
-  }
   if (num_threads < 0) {
     return ffi::Error::InvalidArgument("num_threads must be >= 0 (0: all cores), got " +
                                        std::to_string(num_threads));
   }
-  const auto hdims = hist->dimensions();
-  if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
-      hdims[2] != 4) {
-    return ffi::Error::InvalidArgument(
-        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
-  }
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  const int64_t m = static_cast<int64_t>(indices.element_count());
-  const int64_t pmax = hdims[1] - 1;
   const int32_t* ip = indptr.typed_data();
-  const int32_t* ix = indices.typed_data();
-  if (ffi::Error err = ValidateDag(ip, n, ix, m); err.failure()) return err;
-
+  if (ffi::Error err =
+          ValidateDag(ip, n, indices.typed_data(), static_cast<int64_t>(indices.element_count()));
+      err.failure()) {
+    return err;
+  }
   const int32_t* task = tasks.typed_data();
-  const int64_t num_tasks = static_cast<int64_t>(tasks.element_count());
-  int64_t dmax = 0;
-  for (int64_t t = 0; t < num_tasks; ++t) {
+  *dmax = 0;
+  for (int64_t t = 0; t < static_cast<int64_t>(tasks.element_count()); ++t) {
     const int32_t v = task[t];
     if (v == -1) continue;
     if (v < 0 || v >= n) {
@@ -337,29 +486,24 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                                          " is not a vertex id in [0, " + std::to_string(n) +
                                          ") nor -1 (padding)");
     }
-    dmax = std::max<int64_t>(dmax, ip[v + 1] - ip[v]);
+    *dmax = std::max<int64_t>(*dmax, ip[v + 1] - ip[v]);
   }
-  if (dmax > pmax) {
-    return ffi::Error::InvalidArgument("candidate set of size " + std::to_string(dmax) +
-                                       " exceeds pmax=" + std::to_string(pmax) +
-                                       "; orient the graph first / pass a larger pmax");
-  }
+  return ffi::Error::Success();
+}
 
-  // Cells written have h <= min(hmax, dmax + 1) and p <= dmax: workers keep
-  // only that corner of the histogram.
-  const int hist_h = static_cast<int>(std::min<int64_t>(hmax, dmax + 1)) + 1;
-  const int hist_p = static_cast<int>(dmax) + 1;
+// Runs the root tasks (in the given order, in chunks: callers put heavy roots
+// first so the tail is short) over up to num_threads workers made by
+// make(); returns the workers.
+template <typename Make>
+std::vector<PivotWorker> RunRoots(ffi::Buffer<ffi::S32> tasks, int32_t num_threads, Make&& make) {
+  const int32_t* task = tasks.typed_data();
+  const int64_t num_tasks = static_cast<int64_t>(tasks.element_count());
   const int64_t chunk = CliquePolicy::kPivotCpuChunk;
   int64_t threads = num_threads > 0 ? num_threads : std::thread::hardware_concurrency();
   threads = std::max<int64_t>(1, std::min<int64_t>(threads, (num_tasks + chunk - 1) / chunk));
-
   std::vector<PivotWorker> workers;
   workers.reserve(threads);
-  for (int64_t i = 0; i < threads; ++i) {
-    workers.emplace_back(ip, ix, n, hmax, kmin, hist_h, hist_p);
-  }
-  // Tasks are taken in the given order, in chunks (callers put heavy roots
-  // first so the tail is short).
+  for (int64_t i = 0; i < threads; ++i) workers.push_back(make());
   std::atomic<int64_t> next{0};
   auto work = [&](PivotWorker* wk) {
     while (true) {
@@ -376,6 +520,40 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   for (int64_t i = 1; i < threads; ++i) pool.emplace_back(work, &workers[i]);
   work(&workers[0]);
   for (std::thread& t : pool) t.join();
+  return workers;
+}
+
+ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                    ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, int32_t num_threads,
+                    ffi::ResultBuffer<ffi::U32> hist) {
+  if (hmax < 1) {
+    return ffi::Error::InvalidArgument("hmax must be >= 1, got " + std::to_string(hmax));
+  }
+  const auto hdims = hist->dimensions();
+  if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
+      hdims[2] != 4) {
+    return ffi::Error::InvalidArgument(
+        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
+  }
+  int64_t dmax = 0;
+  if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);
+      err.failure()) {
+    return err;
+  }
+  const int64_t pmax = hdims[1] - 1;
+  if (dmax > pmax) {
+    return ffi::Error::InvalidArgument("candidate set of size " + std::to_string(dmax) +
+                                       " exceeds pmax=" + std::to_string(pmax) +
+                                       "; orient the graph first / pass a larger pmax");
+  }
+  // Cells written have h <= min(hmax, dmax + 1) and p <= dmax: workers keep
+  // only that corner of the histogram.
+  const int hist_h = static_cast<int>(std::min<int64_t>(hmax, dmax + 1)) + 1;
+  const int hist_p = static_cast<int>(dmax) + 1;
+  const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
+  const std::vector<PivotWorker> workers = RunRoots(tasks, num_threads, [&] {
+    return PivotWorker(indptr.typed_data(), indices.typed_data(), n, hmax, kmin, hist_h, hist_p);
+  });
 
   uint32_t* out = hist->typed_data();
   std::memset(out, 0, hist->size_bytes());
@@ -387,6 +565,37 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
       }
       sum.Store(out + (static_cast<size_t>(h) * hdims[1] + p) * 4);
     }
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error PivotLocalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                         ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t num_threads,
+                         ffi::ResultBuffer<ffi::U32> counts) {
+  if (k < 1) return ffi::Error::InvalidArgument("k must be >= 1, got " + std::to_string(k));
+  const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
+  const auto cdims = counts->dimensions();
+  if (cdims.size() != 2 || cdims[0] != n || cdims[1] != 4) {
+    return ffi::Error::InvalidArgument("counts must be uint32[n, 4] with n=" + std::to_string(n));
+  }
+  int64_t dmax = 0;
+  if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);
+      err.failure()) {
+    return err;
+  }
+  std::vector<std::atomic<uint64_t>> acc(2 * static_cast<size_t>(n));
+  if (k <= dmax + 1) {  // else no root reaches k vertices: every count is 0
+    const std::vector<u128> binom = BinomialTable(static_cast<int>(dmax), k);
+    const LocalSink sink{k, binom.data(), acc.data()};
+    RunRoots(tasks, num_threads, [&] {
+      return PivotWorker(indptr.typed_data(), indices.typed_data(), n, k, k, 0, 0, &sink);
+    });
+  }
+  uint32_t* out = counts->typed_data();
+  for (int64_t v = 0; v < n; ++v) {
+    const U128 x{acc[2 * v].load(std::memory_order_relaxed),
+                 acc[2 * v + 1].load(std::memory_order_relaxed)};
+    x.Store(out + 4 * v);
   }
   return ffi::Error::Success();
 }
@@ -403,4 +612,14 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu, kcjax::PivotCpu,
                                   .Attr<int32_t>("kmin")
                                   .Attr<int32_t>("num_threads")
                                   .Ret<ffi::Buffer<ffi::U32>>()  // hist
+);
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu, kcjax::PivotLocalCpu,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+                                  .Attr<int32_t>("k")
+                                  .Attr<int32_t>("num_threads")
+                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
 );

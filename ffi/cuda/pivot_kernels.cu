@@ -11,6 +11,11 @@
 //                  d < 16 in chunks) and add leaves to a block-shared
 //                  histogram cache flushed once into the 128-bit output.
 //
+// Per-vertex mode (kcjax_clique_pivot_local, template flag kLocal): the same
+// walk; every terminal node adds its k-clique shares to the vertices of its
+// path and candidates (LocalSmall / LocalLarge, rules in pivot_cpu.cc), and
+// each frame records the vertex its current child added (`added`).
+//
 // Warp-level invariants of the DFS (both paths):
 //   * every value steering control flow (masks, h, p, n, top, pending) is
 //     warp-uniform: each lane computes it from the same shared or global data
@@ -24,6 +29,7 @@
 #include "kcjax/cuda_device.cuh"
 #include "kcjax/pivot_cuda.h"
 #include "kcjax/policy.h"
+#include "kcjax/wide_count.h"
 
 namespace kcjax {
 namespace pivot {
@@ -38,6 +44,10 @@ static_assert(kSmallMax >= CliquePolicy::kPivotChunkDegree && kSmallMax <= 128,
               "small roots use rows of at most two 64-bit words");
 static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word rows");
 static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in pivot_cpu.cc");
+constexpr int kLocalResolve = CliquePolicy::kPivotLocalResolveDepth;
+static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in pivot_cpu.cc");
+// Tags a pivot in a frame's `added` entry (held vertices are untagged).
+constexpr int kPivotTag = 1 << 30;
 
 // ---------------------------------------------------------------------------
 // Histogram
@@ -57,6 +67,72 @@ struct Hist {
       AtomicAdd128(out + 2 * (static_cast<size_t>(h) * out_p + p), v);
     }
   }
+};
+
+// ---------------------------------------------------------------------------
+// Per-vertex shares
+
+// 128-bit per-vertex totals and the binomial table (PivotParams::local, binom).
+struct LocalSink {
+  u64* acc;
+  const u64* binom;
+  int k;
+  // C(a, b); 0 outside 0 <= b <= a. Callers keep a <= max_d and b <= k.
+  __device__ u128 C(int a, int b) const {
+    if (b < 0 || b > a) return 0;
+    const u64* c = binom + 2 * (static_cast<size_t>(a) * (k + 1) + b);
+    return (static_cast<u128>(c[1]) << 64) | c[0];
+  }
+  // Exact while the vertex's total stays below 2^128 (the caller's contract).
+  __device__ void Add(int32_t v, u128 x) const {
+    if (x == 0) return;
+    u64* cell = acc + 2 * static_cast<size_t>(v);
+    const u64 lo = static_cast<u64>(x);
+    u64 hi = static_cast<u64>(x >> 64);
+    const u64 old = atomicAdd(cell, lo);
+    if (old + lo < old) ++hi;
+    if (hi != 0) atomicAdd(cell + 1, hi);
+  }
+};
+
+// What a terminal node adds: `held` to each held vertex, `pivot` to each pivot
+// on its path, one + per_edge * deg_P(x) to each candidate x. All zero iff
+// held is zero (held counts every k-clique of the node).
+struct Shares {
+  u128 held, pivot, one, per_edge;
+};
+
+// A leaf (h, p + n) whose n candidates join the pivots.
+__device__ Shares LeafShares(const LocalSink& s, int h, int p, int n) {
+  const int r = s.k - h;
+  const u128 pivot = s.C(p + n - 1, r - 1);
+  return {s.C(p + n, r), pivot, pivot, 0};
+}
+
+// A node resolved in closed form (r = k - h <= kLocalResolve).
+__device__ Shares ResolveShares(const LocalSink& s, int h, int p, int n, u64 edges) {
+  const int r = s.k - h;
+  const u128 c1 = static_cast<u128>(n), c2 = edges;
+  return {s.C(p, r) + c1 * s.C(p, r - 1) + c2 * s.C(p, r - 2),
+          s.C(p - 1, r - 1) + c1 * s.C(p - 1, r - 2) + c2 * s.C(p - 1, r - 3), s.C(p, r - 1),
+          s.C(p, r - 2)};
+}
+
+// Adds sh.held to the root and the held vertices of frames 0..top, sh.pivot
+// to their pivots (ids: the root's candidates by local index).
+__device__ void AddPath(const LocalSink& s, const int32_t* ids, const int32_t* added, int32_t root,
+                        int top, const Shares& sh, int lane) {
+  if (lane == 0) s.Add(root, sh.held);
+  for (int l = lane; l <= top; l += 32) {
+    const int a = added[l];
+    s.Add(ids[a & ~kPivotTag], (a & kPivotTag) ? sh.pivot : sh.held);
+  }
+}
+
+// The sinks of a count kernel: the histogram, or the per-vertex totals.
+struct Sinks {
+  Hist hist;
+  LocalSink local;
 };
 
 __device__ __forceinline__ int Grab(int* counter, int n, int lane) {
@@ -133,18 +209,20 @@ __device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const 
 // node's mask and the top frame live in registers of every lane.
 
 // Per-warp shared arena for rows of up to kMaxW words.
-template <int kMaxW>
+template <int kMaxW, bool kLocal>
 struct SmallArena {
   static constexpr int kDim = 64 * kMaxW;
   static constexpr int kLevels = kDim + 2;  // DFS depth <= d + 1
   static constexpr size_t kBytes =
       sizeof(u64) * (static_cast<size_t>(kDim) * kMaxW + 2 * kLevels * kMaxW) +
-      sizeof(uint32_t) * kLevels + sizeof(int32_t) * kDim;
+      sizeof(uint32_t) * kLevels + sizeof(int32_t) * kDim +
+      (kLocal ? sizeof(int32_t) * kLevels : 0);
   u64* adj;        // kDim rows
   u64* cand;       // frame masks, kLevels rows
   u64* branch;     // frame branch masks, kLevels rows
   uint32_t* meta;  // frame h | p << 10 | n << 20 (all <= 129)
   int32_t* ids;    // the root's candidate list
+  int32_t* added;  // kLocal: per frame, the vertex its current child added
 
   __device__ SmallArena(unsigned char* base) {
     adj = reinterpret_cast<u64*>(base);
@@ -152,6 +230,7 @@ struct SmallArena {
     branch = cand + kLevels * kMaxW;
     meta = reinterpret_cast<uint32_t*>(branch + kLevels * kMaxW);
     ids = reinterpret_cast<int32_t*>(meta + kLevels);
+    added = kLocal ? ids + kDim : nullptr;
   }
 };
 
@@ -226,6 +305,43 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
   }
 }
 
+// Per-vertex shares of the terminal node with candidates P (cn members) below
+// frame top: resolved in closed form, or a leaf whose members join the
+// pivots. Warp-wide; the __syncwarp on both sides orders it against lane 0's
+// writes of ar.added.
+template <int kW, int kMaxW>
+__device__ void LocalSmall(const LocalSink& s, const SmallArena<kMaxW, true>& ar, int32_t root,
+                           int top, const u64 (&P)[kW], int cn, int h, int p, bool resolve,
+                           int lane) {
+  __syncwarp();
+  auto degree = [&](int i) {
+    const u64* row = ar.adj + i * kW;
+    int c = 0;
+#pragma unroll
+    for (int q = 0; q < kW; ++q) c += __popcll(P[q] & row[q]);
+    return c;
+  };
+  Shares sh;
+  if (resolve) {
+    u64 twice = 0;  // sum of degrees inside P
+    if (s.k - h >= 2) {
+      for (int r = lane; r < cn; r += 32) twice += degree(SelectW<kW>(P, r));
+      twice = WarpSum64(twice);
+    }
+    sh = ResolveShares(s, h, p, cn, twice / 2);
+  } else {
+    sh = LeafShares(s, h, p, cn);
+  }
+  if (sh.held != 0) {
+    AddPath(s, ar.ids, ar.added, root, top, sh, lane);
+    for (int r = lane; r < cn; r += 32) {
+      const int i = SelectW<kW>(P, r);
+      s.Add(ar.ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
+    }
+  }
+  __syncwarp();
+}
+
 // The tree of root v (0 < d <= 64 * kW), walked as in PivotWorker::Search:
 // frames 0..top are the open nodes; frame top is cached in registers
 // (TC = cand, TB = branch, th / tp / tn, warp-uniform), frames below it in
@@ -233,9 +349,10 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
 // follows; a pop reads slot top in every lane and __syncwarp follows, so
 // every lane reads a slot only after it was written and before it is
 // overwritten.
-template <int kW, int kMaxW>
-__device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, const Hist& hist,
-                          int lane, int32_t base, int d) {
+template <int kW, int kMaxW, bool kLocal>
+__device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal>& ar,
+                          const Sinks& out, int lane, int32_t v, int32_t base, int d) {
+  const Hist& hist = out.hist;
   for (int i = lane; i < d; i += 32) ar.ids[i] = prm.indices[base + i];
   __syncwarp();
   const u64* adj = ar.adj;
@@ -253,19 +370,18 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
   while (true) {
     if (pending) {
       pending = false;
-      if (cn <= 1) {
-        if (lane == 0) hist.Add(ch, cp + cn, 1);
-        continue;
-      }
-      if (hmax - ch <= kResolve) {
-        ResolveSmall<kW>(P, cn, ch, cp, hmax, adj, hist, lane);
-        continue;
-      }
-      int best, pivot;
-      bool clique;
-      ScanSmall<kW>(P, cn, adj, lane, &best, &pivot, &clique);
-      if (clique) {
-        if (lane == 0) hist.Add(ch, cp + cn, 1);
+      const bool resolve = hmax - ch <= (kLocal ? kLocalResolve : kResolve);
+      bool leaf = cn <= 1;
+      int best = 0, pivot = 0;
+      if (!leaf && !resolve) ScanSmall<kW>(P, cn, adj, lane, &best, &pivot, &leaf);
+      if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
+        if constexpr (kLocal) {
+          LocalSmall<kW, kMaxW>(out.local, ar, v, top, P, cn, ch, cp, !leaf, lane);
+        } else if (leaf) {
+          if (lane == 0) hist.Add(ch, cp + cn, 1);
+        } else {
+          ResolveSmall<kW>(P, cn, ch, cp, hmax, adj, hist, lane);
+        }
         continue;
       }
       if (top >= 0) {  // spill the current top frame (lane 0: the values are uniform)
@@ -280,6 +396,9 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
         __syncwarp();
       }
       ++top;
+      if constexpr (kLocal) {
+        if (lane == 0) ar.added[top] = pivot | kPivotTag;
+      }
       const u64* row = adj + pivot * kW;
 #pragma unroll
       for (int q = 0; q < kW; ++q) {
@@ -328,6 +447,9 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
       TC[q] &= ~hit;
     }
     --tn;
+    if constexpr (kLocal) {
+      if (lane == 0) ar.added[top] = x;
+    }
     const u64* row = adj + x * kW;
     int c = 0;
 #pragma unroll
@@ -344,21 +466,27 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
   }
 }
 
-template <int kMaxW>
-__device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW>& ar, const Hist& hist,
-                          int lane, int32_t v) {
+template <int kMaxW, bool kLocal>
+__device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal>& ar,
+                          const Sinks& out, int lane, int32_t v) {
   __syncwarp();  // no lane still reads the previous root's arena
   const int32_t base = prm.indptr[v];
   const int d = prm.indptr[v + 1] - base;
   if (1 + d < prm.kmin) return;  // h + p + |P| < kmin at the root
   if (d == 0) {
-    if (lane == 0) hist.Add(1, 0, 1);
+    if (lane == 0) {
+      if constexpr (kLocal) {
+        out.local.Add(v, out.local.C(0, prm.hmax - 1));
+      } else {
+        out.hist.Add(1, 0, 1);
+      }
+    }
     return;
   }
   if (kMaxW == 1 || d <= 64) {
-    SmallTask<1, kMaxW>(prm, ar, hist, lane, base, d);
+    SmallTask<1, kMaxW, kLocal>(prm, ar, out, lane, v, base, d);
   } else {
-    SmallTask<kMaxW, kMaxW>(prm, ar, hist, lane, base, d);
+    SmallTask<kMaxW, kMaxW, kLocal>(prm, ar, out, lane, v, base, d);
   }
 }
 
@@ -368,16 +496,18 @@ __device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW>& ar, c
 // (__syncwarp between a word's write and other lanes' reads).
 
 struct LargeArena {
-  u64* adj;      // d rows of w words
-  u64* cand;     // (d + 2) frame masks; slot top + 1 holds the pending child
-  u64* branch;   // (d + 2) frame branch masks
-  int32_t* meta;  // (d + 2) x {h, p, n}
+  u64* adj;        // d rows of w words
+  u64* cand;       // (d + 2) frame masks; slot top + 1 holds the pending child
+  u64* branch;     // (d + 2) frame branch masks
+  int32_t* meta;   // (d + 2) x {h, p, n}
+  int32_t* added;  // (d + 2): per-vertex mode, the vertex each frame's child added
 
   __device__ LargeArena(u64* ws, int d, int w) {
     adj = ws;
     cand = adj + static_cast<size_t>(d) * w;
     branch = cand + static_cast<size_t>(d + 2) * w;
     meta = reinterpret_cast<int32_t*>(branch + static_cast<size_t>(d + 2) * w);
+    added = meta + 3 * static_cast<size_t>(d + 2);
   }
 };
 
@@ -456,8 +586,42 @@ __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax
   }
 }
 
-__device__ void LargeRoot(const PivotParams& prm, u64* ws, const Hist& hist, int lane,
+// LocalSmall for a large root: P is w words in global memory, ids the root's
+// candidates.
+__device__ void LocalLarge(const LocalSink& s, const LargeArena& ar, const int32_t* ids, int w,
+                           int32_t root, int top, const u64* P, int cn, int h, int p,
+                           bool resolve, int lane) {
+  __syncwarp();
+  auto degree = [&](int i) {
+    const u64* row = ar.adj + static_cast<size_t>(i) * w;
+    int c = 0;
+    for (int q = 0; q < w; ++q) c += __popcll(P[q] & row[q]);
+    return c;
+  };
+  Shares sh;
+  if (resolve) {
+    u64 twice = 0;
+    if (s.k - h >= 2) {
+      ForMembers(P, w, lane, [&](int i) { twice += degree(i); });
+      twice = WarpSum64(twice);
+    }
+    sh = ResolveShares(s, h, p, cn, twice / 2);
+  } else {
+    sh = LeafShares(s, h, p, cn);
+  }
+  if (sh.held != 0) {
+    AddPath(s, ids, ar.added, root, top, sh, lane);
+    ForMembers(P, w, lane, [&](int i) {
+      s.Add(ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
+    });
+  }
+  __syncwarp();
+}
+
+template <bool kLocal>
+__device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int lane,
                           int32_t v) {
+  const Hist& hist = out.hist;
   __syncwarp();  // no lane still reads the previous root's workspace
   const int32_t base = prm.indptr[v];
   const int d = prm.indptr[v + 1] - base;
@@ -477,19 +641,18 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Hist& hist, int
       pending = false;
       const int level = top + 1;
       u64* P = ar.cand + static_cast<size_t>(level) * w;
-      if (cn <= 1) {
-        if (lane == 0) hist.Add(ch, cp + cn, 1);
-        continue;
-      }
-      if (hmax - ch <= kResolve) {
-        ResolveLarge(P, w, cn, ch, cp, hmax, adj, hist, lane);
-        continue;
-      }
-      int best, pivot;
-      bool clique;
-      ScanLarge(P, w, cn, adj, lane, &best, &pivot, &clique);
-      if (clique) {
-        if (lane == 0) hist.Add(ch, cp + cn, 1);
+      const bool resolve = hmax - ch <= (kLocal ? kLocalResolve : kResolve);
+      bool leaf = cn <= 1;
+      int best = 0, pivot = 0;
+      if (!leaf && !resolve) ScanLarge(P, w, cn, adj, lane, &best, &pivot, &leaf);
+      if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
+        if constexpr (kLocal) {
+          LocalLarge(out.local, ar, prm.indices + base, w, v, top, P, cn, ch, cp, !leaf, lane);
+        } else if (leaf) {
+          if (lane == 0) hist.Add(ch, cp + cn, 1);
+        } else {
+          ResolveLarge(P, w, cn, ch, cp, hmax, adj, hist, lane);
+        }
         continue;
       }
       const u64* row = adj + static_cast<size_t>(pivot) * w;
@@ -506,6 +669,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Hist& hist, int
         ar.meta[3 * level] = ch;
         ar.meta[3 * level + 1] = cp;
         ar.meta[3 * level + 2] = cn - 1;
+        if constexpr (kLocal) ar.added[level] = pivot | kPivotTag;
       }
       __syncwarp();
       top = level;
@@ -533,6 +697,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Hist& hist, int
       B[k] = bk & (bk - 1);
       P[k] &= ~(1ull << (x & 63));
       ar.meta[3 * level + 2] = n - 1;
+      if constexpr (kLocal) ar.added[level] = x;
     }
     __syncwarp();
     const u64* row = adj + static_cast<size_t>(x) * w;
@@ -606,7 +771,7 @@ __global__ void PrepareKernel(const int32_t* __restrict__ indptr,
   }
 }
 
-template <int kMaxW>
+template <int kMaxW, bool kLocal>
 __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerSm)
     CountKernel(PivotParams prm) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -614,29 +779,29 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   for (int f = threadIdx.x; f < kCacheCells; f += blockDim.x) cache[f] = 0;
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const Hist hist{cache, prm.hist, prm.hist_p, prm.out_p};
-  const SmallArena<kMaxW> arena(smem + sizeof(u64) * kCacheCells +
-                                SmallArena<kMaxW>::kBytes * warp);
+  const Sinks out{{cache, prm.hist, prm.hist_p, prm.out_p}, {prm.local, prm.binom, prm.hmax}};
+  using Arena = SmallArena<kMaxW, kLocal>;
+  const Arena arena(smem + sizeof(u64) * kCacheCells + Arena::kBytes * warp);
   const int gwarp = blockIdx.x * kWarps + warp;
 
   if (gwarp < prm.num_large_warps) {
     u64* ws = prm.large_scratch + static_cast<size_t>(gwarp) * prm.large_warp_words;
     for (int t = Grab(prm.counters, 1, lane); t < prm.num_large;
          t = Grab(prm.counters, 1, lane)) {
-      LargeRoot(prm, ws, hist, lane, prm.tasks[t]);
+      LargeRoot<kLocal>(prm, ws, out, lane, prm.tasks[t]);
     }
   }
   const int num_heavy = prm.num_heavy - prm.num_large;
   for (int t = Grab(prm.counters + 1, 1, lane); t < num_heavy;
        t = Grab(prm.counters + 1, 1, lane)) {
-    SmallRoot<kMaxW>(prm, arena, hist, lane, prm.tasks[prm.num_large + t]);
+    SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_large + t]);
   }
   const int num_tiny = prm.num_valid - prm.num_heavy;
   constexpr int kChunk = CliquePolicy::kPivotTinyChunk;
   for (int t = Grab(prm.counters + 2, kChunk, lane); t < num_tiny;
        t = Grab(prm.counters + 2, kChunk, lane)) {
     for (int i = t; i < min(t + kChunk, num_tiny); ++i) {
-      SmallRoot<kMaxW>(prm, arena, hist, lane, prm.tasks[prm.num_heavy + i]);
+      SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_heavy + i]);
     }
   }
 
@@ -649,9 +814,20 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   }
 }
 
-template <int kMaxW>
+template <int kMaxW, bool kLocal>
 size_t SmemBytes() {
-  return sizeof(u64) * kCacheCells + SmallArena<kMaxW>::kBytes * kWarps;
+  return sizeof(u64) * kCacheCells + SmallArena<kMaxW, kLocal>::kBytes * kWarps;
+}
+
+// Calls f(kernel, dynamic shared memory bytes) for the variant `shape`.
+template <typename F>
+cudaError_t WithCountKernel(PivotKernelShape shape, F&& f) {
+  if (shape.local) {
+    return shape.small_w == 1 ? f(CountKernel<1, true>, SmemBytes<1, true>())
+                              : f(CountKernel<2, true>, SmemBytes<2, true>());
+  }
+  return shape.small_w == 1 ? f(CountKernel<1, false>, SmemBytes<1, false>())
+                            : f(CountKernel<2, false>, SmemBytes<2, false>());
 }
 
 }  // namespace
@@ -685,37 +861,42 @@ cudaError_t LaunchPivotSort(cudaStream_t stream, void* temp, size_t temp_bytes,
 
 int64_t PivotLargeWarpWords(int32_t dcap) {
   const int64_t d = dcap, w = (d + 63) / 64;
-  return d * w + 2 * (d + 2) * w + (3 * (d + 2) + 1) / 2;
+  return d * w + 2 * (d + 2) * w + (4 * (d + 2) + 1) / 2;
 }
 
-size_t PivotCountSmemBytes(int small_w) {
-  return small_w == 1 ? SmemBytes<1>() : SmemBytes<2>();
+size_t PivotCountSmemBytes(PivotKernelShape shape) {
+  size_t bytes = 0;
+  WithCountKernel(shape, [&](auto, size_t smem) {
+    bytes = smem;
+    return cudaSuccess;
+  });
+  return bytes;
 }
 
-cudaError_t PivotCountMaxBlocks(int device, int small_w, int* blocks) {
-  int sms = 0, per_sm = 0;
+cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks) {
+  int sms = 0;
   cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess) return err;
-  const size_t smem = PivotCountSmemBytes(small_w);
-  auto kernel = small_w == 1 ? CountKernel<1> : CountKernel<2>;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(smem));
-  if (err != cudaSuccess) return err;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, smem);
-  *blocks = std::max(1, sms * per_sm);
-  return err;
+  return WithCountKernel(shape, [&](auto kernel, size_t smem) {
+    int per_sm = 0;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem));
+    if (e != cudaSuccess) return e;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, smem);
+    *blocks = std::max(1, sms * per_sm);
+    return e;
+  });
 }
 
-cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, int small_w,
-                             int blocks) {
-  const size_t smem = PivotCountSmemBytes(small_w);
-  auto kernel = small_w == 1 ? CountKernel<1> : CountKernel<2>;
-  const cudaError_t err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(smem));
-  if (err != cudaSuccess) return err;
-  kernel<<<blocks, kWarps * 32, smem, stream>>>(params);
-  return cudaGetLastError();
+cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params,
+                             PivotKernelShape shape, int blocks) {
+  return WithCountKernel(shape, [&](auto kernel, size_t smem) {
+    const cudaError_t e = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    if (e != cudaSuccess) return e;
+    kernel<<<blocks, kWarps * 32, smem, stream>>>(params);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace pivot

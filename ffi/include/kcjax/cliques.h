@@ -38,11 +38,13 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu);
 #ifdef KCJAX_WITH_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda);
 #endif
 
 namespace kcjax {
@@ -89,3 +91,15 @@ struct DagView {
 //         output's second dimension and must exceed every candidate-set size
 //         (else an error is returned). The host finishes the sum exactly.
 // A root task v starts with held = {v} (h = 1), candidates P = N+(v), p = 0.
+
+// FFI contract of target "kcjax_clique_pivot_local" (identical on CPU and
+// CUDA): per-vertex k-clique counts by the same succinct clique tree.
+//   args  indptr, indices, tasks  as for "kcjax_clique_pivot"
+//   attrs k           int32     clique size (>= 1)
+//         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
+//   ret   counts uint32[n, 4]   counts[v] = number of k-cliques containing v
+//         among those whose lowest-ranked vertex is a root task, as a 128-bit
+//         little-endian integer. Each terminal node of the tree adds to every
+//         vertex its number of k-cliques there (rules in ffi/cpu/pivot_cpu.cc).
+//         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
+//         kcjax.clique_counts_per_vertex checks it from the histogram.

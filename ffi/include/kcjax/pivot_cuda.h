@@ -64,19 +64,30 @@ struct PivotParams {
   unsigned long long* large_scratch;
   int64_t large_warp_words;
   int32_t num_large_warps;
+  // Per-vertex mode (kcjax_clique_pivot_local; hmax = kmin = k, hist unused):
+  // local = n zeroed 128-bit totals as (lo, hi) pairs; binom = C(a, b) as
+  // (lo, hi) pairs, [max_d + 1][hmax + 1] (kcjax::BinomialTable).
+  unsigned long long* local;
+  const unsigned long long* binom;
 };
 
-// Dynamic shared memory of one block of the count kernel; small_w in {1, 2}
-// is the row width (64-bit words) of the largest small root.
-size_t PivotCountSmemBytes(int small_w);
+// The count kernel's variants: small_w in {1, 2} is the row width (64-bit
+// words) of the largest small root; local selects the per-vertex mode.
+struct PivotKernelShape {
+  int small_w;
+  bool local;
+};
+
+// Dynamic shared memory of one block of the count kernel.
+size_t PivotCountSmemBytes(PivotKernelShape shape);
 
 // Largest number of resident blocks of the count kernel on `device`.
-cudaError_t PivotCountMaxBlocks(int device, int small_w, int* blocks);
+cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks);
 
 // Launches the persistent count kernel with `blocks` blocks of
 // CliquePolicy::kPivotWarpsPerBlock warps.
-cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, int small_w,
-                             int blocks);
+cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params,
+                             PivotKernelShape shape, int blocks);
 
 }  // namespace pivot
 }  // namespace kcjax

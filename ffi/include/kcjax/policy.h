@@ -99,6 +99,10 @@ struct CliquePolicy {
   // pivot_cpu.cc). Part of the result's definition: the CPU and CUDA
   // handlers must use the same value to return the same histogram.
   static constexpr int kPivotResolveDepth = 3;
+  // The per-vertex counter (kcjax_clique_pivot_local) resolves nodes within
+  // this many held vertices of k: each candidate's share then needs only its
+  // degree inside the candidate set (see LocalResolve in pivot_cpu.cc).
+  static constexpr int kPivotLocalResolveDepth = 2;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
   // CUDA: one warp per root. Roots with d <= kPivotSmallMaxDim candidates

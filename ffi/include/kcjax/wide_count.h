@@ -6,7 +6,9 @@
 // and are finished with Python integers on the host.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kcjax/policy.h"
 
@@ -33,5 +35,27 @@ struct U128 {
     limbs[3] = static_cast<uint32_t>(hi >> 32);
   }
 };
+
+// Unsigned 128-bit integers for the pivot counter's per-vertex totals (GCC and
+// nvcc both provide the type on the host and the device).
+using u128 = unsigned __int128;
+
+// C(a, b) for 0 <= a <= amax, 0 <= b <= bmax, row-major [amax + 1][bmax + 1],
+// by Pascal's rule with additions that saturate at 2^128 - 1. A saturated
+// entry is never a count the caller adds: every binomial the per-vertex pivot
+// counter adds is a number of real k-cliques, and the caller guarantees
+// k * count_k < 2^128 (kcjax.clique_counts_per_vertex checks it).
+inline std::vector<u128> BinomialTable(int amax, int bmax) {
+  const size_t cols = static_cast<size_t>(bmax) + 1;
+  std::vector<u128> c((static_cast<size_t>(amax) + 1) * cols, 0);
+  for (int a = 0; a <= amax; ++a) {
+    c[a * cols] = 1;
+    for (int b = 1; b <= bmax && b <= a; ++b) {
+      const u128 x = c[(a - 1) * cols + b - 1], y = c[(a - 1) * cols + b];
+      c[a * cols + b] = x + y < x ? ~u128{0} : x + y;
+    }
+  }
+  return c;
+}
 
 }  // namespace kcjax
