@@ -20,7 +20,10 @@ DAG's transitivity, which the rule reads, is cached after the warm-up and its
 first-call time reported); ``METHOD@LAM`` runs
 an enumeration method with λ overridden (the λ sweep); ``list`` times
 ``list_cliques`` into a preallocated device buffer (cliques per second);
-``allk`` (pivot) counts every size up to the clique number in one call.
+``allk`` (pivot) counts every size up to the clique number in one call;
+``local`` and ``local_pivot`` time the per-vertex counts (the device program
+of ``clique_counts_per_vertex`` by KCMiner enumeration and by the pivot
+counter; the count checked is their sum over k).
 
 Usage:
   python experiments/bench.py --graphs email-Enron com-dblp --ks 4-8 \
@@ -158,7 +161,7 @@ def _timed(fn, repeats: int, device: bool) -> tuple[Timing, object]:
 
 def _parse_method(method: str) -> tuple[str, float | None]:
     name, _, lam = method.partition("@")
-    known = ("auto", "pivot", "dense", "list", "allk", *ENUMERATION_METHODS)
+    known = ("auto", "pivot", "dense", "list", "allk", "local", "local_pivot", *ENUMERATION_METHODS)
     if name not in known or (lam and name not in ENUMERATION_METHODS):
         raise SystemExit(f"unknown method {method!r} (one of {known}, or ENUMERATION_METHOD@LAM)")
     return name, float(lam) if lam else None
@@ -230,6 +233,34 @@ def bench_one(
             eager_device_s=eager.get("device_s"),
         )
         return t, count
+    if name in ("local", "local_pivot"):
+        from kcjax import listing
+
+        if name == "local_pivot":
+            roots = jax.numpy.arange(dag.num_nodes, dtype=jax.numpy.int32)
+
+            def run():
+                return _ffi.clique_pivot_local(dag.indptr, dag.indices, roots, k=k, num_threads=0)
+        else:
+            edges = jax.numpy.arange(dag.num_edges, dtype=jax.numpy.int32)
+
+            def run():
+                return _ffi.clique_per_vertex(
+                    dag.indptr,
+                    dag.indices,
+                    dag.src,
+                    edges,
+                    k=k,
+                    method=ENUMERATION_METHODS["kcminer"],
+                    lam=-1.0,
+                    num_threads=0,
+                )
+
+        t, out = _timed(run, repeats, device)
+        total = sum(listing._limbs_per_row(np.asarray(out), True, k).tolist())
+        if total % k:
+            raise SystemExit(f"{method} k={k}: per-vertex counts sum to {total}, not a multiple")
+        return t, total // k
     if name == "allk":
         t, counts = _timed(lambda: kcjax.count_all_cliques(dag), repeats, device)
         t["sizes"] = len(counts)

@@ -1,9 +1,11 @@
 """Small run for compute-sanitizer: email-Enron, k = 4..6, and a planted clique.
 
 Counts with every native method, then lists the 4-cliques and counts them
-per vertex, so every CUDA kernel family runs once under the tool. The
-planted 52-clique (k = 6) runs KCMiner's heavy-task split (candidate sets of
-48 and more). The graphs are oriented on the CPU backend so that XLA's GPU
+per vertex (enumeration, and the pivot counter at k = 4..6), so every CUDA
+kernel family runs once under the tool. The planted 52-clique (k = 6) runs
+KCMiner's heavy-task split (candidate sets of 48 and more); the planted
+140-clique the pivot counter's global-memory roots (more than 128
+candidates), per vertex. The graphs are oriented on the CPU backend so that XLA's GPU
 compilations stay out of the instrumented process.
 
 Usage: python experiments/sanitize_run.py [METHOD ...] (default: every native method).
@@ -31,3 +33,11 @@ if not sys.argv[1:]:
     print("heavy split", kcjax.count_cliques(dense, [6], method="kcminer"), flush=True)
     print("list", len(kcjax.list_cliques(dag, 4)), flush=True)
     print("per-vertex", int(kcjax.clique_counts_per_vertex(dag, 4).sum()), flush=True)
+    for k in (4, 5, 6):
+        local = kcjax.clique_counts_per_vertex(dag, k, method="pivot")
+        print("per-vertex pivot", k, int(local.sum()), flush=True)
+    with jax.default_device(jax.devices("cpu")[0]):
+        big = kcjax.orient(generators.planted_cliques(400, 0.05, [140], seed=2))
+    big = jax.device_put(big, jax.devices()[0])
+    local = kcjax.clique_counts_per_vertex(big, 5, method="pivot")
+    print("per-vertex pivot, large roots", int(local.sum()), flush=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import jax
 import networkx as nx
 import numpy as np
@@ -156,14 +158,50 @@ def test_gpu_listing_equals_cpu(k):
     assert rows["cuda"] == rows["cpu"]
 
 
+def _per_vertex(dag: kcjax.DAG, k: int, method: str, platform: str) -> np.ndarray:
+    with jax.default_device(jax.devices(platform)[0]):
+        return kcjax.clique_counts_per_vertex(_on(dag, platform), k, method=method, exact=True)
+
+
+@pytest.mark.parametrize("method", ["kcminer", "pivot"])
 @pytest.mark.parametrize("k", [3, 5, 7])
-def test_gpu_per_vertex_equals_cpu(k):
+def test_gpu_per_vertex_equals_cpu(k, method):
     dag = _planted_random_dag(k + 10)
-    per = {}
-    for platform in ("cuda", "cpu"):
-        with jax.default_device(jax.devices(platform)[0]):
-            per[platform] = kcjax.clique_counts_per_vertex(_on(dag, platform), k)
-    np.testing.assert_array_equal(per["cuda"], per["cpu"])
+    want = _per_vertex(dag, k, "kcminer", "cpu")
+    np.testing.assert_array_equal(_per_vertex(dag, k, method, "cuda"), want)
+
+
+@pytest.mark.parametrize(("d", "p"), [(80, 0.85), (130, 0.6), (600, 0.15)])
+def test_gpu_pivot_per_vertex_big_roots(d, p):
+    # Roots with two-word rows in shared memory (d <= 128) and with rows in
+    # the warp's global workspace (d > 128).
+    dag = _dag_with_a_big_task(d, p, seed=d)
+    for k in (3, 5, 8):
+        want = _per_vertex(dag, k, "pivot", "cpu")
+        np.testing.assert_array_equal(_per_vertex(dag, k, "pivot", "cuda"), want)
+
+
+@pytest.mark.parametrize(("n", "k"), [(80, 40), (150, 20)])
+def test_gpu_pivot_per_vertex_past_2_64(n, k):
+    # Every vertex of K_n lies in C(n - 1, k - 1) > 2^64 k-cliques; K_150's
+    # first root has 149 candidates (the global-memory path).
+    dag = kcjax.orient(kcjax.Graph.from_networkx(nx.complete_graph(n)))
+    got = _per_vertex(dag, k, "pivot", "cuda")
+    assert got.tolist() == [math.comb(n - 1, k - 1)] * n
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_gpu_per_vertex_on_shared_graphs(name):
+    path = DATA_DIR / f"{name}.el.gz"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    truth = ground_truth()
+    dag = kcjax.orient(kcjax.load(path))
+    for k in (4, 6, 8):
+        got = _per_vertex(dag, k, "pivot", "cuda")
+        assert sum(got.tolist()) == k * truth.get((name, k), 0), k
+        if k == 4:
+            np.testing.assert_array_equal(got, _per_vertex(dag, k, "kcminer", "cuda"))
 
 
 def test_gpu_listing_overflow_under_jit():

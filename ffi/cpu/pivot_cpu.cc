@@ -96,8 +96,8 @@ class PivotWorker {
   // distinct members of P): hist_h > min(hmax, dmax + 1), hist_p > dmax.
   // local: the per-vertex target (hmax = kmin = local->k, no histogram), or
   // nullptr for the histogram.
-  PivotWorker(const int32_t* indptr, const int32_t* indices, int64_t num_nodes, int hmax,
-              int kmin, int hist_h, int hist_p, const LocalSink* local = nullptr)
+  PivotWorker(const int32_t* indptr, const int32_t* indices, int64_t num_nodes, int hmax, int kmin,
+              int hist_h, int hist_p, const LocalSink* local = nullptr)
       : indptr_(indptr),
         indices_(indices),
         hmax_(hmax),
@@ -437,7 +437,7 @@ class PivotWorker {
   const int kmin_;
   const int hist_p_;
   const int resolve_depth_;
-  const LocalSink* sink_;  // per-vertex mode, else nullptr
+  const LocalSink* sink_;         // per-vertex mode, else nullptr
   const int32_t* ids_ = nullptr;  // the root's candidates' vertex ids, by local index
   u128 root_held_ = 0;            // per-vertex: the root's held sum
   std::vector<int32_t> local_;  // vertex -> index in the current root's P, else -1
@@ -532,8 +532,8 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   const auto hdims = hist->dimensions();
   if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
       hdims[2] != 4) {
-    return ffi::Error::InvalidArgument(
-        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
+    return ffi::Error::InvalidArgument("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
+                                       std::to_string(hmax));
   }
   int64_t dmax = 0;
   if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);

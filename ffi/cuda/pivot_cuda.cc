@@ -7,6 +7,8 @@
 // the shared-memory layout and the large-root workspace); sort tasks by
 // candidate-set size, largest first (cub, in scratch); zero the output; run
 // the persistent count kernel. The caller's task order does not matter.
+#include "kcjax/pivot_cuda.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,7 +20,6 @@
 
 #include "kcjax/cliques.h"
 #include "kcjax/cuda_scratch.h"
-#include "kcjax/pivot_cuda.h"
 #include "kcjax/policy.h"
 #include "kcjax/wide_count.h"
 
@@ -196,8 +197,8 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   const auto hdims = hist->dimensions();
   if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
       hdims[2] != 4) {
-    return ffi::Error::InvalidArgument(
-        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
+    return ffi::Error::InvalidArgument("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
+                                       std::to_string(hmax));
   }
   const int64_t pmax = hdims[1] - 1;
   auto* out = reinterpret_cast<unsigned long long*>(hist->typed_data());
@@ -220,8 +221,8 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 
 ffi::Error PivotLocalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                           ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                          ffi::Buffer<ffi::S32> tasks, int32_t k,
-                          int32_t /*num_threads: CPU only*/, ffi::ResultBuffer<ffi::U32> counts) {
+                          ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t /*num_threads: CPU only*/,
+                          ffi::ResultBuffer<ffi::U32> counts) {
   if (ffi::Error e = CheckShapes(indptr, indices, tasks); e.failure()) return e;
   if (k < 1) return ffi::Error::InvalidArgument("k must be >= 1, got " + std::to_string(k));
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;

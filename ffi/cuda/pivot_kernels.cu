@@ -12,9 +12,9 @@
 //                  histogram cache flushed once into the 128-bit output.
 //
 // Per-vertex mode (kcjax_clique_pivot_local, template flag kLocal): the same
-// walk; every terminal node adds its k-clique shares to the vertices of its
-// path and candidates (LocalSmall / LocalLarge, rules in pivot_cpu.cc), and
-// each frame records the vertex its current child added (`added`).
+// walk; every terminal node adds its k-clique shares to its candidates and to
+// the held and pivot sums of its frame, which move up the path as children
+// finish (LocalSmall / LocalLarge, FrameSums; rules in pivot_cpu.cc).
 //
 // Warp-level invariants of the DFS (both paths):
 //   * every value steering control flow (masks, h, p, n, top, pending) is
@@ -118,16 +118,56 @@ __device__ Shares ResolveShares(const LocalSink& s, int h, int p, int n, u64 edg
           s.C(p, r - 2)};
 }
 
-// Adds sh.held to the root and the held vertices of frames 0..top, sh.pivot
-// to their pivots (ids: the root's candidates by local index).
-__device__ void AddPath(const LocalSink& s, const int32_t* ids, const int32_t* added, int32_t root,
-                        int top, const Shares& sh, int lane) {
-  if (lane == 0) s.Add(root, sh.held);
-  for (int l = lane; l <= top; l += 32) {
-    const int a = added[l];
-    s.Add(ids[a & ~kPivotTag], (a & kPivotTag) ? sh.pivot : sh.held);
-  }
+__device__ __forceinline__ u128 Load128(const u64* p) {
+  return (static_cast<u128>(p[1]) << 64) | p[0];
 }
+
+__device__ __forceinline__ void Store128(u64* p, u128 x) {
+  p[0] = static_cast<u64>(x);
+  p[1] = static_cast<u64>(x >> 64);
+}
+
+// The per-vertex sums of one warp's open frames, as in PivotWorker (pivot_cpu
+// .cc): frame L keeps the vertex its current child added (`added`, pivots
+// tagged) and the held and pivot sums of that child's subtree (`sums`, four
+// words a frame); root_held is the root's held sum. Lane 0 alone reads and
+// writes them, so they need no warp synchronization.
+struct FrameSums {
+  int32_t* added;
+  u64* sums;
+  const int32_t* ids;  // the root's candidates by local index
+  u128 root_held;
+
+  // A new frame at `top` whose current child is `a`.
+  __device__ void Open(int top, int a) {
+    added[top] = a;
+    for (int i = 0; i < 4; ++i) sums[4 * top + i] = 0;
+  }
+  // A terminal node below frame top (top < 0: the root itself).
+  __device__ void AddShares(int top, const Shares& sh) {
+    if (top < 0) {
+      root_held += sh.held;
+      return;
+    }
+    Store128(sums + 4 * top, Load128(sums + 4 * top) + sh.held);
+    Store128(sums + 4 * top + 2, Load128(sums + 4 * top + 2) + sh.pivot);
+  }
+  // Frame top's current child is done: its sums go to the vertex it added
+  // and up to frame top - 1 (or the root).
+  __device__ void CloseChild(const LocalSink& s, int top) {
+    const u128 held = Load128(sums + 4 * top), pivot = Load128(sums + 4 * top + 2);
+    if (held == 0) return;  // no k-clique below (pivot <= held)
+    const int a = added[top];
+    s.Add(ids[a & ~kPivotTag], (a & kPivotTag) ? pivot : held);
+    if (top > 0) {
+      Store128(sums + 4 * (top - 1), Load128(sums + 4 * (top - 1)) + held);
+      Store128(sums + 4 * (top - 1) + 2, Load128(sums + 4 * (top - 1) + 2) + pivot);
+    } else {
+      root_held += held;
+    }
+    for (int i = 0; i < 4; ++i) sums[4 * top + i] = 0;
+  }
+};
 
 // The sinks of a count kernel: the histogram, or the per-vertex totals.
 struct Sinks {
@@ -213,22 +253,25 @@ template <int kMaxW, bool kLocal>
 struct SmallArena {
   static constexpr int kDim = 64 * kMaxW;
   static constexpr int kLevels = kDim + 2;  // DFS depth <= d + 1
+  static constexpr int kSumWords = kLocal ? 4 * kLevels : 0;
   static constexpr size_t kBytes =
-      sizeof(u64) * (static_cast<size_t>(kDim) * kMaxW + 2 * kLevels * kMaxW) +
+      sizeof(u64) * (static_cast<size_t>(kDim) * kMaxW + 2 * kLevels * kMaxW + kSumWords) +
       sizeof(uint32_t) * kLevels + sizeof(int32_t) * kDim +
       (kLocal ? sizeof(int32_t) * kLevels : 0);
   u64* adj;        // kDim rows
   u64* cand;       // frame masks, kLevels rows
   u64* branch;     // frame branch masks, kLevels rows
+  u64* sums;       // kLocal: FrameSums::sums, kLevels frames
   uint32_t* meta;  // frame h | p << 10 | n << 20 (all <= 129)
   int32_t* ids;    // the root's candidate list
-  int32_t* added;  // kLocal: per frame, the vertex its current child added
+  int32_t* added;  // kLocal: FrameSums::added, kLevels frames
 
   __device__ SmallArena(unsigned char* base) {
     adj = reinterpret_cast<u64*>(base);
     cand = adj + static_cast<size_t>(kDim) * kMaxW;
     branch = cand + kLevels * kMaxW;
-    meta = reinterpret_cast<uint32_t*>(branch + kLevels * kMaxW);
+    sums = branch + kLevels * kMaxW;
+    meta = reinterpret_cast<uint32_t*>(sums + kSumWords);
     ids = reinterpret_cast<int32_t*>(meta + kLevels);
     added = kLocal ? ids + kDim : nullptr;
   }
@@ -307,15 +350,12 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
 
 // Per-vertex shares of the terminal node with candidates P (cn members) below
 // frame top: resolved in closed form, or a leaf whose members join the
-// pivots. Warp-wide; the __syncwarp on both sides orders it against lane 0's
-// writes of ar.added.
-template <int kW, int kMaxW>
-__device__ void LocalSmall(const LocalSink& s, const SmallArena<kMaxW, true>& ar, int32_t root,
-                           int top, const u64 (&P)[kW], int cn, int h, int p, bool resolve,
-                           int lane) {
-  __syncwarp();
+// pivots. Warp-wide; lane 0 adds the node's shares to `fs`.
+template <int kW>
+__device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, int top,
+                           const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
   auto degree = [&](int i) {
-    const u64* row = ar.adj + i * kW;
+    const u64* row = adj + i * kW;
     int c = 0;
 #pragma unroll
     for (int q = 0; q < kW; ++q) c += __popcll(P[q] & row[q]);
@@ -332,14 +372,12 @@ __device__ void LocalSmall(const LocalSink& s, const SmallArena<kMaxW, true>& ar
   } else {
     sh = LeafShares(s, h, p, cn);
   }
-  if (sh.held != 0) {
-    AddPath(s, ar.ids, ar.added, root, top, sh, lane);
-    for (int r = lane; r < cn; r += 32) {
-      const int i = SelectW<kW>(P, r);
-      s.Add(ar.ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
-    }
+  if (sh.held == 0) return;
+  if (lane == 0) fs.AddShares(top, sh);
+  for (int r = lane; r < cn; r += 32) {
+    const int i = SelectW<kW>(P, r);
+    s.Add(fs.ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
   }
-  __syncwarp();
 }
 
 // The tree of root v (0 < d <= 64 * kW), walked as in PivotWorker::Search:
@@ -358,6 +396,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
   const u64* adj = ar.adj;
   BuildSpace(prm.indptr, prm.indices, ar.ids, d, ar.adj, kW, lane);
   const int hmax = prm.hmax, kmin = prm.kmin;
+  FrameSums fs{ar.added, ar.sums, ar.ids, 0};
 
   u64 P[kW];  // candidates of the pending child
 #pragma unroll
@@ -376,7 +415,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       if (!leaf && !resolve) ScanSmall<kW>(P, cn, adj, lane, &best, &pivot, &leaf);
       if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
         if constexpr (kLocal) {
-          LocalSmall<kW, kMaxW>(out.local, ar, v, top, P, cn, ch, cp, !leaf, lane);
+          LocalSmall<kW>(out.local, fs, adj, top, P, cn, ch, cp, !leaf, lane);
         } else if (leaf) {
           if (lane == 0) hist.Add(ch, cp + cn, 1);
         } else {
@@ -397,7 +436,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       }
       ++top;
       if constexpr (kLocal) {
-        if (lane == 0) ar.added[top] = pivot | kPivotTag;
+        if (lane == 0) fs.Open(top, pivot | kPivotTag);
       }
       const u64* row = adj + pivot * kW;
 #pragma unroll
@@ -418,6 +457,9 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       continue;
     }
     if (top < 0) break;
+    if constexpr (kLocal) {
+      if (lane == 0) fs.CloseChild(out.local, top);
+    }
     int x = -1;  // first remaining non-neighbour (unrolled: TB stays in registers)
 #pragma unroll
     for (int q = kW - 1; q >= 0; --q) {
@@ -448,7 +490,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
     }
     --tn;
     if constexpr (kLocal) {
-      if (lane == 0) ar.added[top] = x;
+      if (lane == 0) fs.added[top] = x;
     }
     const u64* row = adj + x * kW;
     int c = 0;
@@ -463,6 +505,9 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       cn = c;
       pending = true;
     }
+  }
+  if constexpr (kLocal) {
+    if (lane == 0) out.local.Add(v, fs.root_held);
   }
 }
 
@@ -499,14 +544,16 @@ struct LargeArena {
   u64* adj;        // d rows of w words
   u64* cand;       // (d + 2) frame masks; slot top + 1 holds the pending child
   u64* branch;     // (d + 2) frame branch masks
+  u64* sums;       // per-vertex mode: FrameSums::sums, (d + 2) frames
   int32_t* meta;   // (d + 2) x {h, p, n}
-  int32_t* added;  // (d + 2): per-vertex mode, the vertex each frame's child added
+  int32_t* added;  // per-vertex mode: FrameSums::added, (d + 2) frames
 
   __device__ LargeArena(u64* ws, int d, int w) {
     adj = ws;
     cand = adj + static_cast<size_t>(d) * w;
     branch = cand + static_cast<size_t>(d + 2) * w;
-    meta = reinterpret_cast<int32_t*>(branch + static_cast<size_t>(d + 2) * w);
+    sums = branch + static_cast<size_t>(d + 2) * w;
+    meta = reinterpret_cast<int32_t*>(sums + 4 * static_cast<size_t>(d + 2));
     added = meta + 3 * static_cast<size_t>(d + 2);
   }
 };
@@ -586,14 +633,11 @@ __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax
   }
 }
 
-// LocalSmall for a large root: P is w words in global memory, ids the root's
-// candidates.
-__device__ void LocalLarge(const LocalSink& s, const LargeArena& ar, const int32_t* ids, int w,
-                           int32_t root, int top, const u64* P, int cn, int h, int p,
-                           bool resolve, int lane) {
-  __syncwarp();
+// LocalSmall for a large root: P is w words in global memory.
+__device__ void LocalLarge(const LocalSink& s, FrameSums& fs, const u64* adj, int w, int top,
+                           const u64* P, int cn, int h, int p, bool resolve, int lane) {
   auto degree = [&](int i) {
-    const u64* row = ar.adj + static_cast<size_t>(i) * w;
+    const u64* row = adj + static_cast<size_t>(i) * w;
     int c = 0;
     for (int q = 0; q < w; ++q) c += __popcll(P[q] & row[q]);
     return c;
@@ -609,13 +653,11 @@ __device__ void LocalLarge(const LocalSink& s, const LargeArena& ar, const int32
   } else {
     sh = LeafShares(s, h, p, cn);
   }
-  if (sh.held != 0) {
-    AddPath(s, ids, ar.added, root, top, sh, lane);
-    ForMembers(P, w, lane, [&](int i) {
-      s.Add(ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
-    });
-  }
-  __syncwarp();
+  if (sh.held == 0) return;
+  if (lane == 0) fs.AddShares(top, sh);
+  ForMembers(P, w, lane, [&](int i) {
+    s.Add(fs.ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
+  });
 }
 
 template <bool kLocal>
@@ -631,6 +673,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
   BuildSpace(prm.indptr, prm.indices, prm.indices + base, d, ar.adj, w, lane);
   const u64* adj = ar.adj;
   const int hmax = prm.hmax, kmin = prm.kmin;
+  FrameSums fs{ar.added, ar.sums, prm.indices + base, 0};
   for (int q = lane; q < w; q += 32) ar.cand[q] = FullWord(d, q);
   __syncwarp();
   int top = -1;
@@ -647,7 +690,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       if (!leaf && !resolve) ScanLarge(P, w, cn, adj, lane, &best, &pivot, &leaf);
       if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
         if constexpr (kLocal) {
-          LocalLarge(out.local, ar, prm.indices + base, w, v, top, P, cn, ch, cp, !leaf, lane);
+          LocalLarge(out.local, fs, adj, w, top, P, cn, ch, cp, !leaf, lane);
         } else if (leaf) {
           if (lane == 0) hist.Add(ch, cp + cn, 1);
         } else {
@@ -669,7 +712,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
         ar.meta[3 * level] = ch;
         ar.meta[3 * level + 1] = cp;
         ar.meta[3 * level + 2] = cn - 1;
-        if constexpr (kLocal) ar.added[level] = pivot | kPivotTag;
+        if constexpr (kLocal) fs.Open(level, pivot | kPivotTag);
       }
       __syncwarp();
       top = level;
@@ -682,6 +725,9 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
     }
     if (top < 0) break;
     const int level = top;
+    if constexpr (kLocal) {
+      if (lane == 0) fs.CloseChild(out.local, level);
+    }
     const int h = ar.meta[3 * level], p = ar.meta[3 * level + 1], n = ar.meta[3 * level + 2];
     u64* B = ar.branch + static_cast<size_t>(level) * w;
     const int k = FirstWord(B, w, lane);
@@ -697,7 +743,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       B[k] = bk & (bk - 1);
       P[k] &= ~(1ull << (x & 63));
       ar.meta[3 * level + 2] = n - 1;
-      if constexpr (kLocal) ar.added[level] = x;
+      if constexpr (kLocal) fs.added[level] = x;
     }
     __syncwarp();
     const u64* row = adj + static_cast<size_t>(x) * w;
@@ -716,6 +762,9 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       cn = static_cast<int>(c);
       pending = true;
     }
+  }
+  if constexpr (kLocal) {
+    if (lane == 0) out.local.Add(v, fs.root_held);
   }
 }
 
@@ -861,7 +910,7 @@ cudaError_t LaunchPivotSort(cudaStream_t stream, void* temp, size_t temp_bytes,
 
 int64_t PivotLargeWarpWords(int32_t dcap) {
   const int64_t d = dcap, w = (d + 63) / 64;
-  return d * w + 2 * (d + 2) * w + (4 * (d + 2) + 1) / 2;
+  return d * w + 2 * (d + 2) * w + 4 * (d + 2) + (4 * (d + 2) + 1) / 2;
 }
 
 size_t PivotCountSmemBytes(PivotKernelShape shape) {

@@ -86,8 +86,8 @@ cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks)
 
 // Launches the persistent count kernel with `blocks` blocks of
 // CliquePolicy::kPivotWarpsPerBlock warps.
-cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params,
-                             PivotKernelShape shape, int blocks);
+cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, PivotKernelShape shape,
+                             int blocks);
 
 }  // namespace pivot
 }  // namespace kcjax
