@@ -14,10 +14,10 @@ from kcjax.cliques import (
     ENUMERATION_METHODS,
     GraphLike,
     ProgressFn,
-    _auto_method,
     _histogram_entries,
     _pivot_counts,
     limbs_to_int,
+    transitivity,
 )
 from kcjax.graph import Graph
 from kcjax.orient import DAG, Order, orient
@@ -146,9 +146,11 @@ def clique_counts_per_vertex(
     ``method="pivot"`` walks the succinct clique tree of the pivoting counter
     and shares out each node's k-cliques among its vertices (binomial
     coefficients of its held and pivot vertices), so no clique is visited one
-    by one; the enumeration methods visit every k-clique. ``"auto"`` picks
-    between them as :func:`kcjax.count_cliques` does for k. Every method
-    returns the same counts (128-bit on the device, CPU and CUDA alike).
+    by one; the enumeration methods visit every k-clique. ``"auto"`` pivots
+    from k = 7 on and at k = 5, 6 on graphs of high transitivity (see
+    ``AUTO_LOCAL_PIVOT_MIN_TRANSITIVITY``), and enumerates with KCMiner
+    otherwise. Every method returns the same counts (128-bit on the device,
+    CPU and CUDA alike).
 
     Args:
       graph: a :class:`Graph` or an oriented :class:`DAG`.
@@ -186,7 +188,7 @@ def clique_counts_per_vertex(
         limbs[:, 1] = small >> np.uint64(32)
     else:
         if method == "auto":
-            method = _auto_method(dag, k, False)
+            method = _auto_local_method(dag, k)
         if method == "pivot":
             _check_local_magnitude(dag, k, num_threads)
             limbs = _ffi.clique_pivot_local(
@@ -211,6 +213,28 @@ def clique_counts_per_vertex(
     out = np.zeros(n, per_rank.dtype)
     out[np.asarray(dag.order)] = per_rank
     return out
+
+
+#: ``clique_counts_per_vertex(method="auto")`` shares out by pivoting from
+#: k = 7 on, and at k = 5 and 6 on graphs whose transitivity (see
+#: :func:`kcjax.transitivity`) is at least this; it enumerates otherwise.
+#: Fitted to experiments/results/h200_local.json (one H200): per-vertex
+#: enumeration pays one atomic per clique member, so pivoting wins earlier
+#: than for counts (k = 6: email-Enron 0.085 3.8 -> 3.0 ms, cit-HepTh 0.12
+#: 8.1 -> 3.3 ms; loses on soc-Epinions1 0.066, 19 -> 39 ms); at k = 5 only
+#: the dense neighbourhoods win (com-dblp 0.31: 10 -> 0.8 ms).
+AUTO_LOCAL_PIVOT_MIN_TRANSITIVITY = {5: 0.3, 6: 0.1}
+AUTO_LOCAL_PIVOT_ALWAYS_K = 7
+
+
+def _auto_local_method(dag: DAG, k: int) -> str:
+    """The method ``clique_counts_per_vertex(method="auto")`` stands for."""
+    if k >= AUTO_LOCAL_PIVOT_ALWAYS_K:
+        return "pivot"
+    threshold = AUTO_LOCAL_PIVOT_MIN_TRANSITIVITY.get(k)
+    if threshold is None or transitivity(dag) < threshold:
+        return "kcminer"
+    return "pivot"
 
 
 def _check_local_magnitude(dag: DAG, k: int, num_threads: int) -> None:

@@ -32,6 +32,7 @@ def scripts():
 def test_bench_methods_agree(scripts, tmp_path):
     out = tmp_path / "bench.json"
     methods = ["kcminer", "binary_search", "kcminer@0.5", "pivot", "auto", "dense", "list", "allk"]
+    methods += ["local", "local_pivot"]
     rc = scripts["bench"].main(
         ["--graphs", "rmat8-4", "--ks", "3-5", "--methods", *methods, "--repeats", "1"]
         + ["--out", str(out)]
