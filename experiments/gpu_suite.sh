@@ -11,6 +11,8 @@
 #                                          # and the anchors table, in one 10-minute call
 #   bash experiments/gpu_suite.sh local    # build, GPU tests, sanitizers, per-vertex counts
 #                                          # (KCMiner vs pivot, k = 4..8, every graph)
+#   bash experiments/gpu_suite.sh bounds   # build, GPU tests, sanitizers, KCMiner k = 4, 5 with
+#                                          # and without the max_degree hint, anchors table
 #   bash experiments/gpu_suite.sh small    # short calls: per-kernel timelines (k = 4, 5) and the
 #                                          # variants at k = 4..6 on every graph
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
@@ -96,6 +98,22 @@ case "${1:-}" in
     BENCH_TIMEOUT=${LOCAL_TIMEOUT:-150} BENCH_ARGS="--graphs $ALL --ks 4-8 --methods local \
       local_pivot --repeats 5 --budget 10" part local bench
     ;;
+  bounds)
+    # Solve kernels planned from the hint (device-side class bounds) against
+    # the classes read back first (--no-hint), side by side in one call.
+    part build build
+    TEST_TIMEOUT=230 part test test
+    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    SANITIZE_TIMEOUT=90 part sanitize sanitize
+    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
+      "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
+    BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-5 --methods kcminer static_l2 --repeats 7" \
+      part hint bench >/dev/null
+    BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-5 --methods kcminer static_l2 --repeats 7 \
+      --no-hint" part nohint bench >/dev/null
+    BENCH_TIMEOUT=${ANCHORS_TIMEOUT:-200} BENCH_ARGS="--graphs $ALL --ks 4-8 --methods kcminer \
+      pivot auto" part anchors bench
+    ;;
   small)
     # Where the span of a sub-millisecond count goes (timeline.py), and the
     # variants that compete with KCMiner there.
@@ -148,7 +166,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: $0 check|table2|study|verify|local|small|scaling|scaling-rmat|scaling-many" >&2
+    echo "usage: $0 check|table2|study|verify|local|bounds|small|scaling|scaling-rmat|scaling-many" >&2
     exit 2
     ;;
 esac

@@ -100,12 +100,14 @@ def test_gpu_splits_heavy_tasks(method, d, p):
 @pytest.mark.parametrize(("n", "p"), [(400, 0.02), (250, 0.35)])
 def test_gpu_max_degree_hint(n, p, hint, method):
     # The hint routes KCMiner's k = 4 to one list kernel when every candidate
-    # set fits one word (the sparse graph) and narrows the task sort; a wrong
-    # hint (too small: the shallow route on the dense graph, keys past the
-    # sort's bits) must stay exact.
+    # set fits one word (the sparse graph), narrows the task sort, and at
+    # k = 4, 5 sizes the solve kernels without waiting for the classes
+    # (device bounds); a wrong hint (too small: the shallow route on the
+    # dense graph, keys above it, solve kernels that must run no task and a
+    # re-planned solve) must stay exact.
     dag = kcjax.orient(kcjax.Graph.from_networkx(nx.gnp_random_graph(n, p, seed=n)))
     max_degree = {"true": int(dag.max_out_degree()), "too_small": 3, None: None}[hint]
-    for kmax in (4, 6):
+    for kmax in (4, 5, 6):
         want = np.asarray(kcjax.count_cliques_limbs(_on(dag, "cpu"), kmax, method=method))
         got = kcjax.count_cliques_limbs(
             _on(dag, "cuda"), kmax, method=method, max_degree=max_degree

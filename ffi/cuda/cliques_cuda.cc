@@ -25,6 +25,52 @@ ffi::Error Invalid(const std::string& msg) {
   return ffi::Error::InvalidArgument("kcjax_clique_count (CUDA): " + msg);
 }
 
+// Pinned host memory for one TaskClasses per thread (a handler call reads it
+// back before it returns), or nullptr if it cannot be allocated.
+kcjax::cuda::TaskClasses* PinnedClasses() {
+  struct Buffer {
+    kcjax::cuda::TaskClasses* p = nullptr;
+    bool tried = false;
+    ~Buffer() {
+      if (p != nullptr) cudaFreeHost(p);
+    }
+  };
+  thread_local Buffer buffer;
+  if (!buffer.tried) {
+    buffer.tried = true;
+    void* p = nullptr;
+    if (cudaMallocHost(&p, sizeof(kcjax::cuda::TaskClasses)) == cudaSuccess) {
+      buffer.p = static_cast<kcjax::cuda::TaskClasses*>(p);
+    } else {
+      cudaGetLastError();  // clear it: the caller reads the classes back instead
+    }
+  }
+  return buffer.p;
+}
+
+// Phase 2: the persistent kernels per size class, planned from the read-back
+// classes, or from the max_degree hint when classes is nullptr.
+ffi::Error Solve(const kcjax::cuda::CountProblem& p, const kcjax::cuda::TaskClasses* classes,
+                 void* pre, int num_sms, kcjax::DeviceScratch& memory, cudaStream_t stream) {
+  kcjax::cuda::SolvePlan plan;
+  cudaError_t err = kcjax::cuda::PlanSolve(p, classes, num_sms, &plan);
+  if (err != cudaSuccess) return CudaError("planning the clique kernels (occupancy)", err);
+  if (plan.scratch_bytes == 0) return ffi::Error::Success();
+  void* work = memory.Allocate(plan.scratch_bytes);
+  if (work == nullptr)
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
+                      "kcjax_clique_count (CUDA): cannot allocate " +
+                          std::to_string(plan.scratch_bytes) +
+                          " bytes of scratch for the clique kernels (largest task key " +
+                          std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
+                          "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
+  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::PrepassSortedTasks(pre, p.num_tasks),
+                                 kcjax::cuda::PrepassSortedKeys(pre, p.num_tasks),
+                                 kcjax::cuda::PrepassClasses(pre), work, stream);
+  if (err != cudaSuccess) return CudaError("clique kernel launch", err);
+  return ffi::Error::Success();
+}
+
 ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                            ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                            ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
@@ -103,7 +149,6 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (err != cudaSuccess) return CudaError("pre-pass launch", err);
   if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
 
-  // ---- Read the class boundaries back (sizes the solve phase exactly). ----
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   err = cudaStreamIsCapturing(stream, &capture);
   if (err != cudaSuccess) return CudaError("cudaStreamIsCapturing", err);
@@ -113,11 +158,30 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                       "cannot run inside CUDA graph capture (do not register it as command-"
                       "buffer compatible)");
   kcjax::cuda::TaskClasses classes;
-  err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
-                        cudaMemcpyDeviceToHost, stream);
-  if (err != cudaSuccess) return CudaError("copying task classes to the host", err);
-  err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess) return CudaError("pre-pass execution", err);
+  kcjax::cuda::TaskClasses* pinned = nullptr;
+  if (kcjax::cuda::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
+    // ---- Solve planned from the hint, queued right behind the pre-pass;
+    // the classes come back on a side stream meanwhile. ----
+    cudaEvent_t copied = nullptr;
+    err = cudaEventCreateWithFlags(&copied, cudaEventDisableTiming);
+    if (err != cudaSuccess) return CudaError("creating an event", err);
+    err = kcjax::cuda::CopyClassesAsync(pre, pinned, copied, stream);
+    ffi::Error solved = ffi::Error::Success();
+    if (err == cudaSuccess) solved = Solve(p, nullptr, pre, num_sms, memory, stream);
+    if (err == cudaSuccess) err = cudaEventSynchronize(copied);
+    cudaEventDestroy(copied);
+    if (err != cudaSuccess) return CudaError("copying task classes to the host", err);
+    if (solved.failure()) return solved;
+    if (!pinned->key_overflow) return ffi::Error::Success();
+    classes = *pinned;  // the kernels ran no task: plan from the classes below
+  } else {
+    // ---- Read the class boundaries back (sizes the solve phase exactly). ----
+    err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+                          cudaMemcpyDeviceToHost, stream);
+    if (err != cudaSuccess) return CudaError("copying task classes to the host", err);
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return CudaError("pre-pass execution", err);
+  }
   if (classes.key_overflow) {  // the max_degree hint was below the true maximum
     err = kcjax::cuda::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
     if (err != cudaSuccess)
@@ -128,24 +192,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) return CudaError("re-sorting the tasks", err);
   }
-
-  // ---- Phase 2: persistent kernels per size class. ----
-  kcjax::cuda::SolvePlan plan;
-  err = kcjax::cuda::PlanSolve(p, classes, num_sms, &plan);
-  if (err != cudaSuccess) return CudaError("planning the clique kernels (occupancy)", err);
-  if (plan.scratch_bytes == 0) return ffi::Error::Success();
-  void* work = memory.Allocate(plan.scratch_bytes);
-  if (work == nullptr)
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
-                      "kcjax_clique_count (CUDA): cannot allocate " +
-                          std::to_string(plan.scratch_bytes) +
-                          " bytes of scratch for the clique kernels (largest task key " +
-                          std::to_string(classes.max_key) +
-                          "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
-  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::PrepassSortedTasks(pre, p.num_tasks),
-                                 kcjax::cuda::PrepassSortedKeys(pre, p.num_tasks), work, stream);
-  if (err != cudaSuccess) return CudaError("clique kernel launch", err);
-  return ffi::Error::Success();
+  return Solve(p, &classes, pre, num_sms, memory, stream);
 }
 
 }  // namespace

@@ -789,11 +789,50 @@ __global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* clas
   }
 }
 
+// A solve kernel's share of the sorted tasks: [begin, end) from the host, or
+// (SolvePlan::device_bounds) read from the pre-pass's classes on the device,
+// where a set key_overflow (a max_degree hint below some key: the grids and
+// arenas may be too small) leaves the kernel no task; the handler then sorts
+// again and plans from the read-back classes.
+struct TaskSpan {
+  const int32_t* sorted;
+  const TaskClasses* classes;  // device bounds, else nullptr
+  int begin_field, end_field;  // indices into ClassField (-1: zero)
+  int begin, end;
+
+  static __device__ __forceinline__ int ClassField(const TaskClasses& c, int f) {
+    switch (f) {
+      case 0:
+        return c.huge_end;
+      case 1:
+        return c.large_end;
+      case 2:
+        return c.medium_end;
+      case 3:
+        return c.small_end;
+      default:
+        return 0;
+    }
+  }
+  // The first task of the span in *tasks; returns the number of tasks.
+  __device__ __forceinline__ int Get(const int32_t** tasks) const {
+    int b = begin, e = end;
+    if (classes != nullptr) {
+      if (classes->key_overflow) return 0;
+      b = ClassField(*classes, begin_field);
+      e = ClassField(*classes, end_field);
+    }
+    *tasks = sorted + b;
+    return max(0, e - b);
+  }
+};
+
 // Small tasks (2 <= d < 32), KCMiner / static-L2: C in shared memory, one
 // word per row, single-word engine.
-__global__ void __launch_bounds__(kThreads) SmallKernel(Graph g, const int32_t* tasks,
-                                                        int num, int kmax, int* work,
-                                                        u64* out) {
+__global__ void __launch_bounds__(kThreads) SmallKernel(Graph g, TaskSpan span, int kmax,
+                                                        int* work, u64* out) {
+  const int32_t* tasks;
+  const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
   const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
   Counts cnt;
@@ -836,12 +875,13 @@ __device__ void Level3(const uint32_t* rows, int d, int W, int kmax, const Arena
 // Warp-per-task bitmap kernel: KCMiner / static-L2 medium tasks and every
 // bitmap baseline (d <= kMaxBitmapDim). Arena in shared memory when it fits
 // (arena_global == nullptr), else in global scratch.
-__global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, const int32_t* tasks, int num,
-                                                       int kmax, int method, float lam,
-                                                       int dim, int* work, u64* out,
-                                                       uint32_t* arena_global,
+__global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, int kmax,
+                                                       int method, float lam, int dim, int* work,
+                                                       u64* out, uint32_t* arena_global,
                                                        const int64_t* split_prefix,
                                                        u64* split_work) {
+  const int32_t* tasks;
+  const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
   const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
   Counts cnt;
@@ -963,9 +1003,11 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, const int32_t* t
 // warps) in its global region, then every warp takes level-2 batches of 32
 // candidates (warp w: batches w, w + 8, ...) and runs the engine with its own
 // stack.
-__global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, const int32_t* tasks, int num,
-                                                        int kmax, int dim, int* work, u64* out,
+__global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, TaskSpan span, int kmax,
+                                                        int dim, int* work, u64* out,
                                                         uint32_t* region) {
+  const int32_t* tasks;
+  const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int s_task, s_d;
   const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
@@ -1008,9 +1050,11 @@ __global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, const int32_t* 
 // Sorted-list DFS (kBinarySearch, and every method for d > kMaxBitmapDim).
 // Frame f holds the candidate list of a size-(2 + f) node; expanding element
 // w intersects the later elements with N+(w).
-__global__ void __launch_bounds__(kThreads) ListKernel(Graph g, const int32_t* tasks, int num,
-                                                       int kmax, int dim, int* work, u64* out,
+__global__ void __launch_bounds__(kThreads) ListKernel(Graph g, TaskSpan span, int kmax,
+                                                       int dim, int* work, u64* out,
                                                        int32_t* arena_all) {
+  const int32_t* tasks;
+  const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
   const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
   Counts cnt;
@@ -1450,7 +1494,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
           key = static_cast<uint32_t>(g.Degree(u));
         }
       }
-      if (key >= key_limit) classes->key_overflow = 1;  // the sort's bits are too few
+      if (key >= key_limit) classes->key_overflow = 1;  // above the hint (or the sort's bits)
       keys[i] = key;
       vals[i] = e;
     }
@@ -1677,7 +1721,7 @@ int BitWidth(uint64_t x) {
 // Bits of the pre-pass keys the radix sort looks at. Keys are <= max(num_nodes,
 // num_edges) (a degree or an intersection size); with a max_degree hint they
 // are <= max_degree, which on real graphs leaves one 8-bit sort pass instead
-// of three. A key past the hint's bits sets TaskClasses::key_overflow.
+// of three. A key above the hint sets TaskClasses::key_overflow.
 int KeyBits(const CountProblem& p, bool full) {
   const int all = std::min(32, std::max(1, BitWidth(static_cast<uint64_t>(
                                                std::max(p.num_nodes, p.num_edges)))));
@@ -1813,7 +1857,10 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
-  const uint64_t key_limit = uint64_t{1} << KeyBits(p, /*full=*/false);
+  // With a hint, a key above it is flagged (the radix sort then lacks bits,
+  // and a device-bounds plan sized its arenas for keys up to the hint).
+  uint64_t key_limit = uint64_t{1} << KeyBits(p, /*full=*/false);
+  if (p.max_degree >= 0) key_limit = std::min<uint64_t>(key_limit, uint64_t(p.max_degree) + 1);
   PrepassKernel<<<blocks, kThreads, smem, stream>>>(
       g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
       reinterpret_cast<uint32_t*>(s + l.keys_in), reinterpret_cast<int32_t*>(s + l.vals_in),
@@ -1840,27 +1887,61 @@ cudaError_t LaunchSortClasses(const CountProblem& p, void* scratch, bool full_ke
   return LastError();
 }
 
-cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, SolvePlan* plan) {
+// KCMiner never builds at level 2 when λ(kmax, 2) >= 1/2 (γ < 1/2 in a
+// strictly upper triangular space): medium tasks are split into level-3 units.
+bool SplitsLevel3(const CountProblem& p) {
+  const float lambda2 = p.lam >= 0.f ? p.lam : Policy::Lambda(p.kmax, 2);
+  return p.method == kKCMiner && p.kmax >= 5 && lambda2 >= 0.5f;
+}
+
+bool UseDeviceBounds(const CountProblem& p) {
+  return p.max_degree >= 0 && p.kmax >= 4 && p.kmax < Policy::kHeavySplitMinK &&
+         !SplitsLevel3(p) && p.num_tasks > 0;
+}
+
+cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num_sms,
+                      SolvePlan* plan) {
   *plan = SolvePlan{};
   plan->num_sms = num_sms;
-  if (p.kmax < 4 || c.small_end <= 0) return cudaSuccess;
+  plan->device_bounds = classes == nullptr;
+  if (p.kmax < 4) return cudaSuccess;
+  if (classes != nullptr && classes->small_end <= 0) return cudaSuccess;
   const int m = p.method;
-  const int maxk = c.max_key;
+  // Device bounds: every key is <= the hint (the pre-pass flags key_overflow
+  // otherwise, and the kernels then run no task).
+  const int maxk = classes != nullptr ? classes->max_key : p.max_degree;
   const int64_t warp_smem = WarpSmemLayout::Make(p.kmax).Bytes();
   const int64_t base_smem = warp_smem * Policy::kWarpsPerBlock;
 
-  // Ranges per kernel.
-  if (m == kBinarySearch) {
-    plan->begin[0] = 0;
-    plan->end[0] = c.small_end;
-  } else if (m == kKCMiner || m == kStaticBitmapL2) {
-    plan->begin[0] = 0, plan->end[0] = c.huge_end;
-    plan->begin[1] = c.huge_end, plan->end[1] = c.large_end;
-    plan->begin[2] = c.large_end, plan->end[2] = c.medium_end;
-    plan->begin[3] = c.medium_end, plan->end[3] = c.small_end;
-  } else {
-    plan->begin[0] = 0, plan->end[0] = c.huge_end;
-    plan->begin[2] = c.huge_end, plan->end[2] = c.small_end;
+  // Ranges per kernel, as fields of TaskClasses (0 huge_end, 1 large_end,
+  // 2 medium_end, 3 small_end; -1: zero).
+  const int fields[3][4][2] = {
+      {{-1, 3}, {-1, -1}, {-1, -1}, {-1, -1}},  // binary search: the list kernel
+      {{-1, 0}, {0, 1}, {1, 2}, {2, 3}},        // KCMiner, static-L2: every class
+      {{-1, 0}, {-1, -1}, {0, 3}, {-1, -1}},    // other bitmap baselines
+  };
+  const int row = m == kBinarySearch ? 0 : (m == kKCMiner || m == kStaticBitmapL2) ? 1 : 2;
+  // Smallest key of each class (huge, large, medium, small): a class is
+  // planned under device bounds when the hint reaches it.
+  const int class_min_key[4] = {Policy::kMaxBitmapDim + 1, Policy::kWarpTaskMax + 1,
+                                Policy::kSmallTaskMax, 1};
+  for (int k = 0; k < 4; ++k) {
+    const int bf = fields[row][k][0], ef = fields[row][k][1];
+    if (ef < 0) continue;
+    plan->begin_field[k] = bf;
+    plan->end_field[k] = ef;
+    if (classes != nullptr) {
+      const int32_t at[4] = {classes->huge_end, classes->large_end, classes->medium_end,
+                             classes->small_end};
+      plan->begin[k] = bf < 0 ? 0 : at[bf];
+      plan->end[k] = at[ef];
+    } else {
+      // The range's smallest keys are those of its last class (ef): it can
+      // hold tasks only if the hint reaches them. Its size is unknown: the
+      // number of tasks bounds it (grids are capped by occupancy anyway).
+      plan->begin[k] = 0;
+      plan->end[k] = maxk >= class_min_key[ef] ? p.num_tasks : 0;
+    }
   }
   // The largest key of a range is the key of its first task (descending);
   // bounded by the class limit (the host only knows the overall maximum).
@@ -1872,14 +1953,15 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, 
 
   // Heavy-task split: the largest medium tasks (as many slots as the budget
   // holds) leave the medium kernel.
-  if (m == kKCMiner && p.kmax >= Policy::kHeavySplitMinK && c.heavy_end > c.large_end) {
+  if (m == kKCMiner && p.kmax >= Policy::kHeavySplitMinK && classes != nullptr &&
+      classes->heavy_end > classes->large_end) {
     const int dim = std::min(maxk, Policy::kWarpTaskMax);
     const int64_t slot_bytes = HeavySlot::Make(dim).words * 4;
-    const int64_t nh = std::min<int64_t>(c.heavy_end - c.large_end,
+    const int64_t nh = std::min<int64_t>(classes->heavy_end - classes->large_end,
                                          Policy::kHeavySlotBudgetBytes / slot_bytes);
     if (nh > 0) {
-      plan->heavy_begin = c.large_end;
-      plan->heavy_end = c.large_end + nh;
+      plan->heavy_begin = classes->large_end;
+      plan->heavy_end = classes->large_end + nh;
       plan->heavy_dim = dim;
       plan->heavy_slot_bytes = static_cast<size_t>(slot_bytes);
       plan->begin[2] = plan->heavy_end;
@@ -1891,11 +1973,8 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses& c, int num_sms, 
     }
   }
 
-  // KCMiner never builds at level 2 when λ(kmax, 2) >= 1/2 (γ < 1/2 in a
-  // strictly upper triangular space): split medium tasks into level-3 units.
-  const float lambda2 = p.lam >= 0.f ? p.lam : Policy::Lambda(p.kmax, 2);
   const int64_t n_medium = plan->end[2] - plan->begin[2];
-  if (m == kKCMiner && p.kmax >= 5 && lambda2 >= 0.5f && n_medium > 0) {
+  if (SplitsLevel3(p) && n_medium > 0) {
     plan->split3 = true;
     plan->split_scan_bytes = 0;
     cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->split_scan_bytes,
@@ -2006,7 +2085,8 @@ cudaError_t SideStream(cudaStream_t* out) {
 }  // namespace
 
 cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int32_t* sorted,
-                        const uint32_t* sorted_keys, void* scratch, cudaStream_t stream) {
+                        const uint32_t* sorted_keys, const TaskClasses* device_classes,
+                        void* scratch, cudaStream_t stream) {
   if (plan.scratch_bytes == 0) return cudaSuccess;
   char* s = static_cast<char*>(scratch);
   int* work = reinterpret_cast<int*>(s);  // [0..3]: per-kernel task counters
@@ -2082,26 +2162,30 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   }
   for (int k = 0; k < 4 && err == cudaSuccess; ++k) {
     if (plan.blocks[k] == 0) continue;
-    const int32_t* t = sorted + plan.begin[k];
-    const int n = static_cast<int>(plan.end[k] - plan.begin[k]);
+    const TaskSpan t{sorted,
+                     plan.device_bounds ? device_classes : nullptr,
+                     plan.begin_field[k],
+                     plan.end_field[k],
+                     static_cast<int>(plan.begin[k]),
+                     static_cast<int>(plan.end[k])};
     switch (k) {
       case 0:
         ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
-            g, t, n, p.kmax, plan.dim[k], work + k, out, static_cast<int32_t*>(arena[k]));
+            g, t, p.kmax, plan.dim[k], work + k, out, static_cast<int32_t*>(arena[k]));
         break;
       case 1:
         BlockKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
-            g, t, n, p.kmax, plan.dim[k], work + k, out, static_cast<uint32_t*>(arena[k]));
+            g, t, p.kmax, plan.dim[k], work + k, out, static_cast<uint32_t*>(arena[k]));
         break;
       case 2:
         WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
-            g, t, n, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
+            g, t, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
             plan.arena_in_smem ? nullptr : static_cast<uint32_t*>(arena[k]), split_prefix,
             split_work);
         break;
       default:
-        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], side>>>(g, t, n, p.kmax,
-                                                                      work + k, out);
+        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], side>>>(g, t, p.kmax, work + k,
+                                                                      out);
         break;
     }
     err = LastError();
@@ -2115,6 +2199,23 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     cudaEventDestroy(joined);
     if (err == cudaSuccess) err = join;
   }
+  return err;
+}
+
+cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cudaEvent_t done,
+                             cudaStream_t stream) {
+  cudaStream_t side = nullptr;
+  cudaEvent_t ready = nullptr;
+  cudaError_t err = SideStream(&side);
+  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&ready, cudaEventDisableTiming);
+  if (err != cudaSuccess) return err;
+  if ((err = cudaEventRecord(ready, stream)) == cudaSuccess &&
+      (err = cudaStreamWaitEvent(side, ready, 0)) == cudaSuccess &&
+      (err = cudaMemcpyAsync(host, PrepassClasses(prepass_scratch), sizeof(TaskClasses),
+                             cudaMemcpyDeviceToHost, side)) == cudaSuccess) {
+    err = cudaEventRecord(done, side);
+  }
+  cudaEventDestroy(ready);  // released once the side stream has waited on it
   return err;
 }
 

@@ -59,8 +59,9 @@ struct TaskClasses {
   int32_t small_end;
   int32_t max_key;
   int32_t heavy_end;
-  // Set by the pre-pass when a key needs more bits than the sort was given
-  // (a max_degree hint below the true maximum): sort again with all bits.
+  // Set by the pre-pass when a key exceeds the max_degree hint (the sort may
+  // lack bits, a device-bounds plan's arenas are too small): sort again with
+  // all bits and plan from the classes.
   int32_t key_overflow;
   int32_t pad;
 };
@@ -83,12 +84,19 @@ const int32_t* PrepassSortedTasks(const void* scratch, int64_t num_tasks);
 const uint32_t* PrepassSortedKeys(const void* scratch, int64_t num_tasks);
 
 // Grid shapes and scratch of the solve phase, derived from the host copy of
-// the task classes.
+// the task classes, or (device_bounds) from the max_degree hint alone.
 struct SolvePlan {
   int num_sms = 0;
   // One entry per kernel: 0 huge/list, 1 large/block, 2 medium/warp, 3 small.
   int64_t begin[4] = {0, 0, 0, 0};
   int64_t end[4] = {0, 0, 0, 0};
+  // device_bounds: the kernels read their ranges from the pre-pass's
+  // TaskClasses on the device (begin_field / end_field index its fields, -1:
+  // zero), and run no task when its key_overflow is set. Grids and arenas are
+  // sized for every task key up to the hint; nothing waits for the pre-pass.
+  bool device_bounds = false;
+  int begin_field[4] = {-1, -1, -1, -1};
+  int end_field[4] = {-1, -1, -1, -1};
   int dim[4] = {0, 0, 0, 0};           // largest key in the range
   int blocks[4] = {0, 0, 0, 0};        // persistent grid (0: not launched)
   size_t smem[4] = {0, 0, 0, 0};       // dynamic shared memory per block
@@ -114,10 +122,28 @@ struct SolvePlan {
 // runs it again with full_keys when the read-back classes say key_overflow.
 cudaError_t LaunchSortClasses(const CountProblem& problem, void* scratch, bool full_keys,
                               cudaStream_t stream);
-cudaError_t PlanSolve(const CountProblem& problem, const TaskClasses& classes, int num_sms,
+// classes: the read-back classes, or nullptr to plan from problem.max_degree
+// (only where UseDeviceBounds holds).
+cudaError_t PlanSolve(const CountProblem& problem, const TaskClasses* classes, int num_sms,
                       SolvePlan* plan);
+// device_classes: the pre-pass's classes on the device (read by the kernels
+// of a device_bounds plan; unused otherwise).
 cudaError_t LaunchSolve(const CountProblem& problem, const SolvePlan& plan,
-                        const int32_t* sorted_tasks, const uint32_t* sorted_keys, void* scratch,
-                        cudaStream_t stream);
+                        const int32_t* sorted_tasks, const uint32_t* sorted_keys,
+                        const TaskClasses* device_classes, void* scratch, cudaStream_t stream);
+
+// Whether the solve phase can be planned from the max_degree hint alone
+// (PlanSolve with no classes): a hint is given and nothing in the plan
+// depends on how many tasks each class holds (kmax <= 5: no heavy split, no
+// level-3 units). The handler then enqueues the solve kernels right behind
+// the pre-pass instead of waiting for its classes, and checks key_overflow
+// afterwards.
+bool UseDeviceBounds(const CountProblem& problem);
+
+// Copies the pre-pass's classes into pinned host memory on a side stream
+// (after the work queued on `stream` so far) and records `done` there, so
+// that kernels queued on `stream` next do not wait for the copy.
+cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cudaEvent_t done,
+                             cudaStream_t stream);
 
 }  // namespace kcjax::cuda
