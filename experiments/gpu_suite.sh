@@ -13,6 +13,9 @@
 #                                          # (KCMiner vs pivot, k = 4..8, every graph)
 #   bash experiments/gpu_suite.sh bounds   # build, GPU tests, sanitizers, KCMiner k = 4, 5 with
 #                                          # and without the max_degree hint, anchors table
+#   bash experiments/gpu_suite.sh rmat-table  # every variant at k = 4..9 on a sparser R-MAT of
+#                                          # scale 22 (RMAT_TABLE, default rmat22-2), and the
+#                                          # per-vertex rows of ego-Facebook and com-dblp
 #   bash experiments/gpu_suite.sh small    # short calls: per-kernel timelines (k = 4, 5) and the
 #                                          # variants at k = 4..6 on every graph
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
@@ -114,6 +117,18 @@ case "${1:-}" in
     BENCH_TIMEOUT=${ANCHORS_TIMEOUT:-200} BENCH_ARGS="--graphs $ALL --ks 4-8 --methods kcminer \
       pivot auto" part anchors bench
     ;;
+  rmat-table)
+    # The default R-MAT 22 (edge factor 16) has 1.2e11 4-cliques and about
+    # 20x more per size: k = 9 is out of reach of enumeration. Edge factor 2
+    # keeps scale 22 (8 M edges) with counts every variant can reach (CPU
+    # pivot at scales 16, 18, 20: 3.8e5, 3.0e7, 1.6e9 9-cliques).
+    part build build
+    BENCH_TIMEOUT=120 BENCH_ARGS="--graphs ego-Facebook com-dblp --ks 4-8 --methods local \
+      local_pivot --repeats 5 --budget 10" part local bench >/dev/null
+    BENCH_TIMEOUT=${RMAT_TABLE_TIMEOUT:-380} BENCH_ARGS="--graphs ${RMAT_TABLE:-rmat22-2} --ks 4-9 \
+      --methods kcminer static_l2 static_l1 warp thread binary_search pivot --repeats 3 \
+      --budget 40" part rmat_table bench
+    ;;
   small)
     # Where the span of a sub-millisecond count goes (timeline.py), and the
     # variants that compete with KCMiner there.
@@ -166,7 +181,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: $0 check|table2|study|verify|local|bounds|small|scaling|scaling-rmat|scaling-many" >&2
+    echo "usage: $0 check|table2|study|verify|local|bounds|rmat-table|small|scaling|scaling-rmat|scaling-many" >&2
     exit 2
     ;;
 esac
