@@ -16,6 +16,8 @@
 #   bash experiments/gpu_suite.sh rmat-table  # every variant at k = 4..9 on a sparser R-MAT of
 #                                          # scale 22 (RMAT_TABLE, default rmat22-2), and the
 #                                          # per-vertex rows of ego-Facebook and com-dblp
+#   bash experiments/gpu_suite.sh arena    # build, GPU tests, KCMiner vs static_l2 at k = 4..6
+#                                          # on every graph and R-MAT 22 (edge factor 2)
 #   bash experiments/gpu_suite.sh small    # short calls: per-kernel timelines (k = 4, 5) and the
 #                                          # variants at k = 4..6 on every graph
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
@@ -129,6 +131,13 @@ case "${1:-}" in
       --methods kcminer static_l2 static_l1 warp thread binary_search pivot --repeats 3 \
       --budget 40" part rmat_table bench
     ;;
+  arena)
+    part build build
+    TEST_TIMEOUT=230 part test test
+    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    BENCH_TIMEOUT=150 BENCH_ARGS="--graphs $ALL rmat22-2 --ks 4-6 --methods kcminer static_l2 \
+      --repeats 7" part variants bench
+    ;;
   small)
     # Where the span of a sub-millisecond count goes (timeline.py), and the
     # variants that compete with KCMiner there.
@@ -181,7 +190,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: $0 check|table2|study|verify|local|bounds|rmat-table|small|scaling|scaling-rmat|scaling-many" >&2
+    echo "usage: $0 check|table2|study|verify|local|bounds|rmat-table|arena|small|scaling|scaling-rmat|scaling-many" >&2
     exit 2
     ;;
 esac

@@ -712,6 +712,17 @@ struct ArenaLayout {
   }
 };
 
+// Whether the warp kernel's tasks may take KCMiner's level-3 construction
+// (γ <= λ(kmax, 2)), which needs the arena's rows3: only KCMiner tasks not
+// split into level-3 units, kmax >= 5, and λ(kmax, 2) > 0 (with λ = 0 only a
+// space without edges has γ <= λ, and it holds nothing past size 3). Shared
+// by PlanSolve (arena size) and WarpKernel (branch), so that KCMiner's arena
+// is no larger than static_l2's wherever the branch cannot be taken.
+KCJAX_HD inline bool UsesLevel3(int method, int kmax, float lam, bool split3) {
+  const float lambda2 = lam >= 0.f ? lam : Policy::Lambda(kmax, 2);
+  return method == kKCMiner && !split3 && kmax >= 5 && lambda2 > 0.f;
+}
+
 // List-DFS arena: frames[F][D] + frame state (idx, n) x F.
 struct ListLayout {
   int D, F;
@@ -888,8 +899,8 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
   WarpSmem ws;
   CarveWarpSmem(smem, lay, out, &cnt, &ws);
   cnt.Zero();
-  const ArenaLayout al =
-      ArenaLayout::Make(dim, kmax, method == kKCMiner && split_prefix == nullptr);
+  const bool level3 = UsesLevel3(method, kmax, lam, split_prefix != nullptr);
+  const ArenaLayout al = ArenaLayout::Make(dim, kmax, level3);
   uint32_t* arena;
   if (arena_global == nullptr) {
     arena = reinterpret_cast<uint32_t*>(smem + lay.Bytes() * Policy::kWarpsPerBlock) +
@@ -986,7 +997,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
       // γ = induced edges / d^2 (measured while building). Build at level 2
       // when γ > λ, else one more level: per-candidate spaces at level 3.
       const float gamma = static_cast<float>(static_cast<double>(edges) / (double(d) * d));
-      if (method == kStaticBitmapL2 || gamma > lambda || kmax < 5) {
+      if (!level3 || gamma > lambda) {
         RunEngine(rows, d, W, nullptr, d, 2, kmax, ws.q, st, cnt, 0, 1);
       } else {
         if (LaneId() == 0) cnt.AddLane(4, edges);  // level-3 nodes: popcount(row i)
@@ -2034,7 +2045,8 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       per_unit = (block_words + warp_words * warps_per_block) * 4;
       want_blocks = n;
     } else if (k == 2) {
-      const ArenaLayout al = ArenaLayout::Make(plan->dim[2], p.kmax, m == kKCMiner && !plan->split3);
+      const ArenaLayout al = ArenaLayout::Make(
+          plan->dim[2], p.kmax, UsesLevel3(m, p.kmax, p.lam, plan->split3));
       const int64_t arena_block = al.words * 4 * warps_per_block;
       if (arena_block <= Policy::kSmemArenaBytes) {
         plan->arena_in_smem = true;
