@@ -42,6 +42,15 @@ part() {  # part NAME STAGES... (environment passed through)
   OUT="$ROOT_OUT/$name" bash experiments/gpu_check.sh "$@"
 }
 
+build_test_sanitize() {  # build, tests/test_gpu.py and both sanitizers, with their summaries
+  part build build
+  TEST_TIMEOUT=230 part test test
+  grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+  SANITIZE_TIMEOUT=90 part sanitize sanitize
+  grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
+    "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
+}
+
 case "${1:-}" in
   check)
     part build build
@@ -94,24 +103,14 @@ case "${1:-}" in
       part anchors bench
     ;;
   local)
-    part build build
-    TEST_TIMEOUT=230 part test test
-    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
-    SANITIZE_TIMEOUT=90 part sanitize sanitize
-    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
-      "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
+    build_test_sanitize
     BENCH_TIMEOUT=${LOCAL_TIMEOUT:-150} BENCH_ARGS="--graphs $ALL --ks 4-8 --methods local \
       local_pivot --repeats 5 --budget 10" part local bench
     ;;
   bounds)
     # Solve kernels planned from the hint (device-side class bounds) against
     # the classes read back first (--no-hint), side by side in one call.
-    part build build
-    TEST_TIMEOUT=230 part test test
-    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
-    SANITIZE_TIMEOUT=90 part sanitize sanitize
-    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
-      "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
+    build_test_sanitize
     BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-5 --methods kcminer static_l2 --repeats 7" \
       part hint bench >/dev/null
     BENCH_TIMEOUT=60 BENCH_ARGS="--graphs $ALL --ks 4-5 --methods kcminer static_l2 --repeats 7 \

@@ -348,24 +348,18 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
   }
 }
 
-// Per-vertex shares of the terminal node with candidates P (cn members) below
-// frame top: resolved in closed form, or a leaf whose members join the
-// pivots. Warp-wide; lane 0 adds the node's shares to `fs`.
-template <int kW>
-__device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, int top,
-                           const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
-  auto degree = [&](int i) {
-    const u64* row = adj + i * kW;
-    int c = 0;
-#pragma unroll
-    for (int q = 0; q < kW; ++q) c += __popcll(P[q] & row[q]);
-    return c;
-  };
+// Per-vertex shares of a terminal node below frame top with cn candidates:
+// resolved in closed form, or a leaf whose candidates join the pivots.
+// Warp-wide: for_each(f) calls f(i) for each candidate i, spread over the
+// lanes; degree(i) is |P & row(i)|. Lane 0 adds the node's shares to `fs`.
+template <typename ForEach, typename Degree>
+__device__ void LocalTerminal(const LocalSink& s, FrameSums& fs, int top, int cn, int h, int p,
+                              bool resolve, int lane, ForEach&& for_each, Degree&& degree) {
   Shares sh;
   if (resolve) {
     u64 twice = 0;  // sum of degrees inside P
     if (s.k - h >= 2) {
-      for (int r = lane; r < cn; r += 32) twice += degree(SelectW<kW>(P, r));
+      for_each([&](int i) { twice += degree(i); });
       twice = WarpSum64(twice);
     }
     sh = ResolveShares(s, h, p, cn, twice / 2);
@@ -374,10 +368,28 @@ __device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, in
   }
   if (sh.held == 0) return;
   if (lane == 0) fs.AddShares(top, sh);
-  for (int r = lane; r < cn; r += 32) {
-    const int i = SelectW<kW>(P, r);
+  for_each([&](int i) {
     s.Add(fs.ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
-  }
+  });
+}
+
+// LocalTerminal of a small root: P in registers, rows of kW words in shared
+// memory.
+template <int kW>
+__device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, int top,
+                           const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
+  LocalTerminal(
+      s, fs, top, cn, h, p, resolve, lane,
+      [&](auto f) {
+        for (int r = lane; r < cn; r += 32) f(SelectW<kW>(P, r));
+      },
+      [&](int i) {
+        const u64* row = adj + i * kW;
+        int c = 0;
+#pragma unroll
+        for (int q = 0; q < kW; ++q) c += __popcll(P[q] & row[q]);
+        return c;
+      });
 }
 
 // The tree of root v (0 < d <= 64 * kW), walked as in PivotWorker::Search:
@@ -633,31 +645,17 @@ __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax
   }
 }
 
-// LocalSmall for a large root: P is w words in global memory.
+// LocalTerminal of a large root: P is w words in global memory.
 __device__ void LocalLarge(const LocalSink& s, FrameSums& fs, const u64* adj, int w, int top,
                            const u64* P, int cn, int h, int p, bool resolve, int lane) {
-  auto degree = [&](int i) {
-    const u64* row = adj + static_cast<size_t>(i) * w;
-    int c = 0;
-    for (int q = 0; q < w; ++q) c += __popcll(P[q] & row[q]);
-    return c;
-  };
-  Shares sh;
-  if (resolve) {
-    u64 twice = 0;
-    if (s.k - h >= 2) {
-      ForMembers(P, w, lane, [&](int i) { twice += degree(i); });
-      twice = WarpSum64(twice);
-    }
-    sh = ResolveShares(s, h, p, cn, twice / 2);
-  } else {
-    sh = LeafShares(s, h, p, cn);
-  }
-  if (sh.held == 0) return;
-  if (lane == 0) fs.AddShares(top, sh);
-  ForMembers(P, w, lane, [&](int i) {
-    s.Add(fs.ids[i], sh.one + (sh.per_edge == 0 ? u128{0} : sh.per_edge * degree(i)));
-  });
+  LocalTerminal(
+      s, fs, top, cn, h, p, resolve, lane, [&](auto f) { ForMembers(P, w, lane, f); },
+      [&](int i) {
+        const u64* row = adj + static_cast<size_t>(i) * w;
+        int c = 0;
+        for (int q = 0; q < w; ++q) c += __popcll(P[q] & row[q]);
+        return c;
+      });
 }
 
 template <bool kLocal>
