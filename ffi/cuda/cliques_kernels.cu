@@ -1906,8 +1906,19 @@ bool SplitsLevel3(const CountProblem& p) {
 }
 
 bool UseDeviceBounds(const CountProblem& p) {
-  return p.max_degree >= 0 && p.kmax >= 4 && p.kmax < Policy::kHeavySplitMinK &&
-         !SplitsLevel3(p) && p.num_tasks > 0;
+  if (p.max_degree < 0 || p.kmax < 4 || p.kmax >= Policy::kHeavySplitMinK || SplitsLevel3(p) ||
+      p.num_tasks <= 0) {
+    return false;
+  }
+  // Arenas sized from the hint, not from the largest key, must stay small:
+  // only the medium and small classes (hint <= kWarpTaskMax), with the
+  // medium kernel's arenas in shared memory (no global arena). Larger hints
+  // (keys are intersection sizes, often far below the largest out-degree)
+  // keep the read-back plan.
+  if (p.max_degree > Policy::kWarpTaskMax) return false;
+  const ArenaLayout al =
+      ArenaLayout::Make(p.max_degree, p.kmax, UsesLevel3(p.method, p.kmax, p.lam, false));
+  return al.words * 4 * Policy::kWarpsPerBlock <= Policy::kSmemArenaBytes;
 }
 
 cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num_sms,
