@@ -526,15 +526,8 @@ std::vector<PivotWorker> RunRoots(ffi::Buffer<ffi::S32> tasks, int32_t num_threa
 ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, int32_t num_threads,
                     ffi::ResultBuffer<ffi::U32> hist) {
-  if (hmax < 1) {
-    return ffi::Error::InvalidArgument("hmax must be >= 1, got " + std::to_string(hmax));
-  }
   const auto hdims = hist->dimensions();
-  if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
-      hdims[2] != 4) {
-    return ffi::Error::InvalidArgument("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
-                                       std::to_string(hmax));
-  }
+  if (ffi::Error err = CheckPivotHist(hmax, hdims); err.failure()) return err;
   int64_t dmax = 0;
   if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);
       err.failure()) {
@@ -572,12 +565,8 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
 ffi::Error PivotLocalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                          ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t num_threads,
                          ffi::ResultBuffer<ffi::U32> counts) {
-  if (k < 1) return ffi::Error::InvalidArgument("k must be >= 1, got " + std::to_string(k));
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  const auto cdims = counts->dimensions();
-  if (cdims.size() != 2 || cdims[0] != n || cdims[1] != 4) {
-    return ffi::Error::InvalidArgument("counts must be uint32[n, 4] with n=" + std::to_string(n));
-  }
+  if (ffi::Error err = CheckPivotLocal(k, n, counts->dimensions()); err.failure()) return err;
   int64_t dmax = 0;
   if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);
       err.failure()) {

@@ -191,15 +191,8 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin,
                      int32_t /*num_threads: CPU only*/, ffi::ResultBuffer<ffi::U32> hist) {
   if (ffi::Error e = CheckShapes(indptr, indices, tasks); e.failure()) return e;
-  if (hmax < 1) {
-    return ffi::Error::InvalidArgument("hmax must be >= 1, got " + std::to_string(hmax));
-  }
   const auto hdims = hist->dimensions();
-  if (hdims.size() != 3 || hdims[0] != static_cast<int64_t>(hmax) + 1 || hdims[1] < 1 ||
-      hdims[2] != 4) {
-    return ffi::Error::InvalidArgument("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
-                                       std::to_string(hmax));
-  }
+  if (ffi::Error err = CheckPivotHist(hmax, hdims); err.failure()) return err;
   const int64_t pmax = hdims[1] - 1;
   auto* out = reinterpret_cast<unsigned long long*>(hist->typed_data());
   Call call{"kcjax_clique_pivot", stream, kcjax::DeviceScratch(xla_scratch, stream)};
@@ -224,12 +217,8 @@ ffi::Error PivotLocalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch
                           ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t /*num_threads: CPU only*/,
                           ffi::ResultBuffer<ffi::U32> counts) {
   if (ffi::Error e = CheckShapes(indptr, indices, tasks); e.failure()) return e;
-  if (k < 1) return ffi::Error::InvalidArgument("k must be >= 1, got " + std::to_string(k));
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  const auto cdims = counts->dimensions();
-  if (cdims.size() != 2 || cdims[0] != n || cdims[1] != 4) {
-    return ffi::Error::InvalidArgument("counts must be uint32[n, 4] with n=" + std::to_string(n));
-  }
+  if (ffi::Error err = CheckPivotLocal(k, n, counts->dimensions()); err.failure()) return err;
   auto* out = reinterpret_cast<unsigned long long*>(counts->typed_data());
   Call call{"kcjax_clique_pivot_local", stream, kcjax::DeviceScratch(xla_scratch, stream)};
   auto zero = [&] { return cudaMemsetAsync(out, 0, counts->size_bytes(), stream); };
