@@ -20,6 +20,11 @@
 #                                          # on every graph and R-MAT 22 (edge factor 2)
 #   bash experiments/gpu_suite.sh small    # short calls: per-kernel timelines (k = 4, 5) and the
 #                                          # variants at k = 4..6 on every graph
+#   bash experiments/gpu_suite.sh compare  # this tree against .gpu/base.tar (git archive of the
+#                                          # change's base) and, with POLICY_SED (a sed script
+#                                          # for a copy's policy.h), a policy variant: the
+#                                          # same benchmark (COMPARE_ARGS, DEEP_ARGS; the
+#                                          # variant: POLICY_ARGS) on each
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
 #   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
@@ -51,7 +56,49 @@ build_test_sanitize() {  # build, tests/test_gpu.py and both sanitizers, with th
     "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
 }
 
+other_build() {  # other_build NAME SRC: builds SRC into /tmp/kcjax-NAME (pip --target)
+  (cd "$2" && KCJAX_CUDA=ON python3 -m pip install -q --no-build-isolation --no-deps \
+    --target "/tmp/kcjax-$1" -Cbuild-dir="/tmp/kcjax-build-$1" .) >"$ROOT_OUT/build_$1.log" 2>&1 ||
+    { echo "build $1 failed"; tail -20 "$ROOT_OUT/build_$1.log"; }
+}
+
 case "${1:-}" in
+  compare)
+    part build build
+    others=()
+    if [[ -f .gpu/base.tar ]]; then
+      rm -rf /tmp/kcjax-src-base && mkdir -p /tmp/kcjax-src-base
+      tar -xf .gpu/base.tar -C /tmp/kcjax-src-base
+      other_build base /tmp/kcjax-src-base &
+      others+=(base)
+    fi
+    if [[ -n ${POLICY_SED:-} ]]; then
+      rm -rf /tmp/kcjax-src-policy && mkdir -p /tmp/kcjax-src-policy
+      tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
+        tar -xf - -C /tmp/kcjax-src-policy
+      sed -i "$POLICY_SED" /tmp/kcjax-src-policy/ffi/include/kcjax/policy.h
+      diff <(sed "$POLICY_SED" ffi/include/kcjax/policy.h) ffi/include/kcjax/policy.h
+      other_build policy /tmp/kcjax-src-policy &
+      others+=(policy)
+    fi
+    TEST_TIMEOUT=${COMPARE_TEST_TIMEOUT:-150} part test test
+    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    wait
+    args=${COMPARE_ARGS:-"--graphs $ALL --ks 6-8 --methods kcminer static_l2 --repeats 5 --budget 1"}
+    BENCH_TIMEOUT=${COMPARE_TIMEOUT:-150} BENCH_ARGS="$args" part tree bench >/dev/null
+    [[ -n ${DEEP_ARGS:-} ]] && BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" part tree_deep bench
+    runs=("tree=$ROOT_OUT/tree/bench.json" "tree=$ROOT_OUT/tree_deep/bench.json")
+    for o in "${others[@]}"; do
+      oargs=$args
+      [[ $o == policy ]] && oargs=${POLICY_ARGS:-$args}
+      PYTHONPATH=/tmp/kcjax-$o BENCH_TIMEOUT=${COMPARE_TIMEOUT:-150} BENCH_ARGS="$oargs" \
+        part "$o" bench >/dev/null
+      [[ -n ${DEEP_ARGS:-} && $o == base ]] &&
+        PYTHONPATH=/tmp/kcjax-$o BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" part base_deep bench
+      runs+=("$o=$ROOT_OUT/$o/bench.json" "$o=$ROOT_OUT/${o}_deep/bench.json")
+    done
+    python3 -P experiments/compare.py "${runs[@]}" --out "$ROOT_OUT/compare.json"
+    ;;
   check)
     part build build
     # The CPU handlers and dense JAX on the host's cores (JAX_PLATFORMS=cpu),
@@ -189,7 +236,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: $0 check|table2|study|verify|local|bounds|rmat-table|arena|small|scaling|scaling-rmat|scaling-many" >&2
+    echo "usage: $0 compare|check|table2|study|verify|local|bounds|rmat-table|arena|small|scaling|scaling-rmat|scaling-many" >&2
     exit 2
     ;;
 esac

@@ -85,11 +85,13 @@ def test_gpu_handles_big_candidate_sets(method, d, p):
 
 
 @pytest.mark.parametrize("method", ("kcminer", "static_l2", "pivot"))
-@pytest.mark.parametrize(("d", "p"), [(80, 0.85), (130, 0.6), (600, 0.15)])
+@pytest.mark.parametrize(("d", "p"), [(80, 0.85), (130, 0.6), (250, 0.35), (600, 0.15)])
 def test_gpu_splits_heavy_tasks(method, d, p):
     # Medium tasks with |C| >= CliquePolicy::kHeavySplitMinDim (48): at k >= 6
     # KCMiner counts them by level-4 units, with single- and multi-word
-    # unit spaces and (k >= 8) saved engine levels. CPU pivot is the reference.
+    # unit spaces and (k >= 8) saved engine levels; the engine's fused last
+    # level runs up to 8 words a row (d = 250) and not beyond (d = 600). CPU
+    # pivot is the reference.
     dag = _dag_with_a_big_task(d, p, seed=d)
     ks = list(range(3, 10))
     assert _count(dag, ks, method, "cuda") == _count(dag, ks, "pivot", "cpu")

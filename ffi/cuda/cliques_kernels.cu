@@ -471,6 +471,31 @@ __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const 
   }
 }
 
+// Edges inside the node x (x[w] for w < W <= kFuse, words below w0 zero):
+// Σ over bits q of x of popcount(x & row(q)), i.e. its children's
+// popcounts, counted by one lane with x in registers. Used for the last
+// expanded level of the engine (RunEngine), whose children are never
+// scheduled.
+constexpr int kFuse = Policy::kFuseLastMaxWords;
+__device__ __forceinline__ uint32_t EdgesWithin(const uint32_t (&x)[kFuse], const uint32_t* rows,
+                                                int W) {
+  uint32_t s = 0;
+#pragma unroll
+  for (int w = 0; w < kFuse; ++w) {
+    uint32_t bits = x[w];  // zero at w >= W
+    while (bits) {
+      const uint32_t* rq = rows + static_cast<int64_t>(32 * w + __ffs(bits) - 1) * W;
+      bits &= bits - 1;
+      uint32_t t = __popc(x[w] & rq[w]);  // row(q) has no bits <= q
+#pragma unroll
+      for (int v = w + 1; v < kFuse; ++v)
+        if (v < W) t += __popc(x[v] & rq[v]);
+      s += t;
+    }
+  }
+  return s;
+}
+
 // Multi-word engine state in the arena.
 struct StackMem {
   uint32_t* cur;  // [levels][32][W]: cur of level lvl >= 1 at ((lvl-1)*32 + lane)*W
@@ -483,7 +508,10 @@ struct StackMem {
 // share one bitmap space. Level-0 cur bitmaps are the rows themselves (no
 // copy), or with a `mask` (the candidates of the size-s0 node inside a space
 // built for an ancestor) row & mask, kept in cur0[32][W]; deeper levels live
-// in `st`.
+// in `st`. With W <= kFuseLastMaxWords the last expanded level is fused
+// into the one above it: a lane keeps its child in registers and counts the
+// edges inside it (EdgesWithin), so that level is neither stored nor
+// gathered (NOTES run 30).
 __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
                           int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
                           int bstride, const uint32_t* mask = nullptr, uint32_t* cur0 = nullptr) {
@@ -526,8 +554,10 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
       const int srcl = t & 31;
       const uint32_t p = static_cast<uint32_t>(t) >> 5;
       const int srow0 = __shfl_sync(kFull, row0, srcl);
-      const bool store = lvl + 1 < L;
+      const bool fuse = lvl + 2 == L && W <= kFuse;
+      const bool store = lvl + 1 < L && !fuse;
       c = 0;
+      uint32_t c2 = 0;  // fused: the children's popcounts
       if (t >= 0) {
         const uint32_t* a =
             lvl > 0          ? st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + srcl) * W
@@ -535,7 +565,15 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
                               : rows + static_cast<int64_t>(srow0) * W;
         const uint32_t* r = rows + static_cast<int64_t>(p) * W;
         const int w0 = static_cast<int>(p >> 5);  // row(p) is zero below word p/32
-        if (store) {
+        if (fuse) {
+          uint32_t x[kFuse];
+#pragma unroll
+          for (int w = 0; w < kFuse; ++w) {
+            x[w] = w >= w0 && w < W ? a[w] & r[w] : 0u;
+            c += __popc(x[w]);
+          }
+          c2 = EdgesWithin(x, rows, W);
+        } else if (store) {
           uint32_t* out = st.cur + (static_cast<int64_t>(lvl) * kWarp + lane) * W;
           for (int w = 0; w < w0; ++w) out[w] = 0u;
           for (int w = w0; w < W; ++w) {
@@ -548,6 +586,7 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
         }
       }
       cnt.AddWarp(s0 + 3 + lvl, c);
+      if (fuse) cnt.AddWarp(s0 + 4 + lvl, c2);
       if (store && __ballot_sync(kFull, c != 0)) {
         st.nb[lvl * kWarp + lane] = nb;
         ++lvl;

@@ -41,6 +41,11 @@ struct CliquePolicy {
   // Per-warp 64-bit clique counters kept in shared memory for sizes
   // 0..kMaxCountSlots-1; larger sizes are added to the output atomically.
   static constexpr int kMaxCountSlots = 64;
+  // The scheduler's last expanded level is fused into the level above it
+  // when bitmap rows have at most this many 32-bit words (d <= 256): a lane
+  // keeps its child in registers and counts the edges inside it alone,
+  // instead of storing the child and gathering its tasks.
+  static constexpr int kFuseLastMaxWords = 8;
   // Dynamic shared memory per block the warp kernel may spend on per-warp
   // arenas (candidate list, bitmap space, scheduler stack); larger arenas
   // live in global scratch (cached in L1).
