@@ -24,7 +24,7 @@
 #                                          # change's base) and, with POLICY_SED (a sed script
 #                                          # for a copy's policy.h), a policy variant: the
 #                                          # same benchmark (COMPARE_ARGS, DEEP_ARGS; the
-#                                          # variant: POLICY_ARGS) on each
+#                                          # variant: POLICY_ARGS) on each; NO_TEST=1: no tests
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
 #   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
@@ -81,8 +81,10 @@ case "${1:-}" in
       other_build policy /tmp/kcjax-src-policy &
       others+=(policy)
     fi
-    TEST_TIMEOUT=${COMPARE_TEST_TIMEOUT:-150} part test test
-    grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    if [[ -z ${NO_TEST:-} ]]; then
+      TEST_TIMEOUT=${COMPARE_TEST_TIMEOUT:-150} part test test
+      grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
+    fi
     wait
     args=${COMPARE_ARGS:-"--graphs $ALL --ks 6-8 --methods kcminer static_l2 --repeats 5 --budget 1"}
     BENCH_TIMEOUT=${COMPARE_TIMEOUT:-150} BENCH_ARGS="$args" part tree bench >/dev/null

@@ -87,8 +87,8 @@ def test_gpu_handles_big_candidate_sets(method, d, p):
 @pytest.mark.parametrize("method", ("kcminer", "static_l2", "pivot"))
 @pytest.mark.parametrize(("d", "p"), [(80, 0.85), (130, 0.6), (250, 0.35), (600, 0.15)])
 def test_gpu_splits_heavy_tasks(method, d, p):
-    # Medium tasks with |C| >= CliquePolicy::kHeavySplitMinDim (48): at k >= 6
-    # KCMiner counts them by level-4 units, with single- and multi-word
+    # Medium tasks with |C| >= CliquePolicy::kHeavySplitMinDim (48): at k >= 7
+    # KCMiner counts them by level-3 and level-4 units, with single- and multi-word
     # unit spaces and (k >= 8) saved engine levels; the engine's fused last
     # level runs up to 8 words a row (d = 250) and not beyond (d = 600). CPU
     # pivot is the reference.
