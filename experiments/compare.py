@@ -21,6 +21,11 @@ def _time(row: dict) -> float:
     return row.get("device_s") or row["median_s"]
 
 
+def _key(row: dict) -> tuple:
+    """(graph, k, method); scaling.py rows name their split and device count instead."""
+    return row["graph"], row["k"], row.get("method") or f"{row['strategy']}x{row['devices']}"
+
+
 def main(argv: list[str]) -> int:
     opts: dict[str, str] = {}
     for flag in ("--out", "--note"):
@@ -39,13 +44,13 @@ def main(argv: list[str]) -> int:
             data = json.loads(Path(path).read_text())
             metas.setdefault(name, data["meta"])
             for r in data["rows"]:
-                rows[(r["graph"], r["k"], r["method"])] = {**r, "build": name}
+                rows[_key(r)] = {**r, "build": name}
     names = list(builds)
     if not names or not builds[names[0]]:
         print("no rows", file=sys.stderr)
         return 1
     first = builds[names[0]]
-    head = f"{'graph':14s} {'k':>2s} {'method':10s} " + " ".join(f"{n:>10s}" for n in names)
+    head = f"{'graph':14s} {'k':>2s} {'method':12s} " + " ".join(f"{n:>10s}" for n in names)
     print(head + " " + " ".join(f"{n + '/' + names[0]:>12s}" for n in names[1:]) + "  same")
     mismatch = 0
     for key in first:
@@ -56,7 +61,7 @@ def main(argv: list[str]) -> int:
         )
         same = len({r["count"] for r in rows if r}) == 1
         mismatch += not same
-        print(f"{key[0]:14s} {key[1]:2d} {key[2]:10s} {cells} {ratios}  {same}")
+        print(f"{key[0]:14s} {key[1]:2d} {key[2]:12s} {cells} {ratios}  {same}")
     if "--out" in opts:
         rows = [r for n in names for r in builds[n].values()]
         meta = {"note": opts.get("--note", ""), "builds": metas}

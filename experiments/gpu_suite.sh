@@ -87,17 +87,19 @@ case "${1:-}" in
     fi
     wait
     args=${COMPARE_ARGS:-"--graphs $ALL --ks 6-8 --methods kcminer static_l2 --repeats 5 --budget 1"}
-    BENCH_TIMEOUT=${COMPARE_TIMEOUT:-150} BENCH_ARGS="$args" part tree bench >/dev/null
+    # COMPARE_STAGE=scaling: scaling.py (COMPARE_ARGS are its arguments) instead of bench.py.
+    stage=${COMPARE_STAGE:-bench}
+    export SCALING_TIMEOUT=${COMPARE_TIMEOUT:-150} BENCH_TIMEOUT=${COMPARE_TIMEOUT:-150}
+    SCALING_ARGS="$args" BENCH_ARGS="$args" part tree "$stage" >/dev/null
     [[ -n ${DEEP_ARGS:-} ]] && BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" part tree_deep bench
-    runs=("tree=$ROOT_OUT/tree/bench.json" "tree=$ROOT_OUT/tree_deep/bench.json")
+    runs=("tree=$ROOT_OUT/tree/$stage.json" "tree=$ROOT_OUT/tree_deep/bench.json")
     for o in "${others[@]}"; do
       oargs=$args
       [[ $o == policy ]] && oargs=${POLICY_ARGS:-$args}
-      PYTHONPATH=/tmp/kcjax-$o BENCH_TIMEOUT=${COMPARE_TIMEOUT:-150} BENCH_ARGS="$oargs" \
-        part "$o" bench >/dev/null
+      PYTHONPATH=/tmp/kcjax-$o SCALING_ARGS="$oargs" BENCH_ARGS="$oargs" part "$o" "$stage" >/dev/null
       [[ -n ${DEEP_ARGS:-} && $o == base ]] &&
         PYTHONPATH=/tmp/kcjax-$o BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" part base_deep bench
-      runs+=("$o=$ROOT_OUT/$o/bench.json" "$o=$ROOT_OUT/${o}_deep/bench.json")
+      runs+=("$o=$ROOT_OUT/$o/$stage.json" "$o=$ROOT_OUT/${o}_deep/bench.json")
     done
     python3 -P experiments/compare.py "${runs[@]}" --out "$ROOT_OUT/compare.json"
     ;;

@@ -1553,7 +1553,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 }
 
 // ---------------------------------------------------------------------------
-// Heavy-task split (KCMiner, kmax >= kHeavySplitMinK; see CliquePolicy).
+// Heavy-task split (KCMiner, CliquePolicy::HeavySplit(kmax)).
 //
 // HeavyBuildKernel: one warp per heavy task builds C and its level-2 bitmap
 // space into the task's global slot, with per-row popcount prefix sums
@@ -1945,7 +1945,8 @@ bool SplitsLevel3(const CountProblem& p) {
 }
 
 bool UseDeviceBounds(const CountProblem& p) {
-  if (p.max_degree < 0 || p.kmax < 4 || p.kmax >= Policy::kHeavySplitMinK || SplitsLevel3(p) ||
+  if (p.max_degree < 0 || p.kmax < 4 || p.kmax > Policy::kDeviceBoundsMaxK ||
+      Policy::HeavySplit(p.kmax) || SplitsLevel3(p) ||
       p.num_tasks <= 0) {
     return false;
   }
@@ -2014,7 +2015,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
 
   // Heavy-task split: the largest medium tasks (as many slots as the budget
   // holds) leave the medium kernel.
-  if (m == kKCMiner && p.kmax >= Policy::kHeavySplitMinK && classes != nullptr &&
+  if (m == kKCMiner && Policy::HeavySplit(p.kmax) && classes != nullptr &&
       classes->heavy_end > classes->large_end) {
     const int dim = std::min(maxk, Policy::kWarpTaskMax);
     const int64_t slot_bytes = HeavySlot::Make(dim).words * 4;

@@ -134,9 +134,9 @@ cudaError_t LaunchSolve(const CountProblem& problem, const SolvePlan& plan,
 
 // Whether the solve phase can be planned from the max_degree hint alone
 // (PlanSolve with no classes): a hint is given, nothing in the plan depends
-// on how many tasks each class holds (kmax <= 5: no heavy split, no level-3
-// units), and arenas sized from the hint fit in shared memory (hint <=
-// kWarpTaskMax). The handler then enqueues the solve kernels right behind
+// on how many tasks each class holds (kmax <= kDeviceBoundsMaxK, no heavy
+// split, no level-3 units), and arenas sized from the hint fit in shared
+// memory (hint <= kWarpTaskMax). The handler then enqueues the solve kernels right behind
 // the pre-pass instead of waiting for its classes, and checks key_overflow
 // afterwards.
 bool UseDeviceBounds(const CountProblem& problem);

@@ -68,35 +68,50 @@ struct CliquePolicy {
   static constexpr int kShallowWarpBuf = 512;
   static constexpr int kShallowMinBlocksPerSm = 6;
 
-  // Heavy-task split (KCMiner, kmax >= kHeavySplitMinK): medium tasks with
+  // Heavy-task split (KCMiner, HeavySplit(kmax)): medium tasks with
   // |C| >= kHeavySplitMinDim are not given to one warp each. Their level-2
   // bitmap spaces are built once into global scratch (at most
   // kHeavySlotBudgetBytes of it, the largest tasks first; the rest stay
   // warp tasks) and the work units are their level-3 nodes (task, i), or
   // level-4 nodes (task, edge (i, j) of the space) from kmax >=
   // kHeavyLevel4MinK on, pulled from one counter. Without it one warp owns
-  // each dense task (or level-3 node), and the edges inside com-dblp's
-  // 114-clique bound the whole call (and every device of a sharded one).
-  // Not at k = 6 since the engine's fused last level (NOTES run 30): a warp
-  // then counts a dense task's 6-cliques faster than level-3 units that do
-  // not fuse (com-dblp 1.50 vs 3.81 ms, ego-Facebook 2.08 vs 6.89 ms).
+  // each dense task, and the edges inside com-dblp's 114-clique bound the
+  // whole call. Measured with the engine's fused last level on an H200
+  // (NOTES runs 30-32), it pays only at k = 7, where the level-2 spaces are
+  // kept (com-dblp 13.7 vs 29.8 ms, soc-Epinions1 1.19 vs 1.93 ms; ca-AstroPh
+  // 3.5 vs 2.9 ms the other way). At k = 6 a warp counts a dense task's
+  // 6-cliques faster than level-3 units that do not fuse (com-dblp 1.50 vs
+  // 3.81 ms); from k = 8 the level-3 units of λ(k, 2) = 1 already balance
+  // (com-dblp k = 8 0.182 vs 0.194 s, soc-Epinions1 2.2 vs 3.2 ms).
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
+  static constexpr int kHeavySplitMaxK = 7;
   static constexpr int kHeavyLevel4MinK = 8;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
+  static constexpr bool HeavySplit(int kmax) {
+    return kmax >= kHeavySplitMinK && kmax <= kHeavySplitMaxK;
+  }
+  // With a max_degree hint, counts up to this kmax plan their solve kernels
+  // from the hint (no wait for the task classes; cliques_cuda.h,
+  // UseDeviceBounds). k = 6: 5-30% faster on the shared graphs, 3.5% slower
+  // on R-MAT 22 (NOTES run 30).
+  static constexpr int kDeviceBoundsMaxK = 6;
 
   // λ(k, level): build the bitmap space over a candidate set formed after
   // `level` vertices are fixed when its density γ = edges / d² exceeds this.
-  // level 2 is the edge task's candidate set N+(v0) ∩ N+(v1). Measured on an
-  // H200 (experiments/NOTES.md runs 7 and 14): for k >= 7 building at level
-  // 3 wins on every graph (1.7-4.2x), as in the KCMiner study; for k <= 6
-  // level 2 wins. The paper's k = 6 rule (level 3 when γ < 25%) lost up to
-  // 20% on the sparse graphs once the heavy-task split took the dense tasks
-  // (email-Enron 0.382 -> 0.315 ms, wiki-Vote 0.358 -> 0.317 ms at λ = 0).
+  // level 2 is the edge task's candidate set N+(v0) ∩ N+(v1). λ(k, 2) >= 0.5
+  // (SplitsLevel3) makes every medium task's level-3 nodes units of their
+  // own. Swept on an H200 with the fused engine (NOTES run 31,
+  // results/h200_lambda_fused.json): at k <= 7 level 2 wins or ties on every
+  // graph (k = 7, against level-3 units: email-Enron 0.42 vs 0.62 ms,
+  // R-MAT 22 20.7 vs 27.6 ms); from k = 8 the level-3 units win on every
+  // shared graph (cit-HepTh 2.2 vs 3.8 ms, ca-AstroPh 15 vs 21 ms; not on
+  // R-MAT 22: 92 vs 79 ms by static_l2). The paper's rule (level 3 when
+  // γ < 25%) lost at both k (soc-Epinions1 k = 8 4.7 vs 3.2 ms).
   static KCJAX_HD float Lambda(int k, int level) {
     if (level >= 3) return 0.0f;
-    if (k <= 6) return 0.0f;
-    return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 7
+    if (k <= 7) return 0.0f;
+    return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 8
   }
 
   // ---- Pivot counter (kcjax_clique_pivot: ffi/cpu/pivot_cpu.cc,
