@@ -2,8 +2,9 @@
 
 Counts with every native method, then lists the 4-cliques and counts them
 per vertex (enumeration, and the pivot counter at k = 4..6), so every CUDA
-kernel family runs once under the tool. The planted 52-clique (k = 6) runs
-KCMiner's heavy-task split (candidate sets of 48 and more); the planted
+kernel family runs once under the tool. The planted 52-clique runs KCMiner's
+heavy-task split at k = 7 (candidate sets of 48 and more) and its level-3
+units at k = 8, whose engine stores one level before the fused last one; the planted
 140-clique the pivot counter's global-memory roots (more than 128
 candidates), per vertex. The graphs are oriented on the CPU backend so that XLA's GPU
 compilations stay out of the instrumented process.
@@ -30,7 +31,7 @@ if not sys.argv[1:]:
     with jax.default_device(jax.devices("cpu")[0]):
         dense = kcjax.orient(generators.planted_cliques(400, 0.02, [52], seed=1))
     dense = jax.device_put(dense, jax.devices()[0])
-    print("heavy split", kcjax.count_cliques(dense, [6], method="kcminer"), flush=True)
+    print("heavy split", kcjax.count_cliques(dense, [7, 8], method="kcminer"), flush=True)
     print("list", len(kcjax.list_cliques(dag, 4)), flush=True)
     print("per-vertex", int(kcjax.clique_counts_per_vertex(dag, 4).sum()), flush=True)
     for k in (4, 5, 6):

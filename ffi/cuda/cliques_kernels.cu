@@ -800,16 +800,19 @@ __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
 // over the descending keys, so each boundary costs ~log32(n) dependent loads.
 constexpr int kClassWarps = 5;
 static_assert(Policy::kSmallTaskMax <= Policy::kHeavySplitMinDim &&
-                  Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax,
+                  Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax &&
+                  Policy::kSmallTaskMax <= Policy::kHeavySplitDeepMinDim &&
+                  Policy::kHeavySplitDeepMinDim <= Policy::kWarpTaskMax,
               "heavy tasks are medium tasks");
-__global__ void ClassesKernel(const uint32_t* keys, int64_t n, TaskClasses* classes) {
+__global__ void ClassesKernel(const uint32_t* keys, int64_t n, uint32_t heavy_min_dim,
+                              TaskClasses* classes) {
   const int lane = LaneId();
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const uint32_t bound = warp == 0   ? Policy::kMaxBitmapDim
                          : warp == 1 ? Policy::kWarpTaskMax
                          : warp == 2 ? Policy::kSmallTaskMax - 1
                          : warp == 3 ? 0u
-                                     : Policy::kHeavySplitMinDim - 1;
+                                     : heavy_min_dim - 1;
   // First index whose key <= bound (n if none). Invariant: it lies in [lo, hi].
   int64_t lo = 0, hi = n;
   while (lo < hi) {
@@ -1933,6 +1936,7 @@ cudaError_t LaunchSortClasses(const CountProblem& p, void* scratch, bool full_ke
   if (err != cudaSuccess) return err;
   ClassesKernel<<<1, kClassWarps * kWarp, 0, stream>>>(
       reinterpret_cast<const uint32_t*>(s + l.keys_out), p.num_tasks,
+      static_cast<uint32_t>(Policy::HeavySplitMinDim(p.kmax)),
       reinterpret_cast<TaskClasses*>(s + l.classes));
   return LastError();
 }

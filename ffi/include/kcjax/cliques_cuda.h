@@ -49,7 +49,8 @@ struct CountProblem {
 //   [large_end, medium_end) kSmallTaskMax <= key <= kWarpTaskMax
 //   [medium_end, small_end) 0 < key < kSmallTaskMax
 // and heavy_end, inside the medium class: [large_end, heavy_end) holds the
-// keys >= kHeavySplitMinDim (candidates for the heavy-task split).
+// keys >= CliquePolicy::HeavySplitMinDim(kmax) (candidates for the heavy-task
+// split).
 // The key is |C| (C = N+(u) ∩ N+(v)) except for kStaticBitmapL1, where it is
 // the bitmap dimension |N+(u)|.
 struct TaskClasses {
@@ -106,9 +107,9 @@ struct SolvePlan {
   // (task, candidate) pulled from one counter (prefix sum of task sizes).
   bool split3 = false;
   size_t split_scan_bytes = 0;
-  // KCMiner heavy-task split (CliquePolicy::kHeavySplitMinDim): tasks
+  // KCMiner heavy-task split (CliquePolicy::HeavySplit): tasks
   // [heavy_begin, heavy_end) get their level-2 spaces built into global
-  // slots (one warp per task) and are counted by level-4 units; the medium
+  // slots (one warp per task) and are counted by level-3 or level-4 units; the medium
   // kernel's range then starts at heavy_end.
   int64_t heavy_begin = 0, heavy_end = 0;
   int heavy_dim = 0;

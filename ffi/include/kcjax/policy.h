@@ -83,13 +83,21 @@ struct CliquePolicy {
   // 6-cliques faster than level-3 units that do not fuse (com-dblp 1.50 vs
   // 3.81 ms); from k = 8 the level-3 units of λ(k, 2) = 1 already balance
   // (com-dblp k = 8 0.182 vs 0.194 s, soc-Epinions1 2.2 vs 3.2 ms).
+  // From kHeavySplitDeepMinK on the split returns for the largest tasks
+  // only (|C| >= kHeavySplitDeepMinDim), by level-4 units: one level-3 node
+  // of com-dblp's 114-clique holds ~C(110, k - 3) cliques, which outlasts a
+  // device's share of a sharded count (NOTES run 33).
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
-  static constexpr int kHeavySplitMaxK = 7;
+  static constexpr int kHeavySplitDeepMinK = 9;
+  static constexpr int kHeavySplitDeepMinDim = 96;
   static constexpr int kHeavyLevel4MinK = 8;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
   static constexpr bool HeavySplit(int kmax) {
-    return kmax >= kHeavySplitMinK && kmax <= kHeavySplitMaxK;
+    return (kmax >= kHeavySplitMinK && Lambda(kmax, 2) < 0.5f) || kmax >= kHeavySplitDeepMinK;
+  }
+  static constexpr int HeavySplitMinDim(int kmax) {
+    return kmax >= kHeavySplitDeepMinK ? kHeavySplitDeepMinDim : kHeavySplitMinDim;
   }
   // With a max_degree hint, counts up to this kmax plan their solve kernels
   // from the hint (no wait for the task classes; cliques_cuda.h,
@@ -108,7 +116,7 @@ struct CliquePolicy {
   // shared graph (cit-HepTh 2.2 vs 3.8 ms, ca-AstroPh 15 vs 21 ms; not on
   // R-MAT 22: 92 vs 79 ms by static_l2). The paper's rule (level 3 when
   // γ < 25%) lost at both k (soc-Epinions1 k = 8 4.7 vs 3.2 ms).
-  static KCJAX_HD float Lambda(int k, int level) {
+  static constexpr KCJAX_HD float Lambda(int k, int level) {
     if (level >= 3) return 0.0f;
     if (k <= 7) return 0.0f;
     return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 8
