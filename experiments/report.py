@@ -243,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     anchors = _load(r, "h200_anchors.json")
     ablation = _load(r, "h200_table2.json") or _load(r, "h200_ablation.json")
     cpu = _load(r, "h200host_table2_cpu.json")
+    fused = _load(r, "h200_variants_fused.json")
     rmat = _load(r, "h200_rmat_scales.json")
     lam = _load(r, "h200_lambda.json")
     ncu = _load(r, "h200_ncu_dblp.json")
@@ -260,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "## Table 2 analogue: variants, dense JAX (GPU device time, s) and the CPU "
             "handlers (host wall time, s)\n\n" + table2(ablation, cpu) + "\n"
+        )
+    if fused:
+        print(
+            "## The variants with the fused engine, k = 6..9, device time (s)\n\n"
+            + table2(fused, None, ABLATION_ORDER)
+            + "\n"
         )
     if rmat:
         print(
