@@ -87,11 +87,11 @@ def test_gpu_handles_big_candidate_sets(method, d, p):
 @pytest.mark.parametrize("method", ("kcminer", "static_l2", "pivot"))
 @pytest.mark.parametrize(("d", "p"), [(80, 0.85), (130, 0.6), (250, 0.35), (600, 0.15)])
 def test_gpu_splits_heavy_tasks(method, d, p):
-    # Medium tasks with |C| >= CliquePolicy::kHeavySplitMinDim (48): at k >= 7
-    # KCMiner counts them by level-3 and level-4 units, with single- and multi-word
-    # unit spaces and (k >= 8) saved engine levels; the engine's fused last
-    # level runs up to 8 words a row (d = 250) and not beyond (d = 600). CPU
-    # pivot is the reference.
+    # KCMiner's heavy-task split: level-3 units at k = 7 (|C| >= 48) and
+    # level-4 units with a saved engine level at k = 9 (|C| >= 96: not d = 80),
+    # over single- and multi-word spaces; the engine's fused last level runs
+    # up to 8 words a row (d = 250) and not beyond (d = 600). CPU pivot is the
+    # reference.
     dag = _dag_with_a_big_task(d, p, seed=d)
     ks = list(range(3, 10))
     assert _count(dag, ks, method, "cuda") == _count(dag, ks, "pivot", "cpu")

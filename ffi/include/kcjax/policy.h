@@ -86,7 +86,8 @@ struct CliquePolicy {
   // From kHeavySplitDeepMinK on the split returns for the largest tasks
   // only (|C| >= kHeavySplitDeepMinDim), by level-4 units: one level-3 node
   // of com-dblp's 114-clique holds ~C(110, k - 3) cliques, which outlasts a
-  // device's share of a sharded count (NOTES run 33).
+  // device's share of a sharded count (NOTES run 33). HeavySplit follows
+  // the policy's λ, not a per-call λ override (the `lam` attribute).
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
   static constexpr int kHeavySplitDeepMinK = 9;
