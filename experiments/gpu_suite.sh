@@ -24,7 +24,8 @@
 #                                          # change's base) and, with POLICY_SED (a sed script
 #                                          # for a copy's policy.h), a policy variant: the
 #                                          # same benchmark (COMPARE_ARGS, DEEP_ARGS; the
-#                                          # variant: POLICY_ARGS) on each; NO_TEST=1: no tests
+#                                          # variant: POLICY_ARGS, the base: BASE_ARGS) on
+#                                          # each; NO_TEST=1: no tests
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
 #   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
@@ -96,6 +97,7 @@ case "${1:-}" in
     for o in "${others[@]}"; do
       oargs=$args
       [[ $o == policy ]] && oargs=${POLICY_ARGS:-$args}
+      [[ $o == base ]] && oargs=${BASE_ARGS:-$args}
       PYTHONPATH=/tmp/kcjax-$o SCALING_ARGS="$oargs" BENCH_ARGS="$oargs" part "$o" "$stage" >/dev/null
       [[ -n ${DEEP_ARGS:-} && $o == base ]] &&
         PYTHONPATH=/tmp/kcjax-$o BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" part base_deep bench

@@ -430,11 +430,20 @@ struct WarpSmem {
   uint32_t* nb1;     // [ls1 * 32] saved next-bit per lane per level
 };
 
+// Edges inside the single-word node x: Σ over bits q of x of
+// popcount(x & rows[q]), by one lane (the fused last level of RunEngine1).
+__device__ __forceinline__ uint32_t EdgesWithin1(uint32_t x, const uint32_t* rows) {
+  uint32_t s = 0;
+  for (uint32_t bits = x; bits; bits &= bits - 1) s += __popc(x & rows[__ffs(bits) - 1]);
+  return s;
+}
+
 // Single-word engine (d <= 32): rows in shared memory, the current level's
 // cur bitmap in a register per lane, deeper levels spilled to the shared
 // stack only on descent. Counts every clique extending a size-s0 node with
 // candidates {0..d-1} by at least 2 vertices (counts[s0 + 1] += d is the
-// caller's).
+// caller's). The last expanded level is fused as in RunEngine: a lane counts
+// the edges inside its child (EdgesWithin1) instead of scheduling its tasks.
 __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const WarpSmem& ws,
                            const Counts& cnt) {
   const int lane = LaneId();
@@ -445,6 +454,10 @@ __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const 
   // nonempty level-lvl nodes need lvl + 2 < d + 1.
   const int L = min(kmax - s0 - 2, d - 1);
   if (L <= 0 || !__ballot_sync(kFull, my != 0)) return;
+  if (L == 1) {  // level 0 is the last expanded level
+    cnt.AddWarp(s0 + 3, EdgesWithin1(my, rows));
+    return;
+  }
   uint32_t nb = my ? __ffs(my) - 1 : kNone;
   int lvl = 0;
   while (true) {
@@ -461,7 +474,9 @@ __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const 
     const uint32_t parent = __shfl_sync(kFull, my, t & 31);
     const uint32_t child = t >= 0 ? parent & rows[static_cast<uint32_t>(t) >> 5] : 0u;
     cnt.AddWarp(s0 + 3 + lvl, __popc(child));
-    if (lvl + 1 < L && __ballot_sync(kFull, child != 0)) {
+    if (lvl + 2 == L) {
+      cnt.AddWarp(s0 + 4 + lvl, EdgesWithin1(child, rows));
+    } else if (lvl + 1 < L && __ballot_sync(kFull, child != 0)) {
       ws.st1[lvl * kWarp + lane] = my;
       ws.nb1[lvl * kWarp + lane] = nb;
       ++lvl;
@@ -2131,23 +2146,99 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
 
 namespace {
 
-// A non-blocking stream per device for the small-task kernel, created once.
-cudaError_t SideStream(cudaStream_t* out) {
+// Non-blocking side streams per device, created once. 0: the small-task
+// kernel and the class read-back. 1: the heavy-task split, at the device's
+// highest stream priority, so that its blocks are dispatched before those
+// of kernels that become ready at the same time.
+constexpr int kSideStreams = 2;
+cudaError_t SideStream(cudaStream_t* out, int which = 0) {
   constexpr int kMaxDevices = 64;
   static std::mutex mu;
-  static cudaStream_t streams[kMaxDevices] = {};
+  static cudaStream_t streams[kMaxDevices][kSideStreams] = {};
   int dev = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err != cudaSuccess) return err;
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
   std::lock_guard<std::mutex> lock(mu);
-  if (streams[dev] == nullptr) {
-    err = cudaStreamCreateWithFlags(&streams[dev], cudaStreamNonBlocking);
+  if (streams[dev][which] == nullptr) {
+    int least = 0, greatest = 0;
+    if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess) return err;
+    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking,
+                                       which == 1 ? greatest : least);
     if (err != cudaSuccess) return err;
   }
-  *out = streams[dev];
+  *out = streams[dev][which];
   return cudaSuccess;
 }
+
+// Work forked from a caller's stream onto side streams and joined back
+// through events, so that the call stays ordered on the caller's stream.
+class StreamFork {
+ public:
+  explicit StreamFork(cudaStream_t stream) : stream_(stream) {}
+  StreamFork(const StreamFork&) = delete;
+  StreamFork& operator=(const StreamFork&) = delete;
+  // Join even after a failed launch: the caller frees scratch on `stream`.
+  ~StreamFork() { Join(); }
+
+  // The stream for side `which`, ordered after the work queued so far on
+  // the caller's stream; the caller's own stream when `fork` is false.
+  cudaError_t Side(int which, bool fork, cudaStream_t* out) {
+    *out = stream_;
+    if (!fork) return cudaSuccess;
+    cudaError_t err = cudaSuccess;
+    if (forked_ == nullptr) {
+      if ((err = cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming)) != cudaSuccess ||
+          (err = cudaEventRecord(forked_, stream_)) != cudaSuccess)
+        return err;
+    }
+    cudaStream_t side = nullptr;
+    if ((err = SideStream(&side, which)) != cudaSuccess ||
+        (err = cudaStreamWaitEvent(side, forked_, 0)) != cudaSuccess)
+      return err;
+    sides_[which] = side;
+    *out = side;
+    return cudaSuccess;
+  }
+
+  // Orders the caller's stream after the work queued so far on side `which`
+  // (nothing if that side was not forked).
+  cudaError_t Await(int which) {
+    if (sides_[which] == nullptr) return cudaSuccess;
+    cudaEvent_t ev = nullptr;
+    cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (err == cudaSuccess) err = cudaEventRecord(ev, sides_[which]);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, ev, 0);
+    if (ev != nullptr) cudaEventDestroy(ev);
+    return err;
+  }
+
+  // Orders the caller's stream after every side's work; idempotent.
+  cudaError_t Join() {
+    cudaError_t first = cudaSuccess;
+    for (cudaStream_t& side : sides_) {
+      if (side == nullptr) continue;
+      cudaEvent_t joined = nullptr;
+      cudaError_t err = cudaEventCreateWithFlags(&joined, cudaEventDisableTiming);
+      if (err == cudaSuccess) err = cudaEventRecord(joined, side);
+      if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, joined, 0);
+      if (err != cudaSuccess) cudaStreamSynchronize(side);
+      if (joined != nullptr) cudaEventDestroy(joined);
+      if (first == cudaSuccess) first = err;
+      side = nullptr;
+    }
+    if (forked_ != nullptr) {
+      cudaEventDestroy(forked_);
+      forked_ = nullptr;
+    }
+    return first;
+  }
+
+ private:
+  cudaStream_t stream_;
+  cudaStream_t sides_[kSideStreams] = {};
+  cudaEvent_t forked_ = nullptr;
+};
 
 }  // namespace
 
@@ -2161,6 +2252,19 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   u64* heavy_work = reinterpret_cast<u64*>(s + 40);
   cudaError_t err = cudaMemsetAsync(work, 0, 64, stream);
   if (err != cudaSuccess) return err;
+  // Side streams: the small-task kernel and the heavy-task split run beside
+  // the medium and larger classes (which keep their heaviest-first order on
+  // the caller's stream), so that the tail of one class overlaps the others
+  // instead of idling the device before the next launch (NOTES run 36).
+  // The heavy units start first (stream priority, see SideStream).
+  const bool heavy = plan.heavy_end > plan.heavy_begin;
+  const bool small = plan.blocks[3] > 0;
+  const bool others = plan.blocks[0] + plan.blocks[1] + plan.blocks[2] > 0;
+  StreamFork fork(stream);
+  cudaStream_t small_stream = stream, heavy_stream = stream;
+  if ((err = fork.Side(0, small && (others || heavy), &small_stream)) != cudaSuccess ||
+      (err = fork.Side(1, heavy && (others || small), &heavy_stream)) != cudaSuccess)
+    return err;
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   u64* out = reinterpret_cast<u64*>(p.counts);
   size_t off = 256;
@@ -2178,7 +2282,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
     if (err != cudaSuccess) return err;
   }
-  if (plan.heavy_end > plan.heavy_begin) {
+  if (heavy) {
     // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
     const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
     auto* prefix = reinterpret_cast<int64_t*>(s + off);
@@ -2193,13 +2297,17 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
       off += RoundUp(static_cast<int64_t>(plan.heavy_arena_bytes), 256);
     }
     const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
-    HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, stream>>>(
+    HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, heavy_stream>>>(
         g, sorted + plan.heavy_begin, nh, plan.heavy_dim, level4, slots, prefix, out);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.heavy_scan_bytes;
-    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, stream);
+    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, heavy_stream);
     if (err != cudaSuccess) return err;
-    HeavyKernel<<<plan.heavy_blocks, kThreads, plan.heavy_smem, stream>>>(
+    // The medium class waits for the slots (a short kernel), so that the
+    // heavy units and the medium tasks become ready together and the
+    // higher-priority heavy units take the device first: heaviest first.
+    if ((err = fork.Await(1)) != cudaSuccess) return err;
+    HeavyKernel<<<plan.heavy_blocks, kThreads, plan.heavy_smem, heavy_stream>>>(
         nh, plan.heavy_dim, p.kmax, level4, slots, prefix, heavy_work, out, harena);
     if ((err = LastError()) != cudaSuccess) return err;
   }
@@ -2208,24 +2316,6 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     if (plan.blocks[k] == 0 || plan.arena_bytes[k] == 0) continue;
     arena[k] = s + off;
     off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), 256);
-  }
-  // The small-task kernel runs on a side stream, beside the heavier classes
-  // (which keep their heaviest-first order on the caller's stream): a long
-  // tail of a few heavy tasks then overlaps the many small ones. Fork and join
-  // go through events, so the call stays ordered on the caller's stream.
-  const bool fork = plan.blocks[3] > 0 && plan.blocks[0] + plan.blocks[1] + plan.blocks[2] > 0;
-  cudaStream_t side = stream;
-  cudaEvent_t forked = nullptr, joined = nullptr;
-  if (fork) {
-    if ((err = SideStream(&side)) != cudaSuccess) return err;
-    if ((err = cudaEventCreateWithFlags(&forked, cudaEventDisableTiming)) != cudaSuccess ||
-        (err = cudaEventCreateWithFlags(&joined, cudaEventDisableTiming)) != cudaSuccess ||
-        (err = cudaEventRecord(forked, stream)) != cudaSuccess ||
-        (err = cudaStreamWaitEvent(side, forked, 0)) != cudaSuccess) {
-      if (forked != nullptr) cudaEventDestroy(forked);
-      if (joined != nullptr) cudaEventDestroy(joined);
-      return err;
-    }
   }
   for (int k = 0; k < 4 && err == cudaSuccess; ++k) {
     if (plan.blocks[k] == 0) continue;
@@ -2251,22 +2341,14 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
             split_work);
         break;
       default:
-        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], side>>>(g, t, p.kmax, work + k,
-                                                                      out);
+        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(g, t, p.kmax,
+                                                                              work + k, out);
         break;
     }
     err = LastError();
   }
-  if (fork) {
-    // Join even after a failed launch: the caller frees scratch on `stream`.
-    cudaError_t join = cudaEventRecord(joined, side);
-    if (join == cudaSuccess) join = cudaStreamWaitEvent(stream, joined, 0);
-    if (join != cudaSuccess) cudaStreamSynchronize(side);
-    cudaEventDestroy(forked);
-    cudaEventDestroy(joined);
-    if (err == cudaSuccess) err = join;
-  }
-  return err;
+  const cudaError_t join = fork.Join();
+  return err != cudaSuccess ? err : join;
 }
 
 cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cudaEvent_t done,
