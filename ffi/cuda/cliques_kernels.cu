@@ -2262,7 +2262,8 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   StreamFork fork(stream);
   cudaStream_t small_stream = stream, heavy_stream = stream;
   if ((err = fork.Side(0, small && (others || heavy), &small_stream)) != cudaSuccess ||
-      (err = fork.Side(1, heavy && (others || small), &heavy_stream)) != cudaSuccess)
+      (err = fork.Side(1, heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK,
+                       &heavy_stream)) != cudaSuccess)
     return err;
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   u64* out = reinterpret_cast<u64*>(p.counts);

@@ -93,6 +93,10 @@ struct CliquePolicy {
   static constexpr int kHeavySplitDeepMinK = 9;
   static constexpr int kHeavySplitDeepMinDim = 96;
   static constexpr int kHeavyLevel4MinK = 8;
+  // Up to this kmax the heavy split runs on a side stream beside the medium
+  // class (cliques_kernels.cu, LaunchSolve), so that either's tail overlaps
+  // the other; above it, the heavy units run alone before the medium class.
+  static constexpr int kHeavyOverlapMaxK = 64;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
   static constexpr bool HeavySplit(int kmax) {
     return (kmax >= kHeavySplitMinK && Lambda(kmax, 2) < 0.5f) || kmax >= kHeavySplitDeepMinK;
