@@ -244,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     ablation = _load(r, "h200_table2.json") or _load(r, "h200_ablation.json")
     cpu = _load(r, "h200host_table2_cpu.json")
     fused = _load(r, "h200_variants_fused.json")
+    final = _load(r, "h200_fused_final.json")
     rmat = _load(r, "h200_rmat_scales.json")
     lam = _load(r, "h200_lambda.json")
     ncu = _load(r, "h200_ncu_dblp.json")
@@ -266,6 +267,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "## The variants with the fused engine, k = 6..9, device time (s)\n\n"
             + table2(fused, None, ABLATION_ORDER)
+            + "\n"
+        )
+    if final:
+        tree = {"rows": [row for row in final["rows"] if row["build"] == "tree"]}
+        print(
+            "## KCMiner against the static bitmap variants with the fused single-word "
+            "engine (run 38), k = 5..9, device time (s)\n\n"
+            + table2(tree, None, ("static_l1", "static_l2", "kcminer"))
             + "\n"
         )
     if rmat:

@@ -96,7 +96,12 @@ struct CliquePolicy {
   // Up to this kmax the heavy split runs on a side stream beside the medium
   // class (cliques_kernels.cu, LaunchSolve), so that either's tail overlaps
   // the other; above it, the heavy units run alone before the medium class.
-  static constexpr int kHeavyOverlapMaxK = 64;
+  // k = 7 (NOTES run 41): ca-AstroPh 2.36 vs 2.76 ms serial, com-dblp
+  // on two GPUs 7.7 vs 8.6 ms (one GPU: 14.6 vs 13.7 ms, within its noise).
+  // k = 9: the level-4 units of com-dblp's 114-clique are each device's
+  // critical path of a sharded count, and medium warps beside them slow it
+  // (two GPUs 1.39 vs 1.26 s, runs 40-41; one GPU 2.25 s either way).
+  static constexpr int kHeavyOverlapMaxK = 8;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
   static constexpr bool HeavySplit(int kmax) {
     return (kmax >= kHeavySplitMinK && Lambda(kmax, 2) < 0.5f) || kmax >= kHeavySplitDeepMinK;
