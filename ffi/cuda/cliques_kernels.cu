@@ -946,8 +946,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
                                                        int method, float lam, int dim, int* work,
                                                        u64* out, uint32_t* arena_global,
                                                        const int64_t* split_prefix,
-                                                       u64* split_work, const int32_t* taken,
-                                                       int num_taken) {
+                                                       u64* split_work) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -1018,7 +1017,6 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
   }
 
   for (int t = PullTask(work); t < num; t = PullTask(work)) {
-    if (t < num_taken && taken[t]) continue;  // counted by the heavy split
     const int32_t e = tasks[t];
     const int32_t u = g.src[e], v = g.indices[e];
     if (method == kStaticBitmapL1) {
@@ -1582,9 +1580,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // the space: #edges units), numbered by the prefix sum and pulled one at a
 // time, heaviest tasks first. A unit runs the engine on the task's level-2
 // rows under the mask of its candidates (row(i), or row(i) & row(j) with
-// counts[5] += popcount): nothing is rebuilt or compacted per unit. With
-// level-3 units, a task sparser than CliquePolicy::kHeavySplitMinDensity
-// gets no unit (taken[h] = 0) and the medium kernel counts it instead.
+// counts[5] += popcount): nothing is rebuilt or compacted per unit.
 // ---------------------------------------------------------------------------
 
 static_assert(Policy::kWarpTaskMax <= 32 * kWarp, "a medium row has at most one word per lane");
@@ -1646,8 +1642,7 @@ struct HeavyArena {
 
 __global__ void __launch_bounds__(kThreads)
     HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, bool level4,
-                     float min_density, uint32_t* slots, int64_t* units, int32_t* taken,
-                     u64* out) {
+                     uint32_t* slots, int64_t* units, u64* out) {
   const HeavySlot hs = HeavySlot::Make(dim);
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
@@ -1673,16 +1668,12 @@ __global__ void __launch_bounds__(kThreads)
       if (i < d) rowpre[i + 1] = base + incl;
       base += __shfl_sync(kFull, incl, kWarp - 1);
     }
-    // A sparse task (γ below min_density) gets no unit: the medium class
-    // counts it (taken[h] = 0).
-    const bool dense = static_cast<double>(edges) >= double(min_density) * d * d;
     if (lane == 0) {
       slot[0] = static_cast<uint32_t>(d);
       rowpre[0] = 0;
-      units[h] = !dense ? 0 : level4 ? static_cast<int64_t>(edges) : d;
-      if (taken != nullptr) taken[h] = dense;
+      units[h] = level4 ? static_cast<int64_t>(edges) : d;
     }
-    if (dense) total += edges;
+    total += edges;
   }
   if (lane == 0 && total != 0) GlobalAdd128(out, 4, total);
 }
@@ -2053,9 +2044,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       plan->heavy_end = classes->large_end + nh;
       plan->heavy_dim = dim;
       plan->heavy_slot_bytes = static_cast<size_t>(slot_bytes);
-      plan->heavy_gate =
-          p.kmax < Policy::kHeavyLevel4MinK && Policy::kHeavySplitMinDensity > 0.f;
-      plan->begin[2] = plan->heavy_gate ? plan->heavy_begin : plan->heavy_end;
+      plan->begin[2] = plan->heavy_end;
       cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->heavy_scan_bytes,
                                                     static_cast<int64_t*>(nullptr),
                                                     static_cast<int64_t*>(nullptr),
@@ -2102,7 +2091,6 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
         std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
     total += RoundUp(nh * 8, 256) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), 256) +
              RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), 256) +
-             (plan->heavy_gate ? RoundUp(nh * 4, 256) : 0) +
              RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), 256);
   }
   for (int k = 0; k < 4; ++k) {
@@ -2294,10 +2282,8 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
     if (err != cudaSuccess) return err;
   }
-  int32_t* taken = nullptr;  // heavy_gate: tasks the heavy split counts
-  int num_taken = 0;
   if (heavy) {
-    // Same scratch order as PlanSolve: prefix, scan temp, slots, taken, arena.
+    // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
     const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
     auto* prefix = reinterpret_cast<int64_t*>(s + off);
     off += RoundUp(int64_t{nh} * 8, 256);
@@ -2305,11 +2291,6 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), 256);
     auto* slots = reinterpret_cast<uint32_t*>(s + off);
     off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), 256);
-    if (plan.heavy_gate) {
-      taken = reinterpret_cast<int32_t*>(s + off);
-      num_taken = nh;
-      off += RoundUp(int64_t{nh} * 4, 256);
-    }
     uint32_t* harena = nullptr;
     if (plan.heavy_arena_bytes > 0) {
       harena = reinterpret_cast<uint32_t*>(s + off);
@@ -2317,8 +2298,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     }
     const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
     HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, heavy_stream>>>(
-        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, level4,
-        plan.heavy_gate ? Policy::kHeavySplitMinDensity : 0.f, slots, prefix, taken, out);
+        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, level4, slots, prefix, out);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.heavy_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, heavy_stream);
@@ -2358,7 +2338,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
         WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
             g, t, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
             plan.arena_in_smem ? nullptr : static_cast<uint32_t*>(arena[k]), split_prefix,
-            split_work, taken, num_taken);
+            split_work);
         break;
       default:
         SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(g, t, p.kmax,

@@ -110,12 +110,8 @@ struct SolvePlan {
   // KCMiner heavy-task split (CliquePolicy::HeavySplit): tasks
   // [heavy_begin, heavy_end) get their level-2 spaces built into global
   // slots (one warp per task) and are counted by level-3 or level-4 units; the medium
-  // kernel's range then starts at heavy_end. heavy_gate (level-3 units
-  // only): only dense heavy tasks (γ >= kHeavySplitMinDensity) are split;
-  // the medium range starts at heavy_begin and skips the tasks the slot
-  // build marked as taken.
+  // kernel's range then starts at heavy_end.
   int64_t heavy_begin = 0, heavy_end = 0;
-  bool heavy_gate = false;
   int heavy_dim = 0;
   int heavy_build_blocks = 0, heavy_blocks = 0;
   size_t heavy_smem = 0, heavy_arena_bytes = 0, heavy_slot_bytes = 0, heavy_scan_bytes = 0;

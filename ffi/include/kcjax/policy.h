@@ -102,11 +102,6 @@ struct CliquePolicy {
   // critical path of a sharded count, and medium warps beside them slow it
   // (two GPUs 1.39 vs 1.26 s, runs 40-41; one GPU 2.25 s either way).
   static constexpr int kHeavyOverlapMaxK = 8;
-  // Level-3 units (kmax < kHeavyLevel4MinK) split only the heavy tasks
-  // whose level-2 space has density γ = edges / d² at least this (a clique
-  // has γ ~ 1/2); sparser ones go back to the medium class, where a warp
-  // keeps the space in shared memory. 0: split every heavy task.
-  static constexpr float kHeavySplitMinDensity = 0.25f;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
   static constexpr bool HeavySplit(int kmax) {
     return (kmax >= kHeavySplitMinK && Lambda(kmax, 2) < 0.5f) || kmax >= kHeavySplitDeepMinK;
