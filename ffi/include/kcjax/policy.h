@@ -78,8 +78,10 @@ struct CliquePolicy {
   // each dense task, and the edges inside com-dblp's 114-clique bound the
   // whole call. Measured with the engine's fused last level on an H200
   // (NOTES runs 30-32), it pays only at k = 7, where the level-2 spaces are
-  // kept (com-dblp 13.7 vs 29.8 ms, soc-Epinions1 1.19 vs 1.93 ms; ca-AstroPh
-  // 3.5 vs 2.9 ms the other way). At k = 6 a warp counts a dense task's
+  // kept (com-dblp 13.7 vs 29.8 ms, soc-Epinions1 1.19 vs 1.93 ms; since the
+  // split runs beside the medium class, ca-AstroPh too: 2.36 vs 2.98 ms,
+  // runs 36, 41; R-MAT 22 18.0 vs 16.9 ms by static_l2, run 43, is the
+  // loss left). At k = 6 a warp counts a dense task's
   // 6-cliques faster than level-3 units that do not fuse (com-dblp 1.50 vs
   // 3.81 ms); from k = 8 the level-3 units of λ(k, 2) = 1 already balance
   // (com-dblp k = 8 0.182 vs 0.194 s, soc-Epinions1 2.2 vs 3.2 ms).
@@ -123,9 +125,11 @@ struct CliquePolicy {
   // results/h200_lambda_fused.json): at k <= 7 level 2 wins or ties on every
   // graph (k = 7, against level-3 units: email-Enron 0.42 vs 0.62 ms,
   // R-MAT 22 20.7 vs 27.6 ms); from k = 8 the level-3 units win on every
-  // shared graph (cit-HepTh 2.2 vs 3.8 ms, ca-AstroPh 15 vs 21 ms; not on
-  // R-MAT 22: 92 vs 79 ms by static_l2). The paper's rule (level 3 when
-  // γ < 25%) lost at both k (soc-Epinions1 k = 8 4.7 vs 3.2 ms).
+  // shared graph (cit-HepTh 2.2 vs 3.8 ms, ca-AstroPh 15 vs 21 ms), and
+  // with the fused single-word engine on R-MAT 22 too (57 vs 99 ms, run 37;
+  // 92 vs 79 ms before it). Level-3 units at k = 6, 7 still tie or lose
+  // with it (com-dblp k = 7 43.9 vs 12.8 ms, run 37). The paper's rule
+  // (level 3 when γ < 25%) lost at both k (soc-Epinions1 k = 8 4.7 vs 3.2 ms).
   static constexpr KCJAX_HD float Lambda(int k, int level) {
     if (level >= 3) return 0.0f;
     if (k <= 7) return 0.0f;
