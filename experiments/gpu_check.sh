@@ -54,10 +54,12 @@ for s in "$@"; do
       ;;
     ncu)
       stage ncu
-      # Every kernel of the profiled process (lanes_run.py orients on the CPU).
+      # Every kernel of the profiled process (lanes_run.py orients on the CPU;
+      # NCU_ARGS: its arguments, NCU_METRICS: other metrics).
+      # shellcheck disable=SC2086
       timeout -s KILL "${NCU_TIMEOUT:-300}" ncu --clock-control none --csv \
-        --metrics smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
-        "$PY" -P experiments/lanes_run.py >"$OUT/ncu.csv" 2>"$OUT/ncu.log"
+        --metrics "${NCU_METRICS:-smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum}" \
+        "$PY" -P experiments/lanes_run.py ${NCU_ARGS:-} >"$OUT/ncu.csv" 2>"$OUT/ncu.log"
       tail -5 "$OUT/ncu.log"
       ;;
     scaling)

@@ -26,6 +26,8 @@
 #                                          # same benchmark (COMPARE_ARGS, DEEP_ARGS; the
 #                                          # variant: POLICY_ARGS, the base: BASE_ARGS) on
 #                                          # each; NO_TEST=1: no tests
+#   bash experiments/gpu_suite.sh ncu      # build, Nsight Compute per kernel (NCU_ARGS: the
+#                                          # workload, lanes_run.py; NCU_METRICS), as a table
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
 #   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
@@ -104,6 +106,13 @@ case "${1:-}" in
       runs+=("$o=$ROOT_OUT/$o/$stage.json" "$o=$ROOT_OUT/${o}_deep/bench.json")
     done
     python3 -P experiments/compare.py "${runs[@]}" --out "$ROOT_OUT/compare.json"
+    ;;
+  ncu)
+    # Nsight Compute metrics per kernel launch (NCU_ARGS: lanes_run.py's
+    # arguments, NCU_METRICS: the metrics), as a table (ncu_table.py).
+    part build build
+    part ncu ncu
+    python3 -P experiments/ncu_table.py "$ROOT_OUT/ncu/ncu.csv" --out "$ROOT_OUT/ncu/ncu.json"
     ;;
   check)
     part build build

@@ -23,7 +23,7 @@ def scripts():
     try:
         yield {
             name: importlib.import_module(name)
-            for name in ("bench", "scaling", "report", "chunks", "timeline")
+            for name in ("bench", "scaling", "report", "chunks", "timeline", "ncu_table")
         }
     finally:
         sys.path.remove(str(EXPERIMENTS))
@@ -65,6 +65,24 @@ def test_timeline_rows(scripts, tmp_path):
     assert [(r["graph"], r["k"], r["method"]) for r in rows] == [("rmat8-4", 4, "kcminer")]
     acts = rows[0]["acts"]  # GPU activities: none on a CPU
     assert all(a["dur_us"] >= 0 and a["start_us"] >= 0 for a in acts)
+
+
+def test_ncu_table_pivots_metrics_per_launch(scripts):
+    head = '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
+    text = "\n".join(
+        [
+            "==PROF== Connected to process 7",
+            head,
+            '"0","7","kcjax::cuda::(anonymous namespace)::HeavyKernel(int)","t","us","5,662.5"',
+            '"0","7","kcjax::cuda::(anonymous namespace)::HeavyKernel(int)","occ","%","n/a"',
+            '"1","7","void cub::Scan<int>(int*)","t","us","2.5"',
+        ]
+    )
+    assert scripts["ncu_table"].rows(text) == [
+        {"id": 0, "kernel": "HeavyKernel", "t": 5662.5, "occ": "n/a"},
+        {"id": 1, "kernel": "Scan<int>", "t": 2.5},
+    ]
+    assert scripts["ncu_table"].rows("no profile") == []
 
 
 def test_bench_rejects_unknown_method(scripts):
