@@ -55,9 +55,12 @@ for s in "$@"; do
     ncu)
       stage ncu
       # Every kernel of the profiled process (lanes_run.py orients on the CPU;
-      # NCU_ARGS: its arguments, NCU_METRICS: other metrics).
+      # NCU_ARGS: its arguments, NCU_METRICS: other metrics), or those whose
+      # name matches NCU_FILTER (a regex; without it, a workload that builds
+      # its graph on the GPU, such as R-MAT, spends the call profiling that).
       # shellcheck disable=SC2086
       timeout -s KILL "${NCU_TIMEOUT:-300}" ncu --clock-control none --csv \
+        ${NCU_FILTER:+--kernel-name "regex:$NCU_FILTER"} \
         --metrics "${NCU_METRICS:-smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum}" \
         "$PY" -P experiments/lanes_run.py ${NCU_ARGS:-} >"$OUT/ncu.csv" 2>"$OUT/ncu.log"
       tail -5 "$OUT/ncu.log"

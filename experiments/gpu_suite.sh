@@ -109,7 +109,8 @@ case "${1:-}" in
     ;;
   ncu)
     # Nsight Compute metrics per kernel launch (NCU_ARGS: lanes_run.py's
-    # arguments, NCU_METRICS: the metrics), as a table (ncu_table.py).
+    # arguments, NCU_METRICS: the metrics, NCU_FILTER: a kernel-name regex),
+    # as a table (ncu_table.py).
     part build build
     part ncu ncu
     python3 -P experiments/ncu_table.py "$ROOT_OUT/ncu/ncu.csv" --out "$ROOT_OUT/ncu/ncu.json"
