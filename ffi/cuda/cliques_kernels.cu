@@ -946,7 +946,8 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
                                                        int method, float lam, int dim, int* work,
                                                        u64* out, uint32_t* arena_global,
                                                        const int64_t* split_prefix,
-                                                       u64* split_work) {
+                                                       u64* split_work, const int32_t* taken,
+                                                       int num_taken) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -1017,6 +1018,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
   }
 
   for (int t = PullTask(work); t < num; t = PullTask(work)) {
+    if (t < num_taken && taken[t]) continue;  // counted by the heavy split
     const int32_t e = tasks[t];
     const int32_t u = g.src[e], v = g.indices[e];
     if (method == kStaticBitmapL1) {
@@ -1523,14 +1525,18 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // takes 32 consecutive tasks (grid-stride over batches) and flattens their
 // intersections over its lanes. key = work size (0: nothing beyond
 // counts[3]), value = edge id, both written coalesced. counts[3] += Σ |C|.
+// With kSmallPairs (PrepassCountsSmall: KCMiner at kmax == 4) a task whose C
+// is in the buffer with |C| < kSmallTaskMax is finished here: counts[4] +=
+// the edges of its one-word bitmap space (CountPairs), and its key is 0, so
+// the small class is empty.
+template <bool kSmallPairs>
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method,
-                  uint64_t key_limit, uint32_t* keys, int32_t* vals, TaskClasses* classes,
-                  u64* out) {
+    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method, uint64_t key_limit, uint32_t* keys, int32_t* vals,
+                  TaskClasses* classes, u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   const ShallowSmem sm = CarveShallowSmem(smem);
   const int lane = LaneId();
-  u64 acc[1] = {0};  // counts[3]
+  u64 acc[kSmallPairs ? 2 : 1] = {};  // counts[3] (and counts[4])
   const int64_t batches = CeilDiv(num, kWarp);
   const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
   for (int64_t bt = static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock();
@@ -1538,8 +1544,12 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     const int64_t i = bt * kWarp + lane;
     const ShallowTask t = LoadShallowTask(g, tasks, i, num);
     int d = 0;
-    unsigned over = ForEachBufferSet(g, t, sm, [&](bool sel, int dj, int) {
-      if (sel) d = dj;
+    bool done = false;  // counted here (kSmallPairs)
+    unsigned over = ForEachBufferSet(g, t, sm, [&](bool sel, int dj, int off) {
+      if (sel) d = dj, done = kSmallPairs && dj < Policy::kSmallTaskMax;
+      if constexpr (kSmallPairs) {
+        CountPairs(g, sel && dj < Policy::kSmallTaskMax ? dj : 0, off, sm.cbuf, acc[1]);
+      }
     });
     while (over != 0) {  // count only: no buffer needed
       const int j = __ffs(over) - 1;
@@ -1553,7 +1563,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     if (i < num) {
       const int32_t e = TaskAt(tasks, i);
       uint32_t key = 0;
-      if (d >= 2 && kmax >= 4) {
+      if (d >= 2 && kmax >= 4 && !done) {
         // d >= 2 implies a valid edge e.
         key = static_cast<uint32_t>(d);
         if (method == kStaticBitmapL1) {
@@ -1581,6 +1591,12 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // time, heaviest tasks first. A unit runs the engine on the task's level-2
 // rows under the mask of its candidates (row(i), or row(i) & row(j) with
 // counts[5] += popcount): nothing is rebuilt or compacted per unit.
+//
+// Gate (SolvePlan::heavy_gate, level-3 units only): the build also writes
+// each task's estimated work and their sum, and HeavyGateKernel keeps in
+// the split only the tasks above kHeavySplitShare times a medium warp's
+// share of that sum; the others get no unit (taken[h] = 0) and stay in the
+// medium class, which skips the taken ones.
 // ---------------------------------------------------------------------------
 
 static_assert(Policy::kWarpTaskMax <= 32 * kWarp, "a medium row has at most one word per lane");
@@ -1605,7 +1621,17 @@ __device__ int WarpUpperBound(const T* a, int n, T x) {
   return lo;
 }
 
-// A heavy task's slot (offsets in 32-bit words): [d, 3 unused][C: D]
+// A heavy task's estimated work for the gate: C(d, kmax - 2) (2γ)^C(kmax - 2, 2)
+// with γ = edges / d², the kmax-cliques of a random graph of its density.
+__device__ __forceinline__ double HeavyWorkEstimate(int d, u64 edges, int kmax) {
+  const int r = kmax - 2;
+  if (d < r) return 0.0;
+  double c = 1.0;
+  for (int j = 0; j < r; ++j) c = c * (d - j) / (j + 1);
+  return c * pow(2.0 * static_cast<double>(edges) / (static_cast<double>(d) * d), r * (r - 1) / 2);
+}
+
+// A heavy task's slot (offsets in 32-bit words): [d, edges (lo, hi), unused][C: D]
 // [rowpre: D + 1][rows: D * W], rowpre[i] = Σ popcount(rows < i).
 struct HeavySlot {
   int64_t list, rowpre, rows, words;
@@ -1641,8 +1667,8 @@ struct HeavyArena {
 };
 
 __global__ void __launch_bounds__(kThreads)
-    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, bool level4,
-                     uint32_t* slots, int64_t* units, u64* out) {
+    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, int kmax, bool level4,
+                     uint32_t* slots, int64_t* units, double* est, u64* out) {
   const HeavySlot hs = HeavySlot::Make(dim);
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
@@ -1670,12 +1696,43 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (lane == 0) {
       slot[0] = static_cast<uint32_t>(d);
+      slot[1] = static_cast<uint32_t>(edges);
+      slot[2] = static_cast<uint32_t>(edges >> 32);
       rowpre[0] = 0;
       units[h] = level4 ? static_cast<int64_t>(edges) : d;
+      if (est != nullptr) {
+        est[h] = HeavyWorkEstimate(d, edges, kmax);
+        atomicAdd(est + nh, est[h]);  // est[nh]: the sum
+      }
     }
     total += edges;
   }
-  if (lane == 0 && total != 0) GlobalAdd128(out, 4, total);
+  // Gated: HeavyGateKernel adds the edges of the tasks it keeps.
+  if (lane == 0 && total != 0 && est == nullptr) GlobalAdd128(out, 4, total);
+}
+
+// Keeps heavy task h in the split iff est[h] > share * est[nh] (the gate,
+// see above): units[h] = 0 and taken[h] = 0 otherwise; counts[4] += the
+// edges of the kept tasks (the medium kernel counts the others').
+__global__ void __launch_bounds__(kThreads)
+    HeavyGateKernel(int nh, int dim, double share, const double* est, const uint32_t* slots,
+                    int64_t* units, int32_t* taken, u64* out) {
+  const HeavySlot hs = HeavySlot::Make(dim);
+  const double bar = share * est[nh];
+  u64 total = 0;
+  for (int64_t h = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; h < nh;
+       h += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const bool keep = est[h] > bar;
+    taken[h] = keep;
+    if (keep) {
+      const uint32_t* slot = slots + h * hs.words;
+      total += slot[1] | (static_cast<u64>(slot[2]) << 32);
+    } else {
+      units[h] = 0;
+    }
+  }
+  total = WarpSum64(total);
+  if (LaneId() == 0 && total != 0) GlobalAdd128(out, 4, total);
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -1842,6 +1899,13 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
   return cudaSuccess;
 }
 
+// KCMiner at kmax == 4 counts its small tasks (|C| < kSmallTaskMax) in the
+// pre-pass, which already holds their C in shared memory: their 4-cliques
+// are the edges of a one-word bitmap space, tested by flattened pair probes
+// (CountPairs) as in the shallow kernel. No small-task kernel runs, and none
+// re-intersects those tasks (NOTES run 45).
+bool PrepassCountsSmall(const CountProblem& p) { return p.kmax == 4 && p.method == kKCMiner; }
+
 }  // namespace
 
 bool UseShallowPath(const CountProblem& p) {
@@ -1919,7 +1983,10 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
-  err = MaxBlocks(PrepassKernel, smem, &bpm);
+  // Both instantiations have the same register cap (__launch_bounds__).
+  const bool small_pairs = PrepassCountsSmall(p);
+  err = small_pairs ? MaxBlocks(PrepassKernel<true>, smem, &bpm)
+                    : MaxBlocks(PrepassKernel<false>, smem, &bpm);
   if (err != cudaSuccess) return err;
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
@@ -1928,10 +1995,18 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   // and a device-bounds plan sized its arenas for keys up to the hint).
   uint64_t key_limit = uint64_t{1} << KeyBits(p, /*full=*/false);
   if (p.max_degree >= 0) key_limit = std::min<uint64_t>(key_limit, uint64_t(p.max_degree) + 1);
-  PrepassKernel<<<blocks, kThreads, smem, stream>>>(
-      g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
-      reinterpret_cast<uint32_t*>(s + l.keys_in), reinterpret_cast<int32_t*>(s + l.vals_in),
-      classes, reinterpret_cast<u64*>(p.counts));
+  auto* keys = reinterpret_cast<uint32_t*>(s + l.keys_in);
+  auto* vals = reinterpret_cast<int32_t*>(s + l.vals_in);
+  auto* out = reinterpret_cast<u64*>(p.counts);
+  if (small_pairs) {
+    PrepassKernel<true><<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax,
+                                                            p.method, key_limit, keys, vals,
+                                                            classes, out);
+  } else {
+    PrepassKernel<false><<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax,
+                                                             p.method, key_limit, keys, vals,
+                                                             classes, out);
+  }
   if ((err = LastError()) != cudaSuccess) return err;
   if (p.kmax < 4) return cudaSuccess;  // classes stay empty
   return LaunchSortClasses(p, scratch, /*full_keys=*/false, stream);
@@ -2007,7 +2082,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
                                 Policy::kSmallTaskMax, 1};
   for (int k = 0; k < 4; ++k) {
     const int bf = fields[row][k][0], ef = fields[row][k][1];
-    if (ef < 0) continue;
+    if (ef < 0 || (k == 3 && PrepassCountsSmall(p))) continue;
     plan->begin_field[k] = bf;
     plan->end_field[k] = ef;
     if (classes != nullptr) {
@@ -2044,7 +2119,9 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       plan->heavy_end = classes->large_end + nh;
       plan->heavy_dim = dim;
       plan->heavy_slot_bytes = static_cast<size_t>(slot_bytes);
-      plan->begin[2] = plan->heavy_end;
+      // Gated, the medium range keeps the heavy tasks and skips the taken.
+      plan->heavy_gate = p.kmax < Policy::kHeavyLevel4MinK && Policy::kHeavySplitShare > 0.f;
+      plan->begin[2] = plan->heavy_gate ? plan->heavy_begin : plan->heavy_end;
       cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->heavy_scan_bytes,
                                                     static_cast<int64_t*>(nullptr),
                                                     static_cast<int64_t*>(nullptr),
@@ -2091,6 +2168,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
         std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
     total += RoundUp(nh * 8, 256) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), 256) +
              RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), 256) +
+             (plan->heavy_gate ? RoundUp((nh + 1) * 8, 256) + RoundUp(nh * 4, 256) : 0) +
              RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), 256);
   }
   for (int k = 0; k < 4; ++k) {
@@ -2146,10 +2224,12 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
 namespace {
 
 // Non-blocking side streams per device, created once. 0: the small-task
-// kernel and the class read-back. 1: the heavy-task split, at the device's
-// highest stream priority, so that its blocks are dispatched before those
-// of kernels that become ready at the same time.
-constexpr int kSideStreams = 2;
+// kernel and the class read-back, at the lowest priority. 1: the heavy-task
+// split, at the highest. 2: the larger classes beside a heavy split, in
+// between. Blocks of kernels that become ready together are dispatched in
+// that order: heavy units, then the larger classes, then the small tasks
+// in whatever the others leave free.
+constexpr int kSideStreams = 3;
 cudaError_t SideStream(cudaStream_t* out, int which = 0) {
   constexpr int kMaxDevices = 64;
   static std::mutex mu;
@@ -2162,8 +2242,8 @@ cudaError_t SideStream(cudaStream_t* out, int which = 0) {
   if (streams[dev][which] == nullptr) {
     int least = 0, greatest = 0;
     if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess) return err;
-    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking,
-                                       which == 1 ? greatest : least);
+    const int priority = which == 1 ? greatest : which == 2 ? (least + greatest) / 2 : least;
+    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking, priority);
     if (err != cudaSuccess) return err;
   }
   *out = streams[dev][which];
@@ -2200,14 +2280,14 @@ class StreamFork {
     return cudaSuccess;
   }
 
-  // Orders the caller's stream after the work queued so far on side `which`
-  // (nothing if that side was not forked).
-  cudaError_t Await(int which) {
-    if (sides_[which] == nullptr) return cudaSuccess;
+  // Orders `waiter` (the caller's stream or a side) after the work queued so
+  // far on side `which` (nothing if that side was not forked).
+  cudaError_t Await(int which, cudaStream_t waiter) {
+    if (sides_[which] == nullptr || sides_[which] == waiter) return cudaSuccess;
     cudaEvent_t ev = nullptr;
     cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
     if (err == cudaSuccess) err = cudaEventRecord(ev, sides_[which]);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, ev, 0);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(waiter, ev, 0);
     if (ev != nullptr) cudaEventDestroy(ev);
     return err;
   }
@@ -2252,18 +2332,20 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   cudaError_t err = cudaMemsetAsync(work, 0, 64, stream);
   if (err != cudaSuccess) return err;
   // Side streams: the small-task kernel and the heavy-task split run beside
-  // the medium and larger classes (which keep their heaviest-first order on
-  // the caller's stream), so that the tail of one class overlaps the others
-  // instead of idling the device before the next launch (NOTES run 36).
-  // The heavy units start first (stream priority, see SideStream).
+  // the medium and larger classes (which keep their heaviest-first order),
+  // so that the tail of one class overlaps the others instead of idling the
+  // device before the next launch (NOTES run 36). Beside a heavy split all
+  // classes wait for its slot build, and stream priorities (SideStream)
+  // dispatch the heavy units first and the small tasks last (NOTES run 45).
   const bool heavy = plan.heavy_end > plan.heavy_begin;
   const bool small = plan.blocks[3] > 0;
   const bool others = plan.blocks[0] + plan.blocks[1] + plan.blocks[2] > 0;
+  const bool overlap = heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK;
   StreamFork fork(stream);
-  cudaStream_t small_stream = stream, heavy_stream = stream;
+  cudaStream_t small_stream = stream, heavy_stream = stream, class_stream = stream;
   if ((err = fork.Side(0, small && (others || heavy), &small_stream)) != cudaSuccess ||
-      (err = fork.Side(1, heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK,
-                       &heavy_stream)) != cudaSuccess)
+      (err = fork.Side(1, overlap, &heavy_stream)) != cudaSuccess ||
+      (err = fork.Side(2, overlap && others, &class_stream)) != cudaSuccess)
     return err;
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   u64* out = reinterpret_cast<u64*>(p.counts);
@@ -2276,14 +2358,18 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     void* temp = s + off;
     off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), 256);
     const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(n, 256), 4096));
-    WidenKeysKernel<<<blocks, 256, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
+    WidenKeysKernel<<<blocks, 256, 0, class_stream>>>(sorted_keys + plan.begin[2], n,
+                                                      split_prefix);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.split_scan_bytes;
-    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
+    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n,
+                                        class_stream);
     if (err != cudaSuccess) return err;
   }
+  int32_t* taken = nullptr;  // heavy_gate: the tasks the split keeps
+  int num_taken = 0;
   if (heavy) {
-    // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
+    // Same scratch order as PlanSolve: prefix, scan temp, slots, gate, arena.
     const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
     auto* prefix = reinterpret_cast<int64_t*>(s + off);
     off += RoundUp(int64_t{nh} * 8, 256);
@@ -2291,6 +2377,15 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), 256);
     auto* slots = reinterpret_cast<uint32_t*>(s + off);
     off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), 256);
+    double* est = nullptr;  // [nh + 1]: estimates, then their sum
+    if (plan.heavy_gate) {
+      est = reinterpret_cast<double*>(s + off);
+      off += RoundUp((int64_t{nh} + 1) * 8, 256);
+      taken = reinterpret_cast<int32_t*>(s + off);
+      num_taken = nh;
+      off += RoundUp(int64_t{nh} * 4, 256);
+      if ((err = cudaMemsetAsync(est + nh, 0, 8, heavy_stream)) != cudaSuccess) return err;
+    }
     uint32_t* harena = nullptr;
     if (plan.heavy_arena_bytes > 0) {
       harena = reinterpret_cast<uint32_t*>(s + off);
@@ -2298,15 +2393,26 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     }
     const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
     HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, heavy_stream>>>(
-        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, level4, slots, prefix, out);
+        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, p.kmax, level4, slots, prefix, est, out);
     if ((err = LastError()) != cudaSuccess) return err;
+    if (plan.heavy_gate) {
+      // A medium warp's share of the heavy tasks' estimated work.
+      const double share = static_cast<double>(Policy::kHeavySplitShare) /
+                           (std::max(plan.blocks[2], 1) * double{Policy::kWarpsPerBlock});
+      const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(nh, kThreads), 1024));
+      HeavyGateKernel<<<blocks, kThreads, 0, heavy_stream>>>(nh, plan.heavy_dim, share, est, slots,
+                                                             prefix, taken, out);
+      if ((err = LastError()) != cudaSuccess) return err;
+    }
     size_t temp_bytes = plan.heavy_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, heavy_stream);
     if (err != cudaSuccess) return err;
-    // The medium class waits for the slots (a short kernel), so that the
-    // heavy units and the medium tasks become ready together and the
-    // higher-priority heavy units take the device first: heaviest first.
-    if ((err = fork.Await(1)) != cudaSuccess) return err;
+    // The other classes wait for the slots (a short kernel), so that they
+    // and the heavy units become ready together and the higher-priority
+    // heavy units take the device first: heaviest first.
+    if ((err = fork.Await(1, class_stream)) != cudaSuccess ||
+        (err = fork.Await(1, small_stream)) != cudaSuccess)
+      return err;
     HeavyKernel<<<plan.heavy_blocks, kThreads, plan.heavy_smem, heavy_stream>>>(
         nh, plan.heavy_dim, p.kmax, level4, slots, prefix, heavy_work, out, harena);
     if ((err = LastError()) != cudaSuccess) return err;
@@ -2327,18 +2433,18 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
                      static_cast<int>(plan.end[k])};
     switch (k) {
       case 0:
-        ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+        ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], class_stream>>>(
             g, t, p.kmax, plan.dim[k], work + k, out, static_cast<int32_t*>(arena[k]));
         break;
       case 1:
-        BlockKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+        BlockKernel<<<plan.blocks[k], kThreads, plan.smem[k], class_stream>>>(
             g, t, p.kmax, plan.dim[k], work + k, out, static_cast<uint32_t*>(arena[k]));
         break;
       case 2:
-        WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+        WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], class_stream>>>(
             g, t, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
             plan.arena_in_smem ? nullptr : static_cast<uint32_t*>(arena[k]), split_prefix,
-            split_work);
+            split_work, taken, num_taken);
         break;
       default:
         SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(g, t, p.kmax,
