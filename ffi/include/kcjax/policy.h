@@ -57,8 +57,10 @@ struct CliquePolicy {
   // (kcjax/cuda_scratch.h): a call's scratch up to this size is reused by the
   // next call instead of being mapped again after every synchronization.
   static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
-  // Persistent blocks per SM of the pre-pass (exact task sizes).
-  static constexpr int kPrepassBlocksPerSm = 8;
+  // KCMiner at k = 4 counts small tasks in the pre-pass (PrepassCountsSmall
+  // in cliques_kernels.cu), at most this many pair probes per batch of 32
+  // tasks; the rest of the batch goes to the small-task kernel.
+  static constexpr int kPrepassPairBudget = 1024;
   // Direct shallow path of the CUDA count (the kBinarySearch baseline at
   // kmax == 4): one kernel, no sort, no host synchronization. A warp
   // takes 32 tasks per pull and keeps their candidate lists C in a shared
