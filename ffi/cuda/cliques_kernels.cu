@@ -1297,19 +1297,15 @@ __device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int h
 // pairs (i < j) of all selected tasks (lane-held d, cbuf offset off; d = 0
 // for lanes without one) are flattened over the lanes, two per lane and
 // round with their searches in lock step: bit (i, j) is C[j] ∈ N+(C[i]).
-// Σ pairs < kShallowBuf^2 / 2 fits an int. kRows: the bits are also stored,
-// rows[off + i] bit j (one word per row, zeroed by the caller), and acc is
-// not kept.
-template <bool kRows = false>
-__device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, u64& acc,
-                           uint32_t* rows = nullptr) {
+// Σ pairs < kShallowBuf^2 / 2 fits an int.
+__device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, u64& acc) {
   const int lane = LaneId();
   const int pairs = d * (d - 1) / 2;
   const int incl = WarpInclusiveScan(pairs);
   const int total = __shfl_sync(kFull, incl, kWarp - 1);
   for (int q0 = 0; q0 < total; q0 += 2 * kWarp) {  // warp-uniform
     int32_t w[2] = {0, 0}, x[2] = {0, 0};
-    int n[2] = {0, 0}, at[2] = {0, 0}, bit[2] = {0, 0};
+    int n[2] = {0, 0};
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int q = q0 + h * kWarp + lane;
@@ -1322,7 +1318,6 @@ __device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, 
         PairAt(td, q - tfirst, i, j);
         w[h] = cbuf[toff + i], x[h] = cbuf[toff + j];
         n[h] = 1;
-        if constexpr (kRows) at[h] = toff + i, bit[h] = j;
       }
     }
     const int32_t* a0 = g.Row(w[0]);
@@ -1330,12 +1325,7 @@ __device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, 
     const int n0 = n[0] ? g.Degree(w[0]) : 0, n1 = n[1] ? g.Degree(w[1]) : 0;
     bool in0, in1;
     Member2(a0, n0, x[0], a1, n1, x[1], in0, in1);
-    if constexpr (kRows) {
-      if (in0) atomicOr(rows + at[0], 1u << bit[0]);
-      if (in1) atomicOr(rows + at[1], 1u << bit[1]);
-    } else {
-      acc += static_cast<u64>(in0) + static_cast<u64>(in1);
-    }
+    acc += static_cast<u64>(in0) + static_cast<u64>(in1);
   }
 }
 
@@ -1531,64 +1521,6 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
   BlockFlush(acc, sm.red, out, 3);
 }
 
-// Small tasks of KCMiner (2 <= d < 32), batched as in the pre-pass: a warp
-// pulls 32 consecutive tasks of the sorted small class, builds their
-// candidate lists with flattened probes (ForEachBufferSet), then their
-// one-word rows with flattened pair probes (CountPairs<true>, rows kept
-// beside the lists in shared memory), and runs the single-word engine on
-// each task in turn. SmallKernel instead pulls, intersects and builds one
-// task at a time, with most lanes idle on such short lists (NOTES run 46).
-// Shared memory: WarpSmem per warp, then ShallowSmem, then per warp
-// uint32 rows[kShallowBuf].
-KCJAX_HD inline size_t SmallBatchSmemBytes(int kmax) {
-  return static_cast<size_t>(WarpSmemLayout::Make(kmax).Bytes()) * Policy::kWarpsPerBlock +
-         ShallowSmemBytes() + static_cast<size_t>(Policy::kWarpsPerBlock) * kShallowBuf * 4;
-}
-
-__global__ void __launch_bounds__(kThreads) SmallBatchKernel(Graph g, TaskSpan span, int kmax,
-                                                             int* work, u64* out) {
-  const int32_t* tasks;
-  const int num = span.Get(&tasks);
-  extern __shared__ __align__(16) unsigned char smem[];
-  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
-  Counts cnt;
-  WarpSmem ws;
-  CarveWarpSmem(smem, lay, out, &cnt, &ws);
-  cnt.Zero();
-  unsigned char* shallow = smem + lay.Bytes() * Policy::kWarpsPerBlock;
-  const ShallowSmem sm = CarveShallowSmem(shallow);
-  uint32_t* rows =
-      reinterpret_cast<uint32_t*>(shallow + ShallowSmemBytes()) + WarpInBlock() * kShallowBuf;
-  const int lane = LaneId();
-  const int batches = static_cast<int>(CeilDiv(num, kWarp));
-  u64 unused = 0;
-  for (int bt = PullTask(work); bt < batches; bt = PullTask(work)) {
-    const int64_t first = int64_t{bt} * kWarp;
-    const ShallowTask t = LoadShallowTask(g, tasks, first + lane, num);
-    unsigned over = ForEachBufferSet(g, t, sm, [&](bool sel, int d, int off) {
-      const int end = static_cast<int>(__reduce_max_sync(kFull, sel ? off + d : 0));
-      for (int i = lane; i < end; i += kWarp) rows[i] = 0u;
-      __syncwarp();
-      CountPairs<true>(g, sel ? d : 0, off, sm.cbuf, unused, rows);
-      __syncwarp();
-      for (unsigned todo = __ballot_sync(kFull, sel && d >= 2); todo != 0; todo &= todo - 1) {
-        const int j = __ffs(todo) - 1;
-        RunEngine1(rows + __shfl_sync(kFull, off, j), __shfl_sync(kFull, d, j), 2, kmax, ws, cnt);
-      }
-    });
-    while (over != 0) {  // rare: probe lists longer than the buffer
-      const int j = __ffs(over) - 1;
-      over &= over - 1;
-      const int32_t e = tasks[first + j];
-      const int32_t u = g.src[e], v = g.indices[e];
-      const int d = WarpIntersect(g.Row(u), g.Degree(u), g.Row(v), g.Degree(v), ws.list1);
-      BuildRows1(g, ws.list1, d, ws.rows1);
-      RunEngine1(ws.rows1, d, 2, kmax, ws, cnt);
-    }
-  }
-  cnt.Flush();
-}
-
 // Pre-pass of the general path, with the shallow kernel's batching: a warp
 // takes 32 consecutive tasks (grid-stride over batches) and flattens their
 // intersections over its lanes. key = work size (0: nothing beyond
@@ -1614,7 +1546,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
     const int64_t i = bt * kWarp + lane;
     const ShallowTask t = LoadShallowTask(g, tasks, i, num);
     int d = 0;
-    bool done = false;                           // counted here (kSmallPairs)
+    bool done = false;                        // counted here (kSmallPairs)
     int budget = Policy::kPrepassPairBudget;  // warp-uniform
     unsigned over = ForEachBufferSet(g, t, sm, [&](bool sel, int dj, int off) {
       if (sel) d = dj;
@@ -2282,14 +2214,8 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       err = MaxBlocks(WarpKernel, smem, &bpm);
       want_blocks = CeilDiv(n, warps_per_block);
     } else {
-      if (m == kKCMiner) {  // batches of 32 tasks per warp
-        smem = SmallBatchSmemBytes(p.kmax);
-        err = MaxBlocks(SmallBatchKernel, smem, &bpm);
-        want_blocks = CeilDiv(CeilDiv(n, kWarp), warps_per_block);
-      } else {
-        err = MaxBlocks(SmallKernel, smem, &bpm);
-        want_blocks = CeilDiv(n, warps_per_block);
-      }
+      err = MaxBlocks(SmallKernel, smem, &bpm);
+      want_blocks = CeilDiv(n, warps_per_block);
     }
     if (err != cudaSuccess) return err;
     int64_t blocks = std::min<int64_t>(want_blocks, int64_t{bpm} * num_sms);
@@ -2531,13 +2457,8 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
             split_work, taken, num_taken);
         break;
       default:
-        if (p.method == kKCMiner) {
-          SmallBatchKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(
-              g, t, p.kmax, work + k, out);
-        } else {
-          SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(g, t, p.kmax,
-                                                                                work + k, out);
-        }
+        SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(g, t, p.kmax,
+                                                                              work + k, out);
         break;
     }
     err = LastError();

@@ -60,7 +60,7 @@ struct CliquePolicy {
   // KCMiner at k = 4 counts small tasks in the pre-pass (PrepassCountsSmall
   // in cliques_kernels.cu), at most this many pair probes per batch of 32
   // tasks; the rest of the batch goes to the small-task kernel.
-  static constexpr int kPrepassPairBudget = 1024;
+  static constexpr int kPrepassPairBudget = 512;
   // Direct shallow path of the CUDA count (the kBinarySearch baseline at
   // kmax == 4): one kernel, no sort, no host synchronization. A warp
   // takes 32 tasks per pull and keeps their candidate lists C in a shared
