@@ -2234,12 +2234,10 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
 namespace {
 
 // Non-blocking side streams per device, created once. 0: the small-task
-// kernel and the class read-back, at the lowest priority. 1: the heavy-task
-// split, at the highest. 2: the larger classes beside a heavy split, in
-// between. Blocks of kernels that become ready together are dispatched in
-// that order: heavy units, then the larger classes, then the small tasks
-// in whatever the others leave free.
-constexpr int kSideStreams = 3;
+// kernel and the class read-back. 1: the heavy-task split, at the device's
+// highest stream priority, so that its blocks are dispatched before those
+// of kernels that become ready at the same time.
+constexpr int kSideStreams = 2;
 cudaError_t SideStream(cudaStream_t* out, int which = 0) {
   constexpr int kMaxDevices = 64;
   static std::mutex mu;
@@ -2252,8 +2250,8 @@ cudaError_t SideStream(cudaStream_t* out, int which = 0) {
   if (streams[dev][which] == nullptr) {
     int least = 0, greatest = 0;
     if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess) return err;
-    const int priority = which == 1 ? greatest : which == 2 ? (least + greatest) / 2 : least;
-    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking, priority);
+    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking,
+                                       which == 1 ? greatest : least);
     if (err != cudaSuccess) return err;
   }
   *out = streams[dev][which];
@@ -2290,14 +2288,14 @@ class StreamFork {
     return cudaSuccess;
   }
 
-  // Orders `waiter` (the caller's stream or a side) after the work queued so
-  // far on side `which` (nothing if that side was not forked).
-  cudaError_t Await(int which, cudaStream_t waiter) {
-    if (sides_[which] == nullptr || sides_[which] == waiter) return cudaSuccess;
+  // Orders the caller's stream after the work queued so far on side `which`
+  // (nothing if that side was not forked).
+  cudaError_t Await(int which) {
+    if (sides_[which] == nullptr) return cudaSuccess;
     cudaEvent_t ev = nullptr;
     cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
     if (err == cudaSuccess) err = cudaEventRecord(ev, sides_[which]);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(waiter, ev, 0);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, ev, 0);
     if (ev != nullptr) cudaEventDestroy(ev);
     return err;
   }
@@ -2342,20 +2340,21 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   cudaError_t err = cudaMemsetAsync(work, 0, 64, stream);
   if (err != cudaSuccess) return err;
   // Side streams: the small-task kernel and the heavy-task split run beside
-  // the medium and larger classes (which keep their heaviest-first order),
-  // so that the tail of one class overlaps the others instead of idling the
-  // device before the next launch (NOTES run 36). Beside a heavy split all
-  // classes wait for its slot build, and stream priorities (SideStream)
-  // dispatch the heavy units first and the small tasks last (NOTES run 45).
+  // the medium and larger classes (which keep their heaviest-first order on
+  // the caller's stream), so that the tail of one class overlaps the others
+  // instead of idling the device before the next launch (NOTES run 36).
+  // The heavy units start first (stream priority, see SideStream). The
+  // small tasks do not wait for the heavy slot build: released together with
+  // the others, their persistent grid sometimes took the device before the
+  // heavy units (com-dblp k = 7: 22 instead of 13.5 ms, NOTES run 48).
   const bool heavy = plan.heavy_end > plan.heavy_begin;
   const bool small = plan.blocks[3] > 0;
   const bool others = plan.blocks[0] + plan.blocks[1] + plan.blocks[2] > 0;
-  const bool overlap = heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK;
   StreamFork fork(stream);
-  cudaStream_t small_stream = stream, heavy_stream = stream, class_stream = stream;
+  cudaStream_t small_stream = stream, heavy_stream = stream;
   if ((err = fork.Side(0, small && (others || heavy), &small_stream)) != cudaSuccess ||
-      (err = fork.Side(1, overlap, &heavy_stream)) != cudaSuccess ||
-      (err = fork.Side(2, overlap && others, &class_stream)) != cudaSuccess)
+      (err = fork.Side(1, heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK,
+                       &heavy_stream)) != cudaSuccess)
     return err;
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   u64* out = reinterpret_cast<u64*>(p.counts);
@@ -2368,12 +2367,10 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     void* temp = s + off;
     off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), 256);
     const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(n, 256), 4096));
-    WidenKeysKernel<<<blocks, 256, 0, class_stream>>>(sorted_keys + plan.begin[2], n,
-                                                      split_prefix);
+    WidenKeysKernel<<<blocks, 256, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.split_scan_bytes;
-    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n,
-                                        class_stream);
+    err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
     if (err != cudaSuccess) return err;
   }
   int32_t* taken = nullptr;  // heavy_gate: the tasks the split keeps
@@ -2417,12 +2414,11 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     size_t temp_bytes = plan.heavy_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, heavy_stream);
     if (err != cudaSuccess) return err;
-    // The other classes wait for the slots (a short kernel), so that they
-    // and the heavy units become ready together and the higher-priority
-    // heavy units take the device first: heaviest first.
-    if ((err = fork.Await(1, class_stream)) != cudaSuccess ||
-        (err = fork.Await(1, small_stream)) != cudaSuccess)
-      return err;
+    // The medium class waits for the slots (a short kernel) and, when gated,
+    // for the tasks the split takes, so that the heavy units and the medium
+    // tasks become ready together and the higher-priority heavy units take
+    // the device first: heaviest first.
+    if ((err = fork.Await(1)) != cudaSuccess) return err;
     HeavyKernel<<<plan.heavy_blocks, kThreads, plan.heavy_smem, heavy_stream>>>(
         nh, plan.heavy_dim, p.kmax, level4, slots, prefix, heavy_work, out, harena);
     if ((err = LastError()) != cudaSuccess) return err;
@@ -2443,15 +2439,15 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
                      static_cast<int>(plan.end[k])};
     switch (k) {
       case 0:
-        ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], class_stream>>>(
+        ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
             g, t, p.kmax, plan.dim[k], work + k, out, static_cast<int32_t*>(arena[k]));
         break;
       case 1:
-        BlockKernel<<<plan.blocks[k], kThreads, plan.smem[k], class_stream>>>(
+        BlockKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
             g, t, p.kmax, plan.dim[k], work + k, out, static_cast<uint32_t*>(arena[k]));
         break;
       case 2:
-        WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], class_stream>>>(
+        WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
             g, t, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
             plan.arena_in_smem ? nullptr : static_cast<uint32_t*>(arena[k]), split_prefix,
             split_work, taken, num_taken);
