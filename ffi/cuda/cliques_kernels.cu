@@ -946,8 +946,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
                                                        int method, float lam, int dim, int* work,
                                                        u64* out, uint32_t* arena_global,
                                                        const int64_t* split_prefix,
-                                                       u64* split_work, const int32_t* taken,
-                                                       int num_taken) {
+                                                       u64* split_work) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -1018,7 +1017,6 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
   }
 
   for (int t = PullTask(work); t < num; t = PullTask(work)) {
-    if (t < num_taken && taken[t]) continue;  // counted by the heavy split
     const int32_t e = tasks[t];
     const int32_t u = g.src[e], v = g.indices[e];
     if (method == kStaticBitmapL1) {
@@ -1533,8 +1531,9 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // to the small-task kernel, one task per warp.
 template <bool kSmallPairs>
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method, uint64_t key_limit, uint32_t* keys, int32_t* vals,
-                  TaskClasses* classes, u64* out) {
+    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method,
+                  uint64_t key_limit, uint32_t* keys, int32_t* vals, TaskClasses* classes,
+                  u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   const ShallowSmem sm = CarveShallowSmem(smem);
   const int lane = LaneId();
@@ -1600,12 +1599,6 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // time, heaviest tasks first. A unit runs the engine on the task's level-2
 // rows under the mask of its candidates (row(i), or row(i) & row(j) with
 // counts[5] += popcount): nothing is rebuilt or compacted per unit.
-//
-// Gate (SolvePlan::heavy_gate, level-3 units only): the build also writes
-// each task's estimated work and their sum, and HeavyGateKernel keeps in
-// the split only the tasks above kHeavySplitShare times a medium warp's
-// share of that sum; the others get no unit (taken[h] = 0) and stay in the
-// medium class, which skips the taken ones.
 // ---------------------------------------------------------------------------
 
 static_assert(Policy::kWarpTaskMax <= 32 * kWarp, "a medium row has at most one word per lane");
@@ -1630,17 +1623,7 @@ __device__ int WarpUpperBound(const T* a, int n, T x) {
   return lo;
 }
 
-// A heavy task's estimated work for the gate: C(d, kmax - 2) (2γ)^C(kmax - 2, 2)
-// with γ = edges / d², the kmax-cliques of a random graph of its density.
-__device__ __forceinline__ double HeavyWorkEstimate(int d, u64 edges, int kmax) {
-  const int r = kmax - 2;
-  if (d < r) return 0.0;
-  double c = 1.0;
-  for (int j = 0; j < r; ++j) c = c * (d - j) / (j + 1);
-  return c * pow(2.0 * static_cast<double>(edges) / (static_cast<double>(d) * d), r * (r - 1) / 2);
-}
-
-// A heavy task's slot (offsets in 32-bit words): [d, edges (lo, hi), unused][C: D]
+// A heavy task's slot (offsets in 32-bit words): [d, 3 unused][C: D]
 // [rowpre: D + 1][rows: D * W], rowpre[i] = Σ popcount(rows < i).
 struct HeavySlot {
   int64_t list, rowpre, rows, words;
@@ -1676,8 +1659,8 @@ struct HeavyArena {
 };
 
 __global__ void __launch_bounds__(kThreads)
-    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, int kmax, bool level4,
-                     uint32_t* slots, int64_t* units, double* est, u64* out) {
+    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, bool level4,
+                     uint32_t* slots, int64_t* units, u64* out) {
   const HeavySlot hs = HeavySlot::Make(dim);
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
@@ -1705,43 +1688,12 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (lane == 0) {
       slot[0] = static_cast<uint32_t>(d);
-      slot[1] = static_cast<uint32_t>(edges);
-      slot[2] = static_cast<uint32_t>(edges >> 32);
       rowpre[0] = 0;
       units[h] = level4 ? static_cast<int64_t>(edges) : d;
-      if (est != nullptr) {
-        est[h] = HeavyWorkEstimate(d, edges, kmax);
-        atomicAdd(est + nh, est[h]);  // est[nh]: the sum
-      }
     }
     total += edges;
   }
-  // Gated: HeavyGateKernel adds the edges of the tasks it keeps.
-  if (lane == 0 && total != 0 && est == nullptr) GlobalAdd128(out, 4, total);
-}
-
-// Keeps heavy task h in the split iff est[h] > share * est[nh] (the gate,
-// see above): units[h] = 0 and taken[h] = 0 otherwise; counts[4] += the
-// edges of the kept tasks (the medium kernel counts the others').
-__global__ void __launch_bounds__(kThreads)
-    HeavyGateKernel(int nh, int dim, double share, const double* est, const uint32_t* slots,
-                    int64_t* units, int32_t* taken, u64* out) {
-  const HeavySlot hs = HeavySlot::Make(dim);
-  const double bar = share * est[nh];
-  u64 total = 0;
-  for (int64_t h = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; h < nh;
-       h += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const bool keep = est[h] > bar;
-    taken[h] = keep;
-    if (keep) {
-      const uint32_t* slot = slots + h * hs.words;
-      total += slot[1] | (static_cast<u64>(slot[2]) << 32);
-    } else {
-      units[h] = 0;
-    }
-  }
-  total = WarpSum64(total);
-  if (LaneId() == 0 && total != 0) GlobalAdd128(out, 4, total);
+  if (lane == 0 && total != 0) GlobalAdd128(out, 4, total);
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -1913,7 +1865,7 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 // are the edges of a one-word bitmap space, tested by flattened pair probes
 // (CountPairs) as in the shallow kernel, up to kPrepassPairBudget pairs per
 // batch of 32 tasks. The small-task kernel gets only the rest (NOTES runs
-// 45, 46).
+// 45-49).
 bool PrepassCountsSmall(const CountProblem& p) { return p.kmax == 4 && p.method == kKCMiner; }
 
 }  // namespace
@@ -2129,9 +2081,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       plan->heavy_end = classes->large_end + nh;
       plan->heavy_dim = dim;
       plan->heavy_slot_bytes = static_cast<size_t>(slot_bytes);
-      // Gated, the medium range keeps the heavy tasks and skips the taken.
-      plan->heavy_gate = p.kmax < Policy::kHeavyLevel4MinK && Policy::kHeavySplitShare > 0.f;
-      plan->begin[2] = plan->heavy_gate ? plan->heavy_begin : plan->heavy_end;
+      plan->begin[2] = plan->heavy_end;
       cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->heavy_scan_bytes,
                                                     static_cast<int64_t*>(nullptr),
                                                     static_cast<int64_t*>(nullptr),
@@ -2178,7 +2128,6 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
         std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
     total += RoundUp(nh * 8, 256) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), 256) +
              RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), 256) +
-             (plan->heavy_gate ? RoundUp((nh + 1) * 8, 256) + RoundUp(nh * 4, 256) : 0) +
              RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), 256);
   }
   for (int k = 0; k < 4; ++k) {
@@ -2343,10 +2292,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   // the medium and larger classes (which keep their heaviest-first order on
   // the caller's stream), so that the tail of one class overlaps the others
   // instead of idling the device before the next launch (NOTES run 36).
-  // The heavy units start first (stream priority, see SideStream). The
-  // small tasks do not wait for the heavy slot build: released together with
-  // the others, their persistent grid sometimes took the device before the
-  // heavy units (com-dblp k = 7: 22 instead of 13.5 ms, NOTES run 48).
+  // The heavy units start first (stream priority, see SideStream).
   const bool heavy = plan.heavy_end > plan.heavy_begin;
   const bool small = plan.blocks[3] > 0;
   const bool others = plan.blocks[0] + plan.blocks[1] + plan.blocks[2] > 0;
@@ -2373,10 +2319,8 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
     if (err != cudaSuccess) return err;
   }
-  int32_t* taken = nullptr;  // heavy_gate: the tasks the split keeps
-  int num_taken = 0;
   if (heavy) {
-    // Same scratch order as PlanSolve: prefix, scan temp, slots, gate, arena.
+    // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
     const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
     auto* prefix = reinterpret_cast<int64_t*>(s + off);
     off += RoundUp(int64_t{nh} * 8, 256);
@@ -2384,15 +2328,6 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), 256);
     auto* slots = reinterpret_cast<uint32_t*>(s + off);
     off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), 256);
-    double* est = nullptr;  // [nh + 1]: estimates, then their sum
-    if (plan.heavy_gate) {
-      est = reinterpret_cast<double*>(s + off);
-      off += RoundUp((int64_t{nh} + 1) * 8, 256);
-      taken = reinterpret_cast<int32_t*>(s + off);
-      num_taken = nh;
-      off += RoundUp(int64_t{nh} * 4, 256);
-      if ((err = cudaMemsetAsync(est + nh, 0, 8, heavy_stream)) != cudaSuccess) return err;
-    }
     uint32_t* harena = nullptr;
     if (plan.heavy_arena_bytes > 0) {
       harena = reinterpret_cast<uint32_t*>(s + off);
@@ -2400,24 +2335,14 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     }
     const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
     HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, heavy_stream>>>(
-        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, p.kmax, level4, slots, prefix, est, out);
+        g, sorted + plan.heavy_begin, nh, plan.heavy_dim, level4, slots, prefix, out);
     if ((err = LastError()) != cudaSuccess) return err;
-    if (plan.heavy_gate) {
-      // A medium warp's share of the heavy tasks' estimated work.
-      const double share = static_cast<double>(Policy::kHeavySplitShare) /
-                           (std::max(plan.blocks[2], 1) * double{Policy::kWarpsPerBlock});
-      const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(nh, kThreads), 1024));
-      HeavyGateKernel<<<blocks, kThreads, 0, heavy_stream>>>(nh, plan.heavy_dim, share, est, slots,
-                                                             prefix, taken, out);
-      if ((err = LastError()) != cudaSuccess) return err;
-    }
     size_t temp_bytes = plan.heavy_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, prefix, prefix, nh, heavy_stream);
     if (err != cudaSuccess) return err;
-    // The medium class waits for the slots (a short kernel) and, when gated,
-    // for the tasks the split takes, so that the heavy units and the medium
-    // tasks become ready together and the higher-priority heavy units take
-    // the device first: heaviest first.
+    // The medium class waits for the slots (a short kernel), so that the
+    // heavy units and the medium tasks become ready together and the
+    // higher-priority heavy units take the device first: heaviest first.
     if ((err = fork.Await(1)) != cudaSuccess) return err;
     HeavyKernel<<<plan.heavy_blocks, kThreads, plan.heavy_smem, heavy_stream>>>(
         nh, plan.heavy_dim, p.kmax, level4, slots, prefix, heavy_work, out, harena);
@@ -2450,7 +2375,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
         WarpKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
             g, t, p.kmax, p.method, p.lam, plan.dim[k], work + k, out,
             plan.arena_in_smem ? nullptr : static_cast<uint32_t*>(arena[k]), split_prefix,
-            split_work, taken, num_taken);
+            split_work);
         break;
       default:
         SmallKernel<<<plan.blocks[k], kThreads, plan.smem[k], small_stream>>>(g, t, p.kmax,

@@ -12,8 +12,8 @@
 //   1. LaunchPrepass: zero the output, exact task sizes |N+(u) ∩ N+(v)|,
 //      counts[3], radix sort of the tasks by work size (descending) and the
 //      boundaries of the size classes, written to device memory. KCMiner at
-//      kmax == 4 also counts the small tasks' 4-cliques here (their keys
-//      are 0: the small class is empty).
+//      kmax == 4 also counts most small tasks' 4-cliques here (their keys
+//      are 0: they leave the small class).
 //   2. The handler copies the 32-byte TaskClasses back to the host (one
 //      stream synchronization) so that scratch memory and grids are sized to
 //      the actual largest task instead of to worst-case bounds.
@@ -112,12 +112,8 @@ struct SolvePlan {
   // KCMiner heavy-task split (CliquePolicy::HeavySplit): tasks
   // [heavy_begin, heavy_end) get their level-2 spaces built into global
   // slots (one warp per task) and are counted by level-3 or level-4 units; the medium
-  // kernel's range then starts at heavy_end. heavy_gate (level-3 units,
-  // CliquePolicy::kHeavySplitShare > 0): a task is split only when its
-  // estimated work is above its share; the medium range then starts at
-  // heavy_begin and skips the tasks the split took.
+  // kernel's range then starts at heavy_end.
   int64_t heavy_begin = 0, heavy_end = 0;
-  bool heavy_gate = false;
   int heavy_dim = 0;
   int heavy_build_blocks = 0, heavy_blocks = 0;
   size_t heavy_smem = 0, heavy_arena_bytes = 0, heavy_slot_bytes = 0, heavy_scan_bytes = 0;

@@ -59,7 +59,9 @@ struct CliquePolicy {
   static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
   // KCMiner at k = 4 counts small tasks in the pre-pass (PrepassCountsSmall
   // in cliques_kernels.cu), at most this many pair probes per batch of 32
-  // tasks; the rest of the batch goes to the small-task kernel.
+  // tasks; the rest of the batch goes to the small-task kernel. Swept on an
+  // H200 (NOTES run 47): 512 against 128 and no cap (wiki-Vote k = 4 0.152
+  // vs 0.176 vs 0.279 ms; com-dblp 0.41 ms at each).
   static constexpr int kPrepassPairBudget = 512;
   // Direct shallow path of the CUDA count (the kBinarySearch baseline at
   // kmax == 4): one kernel, no sort, no host synchronization. A warp
@@ -92,15 +94,6 @@ struct CliquePolicy {
   // of com-dblp's 114-clique holds ~C(110, k - 3) cliques, which outlasts a
   // device's share of a sharded count (NOTES run 33). HeavySplit follows
   // the policy's λ, not a per-call λ override (the `lam` attribute).
-  // Gate of the level-3 split (k = 7): a heavy task is split only when its
-  // estimated work C(d, k - 2) (2γ)^C(k - 2, 2) exceeds kHeavySplitShare
-  // times a medium warp's share of all heavy tasks' estimates; the others
-  // stay whole in the medium class. 0 splits every heavy task. Separates
-  // the graphs where a few tasks outlast a warp's share (com-dblp's largest
-  // task is 2.4-4.9x its share, soc-Epinions1's 10-20x) from those whose
-  // many dense heavy tasks balance as they are (R-MAT 22: 8258 tasks of
-  // γ ~ 0.38, the largest 0.6-1.2x; NOTES run 45).
-  static constexpr float kHeavySplitShare = 1.0f;
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
   static constexpr int kHeavySplitDeepMinK = 9;
