@@ -92,7 +92,10 @@ struct CliquePolicy {
   // From kHeavySplitDeepMinK on the split returns for the largest tasks
   // only (|C| >= kHeavySplitDeepMinDim), by level-4 units: one level-3 node
   // of com-dblp's 114-clique holds ~C(110, k - 3) cliques, which outlasts a
-  // device's share of a sharded count (NOTES run 33). HeavySplit follows
+  // device's share of a sharded count (NOTES run 33). A larger minimum
+  // (64, 80) narrows the R-MAT loss but costs soc-Epinions1 and com-dblp
+  // 1.4-2x (run 51), and a gate by estimated work made com-dblp bimodal
+  // (runs 45-49). HeavySplit follows
   // the policy's λ, not a per-call λ override (the `lam` attribute).
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
