@@ -1865,7 +1865,7 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 // are the edges of a one-word bitmap space, tested by flattened pair probes
 // (CountPairs) as in the shallow kernel, up to kPrepassPairBudget pairs per
 // batch of 32 tasks. The small-task kernel gets only the rest (NOTES runs
-// 45-49).
+// 45, 47).
 bool PrepassCountsSmall(const CountProblem& p) { return p.kmax == 4 && p.method == kKCMiner; }
 
 }  // namespace
@@ -1945,7 +1945,6 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
-  // Both instantiations have the same register cap (__launch_bounds__).
   const bool small_pairs = PrepassCountsSmall(p);
   err = small_pairs ? MaxBlocks(PrepassKernel<true>, smem, &bpm)
                     : MaxBlocks(PrepassKernel<false>, smem, &bpm);

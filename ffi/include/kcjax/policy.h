@@ -95,8 +95,8 @@ struct CliquePolicy {
   // device's share of a sharded count (NOTES run 33). A larger minimum
   // (64, 80) narrows the R-MAT loss but costs soc-Epinions1 and com-dblp
   // 1.4-2x (run 51), and a gate by estimated work made com-dblp bimodal
-  // (runs 45-49). HeavySplit follows
-  // the policy's λ, not a per-call λ override (the `lam` attribute).
+  // (runs 45-49). HeavySplit follows the policy's λ, not a per-call λ
+  // override (the `lam` attribute).
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
   static constexpr int kHeavySplitDeepMinK = 9;
