@@ -1721,62 +1721,51 @@ __global__ void __launch_bounds__(kThreads)
   const StackMem st{arena + ha.stack, arena + ha.nbs};
   const int lane = LaneId();
   const u64 total = nh > 0 ? static_cast<u64>(prefix[nh - 1]) : 0;
-  // Units are pulled kHeavyUnitChunk at a time (one atomic and one search
-  // of the prefix per chunk), one at a time once fewer than kChunkTail
-  // units per warp are left (the chunks would lengthen the tail).
-  const u64 chunk = Policy::kHeavyUnitChunk;
-  const u64 tail = chunk * Policy::kHeavyUnitChunkTail * gridDim.x * Policy::kWarpsPerBlock;
-  u64 seen = 0;  // warp-uniform: the end of this warp's last chunk
   while (true) {
-    const u64 c = seen + tail < total ? chunk : 1;
     u64 x = 0;
-    if (lane == 0) x = atomicAdd(work, c);
+    if (lane == 0) x = atomicAdd(work, 1ull);
     x = __shfl_sync(kFull, x, 0);
     if (x >= total) break;
-    seen = min(x + c, total);
-    int h = WarpUpperBound(prefix, nh, static_cast<int64_t>(x));
-    for (; x < seen; ++x) {
-      while (x >= static_cast<u64>(prefix[h])) ++h;  // the next task's units
-      const uint32_t* slot = slots + h * hs.words;
-      const int d = static_cast<int>(slot[0]);
-      const int W = WordsFor(d);
-      const uint32_t* rows = slot + hs.rows;
-      const int r = static_cast<int>(x - (h > 0 ? static_cast<u64>(prefix[h - 1]) : 0));
-      const uint32_t* mask;
-      int s0;
-      if (!level4) {  // the size-3 node {u, v, C[r]}: candidates row(r)
-        mask = rows + static_cast<int64_t>(r) * W;
-        s0 = 3;
-      } else {
-        // Edge r is (i, j): row i holds it (rowpre[i] <= r < rowpre[i + 1])
-        // and j is the position of its s-th set bit (lane c holds word c).
-        const int32_t* rowpre = reinterpret_cast<const int32_t*>(slot + hs.rowpre);
-        const int i = WarpUpperBound(rowpre, d + 1, r) - 1;
-        const int s = r - rowpre[i];
-        const uint32_t word = lane < W ? rows[static_cast<int64_t>(i) * W + lane] : 0u;
-        const int n = __popc(word);
-        const int incl = WarpInclusiveScan(n);
-        const int cw = __ffs(__ballot_sync(kFull, incl > s)) - 1;
-        uint32_t wc = __shfl_sync(kFull, word, cw);
-        for (int k = s - __shfl_sync(kFull, incl - n, cw); k > 0; --k) wc &= wc - 1;
-        const int j = kWarp * cw + __ffs(wc) - 1;
-        // The size-4 node {u, v, C[i], C[j]}: candidates row(i) & row(j).
-        uint32_t zc = 0;
-        if (lane < W) {
-          zc = word & rows[static_cast<int64_t>(j) * W + lane];
-          zmask[lane] = zc;
-        }
-        const int d4 = static_cast<int>(__reduce_add_sync(kFull, __popc(zc)));
-        if (lane == 0) cnt.AddLane(5, static_cast<u64>(d4));
-        __syncwarp();
-        mask = zmask;
-        s0 = 4;
+    const int h = WarpUpperBound(prefix, nh, static_cast<int64_t>(x));
+    const uint32_t* slot = slots + h * hs.words;
+    const int d = static_cast<int>(slot[0]);
+    const int W = WordsFor(d);
+    const uint32_t* rows = slot + hs.rows;
+    const int r = static_cast<int>(x - (h > 0 ? static_cast<u64>(prefix[h - 1]) : 0));
+    const uint32_t* mask;
+    int s0;
+    if (!level4) {  // the size-3 node {u, v, C[r]}: candidates row(r)
+      mask = rows + static_cast<int64_t>(r) * W;
+      s0 = 3;
+    } else {
+      // Edge r is (i, j): row i holds it (rowpre[i] <= r < rowpre[i + 1]) and
+      // j is the position of its s-th set bit (lane c holds word c).
+      const int32_t* rowpre = reinterpret_cast<const int32_t*>(slot + hs.rowpre);
+      const int i = WarpUpperBound(rowpre, d + 1, r) - 1;
+      const int s = r - rowpre[i];
+      const uint32_t word = lane < W ? rows[static_cast<int64_t>(i) * W + lane] : 0u;
+      const int n = __popc(word);
+      const int incl = WarpInclusiveScan(n);
+      const int c = __ffs(__ballot_sync(kFull, incl > s)) - 1;
+      uint32_t wc = __shfl_sync(kFull, word, c);
+      for (int k = s - __shfl_sync(kFull, incl - n, c); k > 0; --k) wc &= wc - 1;
+      const int j = kWarp * c + __ffs(wc) - 1;
+      // The size-4 node {u, v, C[i], C[j]}: candidates row(i) & row(j).
+      uint32_t zc = 0;
+      if (lane < W) {
+        zc = word & rows[static_cast<int64_t>(j) * W + lane];
+        zmask[lane] = zc;
       }
-      const int nroot = ExtractBits(mask, W, root);
-      if (nroot >= 2)
-        RunEngine(rows, d, W, root, nroot, s0, kmax, ws.q, st, cnt, 0, 1, mask, cur0);
-      __syncwarp();  // mask, root and cur0 are rewritten by the next unit
+      const int d4 = static_cast<int>(__reduce_add_sync(kFull, __popc(zc)));
+      if (lane == 0) cnt.AddLane(5, static_cast<u64>(d4));
+      __syncwarp();
+      mask = zmask;
+      s0 = 4;
     }
+    const int nroot = ExtractBits(mask, W, root);
+    if (nroot >= 2)
+      RunEngine(rows, d, W, root, nroot, s0, kmax, ws.q, st, cnt, 0, 1, mask, cur0);
+    __syncwarp();  // mask, root and cur0 are rewritten by the next unit
   }
   cnt.Flush();
 }

@@ -112,11 +112,6 @@ struct CliquePolicy {
   // (two GPUs 1.39 vs 1.26 s, runs 40-41; one GPU 2.25 s either way).
   static constexpr int kHeavyOverlapMaxK = 8;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
-  // A heavy-kernel warp pulls this many consecutive units at once (one
-  // atomic and one prefix search per chunk), and single units once fewer
-  // than kHeavyUnitChunkTail chunks per warp are left.
-  static constexpr int kHeavyUnitChunk = 4;
-  static constexpr int kHeavyUnitChunkTail = 4;
   static constexpr bool HeavySplit(int kmax) {
     return (kmax >= kHeavySplitMinK && Lambda(kmax, 2) < 0.5f) || kmax >= kHeavySplitDeepMinK;
   }
