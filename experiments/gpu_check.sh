@@ -58,8 +58,12 @@ for s in "$@"; do
       # NCU_ARGS: its arguments, NCU_METRICS: other metrics), or those whose
       # name matches NCU_FILTER (a regex; without it, a workload that builds
       # its graph on the GPU, such as R-MAT, spends the call profiling that).
+      # XLA's autotuning is off: with it, R-MAT 22 never reached the count
+      # under ncu (XLA logged "delay kernel timed out", NOTES run 44);
+      # without it, it did (run 53).
       # shellcheck disable=SC2086
-      timeout -s KILL "${NCU_TIMEOUT:-300}" ncu --clock-control none --csv \
+      XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_autotune_level=0" \
+        timeout -s KILL "${NCU_TIMEOUT:-300}" ncu --clock-control none --csv \
         ${NCU_FILTER:+--kernel-name "regex:$NCU_FILTER"} \
         --metrics "${NCU_METRICS:-smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum}" \
         "$PY" -P experiments/lanes_run.py ${NCU_ARGS:-} >"$OUT/ncu.csv" 2>"$OUT/ncu.log"
