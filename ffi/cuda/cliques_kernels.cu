@@ -1945,9 +1945,8 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   Graph g{p.indptr, p.indices, p.src, p.num_edges};
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
-  const bool small_pairs = PrepassCountsSmall(p);
-  err = small_pairs ? MaxBlocks(PrepassKernel<true>, smem, &bpm)
-                    : MaxBlocks(PrepassKernel<false>, smem, &bpm);
+  const auto kernel = PrepassCountsSmall(p) ? PrepassKernel<true> : PrepassKernel<false>;
+  err = MaxBlocks(kernel, smem, &bpm);
   if (err != cudaSuccess) return err;
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
@@ -1956,18 +1955,10 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   // and a device-bounds plan sized its arenas for keys up to the hint).
   uint64_t key_limit = uint64_t{1} << KeyBits(p, /*full=*/false);
   if (p.max_degree >= 0) key_limit = std::min<uint64_t>(key_limit, uint64_t(p.max_degree) + 1);
-  auto* keys = reinterpret_cast<uint32_t*>(s + l.keys_in);
-  auto* vals = reinterpret_cast<int32_t*>(s + l.vals_in);
-  auto* out = reinterpret_cast<u64*>(p.counts);
-  if (small_pairs) {
-    PrepassKernel<true><<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax,
-                                                            p.method, key_limit, keys, vals,
-                                                            classes, out);
-  } else {
-    PrepassKernel<false><<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax,
-                                                             p.method, key_limit, keys, vals,
-                                                             classes, out);
-  }
+  kernel<<<blocks, kThreads, smem, stream>>>(
+      g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
+      reinterpret_cast<uint32_t*>(s + l.keys_in), reinterpret_cast<int32_t*>(s + l.vals_in),
+      classes, reinterpret_cast<u64*>(p.counts));
   if ((err = LastError()) != cudaSuccess) return err;
   if (p.kmax < 4) return cudaSuccess;  // classes stay empty
   return LaunchSortClasses(p, scratch, /*full_keys=*/false, stream);
