@@ -68,6 +68,22 @@ for s in "$@"; do
         --metrics "${NCU_METRICS:-smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum}" \
         "$PY" -P experiments/lanes_run.py ${NCU_ARGS:-} >"$OUT/ncu.csv" 2>"$OUT/ncu.log"
       tail -5 "$OUT/ncu.log"
+      if [[ -n ${NCU_SOURCE:-} ]]; then
+        # Per-instruction executed counts (SourceCounters), exported per
+        # kernel launch as SASS and summarized by ncu_source.py (opcode mix,
+        # hottest instructions).
+        # shellcheck disable=SC2086
+        XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_autotune_level=0" \
+          timeout -s KILL "${NCU_TIMEOUT:-300}" ncu --clock-control none --section SourceCounters \
+          ${NCU_FILTER:+--kernel-name "regex:$NCU_FILTER"} -f -o "$OUT/source" \
+          "$PY" -P experiments/lanes_run.py ${NCU_ARGS:-} >"$OUT/source.log" 2>&1
+        tail -3 "$OUT/source.log"
+        ncu -i "$OUT/source.ncu-rep" --page source --csv --print-source sass \
+          >"$OUT/source_sass.csv" 2>>"$OUT/source.log"
+        gzip -f "$OUT/source_sass.csv"
+        rm -f "$OUT/source.ncu-rep"
+        "$PY" -P experiments/ncu_source.py "$OUT/source_sass.csv.gz" --out "$OUT/source.json"
+      fi
       ;;
     scaling)
       stage scaling

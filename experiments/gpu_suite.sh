@@ -27,7 +27,9 @@
 #                                          # variant: POLICY_ARGS, the base: BASE_ARGS) on
 #                                          # each; NO_TEST=1: no tests
 #   bash experiments/gpu_suite.sh ncu      # build, Nsight Compute per kernel (NCU_ARGS: the
-#                                          # workload, lanes_run.py; NCU_METRICS), as a table
+#                                          # workload, lanes_run.py; NCU_METRICS), as a table;
+#                                          # NCU_SOURCE=1: also per-instruction counts
+#                                          # (ncu_source.py)
 #   bash experiments/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
 #   DEVICES=1,2,4 bash experiments/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
@@ -110,7 +112,7 @@ case "${1:-}" in
   ncu)
     # Nsight Compute metrics per kernel launch (NCU_ARGS: lanes_run.py's
     # arguments, NCU_METRICS: the metrics, NCU_FILTER: a kernel-name regex),
-    # as a table (ncu_table.py).
+    # as a table (ncu_table.py); NCU_SOURCE=1 adds SASS-level counts.
     part build build
     part ncu ncu
     python3 -P experiments/ncu_table.py "$ROOT_OUT/ncu/ncu.csv" --out "$ROOT_OUT/ncu/ncu.json"

@@ -23,7 +23,15 @@ def scripts():
     try:
         yield {
             name: importlib.import_module(name)
-            for name in ("bench", "scaling", "report", "chunks", "timeline", "ncu_table")
+            for name in (
+                "bench",
+                "scaling",
+                "report",
+                "chunks",
+                "timeline",
+                "ncu_table",
+                "ncu_source",
+            )
         }
     finally:
         sys.path.remove(str(EXPERIMENTS))
@@ -83,6 +91,31 @@ def test_ncu_table_pivots_metrics_per_launch(scripts):
         {"id": 1, "kernel": "Scan<int>", "t": 2.5},
     ]
     assert scripts["ncu_table"].rows("no profile") == []
+
+
+def test_ncu_source_sums_opcodes_and_drops_repeated_launches(scripts):
+    head = '"Address","Source","Instructions Executed","Thread Instructions Executed",'
+    launch = [
+        '"Kernel Name","kcjax::cuda::<unnamed>::HeavyKernel(int, int)",',
+        head,
+        '"0x7f10","      LDC R1, c[0x0][0x28]","10","320"',
+        '"0x7f20","@!P0  LDG.E R2, desc[UR8][R4.64]","5","160"',
+        '"0x7f30","      LDG.E.64 R6, desc[UR8][R8.64]","7","224"',
+    ]
+    other = [
+        '"Kernel Name","kcjax::cuda::<unnamed>::WarpKernel(int)",',
+        head,
+        '"0x9000","      POPC R3, R3","4","128"',
+    ]
+    ncu = scripts["ncu_source"]
+    table = [ncu.summary(x, top=2) for x in ncu.launches("\n".join(launch + launch + other))]
+    kernels = [(t["kernel"], t["instructions"]) for t in table]
+    assert kernels == [("HeavyKernel", 22), ("WarpKernel", 4)]
+    assert table[0]["opcodes"] == {"LDG": 12, "LDC": 10}
+    assert table[0]["hottest"] == [
+        {"offset": "0x0", "executed": 10, "sass": "LDC R1, c[0x0][0x28]"},
+        {"offset": "0x20", "executed": 7, "sass": "LDG.E.64 R6, desc[UR8][R8.64]"},
+    ]
 
 
 def test_bench_rejects_unknown_method(scripts):
