@@ -730,13 +730,22 @@ struct WarpSmemLayout {
   }
 };
 
+// kKeep: the warp's offsets go through KeepInRegister. The heavy kernel needs
+// it: without it, ptxas rebuilt q's address from kmax and threadIdx at every
+// step of the scheduler (NOTES run 55); the other kernels keep it unasked.
+template <bool kKeep = false>
 __device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64* out,
                               Counts* cnt, WarpSmem* ws) {
   unsigned char* p = base + l.Bytes() * WarpInBlock();
+  unsigned char* pq = p + 8LL * l.nslots;
+  if (kKeep) {
+    p = base + KeepInRegister(static_cast<uint32_t>(p - base));
+    pq = base + KeepInRegister(static_cast<uint32_t>(pq - base));
+  }
   cnt->slots = reinterpret_cast<u64*>(p);
   cnt->nslots = l.nslots;
   cnt->out = out;
-  int32_t* w = reinterpret_cast<int32_t*>(p + 8LL * l.nslots);
+  int32_t* w = reinterpret_cast<int32_t*>(pq);
   ws->q = w;
   ws->rows1 = reinterpret_cast<uint32_t*>(w + kWarp);
   ws->list1 = w + 2 * kWarp;
@@ -1703,7 +1712,7 @@ __global__ void __launch_bounds__(kThreads)
   const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
   Counts cnt;
   WarpSmem ws;
-  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  CarveWarpSmem<true>(smem, lay, out, &cnt, &ws);
   cnt.Zero();
   const HeavySlot hs = HeavySlot::Make(dim);
   const HeavyArena ha = HeavyArena::Make(dim, kmax);

@@ -25,6 +25,16 @@ __device__ __forceinline__ int LaneId() { return threadIdx.x & 31; }
 __device__ __forceinline__ int WarpInBlock() { return threadIdx.x >> 5; }
 __device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u; }
 
+// v, equal in every lane of a converged warp, through a shuffle that ptxas
+// cannot rebuild: the value is computed once and kept in a register. For a
+// warp's offsets into shared memory, which ptxas otherwise rematerializes
+// from kernel parameters and threadIdx at every use inside a hot loop
+// (twenty instructions per scheduler step of the heavy kernel, NOTES run 55;
+// an empty inline asm does not stop it).
+__device__ __forceinline__ uint32_t KeepInRegister(uint32_t v) {
+  return __shfl_sync(kFull, v, 0);
+}
+
 // The oriented graph on the device (DAG CSR, src[e] = row of edge e).
 struct Graph {
   const int32_t* indptr;
