@@ -19,7 +19,11 @@ import csv
 import gzip
 import json
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ncu_table import kernel_name  # noqa: E402
 
 
 def launches(text: str) -> list[dict]:
@@ -29,7 +33,7 @@ def launches(text: str) -> list[dict]:
     for line in text.splitlines():
         if line.startswith('"Kernel Name"'):
             name = next(csv.reader([line]))[1]
-            out.append({"kernel": re.sub(r"\(.*", "", name).split("::")[-1], "rows": []})
+            out.append({"kernel": kernel_name(name), "rows": []})
             continue
         if line.startswith('"Address"'):
             header = next(csv.reader([line]))

@@ -16,6 +16,12 @@ import re
 from pathlib import Path
 
 
+def kernel_name(demangled: str) -> str:
+    """A kernel's short name: ``ns::(anonymous namespace)::HeavyKernel(int)`` -> ``HeavyKernel``."""
+    name = demangled.replace("(anonymous namespace)::", "")
+    return re.sub(r"\(.*", "", name).split("::")[-1]
+
+
 def rows(text: str) -> list[dict]:
     """[{id, kernel, metric: value, ...}] from ncu's CSV (log lines skipped)."""
     start = text.find('"ID"')
@@ -23,9 +29,9 @@ def rows(text: str) -> list[dict]:
         return []
     launches: dict[str, dict] = {}
     for r in csv.DictReader(io.StringIO(text[start:])):
-        name = r["Kernel Name"].replace("(anonymous namespace)::", "")
-        name = re.sub(r"\(.*", "", name).split("::")[-1]
-        row = launches.setdefault(r["ID"], {"id": int(r["ID"]), "kernel": name})
+        row = launches.setdefault(
+            r["ID"], {"id": int(r["ID"]), "kernel": kernel_name(r["Kernel Name"])}
+        )
         value = r["Metric Value"].replace(",", "")
         try:
             row[r["Metric Name"]] = float(value)

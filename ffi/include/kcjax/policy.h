@@ -84,7 +84,7 @@ struct CliquePolicy {
   // (NOTES runs 30-32), it pays only at k = 7, where the level-2 spaces are
   // kept (com-dblp 13.7 vs 29.8 ms, soc-Epinions1 1.19 vs 1.93 ms; since the
   // split runs beside the medium class, ca-AstroPh too: 2.36 vs 2.98 ms,
-  // runs 36, 41; R-MAT 22 18.0 vs 16.9 ms by static_l2, run 43, is the
+  // runs 36, 41; R-MAT 22 17.6 vs 16.8 ms by static_l2, run 56, is the
   // loss left). At k = 6 a warp counts a dense task's
   // 6-cliques faster than level-3 units that do not fuse (com-dblp 1.50 vs
   // 3.81 ms); from k = 8 the level-3 units of λ(k, 2) = 1 already balance
