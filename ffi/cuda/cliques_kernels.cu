@@ -485,14 +485,50 @@ __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const 
   }
 }
 
-// Edges inside the node x (x[w] for w < W <= kFuse, words below w0 zero):
-// Σ over bits q of x of popcount(x & row(q)), i.e. its children's
-// popcounts, counted by one lane with x in registers. Used for the last
-// expanded level of the engine (RunEngine), whose children are never
-// scheduled.
+// The fused last expanded level of RunEngine, for rows of exactly kW words:
+// one lane forms its child x = a & r (words below w0 zero) in registers,
+// adds popcount(x) to c and returns the edges inside x, i.e. Σ over bits q
+// of x of popcount(x & row(q)), its children's popcounts, which are never
+// scheduled. kW is a compile-time constant so that only the row's own words
+// are loaded and addressed: with a runtime W every word up to kFuse was
+// compiled as a predicated instruction, and those issue even when off.
 constexpr int kFuse = Policy::kFuseLastMaxWords;
-__device__ __forceinline__ uint32_t EdgesWithin(const uint32_t (&x)[kFuse], const uint32_t* rows,
-                                                int W) {
+template <int kW>
+__device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t* r,
+                                               const uint32_t* rows, int w0, uint32_t& c) {
+  uint32_t x[kW];
+#pragma unroll
+  for (int w = 0; w < kW; ++w) {
+    x[w] = w >= w0 ? a[w] & r[w] : 0u;
+    c += __popc(x[w]);
+  }
+  uint32_t s = 0;
+#pragma unroll
+  for (int w = 0; w < kW; ++w) {
+    uint32_t bits = x[w];
+    while (bits) {
+      // d <= 32 * kW rows of kW words: the offset fits 32 bits.
+      const uint32_t* rq = rows + static_cast<uint32_t>(32 * w + __ffs(bits) - 1) * kW;
+      bits &= bits - 1;
+      uint32_t t = __popc(x[w] & rq[w]);  // row(q) has no bits <= q
+#pragma unroll
+      for (int v = w + 1; v < kW; ++v) t += __popc(x[v] & rq[v]);
+      s += t;
+    }
+  }
+  return s;
+}
+
+// FusedChild for any W <= kFuse at run time: every word up to kFuse is
+// compiled, predicated on w < W.
+__device__ __forceinline__ uint32_t FusedChildAnyW(int W, const uint32_t* a, const uint32_t* r,
+                                                   const uint32_t* rows, int w0, uint32_t& c) {
+  uint32_t x[kFuse];
+#pragma unroll
+  for (int w = 0; w < kFuse; ++w) {
+    x[w] = w >= w0 && w < W ? a[w] & r[w] : 0u;
+    c += __popc(x[w]);
+  }
   uint32_t s = 0;
 #pragma unroll
   for (int w = 0; w < kFuse; ++w) {
@@ -500,7 +536,7 @@ __device__ __forceinline__ uint32_t EdgesWithin(const uint32_t (&x)[kFuse], cons
     while (bits) {
       const uint32_t* rq = rows + static_cast<int64_t>(32 * w + __ffs(bits) - 1) * W;
       bits &= bits - 1;
-      uint32_t t = __popc(x[w] & rq[w]);  // row(q) has no bits <= q
+      uint32_t t = __popc(x[w] & rq[w]);
 #pragma unroll
       for (int v = w + 1; v < kFuse; ++v)
         if (v < W) t += __popc(x[v] & rq[v]);
@@ -508,6 +544,19 @@ __device__ __forceinline__ uint32_t EdgesWithin(const uint32_t (&x)[kFuse], cons
     }
   }
   return s;
+}
+
+// The fused level for a warp-uniform W <= kFuse: FusedChild<W> up to
+// Policy::kFuseExactMaxWords, FusedChildAnyW above.
+template <int kW = 1>
+__device__ __forceinline__ uint32_t FusedChildOf(int W, const uint32_t* a, const uint32_t* r,
+                                                 const uint32_t* rows, int w0, uint32_t& c) {
+  if constexpr (kW <= Policy::kFuseExactMaxWords) {
+    if (W == kW) return FusedChild<kW>(a, r, rows, w0, c);
+    return FusedChildOf<kW + 1>(W, a, r, rows, w0, c);
+  } else {
+    return FusedChildAnyW(W, a, r, rows, w0, c);
+  }
 }
 
 // Multi-word engine state in the arena.
@@ -524,7 +573,7 @@ struct StackMem {
 // built for an ancestor) row & mask, kept in cur0[32][W]; deeper levels live
 // in `st`. With W <= kFuseLastMaxWords the last expanded level is fused
 // into the one above it: a lane keeps its child in registers and counts the
-// edges inside it (EdgesWithin), so that level is neither stored nor
+// edges inside it (FusedChild), so that level is neither stored nor
 // gathered (NOTES run 30).
 __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
                           int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
@@ -580,13 +629,7 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
         const uint32_t* r = rows + static_cast<int64_t>(p) * W;
         const int w0 = static_cast<int>(p >> 5);  // row(p) is zero below word p/32
         if (fuse) {
-          uint32_t x[kFuse];
-#pragma unroll
-          for (int w = 0; w < kFuse; ++w) {
-            x[w] = w >= w0 && w < W ? a[w] & r[w] : 0u;
-            c += __popc(x[w]);
-          }
-          c2 = EdgesWithin(x, rows, W);
+          c2 = FusedChildOf(W, a, r, rows, w0, c);
         } else if (store) {
           uint32_t* out = st.cur + (static_cast<int64_t>(lvl) * kWarp + lane) * W;
           for (int w = 0; w < w0; ++w) out[w] = 0u;

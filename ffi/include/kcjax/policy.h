@@ -46,6 +46,13 @@ struct CliquePolicy {
   // keeps its child in registers and counts the edges inside it alone,
   // instead of storing the child and gathering its tasks.
   static constexpr int kFuseLastMaxWords = 8;
+  // Row widths (words) for which the fused level is compiled with W known
+  // (FusedChild<W> in cliques_kernels.cu): only the row's own words are
+  // loaded, where a runtime W issues predicated instructions for all
+  // kFuseLastMaxWords. Measured on an H200 (NOTES run 62): com-dblp k = 7
+  // 14.2 -> 7.0 ms, ego-Facebook k = 8 0.298 -> 0.163 s. Exact widths 5 and
+  // 6 too raised WarpKernel from 64 to 78 registers (3 blocks per SM, not 4).
+  static constexpr int kFuseExactMaxWords = 4;
   // Dynamic shared memory per block the warp kernel may spend on per-warp
   // arenas (candidate list, bitmap space, scheduler stack); larger arenas
   // live in global scratch (cached in L1).
