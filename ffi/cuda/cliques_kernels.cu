@@ -485,21 +485,44 @@ __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const 
   }
 }
 
+constexpr int kFuse = Policy::kFuseLastMaxWords;
+
+// Words [w, kW) of the row at p into y[w, kW) (the others: zero, or loaded
+// anyway by one vector load for kW = 2 and 4, which need p 8- and 16-byte
+// aligned: rows, stacks and cur0 start at 16-byte boundaries of their arena
+// or slot and have kW words each).
+template <int kW>
+__device__ __forceinline__ void LoadRowFrom(const uint32_t* p, int w, uint32_t (&y)[kW]) {
+  if constexpr (kW == 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    y[0] = v.x, y[1] = v.y, y[2] = v.z, y[3] = v.w;
+  } else if constexpr (kW == 2) {
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    y[0] = v.x, y[1] = v.y;
+  } else {
+#pragma unroll
+    for (int v = 0; v < kW; ++v) y[v] = v >= w ? p[v] : 0u;
+  }
+}
+
 // The fused last expanded level of RunEngine, for rows of exactly kW words:
 // one lane forms its child x = a & r (words below w0 zero) in registers,
 // adds popcount(x) to c and returns the edges inside x, i.e. Σ over bits q
 // of x of popcount(x & row(q)), its children's popcounts, which are never
 // scheduled. kW is a compile-time constant so that only the row's own words
-// are loaded and addressed: with a runtime W every word up to kFuse was
-// compiled as a predicated instruction, and those issue even when off.
-constexpr int kFuse = Policy::kFuseLastMaxWords;
+// are loaded and addressed (with a runtime W every word up to kFuse was
+// compiled as a predicated instruction, and those issue even when off), and
+// rows of 2 or 4 words take one vector load. The row pointer is kept in a
+// register by RunEngine: a bit costs about 12-20 instructions (NOTES run 63).
 template <int kW>
 __device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t* r,
                                                const uint32_t* rows, int w0, uint32_t& c) {
-  uint32_t x[kW];
+  uint32_t x[kW], y[kW];
+  LoadRowFrom<kW>(a, 0, x);
+  LoadRowFrom<kW>(r, 0, y);
 #pragma unroll
   for (int w = 0; w < kW; ++w) {
-    x[w] = w >= w0 ? a[w] & r[w] : 0u;
+    x[w] = w >= w0 ? x[w] & y[w] : 0u;
     c += __popc(x[w]);
   }
   uint32_t s = 0;
@@ -507,12 +530,17 @@ __device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t
   for (int w = 0; w < kW; ++w) {
     uint32_t bits = x[w];
     while (bits) {
+      // The sum does not depend on the order of the bits: take the highest
+      // (one FLO, where the lowest costs a bit reversal too).
+      const int q = 31 - __clz(bits);
+      bits ^= 1u << q;
       // d <= 32 * kW rows of kW words: the offset fits 32 bits.
-      const uint32_t* rq = rows + static_cast<uint32_t>(32 * w + __ffs(bits) - 1) * kW;
-      bits &= bits - 1;
-      uint32_t t = __popc(x[w] & rq[w]);  // row(q) has no bits <= q
+      LoadRowFrom<kW>(reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(rows) +
+                                                        static_cast<uint32_t>((32 * w + q) * kW * 4)),
+                      w, y);
+      uint32_t t = 0;
 #pragma unroll
-      for (int v = w + 1; v < kW; ++v) t += __popc(x[v] & rq[v]);
+      for (int v = w; v < kW; ++v) t += __popc(x[v] & y[v]);  // row(q) has no bits <= q
       s += t;
     }
   }
@@ -578,6 +606,7 @@ struct StackMem {
 __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
                           int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
                           int bstride, const uint32_t* mask = nullptr, uint32_t* cur0 = nullptr) {
+  rows = KeepInRegister(rows);  // FusedChild addresses rows per bit
   const int lane = LaneId();
   const int L = min(kmax - s0 - 2, d - 1);
   for (int base = b0 * kWarp; base < nroot; base += bstride * kWarp) {

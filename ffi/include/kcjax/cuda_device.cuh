@@ -34,6 +34,15 @@ __device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u;
 __device__ __forceinline__ uint32_t KeepInRegister(uint32_t v) {
   return __shfl_sync(kFull, v, 0);
 }
+// The same for a pointer (two shuffles): its address is formed once instead
+// of from a kernel parameter and an offset at every load through it.
+template <typename T>
+__device__ __forceinline__ T* KeepInRegister(T* p) {
+  const auto v = reinterpret_cast<uintptr_t>(p);
+  const uint64_t lo = KeepInRegister(static_cast<uint32_t>(v));
+  const uint64_t hi = KeepInRegister(static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32));
+  return reinterpret_cast<T*>(static_cast<uintptr_t>(hi << 32 | lo));
+}
 
 // The oriented graph on the device (DAG CSR, src[e] = row of edge e).
 struct Graph {
