@@ -5,10 +5,13 @@
 Reads ``ncu -i REPORT --page source --csv --print-source sass`` (gpu_check.sh
 writes it with NCU_SOURCE=1; ncu prints each launch's table twice, and the
 repeat is dropped) and prints, per launch, its warp instructions executed, its
-opcode mix and its hottest instructions (offset from the kernel's first
-instruction, times executed, SASS). --out writes the same as JSON. Opcode
-mixes of two launches subtract: NOTES run 55 compared the heavy-unit kernel
-with the part of static_l2's warp kernel that ran the same tasks.
+opcode mix, its hottest instructions (offset from the kernel's first
+instruction, times executed, SASS) and its hottest basic blocks: runs of
+consecutive instructions executed equally often, ranked by their share of
+the warp-stall samples (where the time went, NOTES run 63) beside their
+share of the instructions. --out writes the same as JSON. Opcode mixes of two
+launches subtract: NOTES run 55 compared the heavy-unit kernel with the part
+of static_l2's warp kernel that ran the same tasks.
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from ncu_table import kernel_name  # noqa: E402
 
 
 def launches(text: str) -> list[dict]:
-    """[{kernel, rows: [(offset, executed, sass)]}] in export order, repeats dropped."""
+    """[{kernel, rows: [(offset, executed, sass, samples)]}] in export order, repeats dropped.
+
+    ``samples``: the instruction's warp-stall samples (0 where the export has none).
+    """
     out: list[dict] = []
     header: list[str] = []
     for line in text.splitlines():
@@ -43,11 +49,14 @@ def launches(text: str) -> list[dict]:
         # The header line ends in a comma (one empty name more than a row has).
         cells = dict(zip(header, next(csv.reader([line])), strict=False))
         executed = int(cells["Instructions Executed"])
-        out[-1]["rows"].append((int(cells["Address"], 16), executed, cells["Source"].strip()))
+        samples = int(cells.get("Warp Stall Sampling (All Samples)") or 0)
+        out[-1]["rows"].append(
+            (int(cells["Address"], 16), executed, cells["Source"].strip(), samples)
+        )
     unique: list[dict] = []
     for launch in out:
         base = launch["rows"][0][0] if launch["rows"] else 0
-        launch["rows"] = [(a - base, n, s) for a, n, s in launch["rows"]]
+        launch["rows"] = [(a - base, n, s, w) for a, n, s, w in launch["rows"]]
         if not unique or launch != unique[-1]:
             unique.append(launch)
     return unique
@@ -59,16 +68,41 @@ def opcode(sass: str) -> str:
     return body.split()[0].split(".")[0] if body else "?"
 
 
+def blocks(rows: list[tuple], top: int) -> list[dict]:
+    """The ``top`` basic blocks (runs of consecutive rows executed equally often) by samples."""
+    runs: list[list[tuple]] = []
+    for row in rows:
+        if runs and runs[-1][-1][1] == row[1]:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    samples = sum(r[3] for r in rows) or 1
+    executed = sum(r[1] for r in rows) or 1
+    ranked = sorted(runs, key=lambda b: (-sum(r[3] for r in b), -sum(r[1] for r in b)))
+    return [
+        {
+            "offset": hex(b[0][0]),
+            "length": len(b),
+            "executed": b[0][1],
+            "samples_share": round(sum(r[3] for r in b) / samples, 4),
+            "instructions_share": round(sum(r[1] for r in b) / executed, 4),
+            "opcodes": " ".join(opcode(r[2]) for r in b),
+        }
+        for b in ranked[:top]
+    ]
+
+
 def summary(launch: dict, top: int) -> dict:
     mix: collections.Counter = collections.Counter()
-    for _, n, sass in launch["rows"]:
+    for _, n, sass, _ in launch["rows"]:
         mix[opcode(sass)] += n
     hottest = sorted(launch["rows"], key=lambda r: -r[1])[:top]
     return {
         "kernel": launch["kernel"],
         "instructions": sum(mix.values()),
         "opcodes": dict(mix.most_common()),
-        "hottest": [{"offset": hex(a), "executed": n, "sass": s} for a, n, s in sorted(hottest)],
+        "hottest": [{"offset": hex(a), "executed": n, "sass": s} for a, n, s, _ in sorted(hottest)],
+        "blocks": blocks(launch["rows"], top),
     }
 
 
@@ -84,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     for i, s in enumerate(table):
         mix = " ".join(f"{op}={n:.2e}" for op, n in list(s["opcodes"].items())[:8])
         print(f"{i} {s['kernel']} {s['instructions']:.3e} instructions: {mix}")
+        for b in s["blocks"][:5]:
+            print(
+                f"    {b['offset']:>8s} samples {b['samples_share']:6.1%}"
+                f" instructions {b['instructions_share']:6.1%}  {b['opcodes'][:70]}"
+            )
     if args.out:
         args.out.write_text(json.dumps(table, indent=1))
     return 0

@@ -94,28 +94,38 @@ def test_ncu_table_pivots_metrics_per_launch(scripts):
 
 
 def test_ncu_source_sums_opcodes_and_drops_repeated_launches(scripts):
-    head = '"Address","Source","Instructions Executed","Thread Instructions Executed",'
+    head = (
+        '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed",'
+        '"Thread Instructions Executed",'
+    )
     launch = [
         '"Kernel Name","kcjax::cuda::<unnamed>::HeavyKernel(int, int)",',
         head,
-        '"0x7f10","      LDC R1, c[0x0][0x28]","10","320"',
-        '"0x7f20","@!P0  LDG.E R2, desc[UR8][R4.64]","5","160"',
-        '"0x7f30","      LDG.E.64 R6, desc[UR8][R8.64]","7","224"',
+        '"0x7f10","      LDC R1, c[0x0][0x28]","1","10","320"',
+        '"0x7f20","@!P0  LDG.E R2, desc[UR8][R4.64]","6","5","160"',
+        '"0x7f30","      LDG.E.64 R6, desc[UR8][R8.64]","0","7","224"',
+        '"0x7f40","      POPC R6, R6","2","7","224"',
     ]
     other = [
         '"Kernel Name","kcjax::cuda::<unnamed>::WarpKernel(int)",',
         head,
-        '"0x9000","      POPC R3, R3","4","128"',
+        '"0x9000","      POPC R3, R3","0","4","128"',
     ]
     ncu = scripts["ncu_source"]
     table = [ncu.summary(x, top=2) for x in ncu.launches("\n".join(launch + launch + other))]
     kernels = [(t["kernel"], t["instructions"]) for t in table]
-    assert kernels == [("HeavyKernel", 22), ("WarpKernel", 4)]
-    assert table[0]["opcodes"] == {"LDG": 12, "LDC": 10}
+    assert kernels == [("HeavyKernel", 29), ("WarpKernel", 4)]
+    assert table[0]["opcodes"] == {"LDG": 12, "LDC": 10, "POPC": 7}
     assert table[0]["hottest"] == [
         {"offset": "0x0", "executed": 10, "sass": "LDC R1, c[0x0][0x28]"},
         {"offset": "0x20", "executed": 7, "sass": "LDG.E.64 R6, desc[UR8][R8.64]"},
     ]
+    # Basic blocks by samples: the LDG alone (6 of 9), the LDG.64 + POPC run
+    # executed 7 times each (2 of 9, 14 of 29 instructions).
+    blocks = [(b["offset"], b["length"], b["samples_share"]) for b in table[0]["blocks"]]
+    assert blocks == [("0x10", 1, round(6 / 9, 4)), ("0x20", 2, round(2 / 9, 4))]
+    assert table[0]["blocks"][1]["instructions_share"] == round(14 / 29, 4)
+    assert table[0]["blocks"][1]["opcodes"] == "LDG POPC"
 
 
 def test_bench_rejects_unknown_method(scripts):
