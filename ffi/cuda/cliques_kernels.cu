@@ -602,10 +602,13 @@ struct StackMem {
 // in `st`. With W <= kFuseLastMaxWords the last expanded level is fused
 // into the one above it: a lane keeps its child in registers and counts the
 // edges inside it (FusedChild), so that level is neither stored nor
-// gathered (NOTES run 30).
-__device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
-                          int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
-                          int bstride, const uint32_t* mask = nullptr, uint32_t* cur0 = nullptr) {
+// gathered (NOTES run 30). kW > 0: compiled for rows of exactly kW words
+// (RunEngine picks it, see Policy::kEngineExactMaxWords); 0: W = w_any.
+template <int kW>
+__device__ void RunEngineW(const uint32_t* rows, int d, int w_any, const int32_t* root, int nroot,
+                           int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
+                           int bstride, const uint32_t* mask, uint32_t* cur0) {
+  const int W = kW > 0 ? kW : w_any;
   rows = KeepInRegister(rows);  // FusedChild addresses rows per bit
   const int lane = LaneId();
   const int L = min(kmax - s0 - 2, d - 1);
@@ -682,6 +685,31 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
       }
     }
   }
+}
+
+// RunEngineW<W> for W in [kW, Policy::kEngineExactMaxWords], else with W
+// at run time (RunEngineW<0>); W is warp-uniform.
+template <int kW = 2>
+__device__ __forceinline__ void RunEngineOf(const uint32_t* rows, int d, int W,
+                                            const int32_t* root, int nroot, int s0, int kmax,
+                                            int32_t* q, StackMem st, const Counts& cnt, int b0,
+                                            int bstride, const uint32_t* mask, uint32_t* cur0) {
+  if constexpr (kW <= Policy::kEngineExactMaxWords) {
+    if (W == kW) {
+      return RunEngineW<kW>(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask,
+                            cur0);
+    }
+    return RunEngineOf<kW + 1>(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask,
+                               cur0);
+  } else {
+    return RunEngineW<0>(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask, cur0);
+  }
+}
+
+__device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
+                          int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
+                          int bstride, const uint32_t* mask = nullptr, uint32_t* cur0 = nullptr) {
+  RunEngineOf(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask, cur0);
 }
 
 // kWarpBitmap (GraphFold-like): the whole warp walks one node's bits in order

@@ -53,6 +53,12 @@ struct CliquePolicy {
   // 14.2 -> 7.0 ms, ego-Facebook k = 8 0.298 -> 0.163 s. Exact widths 5 and
   // 6 too raised WarpKernel from 64 to 78 registers (3 blocks per SM, not 4).
   static constexpr int kFuseExactMaxWords = 4;
+  // Row widths 2..kEngineExactMaxWords for which the whole multi-word engine
+  // (RunEngineW<W>) is compiled with W known, not only its fused level; 1:
+  // none. Against none on an H200 (NOTES run 65): com-dblp k = 8 85.8 ->
+  // 78.3 ms, k = 9 1.157 -> 1.059 s, ego-Facebook k = 8 0.154 -> 0.140 s
+  // (widths 2 only: about half of that); WarpKernel then spills 24 bytes.
+  static constexpr int kEngineExactMaxWords = 4;
   // Dynamic shared memory per block the warp kernel may spend on per-warp
   // arenas (candidate list, bitmap space, scheduler stack); larger arenas
   // live in global scratch (cached in L1).
