@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = _load(r, "h200host_table2_cpu.json")
     fused = _load(r, "h200_variants_fused.json")
     final = _load(r, "h200_fused_final.json")
+    exact = _load(r, "h200_variants_exact_w.json")
     rmat = _load(r, "h200_rmat_scales.json")
     lam = _load(r, "h200_lambda.json")
     ncu = _load(r, "h200_ncu_dblp.json")
@@ -275,6 +276,13 @@ def main(argv: list[str] | None = None) -> int:
             "## KCMiner against the static bitmap variants with the fused single-word "
             "engine (run 38), k = 5..9, device time (s)\n\n"
             + table2(tree, None, ("static_l1", "static_l2", "kcminer"))
+            + "\n"
+        )
+    if exact:
+        print(
+            "## KCMiner against the static bitmap variants with the engine compiled for "
+            "exact row widths (run 67), k = 6..9, device time (s)\n\n"
+            + table2(exact, None, ("static_l1", "static_l2", "kcminer"))
             + "\n"
         )
     if rmat:
