@@ -25,7 +25,12 @@ for s in "$@"; do
     build)
       stage build
       nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-      VENV="$VENV" KCJAX_CUDA=ON KCJAX_PIP_ARGS="-Cbuild-dir=/tmp/kcjax-build -v -Ccmake.define.CMAKE_CUDA_FLAGS=-Xptxas=-v" \
+      # The CUDA toolkit the kernels are built with (nvcc on PATH, else CUDA's default prefix).
+      { nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version; } | grep -i release |
+        tee -a "$OUT/gpu.txt" || true
+      # -vv: bootstrap.sh installs with -q, and one -v would only cancel it
+      # (ptxas's register and spill lines then never reach build.log).
+      VENV="$VENV" KCJAX_CUDA=ON KCJAX_PIP_ARGS="-Cbuild-dir=/tmp/kcjax-build -vv -Ccmake.define.CMAKE_CUDA_FLAGS=-Xptxas=-v" \
         bash scripts/bootstrap.sh >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
       grep -E "ptxas info|spill|warning" "$OUT/build.log" | sort | uniq | head -40 >"$OUT/ptxas.txt"
       ;;
