@@ -31,6 +31,7 @@ def scripts():
                 "timeline",
                 "ncu_table",
                 "ncu_source",
+                "auto_features",
             )
         }
     finally:
@@ -126,6 +127,33 @@ def test_ncu_source_sums_opcodes_and_drops_repeated_launches(scripts):
     assert blocks == [("0x10", 1, round(6 / 9, 4)), ("0x20", 2, round(2 / 9, 4))]
     assert table[0]["blocks"][1]["instructions_share"] == round(14 / 29, 4)
     assert table[0]["blocks"][1]["opcodes"] == "LDG POPC"
+
+
+def test_auto_features_match_the_package(scripts, tmp_path):
+    import kcjax
+    from kcjax import generators
+
+    out = tmp_path / "features.json"
+    assert (
+        scripts["auto_features"].main(["--graphs", "rmat8-4", "--repeats", "1", "--out", str(out)])
+        == 0
+    )
+    (row,) = json.loads(out.read_text())["rows"]
+    graph = generators.rmat(8, edge_factor=4, seed=1)
+    cores = kcjax.core_numbers(graph)
+    assert row["degeneracy"] == int(kcjax.degeneracy(graph))
+    assert row["max_core_vertices"] == int((cores == row["degeneracy"]).sum())
+    assert row["transitivity"] == pytest.approx(kcjax.transitivity(graph))
+    size, edges = row["max_core_vertices"], row["max_core_edges"]
+    assert row["max_core_is_clique"] == (edges == size * (size - 1) // 2)
+    # A planted clique larger than the rest's cores is the densest core, whole.
+    planted = generators.planted_cliques(200, 0.02, [12], seed=3)
+    prow = scripts["auto_features"].features_of(planted, "planted", repeats=1)
+    assert (prow["degeneracy"], prow["max_core_vertices"], prow["max_core_is_clique"]) == (
+        11,
+        12,
+        True,
+    )
 
 
 def test_bench_rejects_unknown_method(scripts):

@@ -1,0 +1,116 @@
+"""Graph features that could steer ``method="auto"`` and what they cost on the device.
+
+    python experiments/auto_features.py [--graphs G ...] [--repeats 5] [--out f.json]
+
+Per graph: global transitivity (what ``auto`` reads today), degeneracy, the
+size of the densest core and whether that core is one clique, and the time
+of each on the default device (median of synchronized calls after a warm-up;
+graph loading and orientation excluded). NOTES "Next" holds the lead: where
+pivoting beats enumeration, the densest core is a clique (com-dblp,
+ca-AstroPh), and on ego-Facebook it is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import load_graph  # noqa: E402
+
+import kcjax  # noqa: E402
+from kcjax import cliques  # noqa: E402
+
+GRAPHS = [
+    "email-Enron",
+    "ca-CondMat",
+    "wiki-Vote",
+    "cit-HepTh",
+    "com-amazon",
+    "soc-Epinions1",
+    "ca-AstroPh",
+    "com-dblp",
+    "ego-Facebook",
+]
+
+
+@jax.jit
+def _max_core(graph: kcjax.Graph, cores: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(degeneracy, vertices of the densest core, edges inside it), int32 scalars."""
+    top = jnp.max(cores, initial=0)
+    inside = cores == top
+    src, dst = graph.edges()
+    edges = jnp.sum(inside[src] & inside[dst], dtype=jnp.int32)
+    return top, jnp.sum(inside, dtype=jnp.int32), edges
+
+
+def _median_s(fn, repeats: int) -> tuple[float, object]:
+    out = jax.block_until_ready(fn())  # warm-up (compiles)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = jax.block_until_ready(fn())
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), out
+
+
+def features_of(graph: kcjax.Graph, name: str, repeats: int) -> dict:
+    """The features of ``graph`` (on the default device) and their device cost."""
+    graph = jax.device_put(graph, jax.devices()[0])
+    dag = kcjax.orient(graph)
+    t_trans, trans = _median_s(lambda: cliques._transitivity(dag), repeats)
+    t_cores, cores = _median_s(lambda: kcjax.core_numbers(graph), repeats)
+    t_core, (top, size, edges) = _median_s(lambda: _max_core(graph, cores), repeats)
+    size, edges = int(size), int(edges)
+    return {
+        "graph": name,
+        "transitivity": float(trans),
+        "degeneracy": int(top),
+        "max_core_vertices": size,
+        "max_core_edges": edges,
+        "max_core_is_clique": edges == size * (size - 1) // 2,
+        "transitivity_s": t_trans,
+        "core_numbers_s": t_cores,
+        "max_core_s": t_core,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--graphs", nargs="+", default=GRAPHS)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(argv)
+    rows = [features_of(load_graph(g), g, args.repeats) for g in args.graphs]
+    print(
+        f"{'graph':14s} {'trans':>6s} {'degen':>6s} {'core':>6s} clique "
+        f"{'trans_s':>9s} {'cores_s':>9s} {'core_s':>9s}"
+    )
+    for r in rows:
+        print(
+            f"{r['graph']:14s} {r['transitivity']:6.3f} {r['degeneracy']:6d} "
+            f"{r['max_core_vertices']:6d} {'yes' if r['max_core_is_clique'] else 'no ':>6s} "
+            f"{r['transitivity_s']:9.6f} {r['core_numbers_s']:9.6f} {r['max_core_s']:9.6f}"
+        )
+    if args.out:
+        meta = {
+            "device": str(jax.devices()[0]),
+            "device_kind": jax.devices()[0].device_kind,
+            "jax": jax.__version__,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "repeats": args.repeats,
+            "timer": "wall clock around a synchronized call, median after a warm-up",
+        }
+        args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
