@@ -14,7 +14,7 @@ import numpy as np
 from kcjax import _ffi
 from kcjax.dense import count_cliques_dense
 from kcjax.graph import Graph
-from kcjax.orient import DAG, Order, orient
+from kcjax.orient import DAG, Order, _dag_core_numbers, orient
 
 #: Enumeration strategies of target ``kcjax_clique_count`` (kcjax::CountMethod).
 ENUMERATION_METHODS: Mapping[str, int] = {
@@ -67,7 +67,8 @@ def count_cliques(
         k = 2 edges; sizes above the clique number count 0.
       method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
         eagerly pivoting on the CPU, and on a GPU for k >= 10, or k >= 6 on
-        graphs of :func:`transitivity` >= 0.3; else enumeration), one of
+        graphs of :func:`transitivity` >= 0.3 whose densest core is one
+        clique; else enumeration), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
@@ -157,11 +158,18 @@ def count_cliques(
 
 #: "auto" on a GPU pivots from AUTO_PIVOT_MIN_K on for graphs whose global
 #: transitivity (3 x triangles / wedges, see :func:`transitivity`) is at least
-#: AUTO_PIVOT_MIN_TRANSITIVITY, and for every graph from AUTO_PIVOT_ALWAYS_K
-#: on. Fitted to experiments/results/h200_kcminer_pivot.json: pivoting wins
-#: where neighbourhoods are dense (com-dblp 0.31, ca-AstroPh 0.32,
-#: ego-Facebook 0.52: cliques multiply with k), enumeration where they are
-#: sparse (soc-Epinions1 0.07: the pivot tree is large and enumeration cheap).
+#: AUTO_PIVOT_MIN_TRANSITIVITY and whose densest core is one clique, and for
+#: every graph from AUTO_PIVOT_ALWAYS_K on. Fitted to the H200 runs
+#: (experiments/results/h200_anchors.json, h200_auto_features.json):
+#: pivoting wins where a large clique makes the cliques multiply with k
+#: (com-dblp, transitivity 0.31, densest core a 114-clique: pivot 0.6 ms vs
+#: KCMiner 79 ms at k = 8; ca-AstroPh 0.32, a 57-clique); enumeration wins
+#: on sparse neighbourhoods (soc-Epinions1 0.07) and on ego-Facebook (0.52,
+#: whose densest core, 158 vertices of degeneracy 115, is not a clique: its
+#: pivot tree branches; KCMiner 1.2 / 11.5 / 140 ms vs pivot 8.0 / 67 / 411 ms
+#: at k = 6..8). The core test peels the DAG's graph on the device once per
+#: DAG (4-23 ms on the shared graphs) and runs only when the transitivity
+#: test passes.
 AUTO_PIVOT_MIN_K = 6
 AUTO_PIVOT_MIN_TRANSITIVITY = 0.3
 AUTO_PIVOT_ALWAYS_K = 10
@@ -289,11 +297,32 @@ def _auto_method(dag: DAG, kmax: int, enumeration_only: bool) -> str:
     """The method "auto" stands for (see :func:`count_cliques`)."""
     if enumeration_only:
         return "kcminer"
-    if next(iter(dag.indices.devices())).platform == "cpu" or kmax >= AUTO_PIVOT_ALWAYS_K:
+    if next(iter(dag.indices.devices())).platform == "cpu":
         return "pivot"  # on the CPU pivoting won at every k measured
-    if kmax < AUTO_PIVOT_MIN_K:
+    return _auto_gpu_method(dag, kmax)
+
+
+def _auto_gpu_method(dag: DAG, kmax: int) -> str:
+    """ "auto"'s eager choice on a GPU (see AUTO_PIVOT_MIN_K)."""
+    if kmax >= AUTO_PIVOT_ALWAYS_K:
+        return "pivot"
+    if kmax < AUTO_PIVOT_MIN_K or transitivity(dag) < AUTO_PIVOT_MIN_TRANSITIVITY:
         return "kcminer"
-    return "pivot" if transitivity(dag) >= AUTO_PIVOT_MIN_TRANSITIVITY else "kcminer"
+    return "pivot" if _max_core_is_clique(dag) else "kcminer"
+
+
+def _max_core_is_clique(dag: DAG) -> bool:
+    """Whether the vertices of the largest core number form one clique
+    (eager, cached per DAG)."""
+
+    def compute() -> bool:
+        cores = _dag_core_numbers(dag)
+        inside = cores == jnp.max(cores, initial=0)
+        size = int(jnp.sum(inside, dtype=jnp.int32))
+        edges = int(jnp.sum(inside[dag.src] & inside[dag.indices], dtype=jnp.int32))
+        return edges == size * (size - 1) // 2
+
+    return _cached(dag, "max_core_is_clique", compute)
 
 
 def count_all_cliques(

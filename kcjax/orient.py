@@ -115,8 +115,24 @@ def _peel(graph: Graph) -> tuple[jax.Array, jax.Array]:
     neighbours removed in the same or a later round, so ordering by round gives
     out-degrees bounded by the level, i.e. by the degeneracy.
     """
-    n, nnz = graph.num_nodes, graph.indices.shape[0]
-    rows = _row_ids(graph.indptr, nnz)
+    rows = _row_ids(graph.indptr, graph.indices.shape[0])
+    return _peel_arcs(rows, graph.indices, graph.degrees(), graph.num_nodes)
+
+
+@jax.jit
+def _dag_core_numbers(dag: DAG) -> jax.Array:
+    """int32[num_nodes]: the core number of every vertex of the DAG's
+    undirected graph, indexed by rank (as the DAG's vertices)."""
+    rows = jnp.concatenate([dag.src, dag.indices])
+    cols = jnp.concatenate([dag.indices, dag.src])
+    degrees = jnp.zeros(dag.num_nodes, jnp.int32).at[rows].add(1)
+    return _peel_arcs(rows, cols, degrees, dag.num_nodes)[1]
+
+
+def _peel_arcs(
+    rows: jax.Array, cols: jax.Array, degrees: jax.Array, n: int
+) -> tuple[jax.Array, jax.Array]:
+    """_peel over the arcs rows[i] -> cols[i] (every undirected edge both ways)."""
     big = jnp.iinfo(jnp.int32).max
 
     def cond(state):
@@ -130,10 +146,10 @@ def _peel(graph: Graph) -> tuple[jax.Array, jax.Array]:
         rounds = jnp.where(peel, rnd, rounds)
         cores = jnp.where(peel, level, cores)
         alive = alive & ~peel
-        lost = jax.ops.segment_sum(peel[graph.indices].astype(jnp.int32), rows, num_segments=n)
+        lost = jax.ops.segment_sum(peel[cols].astype(jnp.int32), rows, num_segments=n)
         return alive, deg - lost, level, rnd + 1, rounds, cores
 
     zeros = jnp.zeros(n, jnp.int32)
-    state = (jnp.ones(n, bool), graph.degrees(), jnp.int32(0), jnp.int32(0), zeros, zeros)
+    state = (jnp.ones(n, bool), degrees, jnp.int32(0), jnp.int32(0), zeros, zeros)
     _, _, _, _, rounds, cores = jax.lax.while_loop(cond, body, state)
     return rounds, cores

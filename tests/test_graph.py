@@ -90,6 +90,17 @@ def test_core_numbers_match_networkx():
     assert cores.tolist() == [nx.core_number(g)[v] for v in range(g.number_of_nodes())]
 
 
+@pytest.mark.parametrize("order", ["degree", "degeneracy"])
+def test_dag_core_numbers_match_networkx(order):
+    from kcjax.orient import _dag_core_numbers
+
+    g = _random_nx(12, n=150, p=0.07)
+    dag = kcjax.orient(kcjax.Graph.from_networkx(g), order=order)
+    cores = np.asarray(_dag_core_numbers(dag))  # by rank
+    perm = np.asarray(dag.order)
+    assert cores.tolist() == [nx.core_number(g)[int(perm[r])] for r in range(dag.num_nodes)]
+
+
 def test_orient_under_jit_matches_eager():
     graph = kcjax.Graph.from_networkx(_random_nx(5))
     eager = kcjax.orient(graph, order="degeneracy")
