@@ -5,9 +5,9 @@
 Per graph: global transitivity (what ``auto`` reads today), degeneracy, the
 size of the densest core and whether that core is one clique, and the time
 of each on the default device (median of synchronized calls after a warm-up;
-graph loading and orientation excluded). NOTES "Next" holds the lead: where
-pivoting beats enumeration, the densest core is a clique (com-dblp,
-ca-AstroPh), and on ego-Facebook it is not.
+graph loading and orientation excluded). Where pivoting beats enumeration
+the densest core is a clique (com-dblp, ca-AstroPh), and on ego-Facebook it
+is not: ``auto``'s rule since NOTES run 68 (kcjax.cliques._auto_gpu_method).
 """
 
 from __future__ import annotations

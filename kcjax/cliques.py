@@ -162,14 +162,14 @@ def count_cliques(
 #: every graph from AUTO_PIVOT_ALWAYS_K on. Fitted to the H200 runs
 #: (experiments/results/h200_anchors.json, h200_auto_features.json):
 #: pivoting wins where a large clique makes the cliques multiply with k
-#: (com-dblp, transitivity 0.31, densest core a 114-clique: pivot 0.6 ms vs
-#: KCMiner 79 ms at k = 8; ca-AstroPh 0.32, a 57-clique); enumeration wins
+#: (com-dblp, transitivity 0.31, densest core a 114-clique: pivot 0.59 ms vs
+#: KCMiner 78 ms at k = 8; ca-AstroPh 0.32, a 57-clique); enumeration wins
 #: on sparse neighbourhoods (soc-Epinions1 0.07) and on ego-Facebook (0.52,
 #: whose densest core, 158 vertices of degeneracy 115, is not a clique: its
-#: pivot tree branches; KCMiner 1.2 / 11.5 / 140 ms vs pivot 8.0 / 67 / 411 ms
-#: at k = 6..8). The core test peels the DAG's graph on the device once per
-#: DAG (4-23 ms on the shared graphs) and runs only when the transitivity
-#: test passes.
+#: pivot tree branches; KCMiner 1.17 / 11.5 / 140 ms vs pivot 8.0 / 69 /
+#: 423 ms at k = 6..8, NOTES run 69). The core test peels the DAG's graph on
+#: the device once per DAG (4-23 ms on the shared graphs, run 68) and runs
+#: only when the transitivity test passes.
 AUTO_PIVOT_MIN_K = 6
 AUTO_PIVOT_MIN_TRANSITIVITY = 0.3
 AUTO_PIVOT_ALWAYS_K = 10
@@ -303,7 +303,7 @@ def _auto_method(dag: DAG, kmax: int, enumeration_only: bool) -> str:
 
 
 def _auto_gpu_method(dag: DAG, kmax: int) -> str:
-    """ "auto"'s eager choice on a GPU (see AUTO_PIVOT_MIN_K)."""
+    """The method eager "auto" picks on a GPU (see AUTO_PIVOT_MIN_K)."""
     if kmax >= AUTO_PIVOT_ALWAYS_K:
         return "pivot"
     if kmax < AUTO_PIVOT_MIN_K or transitivity(dag) < AUTO_PIVOT_MIN_TRANSITIVITY:

@@ -513,7 +513,8 @@ __device__ __forceinline__ void LoadRowFrom(const uint32_t* p, int w, uint32_t (
 // are loaded and addressed (with a runtime W every word up to kFuse was
 // compiled as a predicated instruction, and those issue even when off), and
 // rows of 2 or 4 words take one vector load. The row pointer is kept in a
-// register by RunEngine: a bit costs about 12-20 instructions (NOTES run 63).
+// register by RunEngine: a bit costs about 12-20 instructions (NOTES runs
+// 62-64).
 template <int kW>
 __device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t* r,
                                                const uint32_t* rows, int w0, uint32_t& c) {
@@ -564,7 +565,7 @@ __device__ __forceinline__ uint32_t FusedChildAnyW(int W, const uint32_t* a, con
     while (bits) {
       const uint32_t* rq = rows + static_cast<int64_t>(32 * w + __ffs(bits) - 1) * W;
       bits &= bits - 1;
-      uint32_t t = __popc(x[w] & rq[w]);
+      uint32_t t = __popc(x[w] & rq[w]);  // row(q) has no bits <= q
 #pragma unroll
       for (int v = w + 1; v < kFuse; ++v)
         if (v < W) t += __popc(x[v] & rq[v]);
@@ -706,6 +707,7 @@ __device__ __forceinline__ void RunEngineOf(const uint32_t* rows, int d, int W,
   }
 }
 
+// The multi-word engine (RunEngineW) for a warp-uniform row width W.
 __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* root, int nroot,
                           int s0, int kmax, int32_t* q, StackMem st, const Counts& cnt, int b0,
                           int bstride, const uint32_t* mask = nullptr, uint32_t* cur0 = nullptr) {
