@@ -1,10 +1,11 @@
-"""Graph features that could steer ``method="auto"`` and what they cost on the device.
+"""The graph features ``method="auto"`` reads on a GPU and what they cost on the device.
 
     python experiments/auto_features.py [--graphs G ...] [--repeats 5] [--out f.json]
 
-Per graph: global transitivity (what ``auto`` reads today), degeneracy, the
-size of the densest core and whether that core is one clique, and the time
-of each on the default device (median of synchronized calls after a warm-up;
+Per graph: global transitivity, degeneracy, the size of the densest core and
+whether that core is one clique (the functions ``auto`` calls: the core
+numbers of the DAG's graph, by rank), and the time of each on the default
+device (median of synchronized calls after a warm-up;
 graph loading and orientation excluded). Where pivoting beats enumeration
 the densest core is a clique (com-dblp, ca-AstroPh), and on ego-Facebook it
 is not: ``auto``'s rule since NOTES run 68 (kcjax.cliques._auto_gpu_method).
@@ -13,20 +14,19 @@ is not: ``auto``'s rule since NOTES run 68 (kcjax.cliques._auto_gpu_method).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import jax
-import jax.numpy as jnp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import load_graph  # noqa: E402
+from bench import _write, load_graph  # noqa: E402
 
 import kcjax  # noqa: E402
 from kcjax import cliques  # noqa: E402
+from kcjax.orient import _dag_core_numbers  # noqa: E402
 
 GRAPHS = [
     "email-Enron",
@@ -39,16 +39,6 @@ GRAPHS = [
     "com-dblp",
     "ego-Facebook",
 ]
-
-
-@jax.jit
-def _max_core(graph: kcjax.Graph, cores: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """(degeneracy, vertices of the densest core, edges inside it), int32 scalars."""
-    top = jnp.max(cores, initial=0)
-    inside = cores == top
-    src, dst = graph.edges()
-    edges = jnp.sum(inside[src] & inside[dst], dtype=jnp.int32)
-    return top, jnp.sum(inside, dtype=jnp.int32), edges
 
 
 def _median_s(fn, repeats: int) -> tuple[float, object]:
@@ -66,8 +56,8 @@ def features_of(graph: kcjax.Graph, name: str, repeats: int) -> dict:
     graph = jax.device_put(graph, jax.devices()[0])
     dag = kcjax.orient(graph)
     t_trans, trans = _median_s(lambda: cliques._transitivity(dag), repeats)
-    t_cores, cores = _median_s(lambda: kcjax.core_numbers(graph), repeats)
-    t_core, (top, size, edges) = _median_s(lambda: _max_core(graph, cores), repeats)
+    t_cores, cores = _median_s(lambda: _dag_core_numbers(dag), repeats)
+    t_core, (top, size, edges) = _median_s(lambda: cliques._densest_core(dag, cores), repeats)
     size, edges = int(size), int(edges)
     return {
         "graph": name,
@@ -100,15 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['transitivity_s']:9.6f} {r['core_numbers_s']:9.6f} {r['max_core_s']:9.6f}"
         )
     if args.out:
-        meta = {
-            "device": str(jax.devices()[0]),
-            "device_kind": jax.devices()[0].device_kind,
-            "jax": jax.__version__,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "repeats": args.repeats,
-            "timer": "wall clock around a synchronized call, median after a warm-up",
-        }
-        args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+        timer = "wall clock around a synchronized call, median after a warm-up"
+        _write(args.out, jax.devices()[0], args.repeats, rows, timer=timer)
     return 0
 
 

@@ -363,7 +363,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(r["correct"] is not False for r in rows) else 1
 
 
-def _write(path: Path, device, repeats: int, rows: list[dict]) -> None:
+BENCH_TIMER = (
+    "median_s: wall clock around a synchronized call on a device-resident oriented "
+    "graph; device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
+)
+
+
+def _write(path: Path, device, repeats: int, rows: list[dict], timer: str = BENCH_TIMER) -> None:
+    """Writes ``{"meta": ..., "rows": rows}`` (the device, versions, date and timer) to path."""
     meta = {
         "device": str(device),
         "device_kind": device.device_kind,
@@ -372,10 +379,7 @@ def _write(path: Path, device, repeats: int, rows: list[dict]) -> None:
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "repeats": repeats,
-        "timer": (
-            "median_s: wall clock around a synchronized call on a device-resident oriented "
-            "graph; device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
-        ),
+        "timer": timer,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))

@@ -316,13 +316,20 @@ def _max_core_is_clique(dag: DAG) -> bool:
     (eager, cached per DAG)."""
 
     def compute() -> bool:
-        cores = _dag_core_numbers(dag)
-        inside = cores == jnp.max(cores, initial=0)
-        size = int(jnp.sum(inside, dtype=jnp.int32))
-        edges = int(jnp.sum(inside[dag.src] & inside[dag.indices], dtype=jnp.int32))
+        _, size, edges = (int(x) for x in _densest_core(dag, _dag_core_numbers(dag)))
         return edges == size * (size - 1) // 2
 
     return _cached(dag, "max_core_is_clique", compute)
+
+
+@jax.jit
+def _densest_core(dag: DAG, cores: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(degeneracy, vertices of the largest core number, edges among them),
+    int32 scalars, from the DAG's core numbers (by rank)."""
+    top = jnp.max(cores, initial=0)
+    inside = cores == top
+    edges = jnp.sum(inside[dag.src] & inside[dag.indices], dtype=jnp.int32)
+    return top, jnp.sum(inside, dtype=jnp.int32), edges
 
 
 def count_all_cliques(
