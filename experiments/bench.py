@@ -45,9 +45,9 @@ import jax
 import numpy as np
 
 import kcjax
-from kcjax import _ffi
-from kcjax.cliques import ENUMERATION_METHODS, count_cliques_limbs, limbs_to_int
-from kcjax.dense import count_cliques_dense
+from kcjax import ENUMERATION_METHODS, count_cliques_dense, count_cliques_limbs, limbs_to_int
+from kcjax.cliques import auto, kernels
+from kcjax.graph.orient import clear_memo, max_out_degree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devtime import device_times  # noqa: E402
@@ -178,7 +178,7 @@ def bench_one(
         tasks = jax.numpy.arange(dag.num_nodes, dtype=jax.numpy.int32)
 
         def run():
-            return _ffi.clique_pivot(
+            return kernels.clique_pivot(
                 dag.indptr, dag.indices, tasks, hmax=k, pmax=pmax, kmin=k, num_threads=0
             )
 
@@ -188,18 +188,16 @@ def bench_one(
         # Peer scope: the device program auto dispatches (the chosen method's
         # task ids and custom call, the count left on the device). The eager
         # call (result copy and the Python finish included) is kept beside it.
-        from kcjax import cliques
-
-        cliques._DAG_CACHE.clear()
+        clear_memo()
         t0 = time.perf_counter()
         kcjax.transitivity(dag)
         first = time.perf_counter() - t0
-        chose = cliques._auto_method(dag, k, enumeration_only=False)
+        chose = auto.auto_method(dag, k)
         if chose == "pivot":
             pmax = int(dag.max_out_degree())
 
             def program():
-                return cliques._pivot_chunk(
+                return count.pivot_chunk(
                     dag.indptr,
                     dag.indices,
                     None,
@@ -213,7 +211,7 @@ def bench_one(
         else:
 
             def program():
-                return cliques._enumeration_chunk(
+                return count.enumeration_chunk(
                     dag,
                     None,
                     kmax=k,
@@ -222,7 +220,7 @@ def bench_one(
                     num_threads=0,
                     step=dag.num_edges,
                     total=dag.num_edges,
-                    max_degree=cliques._max_out_degree(dag),
+                    max_degree=max_out_degree(dag),
                 )
 
         t, _ = _timed(program, repeats, device)
@@ -235,18 +233,18 @@ def bench_one(
         )
         return t, count
     if name in ("local", "local_pivot"):
-        from kcjax import listing
-
         if name == "local_pivot":
             roots = jax.numpy.arange(dag.num_nodes, dtype=jax.numpy.int32)
 
             def run():
-                return _ffi.clique_pivot_local(dag.indptr, dag.indices, roots, k=k, num_threads=0)
+                return kernels.clique_pivot_local(
+                    dag.indptr, dag.indices, roots, k=k, num_threads=0
+                )
         else:
             edges = jax.numpy.arange(dag.num_edges, dtype=jax.numpy.int32)
 
             def run():
-                return _ffi.clique_per_vertex(
+                return kernels.clique_per_vertex(
                     dag.indptr,
                     dag.indices,
                     dag.src,
@@ -258,7 +256,7 @@ def bench_one(
                 )
 
         t, out = _timed(run, repeats, device)
-        total = sum(listing._limbs_per_row(np.asarray(out), True, k).tolist())
+        total = sum(limbs_to_int(row) for row in np.asarray(out))
         if total % k:
             raise SystemExit(f"{method} k={k}: per-vertex counts sum to {total}, not a multiple")
         return t, total // k
@@ -267,14 +265,12 @@ def bench_one(
         t["sizes"] = len(counts)
         return t, counts.get(k, 0)
     if name == "list":
-        from kcjax import listing
-
         total = int(kcjax.count_cliques(dag, k, method="pivot"))
         cap = max(1, min(total, LIST_MAX_ROWS))
         full = cap < total  # stop once the buffer is full: throughput of the first rows
 
-        fn = jax.jit(lambda d: listing._list(d, k, cap, "kcminer", 0, stop_when_full=full))
-        t, (_, count) = _timed(lambda: fn(dag), repeats, device)
+        fn = jax.jit(lambda d: kcjax.list_cliques(d, k, cap, stop_when_full=full))
+        t, (_, count, _) = _timed(lambda: fn(dag), repeats, device)
         listed = limbs_to_int(np.asarray(count))
         written = min(listed, cap)
         t.update(rows_written=written, cliques_total=total, partial=full)

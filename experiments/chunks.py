@@ -24,18 +24,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import load_dag_via_cpu  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax import cliques  # noqa: E402
+from kcjax._chunks import chunk_start  # noqa: E402
+from kcjax.cliques import count  # noqa: E402
+from kcjax.graph.orient import max_out_degree  # noqa: E402
 
 
 def one_at_a_time(dag: kcjax.DAG, k: int, method: str, step: int) -> int:
     """The chunks dispatched and read back one after the other."""
     m, total = dag.num_edges, 0
-    hint = cliques._max_out_degree(dag)
+    hint = max_out_degree(dag)
     for start in range(0, m, step):
         limbs = np.asarray(
-            cliques._enumeration_chunk(
+            count.enumeration_chunk(
                 dag,
-                cliques._chunk_start(start),
+                chunk_start(start),
                 kmax=k,
                 method=method,
                 lam=None,

@@ -1,7 +1,7 @@
 """Multi-device scaling of the sharded k-clique count (KCMiner Fig. 10 analogue).
 
 For every graph, k and device count D (a prefix of ``jax.devices()``), the
-edge tasks are split once with :func:`kcjax.distributed.split_tasks`
+edge tasks are split once with :func:`kcjax.split_tasks`
 (``balanced`` and ``round_robin``), placed on a 1-D mesh of D devices, and
 the sharded count (``shard_map`` + exact ``psum``) is timed: wall clock of a
 synchronized call, median of ``--repeats`` after a warm-up. On GPUs the JAX
@@ -31,7 +31,6 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 import kcjax
-from kcjax import distributed
 from kcjax.cliques import limbs_to_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -42,14 +41,13 @@ from devtime import device_times  # noqa: E402
 def run(dag: kcjax.DAG, k: int, devices: list, strategy: str, repeats: int, profile: bool):
     mesh = Mesh(np.array(devices), ("d",))
     t0 = time.perf_counter()
-    tasks = jax.block_until_ready(distributed.split_tasks(dag, len(devices), strategy=strategy))
+    tasks = jax.block_until_ready(kcjax.split_tasks(dag, len(devices), strategy=strategy))
     split_s = time.perf_counter() - t0
     dag_g = jax.tree.map(lambda x: jax.device_put(x, NamedSharding(mesh, P())), dag)
     tasks_g = jax.device_put(tasks, NamedSharding(mesh, P("d")))
-    static = dict(kmax=k, mesh=mesh, axis_name="d", method="kcminer", lam=None, num_threads=0)
 
     def call():
-        return distributed._count_sharded_jit(dag_g, tasks_g, **static)
+        return kcjax.count_cliques_sharded(dag_g, k, mesh, tasks=tasks_g)
 
     out = jax.block_until_ready(call())  # warm-up
     times = []
@@ -93,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--graphs", nargs="+", default=["com-dblp"])
     p.add_argument("--ks", default="5-8")
     p.add_argument("--devices", default=None, help="device counts, e.g. 1,2 (default: 1..all)")
-    p.add_argument("--strategies", nargs="+", default=list(distributed.STRATEGIES))
+    p.add_argument("--strategies", nargs="+", default=list(kcjax.STRATEGIES))
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--budget", type=float, default=60.0, help="skip larger k past this (s)")
     p.add_argument("--out", type=Path, default=None)

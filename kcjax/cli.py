@@ -25,13 +25,14 @@ import numpy as np
 from tqdm import tqdm
 
 from kcjax import __version__
-from kcjax.cliques import METHODS, count_all_cliques, count_cliques, transitivity
-from kcjax.distributed import initialize_from_env_or_args
-from kcjax.generators import rmat
-from kcjax.graph import Graph
-from kcjax.io import GraphFormatError, load
-from kcjax.listing import iter_cliques, list_cliques
-from kcjax.orient import ORDERS, degeneracy, orient
+from kcjax.cliques.auto import transitivity
+from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques
+from kcjax.cliques.listing import iter_cliques, list_cliques
+from kcjax.graph.generators import rmat
+from kcjax.graph.graph import Graph
+from kcjax.graph.io import GraphFormatError, load
+from kcjax.graph.orient import ORDERS, degeneracy, orient
+from kcjax.parallel import initialize_from_env_or_args
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100

@@ -6,16 +6,9 @@ import functools
 
 import jax
 import pytest
-from reference import DATA_DIR
+from reference import DATA_DIR, PLATFORMS
 
 import kcjax
-
-
-def has_gpu() -> bool:
-    try:
-        return bool(jax.devices("cuda"))
-    except RuntimeError:
-        return False
 
 
 @functools.cache
@@ -33,3 +26,12 @@ def shared_graph():
         return _load_shared(name)
 
     return load
+
+
+@pytest.fixture(params=PLATFORMS)
+def platform(request):
+    """Each platform present ("cpu", and "cuda" with a GPU): the test's arrays
+    are placed there (``jax.default_device``), so an op test taking this
+    fixture runs its op on every platform."""
+    with jax.default_device(jax.devices(request.param)[0]):
+        yield request.param

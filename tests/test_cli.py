@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kcjax import cli, generators, transitivity
-from kcjax.io import load, save
+from kcjax.graph.io import load, save
 
 # K4 on 0..3 plus a triangle 3-4-5 and a pendant 5-6: 1 4-clique, 5 triangles.
 EDGES = "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n3 4\n4 5\n3 5\n5 6\n"

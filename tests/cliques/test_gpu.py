@@ -8,11 +8,9 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import has_gpu
-from reference import DATA_DIR, ground_truth
+from reference import DATA_DIR, ground_truth, has_gpu
 
 import kcjax
-from kcjax import _ffi
 
 pytestmark = [
     pytest.mark.gpu,
@@ -43,7 +41,7 @@ def _count(dag: kcjax.DAG, ks, method: str, platform: str) -> dict[int, int]:
 
 
 def test_extension_has_cuda_handlers():
-    assert _ffi.built_with_cuda()
+    assert kcjax.built_with_cuda()
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -62,7 +62,7 @@ class Graph:
 
     def edges(self) -> tuple[jax.Array, jax.Array]:
         """Each undirected edge once, as (src, dst) int32[num_edges] with src < dst."""
-        rows = _row_ids(self.indptr, self.indices.shape[0])
+        rows = row_ids(self.indptr, self.indices.shape[0])
         keep = rows < self.indices
         (sel,) = jnp.nonzero(keep, size=self.num_edges)
         return rows[sel], self.indices[sel]
@@ -175,7 +175,7 @@ def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
     return s, d
 
 
-def _row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
+def row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
     """int32[nnz]: the row of every CSR entry."""
     n = indptr.shape[0] - 1
     return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr), total_repeat_length=nnz)

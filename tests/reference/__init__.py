@@ -8,10 +8,11 @@ import itertools
 from collections import Counter
 from pathlib import Path
 
+import jax
 import networkx as nx
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
+_ROOT = Path(__file__).resolve().parents[2]
 #: ../shared/data/graphs beside the repository (or a copy in .gpu/graphs, as
 #: carried to the GPU machine); tests that need it skip when it is absent.
 DATA_DIR = next(
@@ -22,6 +23,18 @@ DATA_DIR = next(
     ),
     _ROOT.parent / "shared" / "data" / "graphs",
 )
+
+
+def has_gpu() -> bool:
+    """Whether jax sees a CUDA device."""
+    try:
+        return bool(jax.devices("cuda"))
+    except RuntimeError:
+        return False
+
+
+#: The platforms present: op tests that take the ``platform`` fixture run on each.
+PLATFORMS: tuple[str, ...] = ("cpu", "cuda") if has_gpu() else ("cpu",)
 
 
 def edges_of(g: nx.Graph) -> np.ndarray:

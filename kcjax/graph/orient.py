@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Literal
+import weakref
+from collections.abc import Callable
+from typing import Literal, TypeVar
 
 import jax
 import jax.numpy as jnp
 
-from kcjax.graph import Graph, _row_ids
+from kcjax.graph.graph import Graph, row_ids
+
+_T = TypeVar("_T")
 
 Order = Literal["degree", "degeneracy"]
 ORDERS: tuple[str, ...] = ("degree", "degeneracy")
@@ -57,6 +61,54 @@ jax.tree_util.register_dataclass(
     DAG, data_fields=["indptr", "indices", "src", "order"], meta_fields=["num_nodes"]
 )
 
+#: What the public functions accept: a Graph (oriented on the way in) or a DAG.
+GraphLike = Graph | DAG
+
+_DAG_CACHE: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
+
+
+def as_dag(graph: GraphLike, order: Order = "degree") -> DAG:
+    """``graph`` itself if it is a DAG, else ``orient(graph, order)``.
+
+    Raises:
+      TypeError: for anything but a :class:`Graph` or a :class:`DAG`.
+    """
+    if isinstance(graph, DAG):
+        return graph
+    if isinstance(graph, Graph):
+        return orient(graph, order=order)
+    raise TypeError(f"expected a kcjax.Graph or kcjax.DAG, got {type(graph).__name__}")
+
+
+def is_traced(dag: DAG) -> bool:
+    """Whether the DAG's arrays are tracers (inside ``jax.jit``)."""
+    return isinstance(dag.indices, jax.core.Tracer)
+
+
+def memo(dag: DAG, name: str, compute: Callable[[], _T]) -> _T:
+    """``compute()``, memoized per DAG (keyed by its live ``indices`` array).
+
+    Eager facts about a DAG (its largest out-degree, transitivity, densest
+    core) are computed once however many calls ask for them.
+    """
+    key = (id(dag.indices), name)
+    hit = _DAG_CACHE.get(key)
+    if hit is not None and hit[0]() is dag.indices:
+        return hit[1]
+    value = compute()
+    _DAG_CACHE[key] = (weakref.ref(dag.indices, lambda _: _DAG_CACHE.pop(key, None)), value)
+    return value
+
+
+def clear_memo() -> None:
+    """Forgets every memoized DAG fact (benchmarks time their first computation)."""
+    _DAG_CACHE.clear()
+
+
+def max_out_degree(dag: DAG) -> int:
+    """The DAG's largest out-degree as a Python int (eager, memoized per DAG)."""
+    return memo(dag, "max_out_degree", lambda: int(dag.max_out_degree()))
+
 
 @functools.partial(jax.jit, static_argnames="order")
 def orient(graph: Graph, order: Order = "degree") -> DAG:
@@ -97,7 +149,7 @@ def degeneracy(graph: Graph) -> jax.Array:
 
 def _orient_by_rank(graph: Graph, rank: jax.Array, perm: jax.Array) -> DAG:
     n, nnz, m = graph.num_nodes, graph.indices.shape[0], graph.num_edges
-    ru = rank[_row_ids(graph.indptr, nnz)]
+    ru = rank[row_ids(graph.indptr, nnz)]
     rv = rank[graph.indices]
     drop = (ru > rv).astype(jnp.int32)  # keep each edge once, low rank -> high rank
     _, src, dst = jax.lax.sort((drop, ru, rv), num_keys=3)
@@ -115,12 +167,12 @@ def _peel(graph: Graph) -> tuple[jax.Array, jax.Array]:
     neighbours removed in the same or a later round, so ordering by round gives
     out-degrees bounded by the level, i.e. by the degeneracy.
     """
-    rows = _row_ids(graph.indptr, graph.indices.shape[0])
+    rows = row_ids(graph.indptr, graph.indices.shape[0])
     return _peel_arcs(rows, graph.indices, graph.degrees(), graph.num_nodes)
 
 
 @jax.jit
-def _dag_core_numbers(dag: DAG) -> jax.Array:
+def dag_core_numbers(dag: DAG) -> jax.Array:
     """int32[num_nodes]: the core number of every vertex of the DAG's
     undirected graph, indexed by rank (as the DAG's vertices)."""
     rows = jnp.concatenate([dag.src, dag.indices])

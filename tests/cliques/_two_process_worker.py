@@ -20,7 +20,6 @@ import networkx as nx
 import numpy as np
 
 import kcjax
-from kcjax import distributed
 
 KMAX = 6
 
@@ -35,17 +34,17 @@ def _graph() -> kcjax.Graph:
 def main(
     coordinator: str | None, num_processes: int | None, process_id: int | None, timeout_s: int
 ) -> None:
-    joined = distributed.initialize_from_env_or_args(
+    joined = kcjax.initialize_from_env_or_args(
         coordinator, num_processes, process_id, timeout_s=timeout_s
     )
     dag = kcjax.orient(_graph())
     mesh = jax.make_mesh((jax.device_count(),), ("d",))
     counts = {
-        strategy: _ints(distributed.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy))
-        for strategy in distributed.STRATEGIES
+        strategy: _ints(kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy))
+        for strategy in kcjax.STRATEGIES
     }
     graph = jax.tree.map(np.asarray, _graph())
-    jitted = jax.jit(lambda g: distributed.count_cliques_sharded(kcjax.orient(g), KMAX, mesh))
+    jitted = jax.jit(lambda g: kcjax.count_cliques_sharded(kcjax.orient(g), KMAX, mesh))
     counts["jit"] = _ints(jitted(graph))
     local = _ints(kcjax.count_cliques_limbs(dag, KMAX))
     result = {

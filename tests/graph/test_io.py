@@ -8,11 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import DATA_DIR
 
 import kcjax
-from kcjax.io import GraphFormatError, load, read_edge_list, save
+from kcjax.graph.io import GraphFormatError, load, read_edge_list, save
 
-GRAPHS = Path(__file__).resolve().parents[2] / "shared" / "data" / "graphs"
+GRAPHS = DATA_DIR
 
 TRIANGLE_PLUS = [(0, 1), (1, 2), (0, 2), (2, 3)]  # a triangle and a pendant edge
 

@@ -150,40 +150,40 @@ def test_transitivity_matches_networkx(name):
 
 
 def test_auto_rule_follows_transitivity_and_the_densest_core(monkeypatch):
-    from kcjax import cliques
+    from kcjax.cliques import auto
 
     dag = kcjax.orient(kcjax.Graph.from_edges(*edges_of(nx.complete_graph(6)).T))
     assert kcjax.transitivity(dag) == 1.0
     if next(iter(dag.indices.devices())).platform == "cpu":
-        assert cliques._auto_method(dag, 4, enumeration_only=False) == "pivot"
-    assert cliques._auto_method(dag, 12, enumeration_only=True) == "kcminer"
+        assert auto.auto_method(dag, 4, enumeration_only=False) == "pivot"
+    assert auto.auto_method(dag, 12, enumeration_only=True) == "kcminer"
     # The GPU rule, whatever the device: K6's densest core is itself.
-    assert cliques._auto_gpu_method(dag, 5) == "kcminer"
-    assert cliques._auto_gpu_method(dag, 6) == "pivot"
+    assert auto.auto_gpu_method(dag, 5) == "kcminer"
+    assert auto.auto_gpu_method(dag, 6) == "pivot"
     # K6 minus an edge: transitivity 0.86, densest core (all six vertices,
     # degeneracy 4) not a clique.
     g = nx.complete_graph(6)
     g.remove_edge(0, 1)
     near = kcjax.orient(kcjax.Graph.from_networkx(g))
-    assert kcjax.transitivity(near) >= cliques.AUTO_PIVOT_MIN_TRANSITIVITY
-    assert not cliques._max_core_is_clique(near)
-    assert cliques._auto_gpu_method(near, 8) == "kcminer"
-    assert cliques._auto_gpu_method(near, 10) == "pivot"
-    monkeypatch.setattr(cliques, "AUTO_PIVOT_MIN_TRANSITIVITY", 1.5)
-    assert cliques._auto_gpu_method(dag, 9) == "kcminer"
-    assert cliques._auto_gpu_method(dag, 10) == "pivot"
+    assert kcjax.transitivity(near) >= auto.AUTO_PIVOT_MIN_TRANSITIVITY
+    assert not auto.max_core_is_clique(near)
+    assert auto.auto_gpu_method(near, 8) == "kcminer"
+    assert auto.auto_gpu_method(near, 10) == "pivot"
+    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_TRANSITIVITY", 1.5)
+    assert auto.auto_gpu_method(dag, 9) == "kcminer"
+    assert auto.auto_gpu_method(dag, 10) == "pivot"
 
 
 @pytest.mark.parametrize(("p", "size"), [(0.05, 12), (0.05, 0), (0.2, 8)])
 def test_max_core_is_clique_matches_networkx(p, size):
-    from kcjax import cliques
+    from kcjax.cliques import auto
 
     g = planted(120, p, size, seed=4)
     core = nx.k_core(g)
     vertices = core.number_of_nodes()
     expected = core.number_of_edges() == vertices * (vertices - 1) // 2
     assert expected == (size == 12)  # the planted 12-clique is the densest core
-    assert cliques._max_core_is_clique(kcjax.orient(kcjax.Graph.from_networkx(g))) == expected
+    assert auto.max_core_is_clique(kcjax.orient(kcjax.Graph.from_networkx(g))) == expected
 
 
 @pytest.mark.parametrize(
@@ -227,11 +227,11 @@ def test_max_degree_out_of_range(max_degree):
 
 
 def test_handler_rejects_task_ids_with_all_edges():
-    from kcjax import _ffi
+    from kcjax.cliques import kernels
 
     dag = kcjax.orient(kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2])))
     with pytest.raises(Exception, match="all_edges needs an empty tasks array"):
-        _ffi.clique_count(
+        kernels.clique_count(
             dag.indptr,
             dag.indices,
             dag.src,

@@ -28,7 +28,7 @@ from jax.sharding import PartitionSpec as P
 from reference import clique_counts_networkx, ground_truth
 
 import kcjax
-from kcjax import distributed
+from kcjax import parallel
 
 KMAX = 6
 FORCED_DEVICES = 4
@@ -87,7 +87,7 @@ def test_psum_limbs_carries_exactly():
     rows = rng.integers(0, 2**32, size=(1000, 3, 4), dtype=np.uint64).astype(np.uint32)
     rows[:600] = 0xFFFFFFFF  # every limb carries, and the 128-bit sum wraps
     rows[600:, 1, 2:] = 0
-    out = jax.vmap(lambda x: distributed.psum_limbs(x, "d"), axis_name="d")(jnp.asarray(rows))
+    out = jax.vmap(lambda x: kcjax.psum_limbs(x, "d"), axis_name="d")(jnp.asarray(rows))
     out = np.asarray(out)
     for i in range(3):
         expected = sum(kcjax.limbs_to_int(r) for r in rows[:, i]) % 2**128
@@ -102,30 +102,30 @@ def test_candidate_sizes_are_common_out_neighbours():
             len(set(ix[ip[u] : ip[u + 1]]) & set(ix[ip[v] : ip[v + 1]]))
             for u, v in zip(src, ix, strict=True)
         ]
-        np.testing.assert_array_equal(distributed.candidate_sizes(dag), expected)
+        np.testing.assert_array_equal(kcjax.candidate_sizes(dag), expected)
 
 
 @pytest.mark.parametrize("num_shards", [1, 3, 8])
-@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+@pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_split_tasks_deals_every_edge_once(strategy, num_shards):
     edges, n = CASES["planted"]
     dag = kcjax.orient(_graph(edges, n))
     m = dag.num_edges
-    tasks, costs = distributed.split_tasks(
+    tasks, costs = kcjax.split_tasks(
         dag, num_shards, strategy=strategy, kmax=KMAX, return_costs=True
     )
     tasks = np.asarray(tasks)
     assert tasks.dtype == np.int32 and tasks.shape == (num_shards, -(-m // num_shards))
     np.testing.assert_array_equal(np.sort(tasks[tasks >= 0]), np.arange(m))
     assert np.all(np.abs(np.sum(tasks >= 0, axis=1) - m / num_shards) < 1)
-    per_task = np.asarray(distributed.task_costs(dag, KMAX))
+    per_task = np.asarray(kcjax.task_costs(dag, KMAX))
     expected = [per_task[row[row >= 0]].sum() for row in tasks]
     np.testing.assert_allclose(costs, expected, rtol=1e-5)
     if strategy == "round_robin":
         ids = np.arange(tasks.size).reshape(-1, num_shards).T
         np.testing.assert_array_equal(tasks, np.where(ids < m, ids, -1))
     else:  # heaviest first in every row
-        sizes = np.asarray(distributed.candidate_sizes(dag))
+        sizes = np.asarray(kcjax.candidate_sizes(dag))
         for row in tasks:
             assert np.all(np.diff(sizes[row[row >= 0]]) <= 0)
 
@@ -133,10 +133,10 @@ def test_split_tasks_deals_every_edge_once(strategy, num_shards):
 def test_balanced_split_evens_estimated_cost():
     edges, n = CASES["planted"]
     dag = kcjax.orient(_graph(edges, n))
-    heaviest = float(np.max(distributed.task_costs(dag, KMAX)))
+    heaviest = float(np.max(kcjax.task_costs(dag, KMAX)))
     spread = {}
-    for strategy in distributed.STRATEGIES:
-        _, costs = distributed.split_tasks(dag, 4, strategy=strategy, kmax=KMAX, return_costs=True)
+    for strategy in kcjax.STRATEGIES:
+        _, costs = kcjax.split_tasks(dag, 4, strategy=strategy, kmax=KMAX, return_costs=True)
         spread[strategy] = np.asarray(costs)
     balanced, round_robin = spread["balanced"], spread["round_robin"]
     assert balanced.max() - balanced.min() <= heaviest
@@ -146,27 +146,27 @@ def test_balanced_split_evens_estimated_cost():
 def test_split_tasks_under_jit_and_errors():
     edges, n = CASES["gnp60"]
     graph = _graph(edges, n)
-    eager = distributed.split_tasks(kcjax.orient(graph), 3)
-    jitted = jax.jit(lambda g: distributed.split_tasks(kcjax.orient(g), 3))(graph)
+    eager = kcjax.split_tasks(kcjax.orient(graph), 3)
+    jitted = jax.jit(lambda g: kcjax.split_tasks(kcjax.orient(g), 3))(graph)
     np.testing.assert_array_equal(eager, jitted)
     with pytest.raises(ValueError, match="num_shards"):
-        distributed.split_tasks(kcjax.orient(graph), 0)
+        kcjax.split_tasks(kcjax.orient(graph), 0)
     with pytest.raises(ValueError, match="strategy"):
-        distributed.split_tasks(kcjax.orient(graph), 2, strategy="random")
+        kcjax.split_tasks(kcjax.orient(graph), 2, strategy="random")
 
 
 def test_split_tasks_of_an_empty_graph():
     dag = kcjax.orient(_graph(np.zeros((0, 2)), 5))
-    tasks = distributed.split_tasks(dag, 3)
+    tasks = kcjax.split_tasks(dag, 3)
     np.testing.assert_array_equal(tasks, np.full((3, 1), -1))
 
 
-@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+@pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_sharded_on_a_one_device_mesh(strategy):
     edges, n = CASES["gnp60"]
     dag = kcjax.orient(_graph(edges, n))
     mesh = jax.make_mesh((1,), ("d",))
-    out = distributed.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
+    out = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
     assert out.shape == (KMAX + 1, 4) and out.dtype == jnp.uint32
     assert _ints(out) == _single(dag)
 
@@ -175,15 +175,15 @@ def test_sharded_argument_errors():
     dag = kcjax.orient(_graph(*CASES["tiny"]))
     mesh = jax.make_mesh((1,), ("d",))
     with pytest.raises(ValueError, match="kmax"):
-        distributed.count_cliques_sharded(dag, 2, mesh)
+        kcjax.count_cliques_sharded(dag, 2, mesh)
     with pytest.raises(ValueError, match="method"):
-        distributed.count_cliques_sharded(dag, 4, mesh, method="nope")
+        kcjax.count_cliques_sharded(dag, 4, mesh, method="nope")
     with pytest.raises(ValueError, match="strategy"):
-        distributed.count_cliques_sharded(dag, 4, mesh, strategy="nope")
+        kcjax.count_cliques_sharded(dag, 4, mesh, strategy="nope")
     with pytest.raises(ValueError, match="not an axis"):
-        distributed.count_cliques_sharded(dag, 4, mesh, axis_name="x")
+        kcjax.count_cliques_sharded(dag, 4, mesh, axis_name="x")
     with pytest.raises(ValueError, match="axis_name is required"):
-        distributed.count_cliques_sharded(dag, 4, jax.make_mesh((1, 1), ("a", "b")))
+        kcjax.count_cliques_sharded(dag, 4, jax.make_mesh((1, 1), ("a", "b")))
 
 
 _ENV = ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")
@@ -192,7 +192,7 @@ _ENV = ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")
 def test_initialize_without_settings_is_single_process(monkeypatch):
     for name in _ENV:
         monkeypatch.delenv(name, raising=False)
-    assert distributed.initialize_from_env_or_args() is False
+    assert kcjax.initialize_from_env_or_args() is False
 
 
 @pytest.mark.parametrize(
@@ -211,7 +211,7 @@ def test_initialize_rejects_bad_settings(monkeypatch, args, env, match):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=match):
-        distributed.initialize_from_env_or_args(*args)
+        kcjax.initialize_from_env_or_args(*args)
 
 
 @pytest.mark.skipif(
@@ -237,25 +237,25 @@ def test_forced_host_devices_subprocess():
 
 
 @multidevice
-@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+@pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_multidevice_random_graphs(strategy):
     mesh = _mesh()
     for name, (edges, n) in CASES.items():
         dag = kcjax.orient(_graph(edges, n))
-        out = distributed.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
+        out = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
         reference = clique_counts_networkx(edges, n, KMAX)
         assert _ints(out)[3:] == [reference[k] for k in range(3, KMAX + 1)], name
         assert _ints(out) == _single(dag), name
 
 
 @multidevice
-@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+@pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_multidevice_under_jit(strategy):
     mesh = _mesh()
 
     @jax.jit
     def count(graph: kcjax.Graph) -> jax.Array:
-        return distributed.count_cliques_sharded(kcjax.orient(graph), KMAX, mesh, strategy=strategy)
+        return kcjax.count_cliques_sharded(kcjax.orient(graph), KMAX, mesh, strategy=strategy)
 
     for name in ("planted", "tiny"):
         graph = _graph(*CASES[name])
@@ -267,7 +267,7 @@ def test_count_cliques_with_a_mesh():
     edges, n = CASES["planted"]
     graph = _graph(edges, n)
     reference = clique_counts_networkx(edges, n, KMAX)
-    for split in distributed.STRATEGIES:
+    for split in kcjax.STRATEGIES:
         got = kcjax.count_cliques(graph, range(1, KMAX + 1), mesh=_mesh(), split=split)
         assert got == reference, split
     limbs = jax.jit(lambda g: kcjax.count_cliques(g, 5, mesh=_mesh()))(graph)
@@ -275,10 +275,10 @@ def test_count_cliques_with_a_mesh():
 
 
 @multidevice
-@pytest.mark.parametrize("strategy", distributed.STRATEGIES)
+@pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_multidevice_email_enron(shared_graph, strategy):
     dag = kcjax.orient(shared_graph("email-Enron"))
-    out = _ints(distributed.count_cliques_sharded(dag, KMAX, _mesh(), strategy=strategy))
+    out = _ints(kcjax.count_cliques_sharded(dag, KMAX, _mesh(), strategy=strategy))
     for k in range(3, KMAX + 1):
         assert out[k] == ground_truth()[("email-Enron", k)], k
 
@@ -287,13 +287,13 @@ def test_multidevice_email_enron(shared_graph, strategy):
 def test_multidevice_pmap():
     dag = kcjax.orient(_graph(*CASES["planted"]))
     num = jax.local_device_count()
-    tasks = distributed.split_tasks(dag, num, kmax=KMAX)
+    tasks = kcjax.split_tasks(dag, num, kmax=KMAX)
 
     def local(dag: kcjax.DAG, rows: jax.Array) -> jax.Array:
         return kcjax.count_cliques_limbs(dag, KMAX, tasks=rows)
 
     summed = jax.pmap(
-        lambda d, t: distributed.psum_limbs(local(d, t), "d"), axis_name="d", in_axes=(None, 0)
+        lambda d, t: kcjax.psum_limbs(local(d, t), "d"), axis_name="d", in_axes=(None, 0)
     )(dag, tasks)
     assert summed.shape == (num, KMAX + 1, 4)
     for row in np.asarray(summed):
@@ -312,8 +312,8 @@ def test_multidevice_psum_limbs_carries():
     limbs[:, 1, 0] = 0xFFFFFFFF  # carries into limb 1
     limbs[:, 2, :3] = 0xFFFFFFFF  # carries through three limbs
     sharded = jax.device_put(limbs, NamedSharding(mesh, P("d")))
-    out = distributed._shard_map(
-        lambda x: distributed.psum_limbs(x[0], "d"), mesh, in_specs=P("d"), out_specs=P()
+    out = parallel.shard_map(
+        lambda x: kcjax.psum_limbs(x[0], "d"), mesh, in_specs=P("d"), out_specs=P()
     )(sharded)
     assert _ints(out) == [num * kcjax.limbs_to_int(row) % 2**128 for row in limbs[0]]
 
@@ -324,10 +324,10 @@ def test_multidevice_axis_of_a_2d_auto_mesh():
     mesh = Mesh(devices, ("x", "y"))  # Auto axes (make_mesh gives Explicit ones)
     graph = _graph(*CASES["gnp120"])
     dag = kcjax.orient(graph)
-    out = distributed.count_cliques_sharded(dag, KMAX, mesh, axis_name="x")
+    out = kcjax.count_cliques_sharded(dag, KMAX, mesh, axis_name="x")
     assert _ints(out) == _single(dag)
     jitted = jax.jit(
-        lambda g: distributed.count_cliques_sharded(kcjax.orient(g), KMAX, mesh, axis_name="y")
+        lambda g: kcjax.count_cliques_sharded(kcjax.orient(g), KMAX, mesh, axis_name="y")
     )
     assert _ints(jitted(graph)) == _single(dag)
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.graph import Graph
+from kcjax.graph.graph import Graph
 
 
 def rmat(

@@ -12,7 +12,7 @@ The format is picked from the file name (``format=`` overrides it):
   ids non-negative integers, ``#`` / ``%`` comment lines, further columns
   ignored.
 
-Text is parsed by the native single-pass parser (``kcjax._ffi.parse_edge_list``);
+Text is parsed by the native single-pass parser (``kcjax._native.parse_edge_list``);
 gzip is detected by name or by its magic bytes. Malformed input raises
 :class:`GraphFormatError` naming the file and, where it applies, the line.
 """
@@ -31,8 +31,8 @@ from typing import Literal, Union
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax import _ffi
-from kcjax.graph import CanonReport, Graph
+from kcjax import _native
+from kcjax.graph.graph import CanonReport, Graph
 
 PathLike = Union[str, "os.PathLike[str]"]
 Format = Literal["edgelist", "mtx", "npz"]
@@ -180,7 +180,7 @@ def _read_bytes(path: PathLike) -> bytes:
 def _parse(data: bytes, path: PathLike, first_line: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Native parse of ``data`` whose first line is line ``first_line`` of ``path``."""
     try:
-        return _ffi.parse_edge_list(data)
+        return _native.parse_edge_list(data)
     except ValueError as err:
         raise GraphFormatError(_shift_line(str(err), path, first_line - 1)) from err
 

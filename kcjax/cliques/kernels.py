@@ -1,55 +1,88 @@
-"""Registers the native FFI targets and wraps them in thin ffi_call functions.
+"""Typed wrappers of the clique FFI targets (contracts in ffi/include/kcjax/cliques/).
 
-The only module that touches the compiled extension's handlers. Every target
-is registered for the CPU and, when the extension was built with CUDA and
-jax has a CUDA backend, for CUDA under the same name.
+Each wrapper is jitted with its attributes static: under an outer jit it
+inlines; eager calls take JAX's compiled fast path (a bare eager ffi_call
+re-traces on every call, which costs more than a small count).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-try:
-    from kcjax import _kcjax
-except ImportError as err:  # pragma: no cover - depends on the install
-    raise ImportError(
-        "kcjax's native extension is missing. Build it with `make build` or "
-        "`pip install --no-build-isolation .` (and do not import kcjax from the "
-        "source tree without installing it)."
-    ) from err
+from kcjax._native import call
+from kcjax.graph.orient import DAG
+
+#: Enumeration strategies of target ``kcjax_clique_count`` (kcjax::CountMethod).
+ENUMERATION_METHODS: Mapping[str, int] = {
+    "kcminer": 0,  # dynamic bitmap construction + warp scheduler
+    "binary_search": 1,  # sorted-list intersection only (G2Miner-like)
+    "static_l1": 2,  # bitmap space over N+(v0), per root vertex
+    "static_l2": 3,  # bitmap space over each edge task's candidate set
+    "warp": 4,  # warp-parallel bitmap walk (GraphFold-like)
+    "thread": 5,  # thread-parallel bitmap, no scheduler (KCGPU-like)
+}
 
 
-@functools.cache
-def _register() -> None:
-    for name, capsule in _kcjax.cpu_registrations().items():
-        jax.ffi.register_ffi_target(name, capsule, platform="cpu")
-    cuda_targets = _kcjax.cuda_registrations()
-    if cuda_targets and _has_cuda_backend():
-        for name, capsule in cuda_targets.items():
-            jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+def check_enumeration_method(method: str) -> None:
+    """Raises ValueError unless ``method`` is one of :data:`ENUMERATION_METHODS`."""
+    if method not in ENUMERATION_METHODS:
+        raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
 
 
-def _has_cuda_backend() -> bool:
-    try:
-        return bool(jax.devices("cuda"))
-    except RuntimeError:
-        return False
+def count_cliques_limbs(
+    dag: DAG,
+    kmax: int,
+    *,
+    method: str = "kcminer",
+    lam: float | None = None,
+    num_threads: int = 0,
+    tasks: jax.Array | None = None,
+    max_degree: int | None = None,
+) -> jax.Array:
+    """Counts s-cliques for s = 3..kmax by enumeration; jit-able.
 
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+      kmax: largest clique size (>= 3).
+      method: one of :data:`ENUMERATION_METHODS`.
+      lam: λ override (``None``: policy table).
+      num_threads: CPU worker threads (0: all cores).
+      tasks: int32[t] edge ids to start from (-1 entries are skipped);
+        ``None``: every edge (no task-id array is built).
+      max_degree: the DAG's largest out-degree, if known as a Python int
+        (``int(dag.max_out_degree())``; eager counts pass it). A hint for
+        the CUDA handler: it sorts the tasks on the key bits the hint needs,
+        and counts KCMiner's k = 4 in one kernel on graphs whose candidate
+        sets all fit one bitmap word (max_degree <= 32). Any value gives the
+        exact count; a value below the true maximum only costs a re-sort.
 
-def built_with_cuda() -> bool:
-    """Whether the extension holds the CUDA handlers."""
-    return bool(_kcjax.built_with_cuda())
-
-
-def _call(target: str, results: Any, *args: jax.Array, **attrs: Any) -> Any:
-    """ffi_call of a registered target; every call here maps over vmap sequentially."""
-    _register()
-    return jax.ffi.ffi_call(target, results, vmap_method="sequential")(*args, **attrs)
+    Returns:
+      uint32[kmax + 1, 4]: row s holds the 128-bit count of s-cliques whose
+      two lowest-ranked vertices form a task edge (rows 0..2 are zero).
+    """
+    if kmax < 3:
+        raise ValueError(f"kmax must be >= 3, got {kmax}")
+    check_enumeration_method(method)
+    if max_degree is not None and not 0 <= int(max_degree) < 2**31:
+        raise ValueError(f"max_degree must be in [0, 2^31), got {max_degree}")
+    return clique_count(
+        dag.indptr,
+        dag.indices,
+        dag.src,
+        jnp.zeros((0,), jnp.int32) if tasks is None else jnp.asarray(tasks, jnp.int32),
+        kmax=kmax,
+        method=ENUMERATION_METHODS[method],
+        lam=-1.0 if lam is None else float(lam),
+        num_threads=num_threads,
+        all_edges=tasks is None,
+        max_degree=-1 if max_degree is None else int(max_degree),
+    )
 
 
 def _clique_attrs(kmax: int, method: int, lam: float, num_threads: int) -> dict[str, Any]:
@@ -62,9 +95,6 @@ def _clique_attrs(kmax: int, method: int, lam: float, num_threads: int) -> dict[
     }
 
 
-# The target wrappers are jitted with their attributes static: under an outer
-# jit they inline; eager calls take JAX's compiled fast path (a bare eager
-# ffi_call re-traces on every call, which costs more than a small count).
 @functools.partial(
     jax.jit,
     static_argnames=("kmax", "method", "lam", "num_threads", "all_edges", "max_degree"),
@@ -82,7 +112,7 @@ def clique_count(
     all_edges: bool = False,
     max_degree: int = -1,
 ) -> jax.Array:
-    """Calls target ``kcjax_clique_count`` (contract in ffi/include/kcjax/cliques.h).
+    """Calls target ``kcjax_clique_count`` (contract in ffi/include/kcjax/cliques/cliques.h).
 
     ``all_edges``: every edge is a task and ``tasks`` is int32[0];
     ``max_degree``: the DAG's largest out-degree if known (a routing hint), else -1.
@@ -90,7 +120,7 @@ def clique_count(
     Returns:
       uint32[kmax + 1, 4]: 128-bit little-endian count of s-cliques per size s.
     """
-    return _call(
+    return call(
         "kcjax_clique_count",
         jax.ShapeDtypeStruct((kmax + 1, 4), jnp.uint32),
         indptr,
@@ -120,13 +150,13 @@ def clique_list(
     num_threads: int,
     stop_when_full: bool,
 ) -> tuple[jax.Array, jax.Array]:
-    """Calls target ``kcjax_clique_list`` (contract in ffi/include/kcjax/cliques.h).
+    """Calls target ``kcjax_clique_list`` (contract in ffi/include/kcjax/cliques/cliques.h).
 
     Returns:
       (cliques int32[capacity, k] rank ids, rows ascending, -1 past the count;
       count uint32[4] 128-bit number of k-cliques found).
     """
-    return _call(
+    return call(
         "kcjax_clique_list",
         (
             jax.ShapeDtypeStruct((capacity, k), jnp.int32),
@@ -154,7 +184,7 @@ def clique_per_vertex(
     num_threads: int,
 ) -> jax.Array:
     """Calls target ``kcjax_clique_per_vertex``: uint32[n, 4] 128-bit counts per rank."""
-    return _call(
+    return call(
         "kcjax_clique_per_vertex",
         jax.ShapeDtypeStruct((indptr.shape[0] - 1, 4), jnp.uint32),
         indptr,
@@ -176,13 +206,13 @@ def clique_pivot(
     kmin: int,
     num_threads: int,
 ) -> jax.Array:
-    """Calls target ``kcjax_clique_pivot`` (contract in ffi/include/kcjax/cliques.h).
+    """Calls target ``kcjax_clique_pivot`` (contract in ffi/include/kcjax/cliques/cliques.h).
 
     Returns:
       uint32[hmax + 1, pmax + 1, 4]: 128-bit little-endian histogram of
       succinct-clique-tree leaves by (held, pivot) vertex counts.
     """
-    return _call(
+    return call(
         "kcjax_clique_pivot",
         jax.ShapeDtypeStruct((hmax + 1, pmax + 1, 4), jnp.uint32),
         indptr,
@@ -203,13 +233,13 @@ def clique_pivot_local(
     k: int,
     num_threads: int,
 ) -> jax.Array:
-    """Calls target ``kcjax_clique_pivot_local`` (contract in ffi/include/kcjax/cliques.h).
+    """Calls target ``kcjax_clique_pivot_local`` (contract in ffi/include/kcjax/cliques/cliques.h).
 
     Returns:
       uint32[n, 4]: per rank, the 128-bit little-endian number of k-cliques
       containing it among those rooted at a task vertex.
     """
-    return _call(
+    return call(
         "kcjax_clique_pivot_local",
         jax.ShapeDtypeStruct((indptr.shape[0] - 1, 4), jnp.uint32),
         indptr,
@@ -218,8 +248,3 @@ def clique_pivot_local(
         k=np.int32(k),
         num_threads=np.int32(num_threads),
     )
-
-
-def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
-    """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
-    return _kcjax.parse_edge_list(data)

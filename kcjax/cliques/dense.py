@@ -67,7 +67,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.orient import DAG
+from kcjax import _wide
+from kcjax.graph.orient import DAG
+from kcjax.graph.tasks import size_classes
 
 #: Default task buckets: the bitmap-space sizes D.
 DEFAULT_BUCKETS: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
@@ -168,10 +170,9 @@ def _count_eager(dag: DAG, kmax: int, buckets: list[int], max_batch_words: int) 
     dmax = int(tdeg.max())
     csr = _pad_csr(indptr, np.asarray(dag.indices))
     steps, kmax_arg = jnp.int32(dmax.bit_length()), jnp.int32(kmax)
-    lower = 1
-    for size in _buckets_for(buckets, dmax):
-        mine = tasks[(tdeg > lower) & (tdeg <= size)]
-        lower = size
+    used = _buckets_for(buckets, dmax)
+    for size, members in zip(used, size_classes(tdeg, used), strict=True):
+        mine = tasks[members]
         if mine.size == 0:
             continue
         # Power-of-two batch sizes keep the compiled kernels few.
@@ -183,7 +184,7 @@ def _count_eager(dag: DAG, kmax: int, buckets: list[int], max_batch_words: int) 
             chunk[: part.size] = part
             space, d = _build(*csr, jnp.asarray(chunk), steps, size=size)
             limbs = _search(space, d, kmax_arg, depth=_depth(kmax, size))
-            total = _accumulate(total, limbs)
+            total = _wide.add(total, limbs)
     return total
 
 
@@ -241,7 +242,7 @@ def _count_traced(
             space, d = _build(indptr, indices, jnp.where(ok, chunk, -1), steps, size=size)
             limbs = _search(space, d, kmax_arg, depth=_depth(kmax, size))
             # Sorted by degree, the tasks that fit are a prefix of the chunk.
-            return pos + jnp.sum(ok, dtype=jnp.int32), _accumulate(total, limbs)
+            return pos + jnp.sum(ok, dtype=jnp.int32), _wide.add(total, limbs)
 
         return run
 
@@ -375,7 +376,7 @@ def _search(space: jax.Array, d: jax.Array, kmax: jax.Array, *, depth: int) -> j
             push = valid & (q + 4 <= kmax) & (cnt > 0)
         else:
             push = valid & (q + 3 <= kmax) & (cnt > 0)
-        total = _add32(total, level.astype(jnp.uint32))
+        total = _wide.add_small(total, level.astype(jnp.uint32))
         # The partly taken row keeps its bits from its first untaken one.
         new_top = top - n_full
         edge = jnp.minimum(n_full, pop - 1)
@@ -422,27 +423,3 @@ def _pack(bits: jax.Array) -> jax.Array:
     shifted = bits.reshape(bits.shape[:-1] + (words, 32)).astype(jnp.uint32)
     shifted = shifted << jnp.arange(32, dtype=jnp.uint32)
     return jnp.sum(shifted, axis=-1, dtype=jnp.uint32)  # disjoint bits: the sum is the OR
-
-
-def _add32(limbs: jax.Array, value: jax.Array) -> jax.Array:
-    """uint32[K, 4] 128-bit limbs plus uint32[K] values, carries propagated."""
-    out, carry = [], value
-    for i in range(4):
-        s = limbs[:, i] + carry
-        carry = (s < carry).astype(jnp.uint32)
-        out.append(s)
-    return jnp.stack(out, axis=1)
-
-
-@jax.jit
-def _accumulate(total: jax.Array, limbs: jax.Array) -> jax.Array:
-    """uint32[K, 4] total plus uint32[K', 4] limbs (rows past K' zero) as 128-bit integers."""
-    rows = min(total.shape[0], limbs.shape[0])
-    b = jnp.zeros_like(total).at[:rows].set(limbs[:rows])
-    out, carry = [], jnp.zeros(total.shape[0], jnp.uint32)
-    for i in range(4):
-        t = total[:, i] + b[:, i]
-        s = t + carry
-        carry = ((t < b[:, i]) | (s < carry)).astype(jnp.uint32)
-        out.append(s)
-    return jnp.stack(out, axis=1)

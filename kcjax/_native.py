@@ -1,0 +1,59 @@
+"""Loads the compiled extension and registers its XLA FFI targets.
+
+The only module that touches the extension. Every target of every family is
+registered for the CPU and, when the extension was built with CUDA and jax
+has a CUDA backend, for CUDA under the same name. The families' typed
+wrappers (``kcjax/<family>/kernels.py``) call them through :func:`call`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import numpy as np
+
+try:
+    from kcjax import _kcjax
+except ImportError as err:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "kcjax's native extension is missing. Build it with `make build` or "
+        "`pip install --no-build-isolation .` (and do not import kcjax from the "
+        "source tree without installing it)."
+    ) from err
+
+
+@functools.cache
+def _register() -> None:
+    for name, capsule in _kcjax.cpu_registrations().items():
+        jax.ffi.register_ffi_target(name, capsule, platform="cpu")
+    cuda_targets = _kcjax.cuda_registrations()
+    if cuda_targets and _has_cuda_backend():
+        for name, capsule in cuda_targets.items():
+            jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+
+
+def _has_cuda_backend() -> bool:
+    try:
+        return bool(jax.devices("cuda"))
+    except RuntimeError:
+        return False
+
+
+def built_with_cuda() -> bool:
+    """Whether the extension holds the CUDA handlers."""
+    return bool(_kcjax.built_with_cuda())
+
+
+def call(
+    target: str, results: Any, *args: jax.Array, vmap_method: str = "sequential", **attrs: Any
+) -> Any:
+    """``jax.ffi.ffi_call`` of a registered target (registering them on first use)."""
+    _register()
+    return jax.ffi.ffi_call(target, results, vmap_method=vmap_method)(*args, **attrs)
+
+
+def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
+    """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
+    return _kcjax.parse_edge_list(data)

@@ -1,0 +1,316 @@
+"""k-clique counts: the public entry points over the native targets."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable
+
+import jax
+import numpy as np
+
+from kcjax import _wide
+from kcjax._chunks import ProgressFn, chunk_start, run_chunks, task_range
+from kcjax.cliques import kernels
+from kcjax.cliques.auto import auto_method
+from kcjax.cliques.dense import count_cliques_dense
+from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
+from kcjax.cliques.sharded import count_cliques_sharded
+from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, max_out_degree
+
+#: Every accepted ``method``: the enumeration strategies, "pivot", "dense"
+#: (pure JAX, :mod:`kcjax.cliques.dense`) and "auto".
+METHODS: tuple[str, ...] = ("auto", "pivot", "dense", *ENUMERATION_METHODS)
+
+
+def limbs_to_int(limbs: jax.Array | np.ndarray) -> int:
+    """Converts a uint32[4] little-endian 128-bit count to a Python int."""
+    return _wide.to_int(limbs)
+
+
+def count_cliques(
+    graph: GraphLike,
+    k: int | Iterable[int],
+    *,
+    method: str = "auto",
+    order: Order = "degree",
+    lam: float | None = None,
+    num_threads: int = 0,
+    chunk_size: int | None = None,
+    progress: ProgressFn | None = None,
+    mesh: jax.sharding.Mesh | None = None,
+    split: str = "balanced",
+    axis_name: str | None = None,
+) -> int | dict[int, int] | jax.Array | dict[int, jax.Array]:
+    """Counts the k-cliques of an undirected graph, exactly.
+
+    Several sizes are counted in one traversal. Eagerly the result is a Python
+    int (or ``{k: int}``), exact at any magnitude. Under ``jax.jit`` (when the
+    graph's arrays are tracers) the result is a uint32[4] array per size: the
+    128-bit count as little-endian limbs (see :func:`limbs_to_int`).
+
+    Args:
+      graph: a :class:`Graph`, or a :class:`DAG` from :func:`kcjax.orient`
+        (``order`` is then ignored).
+      k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
+        k = 2 edges; sizes above the clique number count 0.
+      method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
+        eagerly pivoting on the CPU, and on a GPU for k >= 10, or k >= 6 on
+        graphs of :func:`transitivity` >= 0.3 whose densest core is one
+        clique; else enumeration), one of
+        :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
+        ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.cliques.dense`).
+      order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
+      lam: density threshold λ for building bitmap spaces at every level
+        (``None``: the tuned per-(k, level) table in policy.h).
+      num_threads: CPU worker threads (0: all cores); ignored on GPU.
+      chunk_size: process the edge tasks in chunks of this many (eager only),
+        calling ``progress`` after each; ``None``: one call.
+      progress: ``progress(done_tasks, total_tasks)`` after every chunk.
+      mesh: count on every device of this mesh (one axis; see
+        :func:`kcjax.count_cliques_sharded`): the CSR is replicated, edge tasks are
+        split across the devices and the counts summed exactly. Works on one
+        host or, under ``jax.distributed``, on many.
+      split: how tasks are dealt to devices: ``"balanced"`` (by estimated
+        cost, heavy first) or ``"round_robin"`` (KCMiner's split).
+      axis_name: the mesh axis to split over (default: the mesh's first).
+
+    Returns:
+      The count (int) for one size, or ``{k: count}`` for several.
+
+    Raises:
+      ValueError: for k < 1, an unknown method or order, or a bad chunk size.
+    """
+    single = isinstance(k, (int, np.integer))
+    ks = [int(k)] if single else sorted({int(x) for x in k})
+    if not ks:
+        raise ValueError("no clique size given")
+    if ks[0] < 1:
+        raise ValueError(f"clique size k must be >= 1, got {ks[0]}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    dag = as_dag(graph, order)
+    traced = is_traced(dag)
+    kmax = ks[-1]
+    if method == "auto":
+        method = auto_method(dag, kmax, enumeration_only=traced or mesh is not None)
+
+    if mesh is not None:
+        if method == "pivot" or chunk_size is not None or progress is not None:
+            raise ValueError(
+                "mesh= counts by enumeration in one call: no pivot, chunks or progress"
+            )
+        limbs = count_cliques_sharded(
+            dag,
+            max(kmax, 3),
+            mesh,
+            axis_name=axis_name,
+            method=method,
+            strategy=split,
+            lam=lam,
+            num_threads=num_threads,
+        )
+        if traced:
+            return _traced_result(dag, limbs, ks, single)
+        counts = _host_counts(dag, np.asarray(limbs.addressable_data(0)), kmax)
+    elif method == "pivot":
+        if traced:
+            raise ValueError(
+                "method='pivot' runs eagerly only (its histogram is finished on the host)"
+            )
+        counts = pivot_counts(dag, ks, num_threads, chunk_size, progress)
+    elif method == "dense" or traced:
+        if method == "dense":
+            limbs = count_cliques_dense(dag, max(kmax, 3))
+        else:
+            limbs = count_cliques_limbs(
+                dag, max(kmax, 3), method=method, lam=lam, num_threads=num_threads
+            )
+        if traced:
+            return _traced_result(dag, limbs, ks, single)
+        counts = _host_counts(dag, np.asarray(limbs), kmax)
+    else:
+        counts = enumeration_counts(dag, kmax, method, lam, num_threads, chunk_size, progress)
+    result = {s: counts[s] for s in ks}
+    return result[ks[0]] if single else result
+
+
+def _traced_result(
+    dag: DAG, limbs: jax.Array, ks: list[int], single: bool
+) -> jax.Array | dict[int, jax.Array]:
+    """The limbs of every asked size under jit (sizes 1 and 2 from the DAG's shape)."""
+    out = {
+        s: _wide.from_int(dag.num_nodes if s == 1 else dag.num_edges) if s <= 2 else limbs[s]
+        for s in ks
+    }
+    return out[ks[0]] if single else out
+
+
+def _host_counts(dag: DAG, host: np.ndarray, kmax: int) -> list[int]:
+    """Counts of sizes 0..kmax as ints from uint32[kmax + 1, 4] limbs of sizes >= 3."""
+    counts = [0, dag.num_nodes, dag.num_edges]
+    return counts + [_wide.to_int(host[s]) for s in range(3, kmax + 1)]
+
+
+@functools.partial(
+    jax.jit,
+    static_argnames=("kmax", "method", "lam", "num_threads", "step", "total", "max_degree"),
+)
+def enumeration_chunk(
+    dag: DAG,
+    start: jax.Array | None,
+    *,
+    kmax: int,
+    method: str,
+    lam: float | None,
+    num_threads: int,
+    step: int,
+    total: int,
+    max_degree: int | None = None,
+) -> jax.Array:
+    """uint32[kmax + 1, 4]: the tasks start .. start + step - 1 (< total), counted.
+
+    One XLA program (task ids, unless the chunk is every edge, and the custom
+    call), so an eager count is one dispatch and the device runs its kernels
+    back to back.
+    """
+    whole = start is None and step >= total
+    tasks = None if whole else task_range(start, step=step, total=total)
+    return count_cliques_limbs(
+        dag,
+        kmax,
+        method=method,
+        lam=lam,
+        num_threads=num_threads,
+        tasks=tasks,
+        max_degree=max_degree,
+    )
+
+
+@functools.partial(
+    jax.jit, static_argnames=("hmax", "pmax", "kmin", "num_threads", "step", "total")
+)
+def pivot_chunk(
+    indptr: jax.Array,
+    indices: jax.Array,
+    start: jax.Array | None,
+    *,
+    hmax: int,
+    pmax: int,
+    kmin: int,
+    num_threads: int,
+    step: int,
+    total: int,
+) -> jax.Array:
+    """The pivot histogram of root vertices start .. start + step - 1 (< total), one program."""
+    roots = task_range(start, step=step, total=total)
+    return kernels.clique_pivot(
+        indptr, indices, roots, hmax=hmax, pmax=pmax, kmin=kmin, num_threads=num_threads
+    )
+
+
+def count_all_cliques(
+    graph: GraphLike, *, order: Order = "degeneracy", num_threads: int = 0
+) -> dict[int, int]:
+    """Counts the cliques of every size, 1 up to the clique number, in one run.
+
+    Uses the pivoting counter; exact at any magnitude.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      order: orientation of a Graph.
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      ``{k: count}`` for k = 1..omega (empty for a graph without vertices).
+    """
+    dag = as_dag(graph, order)
+    if dag.num_nodes == 0:
+        return {}
+    kmax = max_out_degree(dag) + 1
+    counts = pivot_counts(dag, list(range(1, kmax + 1)), num_threads)
+    return {k: c for k, c in enumerate(counts) if k >= 1 and c > 0}
+
+
+def enumeration_counts(
+    dag: DAG,
+    kmax: int,
+    method: str,
+    lam: float | None,
+    num_threads: int,
+    chunk_size: int | None,
+    progress: ProgressFn | None,
+) -> list[int]:
+    totals = [0] * (kmax + 1)
+    totals[1] = dag.num_nodes
+    if kmax >= 2:
+        totals[2] = dag.num_edges
+    if kmax < 3 or dag.num_edges == 0:
+        if progress is not None:
+            progress(dag.num_edges, dag.num_edges)
+        return totals
+    m = dag.num_edges
+    step = m if chunk_size is None else min(chunk_size, m)
+    max_degree = max_out_degree(dag)
+
+    def dispatch(start: int) -> jax.Array:
+        return enumeration_chunk(
+            dag,
+            chunk_start(start),
+            kmax=kmax,
+            method=method,
+            lam=lam,
+            num_threads=num_threads,
+            step=step,
+            total=m,
+            max_degree=max_degree,
+        )
+
+    def consume(limbs: jax.Array) -> None:
+        host = np.asarray(limbs)
+        for s in range(3, kmax + 1):
+            totals[s] += _wide.to_int(host[s])
+
+    run_chunks(m, step, dispatch, consume, progress)
+    return totals
+
+
+def pivot_counts(
+    dag: DAG,
+    ks: list[int],
+    num_threads: int,
+    chunk_size: int | None = None,
+    progress: ProgressFn | None = None,
+) -> list[int]:
+    """Counts by pivoting over vertex tasks (in chunks), finished with Python ints."""
+    kmax = ks[-1]
+    totals = [0] * (kmax + 1)
+    n = dag.num_nodes
+    if n == 0:
+        return totals
+    pmax = max_out_degree(dag)
+    step = n if chunk_size is None else min(chunk_size, n)
+
+    def dispatch(start: int) -> jax.Array:
+        return pivot_chunk(
+            dag.indptr,
+            dag.indices,
+            chunk_start(start),
+            hmax=kmax,
+            pmax=pmax,
+            kmin=ks[0],
+            num_threads=num_threads,
+            step=step,
+            total=n,
+        )
+
+    def consume(hist: jax.Array) -> None:
+        for (h, p), leaves in _wide.nonzero_entries(hist):
+            for s in ks:
+                if h <= s <= h + p:
+                    totals[s] += leaves * math.comb(p, s - h)
+
+    run_chunks(n, step, dispatch, consume, progress)
+    return totals

@@ -1,0 +1,263 @@
+"""The tasks stage: one task per DAG edge, its candidate-set size, cost and shard.
+
+The edge task (u, v) of an oriented graph searches the common out-neighbours
+``N+(u) ∩ N+(v)`` (its candidate set). Every family that walks edge tasks
+sizes, classes and splits them here: the clique counters rank them for the
+multi-device split, the dense formulation buckets them by size, and k-truss
+support counting is the same per-edge intersection size.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax.graph.orient import DAG
+
+Strategy = Literal["balanced", "round_robin"]
+#: Accepted ``strategy`` values of :func:`split_tasks`.
+STRATEGIES: tuple[str, ...] = ("balanced", "round_robin")
+
+# Edges per block of the candidate-size computation. Under a degree or
+# degeneracy order every out-degree is below 2^16 (m < 2^31), so a block's
+# wedge offsets stay below 2^30 and fit int32.
+_EDGE_BLOCK = 1 << 14
+# Wedges examined per step of the candidate-size computation.
+_WEDGE_CHUNK = 1 << 16
+#: The balanced split ranks tasks by their exact candidate-set sizes (one
+#: binary search per wedge u -> v -> w, pure JAX) when the DAG has at most
+#: this many wedges (com-dblp: 5.6e6, about 0.07 s on an H200); above it, by
+#: the bound ``min(outdeg(u) - 1, outdeg(v)) >= |C|``, so splitting stays cheap
+#: where the exact sizes would take minutes (R-MAT scale 18 has 6.6e8
+#: wedges, scale 22 billions).
+SPLIT_MAX_WEDGES = 1 << 26
+
+
+@jax.jit
+def candidate_sizes(dag: DAG) -> jax.Array:
+    """Candidate-set size of every edge task, exactly; jit-able.
+
+    The task of edge (u, v) searches the common out-neighbours
+    ``N+(u) ∩ N+(v)``; its size is the number of triangles the edge opens.
+    Work is one binary search per wedge u -> v -> w, in fixed-size chunks
+    (memory O(m) whatever the wedge count).
+
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+
+    Returns:
+      int32[num_edges]: ``|N+(src[e]) ∩ N+(indices[e])|`` for every edge e.
+    """
+    m = dag.num_edges
+    if m == 0:
+        return jnp.zeros(0, jnp.int32)
+    indptr, indices = dag.indptr, dag.indices
+    outdeg = dag.out_degrees()
+    blocks = -(-m // _EDGE_BLOCK)
+    pad = blocks * _EDGE_BLOCK - m
+    # Padding edges have no wedges; they read vertex 0 harmlessly.
+    u_all = jnp.pad(dag.src, (0, pad))
+    v_all = jnp.pad(indices, (0, pad))
+    wedges_all = jnp.pad(outdeg[indices], (0, pad))
+    steps = _bit_length(dag.max_out_degree())
+
+    def block(b, sizes):
+        start = b * _EDGE_BLOCK
+        u = jax.lax.dynamic_slice_in_dim(u_all, start, _EDGE_BLOCK)
+        v = jax.lax.dynamic_slice_in_dim(v_all, start, _EDGE_BLOCK)
+        wedges = jax.lax.dynamic_slice_in_dim(wedges_all, start, _EDGE_BLOCK)
+        ends = jnp.cumsum(wedges)  # exclusive end of each edge's wedge range
+        total = ends[-1]
+
+        def chunk(state):
+            base, found = state
+            q = base + jnp.arange(_WEDGE_CHUNK, dtype=jnp.int32)
+            live = q < total
+            first = jnp.zeros_like(q)
+            e = lower_bound(ends, first, first + _EDGE_BLOCK, q + 1, _EDGE_BLOCK.bit_length())
+            e = jnp.minimum(e, _EDGE_BLOCK - 1)  # the first edge whose range ends past q
+            j = q - (ends[e] - wedges[e])
+            w = indices[jnp.where(live, indptr[v[e]] + j, 0)]
+            start, end = indptr[u[e]], indptr[u[e] + 1]
+            at = lower_bound(indices, start, end, w, steps)
+            hit = live & (at < end) & (indices[jnp.minimum(at, m - 1)] == w)
+            return base + _WEDGE_CHUNK, found.at[e].add(hit.astype(jnp.int32))
+
+        _, found = jax.lax.while_loop(
+            lambda s: s[0] < total, chunk, (jnp.int32(0), jnp.zeros(_EDGE_BLOCK, jnp.int32))
+        )
+        return jax.lax.dynamic_update_slice_in_dim(sizes, found, start, 0)
+
+    sizes = jax.lax.fori_loop(0, blocks, block, jnp.zeros(blocks * _EDGE_BLOCK, jnp.int32))
+    return sizes[:m]
+
+
+@functools.partial(jax.jit, static_argnames="max_wedges")
+def split_sizes(dag: DAG, max_wedges: int = SPLIT_MAX_WEDGES) -> jax.Array:
+    """The task sizes the balanced split ranks by; jit-able.
+
+    :func:`candidate_sizes` when the DAG has at most ``max_wedges`` wedges,
+    else the upper bound ``min(outdeg(u) - 1, outdeg(v))`` of every edge task
+    (u, v) (decided on the device, so it works under jit).
+
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+      max_wedges: the largest wedge count sized exactly.
+
+    Returns:
+      int32[num_edges]: exact or bounded candidate-set sizes.
+    """
+    if dag.num_edges == 0:
+        return jnp.zeros(0, jnp.int32)
+    outdeg = dag.out_degrees()
+    wedges = jnp.sum(outdeg[dag.indices].astype(jnp.float32))
+    bound = jnp.minimum(outdeg[dag.src] - 1, outdeg[dag.indices]).astype(jnp.int32)
+    return jax.lax.cond(wedges <= max_wedges, candidate_sizes, lambda _: bound, dag)
+
+
+def task_costs(dag: DAG, kmax: int | None = None) -> jax.Array:
+    """Estimated relative cost of every edge task; jit-able.
+
+    A task with candidate set C (see :func:`candidate_sizes`) walks the
+    cliques inside C, so its work grows as a power of ``|C|`` that rises with
+    the clique size: the model is ``1 + |C|^p`` with
+    ``p = clip(0.75 * kmax - 1.75, 1, 6)``, fitted to the CPU time per task
+    on com-dblp (p = 1.25, 2, 2.75, 3.5 for kmax = 4..7; one unit is about
+    0.05 µs there).
+
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+      kmax: the largest clique size that will be counted (``None``: 6).
+
+    Returns:
+      float32[num_edges]: the estimated cost of every edge task.
+    """
+    return _cost(candidate_sizes(dag), kmax)
+
+
+def split_tasks(
+    dag: DAG,
+    num_shards: int,
+    *,
+    strategy: Strategy = "balanced",
+    kmax: int | None = None,
+    return_costs: bool = False,
+) -> jax.Array | tuple[jax.Array, jax.Array]:
+    """Deals the edge tasks of ``dag`` out to ``num_shards`` shards; jit-able.
+
+    ``"balanced"`` sorts the tasks by candidate-set size, largest first, and
+    deals them in snake order (shards 0..D-1, then D-1..0, ...): every shard
+    gets the same number of tasks, the heavy ones spread evenly, and each
+    shard's row runs heaviest first. The order depends only on integer sizes
+    (:func:`split_sizes`: exact, or a bound on graphs with more than
+    :data:`SPLIT_MAX_WEDGES` wedges), so every process of a multi-host run
+    computes the same split.
+    ``"round_robin"`` gives edge i to shard ``i mod D`` (the KCMiner paper's
+    split), kept for comparison.
+
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+      num_shards: number of shards D (>= 1), e.g. the devices of a mesh axis.
+      strategy: ``"balanced"`` or ``"round_robin"``.
+      kmax: largest clique size to be counted; tunes the cost model of
+        :func:`task_costs` (``None``: its default).
+      return_costs: also return the estimated cost of every shard.
+
+    Returns:
+      int32[D, t] edge ids, ``t = max(1, ceil(num_edges / D))``, -1 padding;
+      with ``return_costs`` also float32[D]: the estimated cost (sum of
+      :func:`task_costs`) of every shard's tasks.
+
+    Raises:
+      ValueError: for ``num_shards < 1`` or an unknown strategy.
+    """
+    if num_shards < 1:
+        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    sizes = split_sizes(dag) if strategy == "balanced" or return_costs else None
+    tasks = _deal(sizes, num_shards=num_shards, num_edges=dag.num_edges, strategy=strategy)
+    if not return_costs:
+        return tasks
+    return tasks, _shard_costs(sizes, tasks, kmax=kmax)
+
+
+@functools.partial(jax.jit, static_argnames=("num_shards", "num_edges", "strategy"))
+def _deal(sizes: jax.Array | None, *, num_shards: int, num_edges: int, strategy: str) -> jax.Array:
+    """int32[D, t]: the edge ids of every shard (see :func:`split_tasks`)."""
+    m = num_edges
+    width = max(1, -(-m // num_shards))
+    ids = jnp.arange(m, dtype=jnp.int32)
+    if strategy == "balanced":
+        _, order = jax.lax.sort((-sizes, ids), num_keys=2)  # largest first, ties by id
+    else:
+        order = ids
+    dealt = jnp.pad(order, (0, width * num_shards - m), constant_values=-1)
+    dealt = dealt.reshape(width, num_shards)
+    if strategy == "balanced":  # snake: odd rounds deal from the last shard back
+        odd = (jnp.arange(width) % 2 == 1)[:, None]
+        dealt = jnp.where(odd, dealt[:, ::-1], dealt)
+    return dealt.T
+
+
+@functools.partial(jax.jit, static_argnames="kmax")
+def _shard_costs(sizes: jax.Array, tasks: jax.Array, *, kmax: int | None) -> jax.Array:
+    """float32[D]: the summed :func:`task_costs` of every shard's tasks."""
+    cost = _cost(sizes, kmax)
+    return jnp.sum(jnp.where(tasks >= 0, cost[jnp.maximum(tasks, 0)], 0.0), axis=1)
+
+
+def size_classes(sizes: np.ndarray, bounds: Sequence[int]) -> list[np.ndarray]:
+    """Task ids grouped by size class, on the host.
+
+    Class i holds the tasks with ``bounds[i - 1] < size <= bounds[i]``
+    (``bounds[-1]`` stands for 0 below the first class; tasks of size 0 or
+    above the last bound belong to no class).
+
+    Args:
+      sizes: int[t] task sizes (candidate-set sizes, out-degrees, ...).
+      bounds: ascending class bounds.
+
+    Returns:
+      One int32 array of task ids per class, ascending.
+    """
+    sizes = np.asarray(sizes)
+    out, lower = [], 0
+    for upper in bounds:
+        out.append(np.flatnonzero((sizes > lower) & (sizes <= upper)).astype(np.int32))
+        lower = upper
+    return out
+
+
+def lower_bound(
+    values: jax.Array, lo: jax.Array, hi: jax.Array, keys: jax.Array, steps: Any
+) -> jax.Array:
+    """int32[q]: first i in [lo, hi) with ``values[i] >= keys`` (else hi), per query.
+
+    ``values[lo:hi]`` must be sorted; ``steps`` (>= bit length of hi - lo)
+    halvings settle every query.
+    """
+
+    def halve(_, bounds):
+        lo, hi = bounds
+        mid = lo + (hi - lo) // 2
+        right = (lo < hi) & (values[jnp.minimum(mid, values.shape[0] - 1)] < keys)
+        return jnp.where(right, mid + 1, lo), jnp.where(right | (lo >= hi), hi, mid)
+
+    return jax.lax.fori_loop(0, steps, halve, (lo, hi))[0]
+
+
+def _bit_length(x: jax.Array) -> jax.Array:
+    """int32: binary-search steps that settle a row of x entries (bits of x, +1)."""
+    return 33 - jax.lax.clz(x.astype(jnp.int32))
+
+
+def _cost(sizes: jax.Array, kmax: int | None) -> jax.Array:
+    k = 6 if kmax is None else kmax
+    power = min(max(0.75 * k - 1.75, 1.0), 6.0)
+    return 1.0 + sizes.astype(jnp.float32) ** power
