@@ -14,7 +14,6 @@ import math
 import os
 import re
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 from tqdm import tqdm
 
 from kcjax import __version__
+from kcjax._interrupts import partial_file, stop_cleanly
 from kcjax.cliques.auto import transitivity
 from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques
 from kcjax.cliques.listing import iter_cliques, list_cliques
@@ -45,10 +45,6 @@ class _UsageError(Exception):
     """Bad command-line usage or input: exit status 2."""
 
 
-class _KernelStillRunning(KeyboardInterrupt):
-    """Ctrl-C while a native kernel runs: it cannot be cancelled, so the process exits."""
-
-
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise instead of printing usage and exiting."""
 
@@ -64,19 +60,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
       The exit status: 0 on success, 1 if a computation failed, 2 for bad
-      usage or input, 130 when interrupted.
+      usage or input, 130 when interrupted (SIGINT), 143 when terminated
+      (SIGTERM). A signal ends the process at once, at any stage, with one
+      line on stderr and no partial output file.
     """
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.run(args)
+        with stop_cleanly("kcjax"):
+            return args.run(args)
     except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else 0
-    except KeyboardInterrupt as interrupt:
+    except KeyboardInterrupt:
         sys.stdout.flush()
         print("kcjax: interrupted", file=sys.stderr, flush=True)
-        if isinstance(interrupt, _KernelStillRunning):
-            os._exit(130)
         return 130
     except (_UsageError, GraphFormatError, OSError, ValueError) as err:
         _fail(_describe(err))
@@ -97,7 +94,7 @@ def _build_parser() -> _Parser:
         description="Count the k-cliques of a graph file exactly. A graph without edges "
         "counts zero cliques of every size k >= 2.",
     )
-    count.add_argument("graph", help="edge list (.txt/.el/.gz), Matrix Market (.mtx) or .npz")
+    _add_graph_argument(count)
     count.add_argument(
         "-k",
         dest="ks",
@@ -132,16 +129,17 @@ def _build_parser() -> _Parser:
         description="Write every k-clique, one per row in the file's vertex ids, to OUT "
         "(.txt: text rows; .npy: an int32[c, k] array). OUT is written whole or not at all.",
     )
-    lister.add_argument("graph", help="graph file")
-    lister.add_argument("-k", type=int, required=True, help="clique size (>= 1)")
+    _add_graph_argument(lister)
+    lister.add_argument("-k", type=_one_k, required=True, help="clique size (>= 1)")
     lister.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.txt or OUT.npy")
+    lister.add_argument("--json", action="store_true", help="print one JSON object")
     lister.add_argument("--order", choices=ORDERS, default="degree", help="orientation order")
     lister.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     lister.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     lister.set_defaults(run=_run_list)
 
     info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
-    info.add_argument("graph", help="graph file")
+    _add_graph_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON object")
     info.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     info.set_defaults(run=_run_info)
@@ -152,10 +150,47 @@ def _build_parser() -> _Parser:
         description=f"Count k-cliques for k = 3..8 on a seeded R-MAT graph (scale "
         f"{_DEMO_SCALE}, edge factor {_DEMO_EDGE_FACTOR}) or on GRAPH.",
     )
-    demo.add_argument("graph", nargs="?", help="graph file (default: generated R-MAT)")
+    _add_graph_argument(demo, optional=True)
     _add_count_options(demo)
     demo.set_defaults(run=_run_demo, ks=[list(_DEMO_KS)])
     return parser
+
+
+def _add_graph_argument(p: argparse.ArgumentParser, optional: bool = False) -> None:
+    """The GRAPH positional and --relabel, shared by every command that reads a graph."""
+    p.add_argument(
+        "graph",
+        nargs="?" if optional else None,
+        help="edge list (.txt/.el/.gz), Matrix Market (.mtx) or .npz"
+        + (" (default: a generated graph)" if optional else ""),
+    )
+    p.add_argument(
+        "--relabel",
+        action="store_true",
+        help="number the vertices that have edges 0..n-1 (for huge or sparse ids)",
+    )
+
+
+def _load(args: argparse.Namespace, **kwargs: Any) -> tuple[Any, float]:
+    """The graph named by ``args.graph`` (with ``--relabel``) and its load time.
+
+    The library's hint ``relabel=True`` is given as the option ``--relabel``.
+    """
+    try:
+        return _timed(lambda: load(args.graph, relabel=args.relabel, **kwargs))
+    except GraphFormatError as err:
+        raise GraphFormatError(str(err).replace("relabel=True", "--relabel")) from None
+
+
+def _check_output(path: Path) -> None:
+    """Fails before any work if ``path`` cannot be written (naming the user's path)."""
+    parent = path.parent
+    if not parent.is_dir():
+        raise _UsageError(f"cannot write {path}: directory {parent} does not exist")
+    if path.is_dir():
+        raise _UsageError(f"cannot write {path}: it is a directory")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise _UsageError(f"cannot write {path}: permission denied")
 
 
 def _add_count_options(p: argparse.ArgumentParser) -> None:
@@ -182,6 +217,16 @@ def _k_values(text: str) -> list[int]:
     return ks
 
 
+def _one_k(text: str) -> int:
+    """One clique size (``list`` writes one size per file)."""
+    ks = _k_values(text)
+    if len(ks) != 1:
+        raise argparse.ArgumentTypeError(
+            f"list writes one clique size per file, got {text.strip()!r} (run it once per k)"
+        )
+    return ks[0]
+
+
 def _threads(text: str) -> int:
     try:
         value = int(text)
@@ -197,7 +242,7 @@ def _run_count(args: argparse.Namespace) -> int:
         raise _UsageError("give either -k K (repeatable) or --all")
     multi = initialize_from_env_or_args(args.coordinator, args.num_processes, args.process_id)
     try:
-        graph, load_s = _timed(lambda: load(args.graph))
+        graph, load_s = _load(args)
         if args.all:
             return _count_all_and_report(args, graph, load_s)
         return _count_and_report(args, graph, args.graph, load_s, multi=multi)
@@ -207,7 +252,7 @@ def _run_count(args: argparse.Namespace) -> int:
 
 
 def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float) -> int:
-    counts, count_s = _interruptible(lambda: count_all_cliques(graph, num_threads=args.threads))
+    counts, count_s = _timed(lambda: count_all_cliques(graph, num_threads=args.threads))
     omega = max(counts, default=0)
     return _report(
         args,
@@ -225,21 +270,22 @@ def _run_list(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.suffix not in (".txt", ".npy"):
         raise _UsageError(f"output must end in .txt or .npy, got {args.output!r}")
-    if args.k < 1:
-        raise _UsageError(f"clique size k must be >= 1, got {args.k}")
-    graph, _ = _timed(lambda: load(args.graph))
+    _check_output(out)
+    graph, load_s = _load(args)
     dag = orient(graph, order=args.order)
     total = count_cliques(dag, args.k, num_threads=args.threads)
-    tmp = out.with_name(f".{out.name}.partial")
     try:
-        with tqdm(
-            total=dag.num_edges,
-            desc="listing",
-            unit="task",
-            file=sys.stderr,
-            disable=args.quiet or not sys.stderr.isatty(),
-            leave=False,
-        ) as bar:
+        with (
+            partial_file(out) as tmp,
+            tqdm(
+                total=dag.num_edges,
+                desc="listing",
+                unit="task",
+                file=sys.stderr,
+                disable=args.quiet or not sys.stderr.isatty(),
+                leave=False,
+            ) as bar,
+        ):
             batches = (
                 iter_cliques(
                     dag,
@@ -250,13 +296,22 @@ def _run_list(args: argparse.Namespace) -> int:
                 if args.k >= 3
                 else iter([list_cliques(dag, args.k)])
             )
-            _, list_s = _interruptible(
-                lambda: _write_cliques(batches, tmp, out.suffix, total, args.k)
-            )
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    print(f"wrote {total:,} {args.k}-cliques to {out} in {list_s:.3f} s")
+            _, list_s = _timed(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
+    except OSError as err:
+        raise OSError(f"cannot write {out}: {err.strerror or err}") from err
+    if args.json:
+        _print_json(
+            {
+                "graph": args.graph,
+                "k": args.k,
+                "cliques": total,
+                "output": str(out),
+                "load_s": load_s,
+                "list_s": list_s,
+            }
+        )
+    else:
+        print(f"wrote {total:,} {args.k}-cliques to {out} in {list_s:.3f} s")
     return 0
 
 
@@ -277,7 +332,7 @@ def _write_cliques(batches: Any, path: Path, suffix: str, total: int, k: int) ->
 
 def _run_demo(args: argparse.Namespace) -> int:
     if args.graph is not None:
-        graph, load_s = _timed(lambda: load(args.graph))
+        graph, load_s = _load(args)
         name = args.graph
     else:
         graph, load_s = _timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
@@ -306,7 +361,7 @@ def _count_and_report(
             bar.total = total  # edge tasks, or vertex tasks when pivoting
             bar.update(done - bar.n)
 
-        counts, count_s = _interruptible(
+        counts, count_s = _timed(
             lambda: count_cliques(
                 dag,
                 ks,
@@ -342,7 +397,7 @@ def _count_sharded_and_report(
     split = getattr(args, "split", "balanced")
     mesh = jax.make_mesh((jax.device_count(),), ("d",))
     threads = args.threads or max(1, (os.cpu_count() or 1) // jax.local_device_count())
-    counts, count_s = _interruptible(
+    counts, count_s = _timed(
         lambda: count_cliques(
             dag, ks, method=args.method, num_threads=threads, mesh=mesh, split=split
         )
@@ -398,7 +453,7 @@ def _report(
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    (graph, report), load_s = _timed(lambda: load(args.graph, return_report=True))
+    (graph, report), load_s = _load(args, return_report=True)
     degrees = np.asarray(graph.degrees())
     stats: dict[str, Any] = {
         "graph": args.graph,
@@ -411,7 +466,7 @@ def _run_info(args: argparse.Namespace) -> int:
         "degeneracy": int(degeneracy(graph)),
     }
     for order in ORDERS:
-        stats[f"max_out_degree_{order}"] = int(orient(graph, order=order).max_out_degree())
+        stats[f"max_out_degree_by_{order}"] = int(orient(graph, order=order).max_out_degree())
     stats["triangles"] = count_cliques(graph, 3, num_threads=args.threads)
     stats["transitivity"] = round(transitivity(graph), 6)
     stats["load_s"] = load_s
@@ -421,35 +476,6 @@ def _run_info(args: argparse.Namespace) -> int:
         width = max(map(len, stats))
         print("\n".join(f"{key:<{width}}  {_fmt(value)}" for key, value in stats.items()))
     return 0
-
-
-def _interruptible(fn: Callable[[], Any]) -> tuple[Any, float]:
-    """Like :func:`_timed`, but runs ``fn`` in a worker thread so Ctrl-C is seen at once.
-
-    A wait inside a native kernel does not return to Python until the kernel
-    ends, so the main thread only waits on the worker. Ctrl-C while the worker
-    runs raises :class:`_KernelStillRunning` (main then exits the process).
-    """
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["value"] = _timed(fn)
-        except BaseException as err:  # re-raised in the main thread
-            outcome["error"] = err
-
-    worker = threading.Thread(target=work, name="kcjax-count", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except KeyboardInterrupt:
-        if worker.is_alive():
-            raise _KernelStillRunning from None
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
