@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "kcjax/cliques.h"
-#include "kcjax/edge_list.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/edge_list.h"
 
 namespace py = pybind11;
 

@@ -47,7 +47,7 @@ struct CliquePolicy {
   // instead of storing the child and gathering its tasks.
   static constexpr int kFuseLastMaxWords = 8;
   // Row widths (words) for which the fused level is compiled with W known
-  // (FusedChild<W> in cliques_kernels.cu): only the row's own words are
+  // (FusedChild<W> in count.cu): only the row's own words are
   // loaded, where a runtime W issues predicated instructions for all
   // kFuseLastMaxWords. Measured on an H200 (NOTES run 62): com-dblp k = 7
   // 14.2 -> 7.0 ms, ego-Facebook k = 8 0.298 -> 0.163 s. Exact widths 5 and
@@ -67,11 +67,11 @@ struct CliquePolicy {
   // shrinks (never below one warp/block) to stay under it.
   static constexpr long long kArenaBudgetBytes = 1LL << 30;
   // Scratch memory kcjax's own CUDA memory pool keeps mapped between calls
-  // (kcjax/cuda_scratch.h): a call's scratch up to this size is reused by the
+  // (kcjax/cuda/scratch.h): a call's scratch up to this size is reused by the
   // next call instead of being mapped again after every synchronization.
   static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
   // KCMiner at k = 4 counts small tasks in the pre-pass (PrepassCountsSmall
-  // in cliques_kernels.cu), at most this many pair probes per batch of 32
+  // in count.cu), at most this many pair probes per batch of 32
   // tasks; the rest of the batch goes to the small-task kernel. Swept on an
   // H200 (NOTES run 47): 512 against 128 and no cap (wiki-Vote k = 4 0.152
   // vs 0.176 vs 0.279 ms; com-dblp 0.41 ms at each).
@@ -116,7 +116,7 @@ struct CliquePolicy {
   static constexpr int kHeavySplitDeepMinDim = 96;
   static constexpr int kHeavyLevel4MinK = 8;
   // Up to this kmax the heavy split runs on a side stream beside the medium
-  // class (cliques_kernels.cu, LaunchSolve), so that either's tail overlaps
+  // class (count.cu, LaunchSolve), so that either's tail overlaps
   // the other; above it, the heavy units run alone before the medium class.
   // k = 7 (NOTES run 41): ca-AstroPh 2.36 vs 2.76 ms serial, com-dblp
   // on two GPUs 7.7 vs 8.6 ms (one GPU: 14.6 vs 13.7 ms, within its noise).
@@ -132,7 +132,7 @@ struct CliquePolicy {
     return kmax >= kHeavySplitDeepMinK ? kHeavySplitDeepMinDim : kHeavySplitMinDim;
   }
   // With a max_degree hint, counts up to this kmax plan their solve kernels
-  // from the hint (no wait for the task classes; cliques_cuda.h,
+  // from the hint (no wait for the task classes; cliques/count_cuda.h,
   // UseDeviceBounds). k = 6: 5-30% faster on the shared graphs, 3.5% slower
   // on R-MAT 22 (NOTES run 30).
   static constexpr int kDeviceBoundsMaxK = 6;
@@ -156,17 +156,17 @@ struct CliquePolicy {
     return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 8
   }
 
-  // ---- Pivot counter (kcjax_clique_pivot: ffi/cpu/pivot_cpu.cc,
-  // ffi/cuda/pivot_kernels.cu, ffi/cuda/pivot_cuda.cc) ----
+  // ---- Pivot counter (kcjax_clique_pivot: ffi/cpu/cliques/pivot.cc,
+  // ffi/cuda/cliques/pivot.cu, ffi/cuda/cliques/pivot_cuda.cc) ----
   // A succinct-clique-tree node with h >= hmax - kPivotResolveDepth is not
   // expanded: its cliques of size <= hmax are counted in closed form from the
   // 0-, 1-, 2- and 3-cliques of its candidate set (see Resolve in
-  // pivot_cpu.cc). Part of the result's definition: the CPU and CUDA
+  // cliques/pivot.cc). Part of the result's definition: the CPU and CUDA
   // handlers must use the same value to return the same histogram.
   static constexpr int kPivotResolveDepth = 3;
   // The per-vertex counter (kcjax_clique_pivot_local) resolves nodes within
   // this many held vertices of k: each candidate's share then needs only its
-  // degree inside the candidate set (see LocalResolve in pivot_cpu.cc).
+  // degree inside the candidate set (see LocalResolve in cliques/pivot.cc).
   static constexpr int kPivotLocalResolveDepth = 2;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
@@ -189,7 +189,7 @@ struct CliquePolicy {
   static constexpr int kPivotHistCacheCells = 1024;
 
   // ---- Listing and per-vertex counts, CUDA (kcjax_clique_list and
-  // kcjax_clique_per_vertex: ffi/cuda/listing_kernels.cu, listing_cuda.cc) ----
+  // kcjax_clique_per_vertex: ffi/cuda/cliques/list.cu, list_cuda.cc) ----
   // One warp per edge task, persistent grid; tasks sorted by candidate-set
   // size, largest first.
   static constexpr int kListWarpsPerBlock = 8;

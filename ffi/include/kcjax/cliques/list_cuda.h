@@ -1,6 +1,6 @@
 // Host interface between the CUDA handlers of "kcjax_clique_list" and
-// "kcjax_clique_per_vertex" (listing_cuda.cc; contracts in kcjax/cliques.h)
-// and their kernels (listing_kernels.cu). Plain C++ and CUDA runtime types
+// "kcjax_clique_per_vertex" (list_cuda.cc; contracts in kcjax/cliques/cliques.h)
+// and their kernels (list.cu). Plain C++ and CUDA runtime types
 // only, so that the handlers compile with the host compiler.
 //
 // Pipeline (all on the caller's stream):

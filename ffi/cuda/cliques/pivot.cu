@@ -1,9 +1,9 @@
 // CUDA kernels of "kcjax_clique_pivot": one warp walks the succinct clique
 // tree (Pivoter) of one root at a time, with exactly the node rules of
-// ffi/cpu/pivot_cpu.cc (read its header comment first), so both handlers
+// ffi/cpu/cliques/pivot.cc (read its header comment first), so both handlers
 // return the same histogram.
 //
-// Pipeline (driven by ffi/cuda/pivot_cuda.cc):
+// Pipeline (driven by ffi/cuda/cliques/pivot_cuda.cc):
 //   PrepareKernel  validates CSR and tasks, keys every task by d + 1, stats;
 //   cub radix sort tasks by key, descending (largest candidate sets first);
 //   CountKernel    persistent warps pull roots from three queues (d > 128:
@@ -14,7 +14,7 @@
 // Per-vertex mode (kcjax_clique_pivot_local, template flag kLocal): the same
 // walk; every terminal node adds its k-clique shares to its candidates and to
 // the held and pivot sums of its frame, which move up the path as children
-// finish (LocalSmall / LocalLarge, FrameSums; rules in pivot_cpu.cc).
+// finish (LocalSmall / LocalLarge, FrameSums; rules in cliques/pivot.cc).
 //
 // Warp-level invariants of the DFS (both paths):
 //   * every value steering control flow (masks, h, p, n, top, pending) is
@@ -26,10 +26,10 @@
 #include <algorithm>
 #include <climits>
 
-#include "kcjax/cuda_device.cuh"
-#include "kcjax/pivot_cuda.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cliques/pivot_cuda.h"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace kcjax {
 namespace pivot {
@@ -43,9 +43,9 @@ constexpr int kSmallMax = CliquePolicy::kPivotSmallMaxDim;
 static_assert(kSmallMax >= CliquePolicy::kPivotChunkDegree && kSmallMax <= 128,
               "small roots use rows of at most two 64-bit words");
 static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word rows");
-static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in pivot_cpu.cc");
+static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in cliques/pivot.cc");
 constexpr int kLocalResolve = CliquePolicy::kPivotLocalResolveDepth;
-static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in pivot_cpu.cc");
+static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in cliques/pivot.cc");
 // Tags a pivot in a frame's `added` entry (held vertices are untagged).
 constexpr int kPivotTag = 1 << 30;
 
@@ -127,8 +127,8 @@ __device__ __forceinline__ void Store128(u64* p, u128 x) {
   p[1] = static_cast<u64>(x >> 64);
 }
 
-// The per-vertex sums of one warp's open frames, as in PivotWorker (pivot_cpu
-// .cc): frame L keeps the vertex its current child added (`added`, pivots
+// The per-vertex sums of one warp's open frames, as in PivotWorker
+// (ffi/cpu/cliques/pivot.cc): frame L keeps the vertex its current child added (`added`, pivots
 // tagged) and the held and pivot sums of that child's subtree (`sums`, four
 // words a frame); root_held is the root's held sum. Lane 0 alone reads and
 // writes them, so they need no warp synchronization.
@@ -310,7 +310,7 @@ __device__ __forceinline__ void ScanSmall(const u64 (&P)[kW], int cn, const u64*
   *clique = least == static_cast<unsigned>(cn - 1);
 }
 
-// Resolve of pivot_cpu.cc: cells (h + j, p) += c_j(P), j <= min(3, hmax - h).
+// Resolve of cliques/pivot.cc: cells (h + j, p) += c_j(P), j <= min(3, hmax - h).
 template <int kW>
 __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
                              const u64* adj, const Hist& hist, int lane) {

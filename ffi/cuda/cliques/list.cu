@@ -1,6 +1,6 @@
 // CUDA kernels of k-clique listing and per-vertex k-clique counts, and their
-// host launchers (interface in kcjax/listing_cuda.h; FFI handlers in
-// listing_cuda.cc; reference semantics in ffi/cpu/cliques_cpu.cc).
+// host launchers (interface in kcjax/cliques/list_cuda.h; FFI handlers in
+// list_cuda.cc; reference semantics in ffi/cpu/cliques/count.cc).
 //
 // Strategy (one for every kcjax::CountMethod): sorted-list DFS, one warp per
 // edge task e = (u, v), persistent grid pulling tasks from an atomic counter,
@@ -34,9 +34,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kcjax/cuda_device.cuh"
-#include "kcjax/listing_cuda.h"
-#include "kcjax/policy.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cliques/list_cuda.h"
+#include "kcjax/cliques/policy.h"
 
 namespace kcjax::cuda {
 namespace {

@@ -126,6 +126,6 @@ xla::ffi::Error CheckPivotLocal(int32_t k, int64_t num_nodes, const Dims& dims) 
 //   ret   counts uint32[n, 4]   counts[v] = number of k-cliques containing v
 //         among those whose lowest-ranked vertex is a root task, as a 128-bit
 //         little-endian integer. Each terminal node of the tree adds to every
-//         vertex its number of k-cliques there (rules in ffi/cpu/pivot_cpu.cc).
+//         vertex its number of k-cliques there (rules in ffi/cpu/cliques/pivot.cc).
 //         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
 //         kcjax.clique_counts_per_vertex checks it from the histogram.

@@ -1,6 +1,6 @@
 // CUDA handlers of "kcjax_clique_list" and "kcjax_clique_per_vertex"
-// (contracts in kcjax/cliques.h; reference: ffi/cpu/cliques_cpu.cc). The
-// kernels and their launchers are in listing_kernels.cu.
+// (contracts in kcjax/cliques/cliques.h; reference: ffi/cpu/cliques/count.cc). The
+// kernels and their launchers are in list.cu.
 //
 // Every CountMethod runs the same sorted-list DFS (the method only selects
 // counting strategies; results are identical by contract), and lam is
@@ -14,10 +14,10 @@
 #include <limits>
 #include <string>
 
-#include "kcjax/cliques.h"
-#include "kcjax/cuda_scratch.h"
-#include "kcjax/listing_cuda.h"
-#include "kcjax/policy.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/list_cuda.h"
+#include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
 

@@ -1,5 +1,5 @@
-// Host interface between the CUDA clique-count handler (cliques_cuda.cc) and
-// its kernels (cliques_kernels.cu). Plain C++ and CUDA runtime types only, so
+// Host interface between the CUDA clique-count handler (count_cuda.cc) and
+// its kernels (count.cu). Plain C++ and CUDA runtime types only, so
 // that the handler compiles with the host compiler.
 //
 // Direct shallow path (UseShallowPath: the kBinarySearch baseline at

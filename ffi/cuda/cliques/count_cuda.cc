@@ -1,5 +1,5 @@
-// CUDA handler of "kcjax_clique_count" (contract in kcjax/cliques.h). The
-// kernels and their launchers are in cliques_kernels.cu.
+// CUDA handler of "kcjax_clique_count" (contract in kcjax/cliques/cliques.h). The
+// kernels and their launchers are in count.cu.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "kcjax/cliques.h"
-#include "kcjax/cliques_cuda.h"
-#include "kcjax/cuda_scratch.h"
-#include "kcjax/policy.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/cliques/count_cuda.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
 

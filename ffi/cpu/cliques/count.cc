@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "kcjax/cliques.h"
-#include "kcjax/dag_check.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/dag_check.h"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kcjax/policy.h"
+#include "kcjax/cliques/policy.h"
 
 namespace kcjax::cuda::device {
 

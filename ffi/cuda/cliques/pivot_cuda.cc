@@ -1,13 +1,13 @@
 // CUDA handlers of "kcjax_clique_pivot" and "kcjax_clique_pivot_local"
-// (contracts in kcjax/cliques.h; node rules in ffi/cpu/pivot_cpu.cc, kernels
-// in ffi/cuda/pivot_kernels.cu).
+// (contracts in kcjax/cliques/cliques.h; node rules in ffi/cpu/cliques/pivot.cc, kernels
+// in ffi/cuda/cliques/pivot.cu).
 //
 // Steps, all on the XLA stream: validate CSR and tasks on the device and read
 // back a small PivotStats (the one host synchronization: it decides errors,
 // the shared-memory layout and the large-root workspace); sort tasks by
 // candidate-set size, largest first (cub, in scratch); zero the output; run
 // the persistent count kernel. The caller's task order does not matter.
-#include "kcjax/pivot_cuda.h"
+#include "kcjax/cliques/pivot_cuda.h"
 
 #include <cuda_runtime.h>
 
@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "kcjax/cliques.h"
-#include "kcjax/cuda_scratch.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
 

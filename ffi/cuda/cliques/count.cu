@@ -1,5 +1,5 @@
 // CUDA k-clique counting kernels (KCMiner, see docs/kcminer.md) and their
-// host launchers. The FFI handler lives in cliques_cuda.cc.
+// host launchers. The FFI handler lives in count_cuda.cc.
 //
 // Terminology used throughout:
 //   task        a DAG edge e = (u, v); its candidate set C = N+(u) ∩ N+(v),
@@ -21,9 +21,9 @@
 #include <mutex>
 #include <vector>
 
-#include "kcjax/cliques_cuda.h"
-#include "kcjax/cuda_device.cuh"
-#include "kcjax/policy.h"
+#include "kcjax/cliques/count_cuda.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cliques/policy.h"
 
 namespace kcjax::cuda {
 namespace {

@@ -20,7 +20,7 @@
 #include <optional>
 #include <vector>
 
-#include "kcjax/policy.h"
+#include "kcjax/cliques/policy.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace kcjax {
