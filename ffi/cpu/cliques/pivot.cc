@@ -84,9 +84,6 @@ struct LocalSink {
   }
 };
 
-// Tags a pivot in PivotWorker::added_ (held vertices are stored untagged).
-constexpr int kPivotTag = 1 << 30;
-
 // One worker thread's state: the bitmap space and DFS frames of the current
 // root (reused across roots), and its 128-bit histogram.
 class PivotWorker {

@@ -22,13 +22,17 @@
 #include <vector>
 
 #include "kcjax/cliques/count_cuda.h"
+#include "kcjax/core/csr.h"
+#include "kcjax/cuda/bitmap.cuh"
+#include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/streams.h"
 #include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
 
 namespace kcjax::cuda {
 namespace {
 
-using namespace kcjax::cuda::device;
 using Policy = CliquePolicy;
 
 constexpr uint32_t kNone = 0xffffffffu;  // "no bit": larger than any position
@@ -47,7 +51,6 @@ enum Method : int {
   kThreadBitmap = 5,
 };
 
-KCJAX_HD inline int WordsFor(int d) { return (d + 31) / 32; }
 
 // ---------------------------------------------------------------------------
 // Exact counters.
@@ -105,101 +108,19 @@ struct Counts {
 // Sorted-list helpers (warp-cooperative).
 // ---------------------------------------------------------------------------
 
-// |a ∩ b| (a, b sorted); if out != nullptr also writes the intersection, in
-// ascending order, to out. Iterates the shorter list and binary-searches the
-// longer one. Warp-uniform result.
-__device__ int WarpIntersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) {
-  const int lane = LaneId();
-  if (na > nb) {
-    const int32_t* t = a;
-    a = b;
-    b = t;
-    const int tn = na;
-    na = nb;
-    nb = tn;
-  }
-  int total = 0;
-  if (na == 0 || nb == 0) return 0;
-  // Elements outside [b[0], b[nb - 1]] cannot match.
-  const int32_t bmin = b[0], bmax = b[nb - 1];
-  for (int base = 0; base < na; base += kWarp) {
-    const int i = base + lane;
-    bool hit = false;
-    int32_t x = 0;
-    if (i < na) {
-      x = a[i];
-      hit = x >= bmin && x <= bmax && Member(b, nb, x);
-    }
-    const unsigned m = __ballot_sync(kFull, hit);
-    if (out != nullptr && hit) out[total + __popc(m & LaneMaskLt())] = x;
-    total += __popc(m);
-    if (base + kWarp < na && a[base + kWarp] > bmax) break;  // uniform: rest is > bmax
-  }
-  __syncwarp();
-  return total;
-}
 
-// Writes the positions of the set bits of bm[0, W) to out (ascending) and
-// returns their number (warp-uniform).
-__device__ int ExtractBits(const uint32_t* bm, int W, int32_t* out) {
-  const int lane = LaneId();
-  int base = 0;
-  for (int c0 = 0; c0 < W; c0 += kWarp) {
-    const int c = c0 + lane;
-    uint32_t word = c < W ? bm[c] : 0u;
-    const int n = __popc(word);
-    int incl = n;
-#pragma unroll
-    for (int off = 1; off < kWarp; off <<= 1) {
-      const int t = __shfl_up_sync(kFull, incl, off);
-      if (lane >= off) incl += t;
-    }
-    int k = base + incl - n;
-    while (word) {
-      out[k++] = 32 * c + __ffs(word) - 1;
-      word &= word - 1;
-    }
-    base += __shfl_sync(kFull, incl, kWarp - 1);
-  }
-  __syncwarp();
-  return base;
-}
 
 // ---------------------------------------------------------------------------
 // Bitmap construction.
 // ---------------------------------------------------------------------------
 
-// x1 ∈ a1[0, n1) and x2 ∈ a2[0, n2) (n <= 0: false), two lower_bound searches
-// in lock step: both probe loads of a step are issued before either is used,
-// so two dependent-load chains overlap instead of running back to back.
-__device__ __forceinline__ void Member2(const int32_t* a1, int n1, int32_t x1, const int32_t* a2,
-                                        int n2, int32_t x2, bool& in1, bool& in2) {
-  int lo1 = 0, len1 = max(n1, 0), lo2 = 0, len2 = max(n2, 0);
-  while (len1 > 0 || len2 > 0) {
-    const int h1 = len1 >> 1, h2 = len2 >> 1;
-    const int32_t v1 = len1 > 0 ? a1[lo1 + h1] : 0;
-    const int32_t v2 = len2 > 0 ? a2[lo2 + h2] : 0;
-    if (len1 > 0) {
-      if (v1 < x1) lo1 += h1 + 1, len1 -= h1 + 1;
-      else len1 = h1;
-    }
-    if (len2 > 0) {
-      if (v2 < x2) lo2 += h2 + 1, len2 -= h2 + 1;
-      else len2 = h2;
-    }
-  }
-  const int32_t f1 = lo1 < n1 ? a1[lo1] : 0;
-  const int32_t f2 = lo2 < n2 ? a2[lo2] : 0;
-  in1 = lo1 < n1 && f1 == x1;
-  in2 = lo2 < n2 && f2 == x2;
-}
 
 // Builds rows i = i0, i0 + istep, ... < d of the bitmap space over the sorted
 // list S (W words per row). Word c of row i is one ballot: lane l tests
 // S[32c + l] ∈ N+(S[i]). Two rows (i, i + istep) are built together, their
 // searches in lock step (Member2). Returns Σ popcount of the rows built (the
 // induced edge count used for γ), warp-uniform.
-__device__ u64 BuildRows(const Graph& g, const int32_t* S, int d, int W, uint32_t* rows, int i0,
+__device__ u64 BuildRows(const DagView& g, const int32_t* S, int d, int W, uint32_t* rows, int i0,
                          int istep) {
   const int lane = LaneId();
   u64 edges = 0;
@@ -261,7 +182,7 @@ __device__ __forceinline__ void PairAt(int d, int q, int& i, int& j) {
 // are dealt over the lanes, 32 per round, instead of one ballot per row:
 // ceil(d(d-1)/64) dependent binary searches per lane instead of d - 1 (a
 // small task is bound by that latency chain, not by its few probes).
-__device__ u64 BuildRows1(const Graph& g, const int32_t* S, int d, uint32_t* rows) {
+__device__ u64 BuildRows1(const DagView& g, const int32_t* S, int d, uint32_t* rows) {
   const int lane = LaneId();
   if (lane < d) rows[lane] = 0u;
   __syncwarp();
@@ -904,7 +825,7 @@ struct ListLayout {
 // Kernels.
 // ---------------------------------------------------------------------------
 
-__device__ __forceinline__ bool ValidTask(const Graph& g, int32_t e) {
+__device__ __forceinline__ bool ValidTask(const DagView& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
 
@@ -1007,7 +928,7 @@ struct TaskSpan {
 
 // Small tasks (2 <= d < 32), KCMiner / static-L2: C in shared memory, one
 // word per row, single-word engine.
-__global__ void __launch_bounds__(kThreads) SmallKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) SmallKernel(DagView g, TaskSpan span, int kmax,
                                                         int* work, u64* out) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
@@ -1053,7 +974,7 @@ __device__ void Level3(const uint32_t* rows, int d, int W, int kmax, const Arena
 // Warp-per-task bitmap kernel: KCMiner / static-L2 medium tasks and every
 // bitmap baseline (d <= kMaxBitmapDim). Arena in shared memory when it fits
 // (arena_global == nullptr), else in global scratch.
-__global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) WarpKernel(DagView g, TaskSpan span, int kmax,
                                                        int method, float lam, int dim, int* work,
                                                        u64* out, uint32_t* arena_global,
                                                        const int64_t* split_prefix,
@@ -1181,7 +1102,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
 // warps) in its global region, then every warp takes level-2 batches of 32
 // candidates (warp w: batches w, w + 8, ...) and runs the engine with its own
 // stack.
-__global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) BlockKernel(DagView g, TaskSpan span, int kmax,
                                                         int dim, int* work, u64* out,
                                                         uint32_t* region) {
   const int32_t* tasks;
@@ -1228,7 +1149,7 @@ __global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, TaskSpan span, 
 // Sorted-list DFS (kBinarySearch, and every method for d > kMaxBitmapDim).
 // Frame f holds the candidate list of a size-(2 + f) node; expanding element
 // w intersects the later elements with N+(w).
-__global__ void __launch_bounds__(kThreads) ListKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) ListKernel(DagView g, TaskSpan span, int kmax,
                                                        int dim, int* work, u64* out,
                                                        int32_t* arena_all) {
   const int32_t* tasks;
@@ -1313,7 +1234,7 @@ struct ShallowTask {
   int32_t bmax;  // indices[b + nb - 1] (valid when na > 0)
 };
 
-__device__ __forceinline__ ShallowTask LoadShallowTask(const Graph& g, const int32_t* tasks,
+__device__ __forceinline__ ShallowTask LoadShallowTask(const DagView& g, const int32_t* tasks,
                                                        int64_t t, int64_t num) {
   ShallowTask s{0, 0, 0, 0, 0};
   const int32_t e = t < num ? TaskAt(tasks, t) : -1;
@@ -1331,42 +1252,13 @@ __device__ __forceinline__ ShallowTask LoadShallowTask(const Graph& g, const int
   return s;
 }
 
-template <typename T>
-__device__ __forceinline__ T WarpInclusiveScan(T x) {
-  const int lane = LaneId();
-#pragma unroll
-  for (int off = 1; off < kWarp; off <<= 1) {
-    const T y = __shfl_sync(kFull, x, max(lane - off, 0));
-    if (lane >= off) x += y;
-  }
-  return x;
-}
 
-// incl: lane-held inclusive prefix sums (nondecreasing over lanes). Returns
-// the lane owning item q (the number of lanes with incl <= q), clamped to 31;
-// exact whenever q < incl[31].
-template <typename T>
-__device__ __forceinline__ int OwnerLane(T incl, T q) {
-  int lo = 0;
-#pragma unroll
-  for (int step = kWarp / 2; step >= 1; step >>= 1) {
-    const T x = __shfl_sync(kFull, incl, lo + step - 1);
-    if (x <= q) lo += step;
-  }
-  return lo;
-}
-
-__device__ __forceinline__ u64 WarpSum64(u64 x) {
-#pragma unroll
-  for (int off = kWarp / 2; off >= 1; off >>= 1) x += __shfl_sync(kFull, x, LaneId() ^ off);
-  return x;
-}
 
 // For every lane-held candidate w (has): acc += |{x ∈ N+(w) : x ∈ C}|, where
 // either (!global) the part of C above w is cbuf[lo, hi) (sorted, lo < hi),
 // or (global) C = indices[a, a + na) ∩ indices[b, b + nb) with warp-uniform
 // lists. The adjacency entries of all lanes' w are flattened over the lanes.
-__device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int hi, bool global,
+__device__ void CountAdjacent(const DagView& g, bool has, int32_t w, int lo, int hi, bool global,
                               const ShallowTask& gt, const int32_t* cbuf, u64& acc) {
   const int lane = LaneId();
   int start = 0;
@@ -1407,7 +1299,7 @@ __device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int h
 // for lanes without one) are flattened over the lanes, two per lane and
 // round with their searches in lock step: bit (i, j) is C[j] ∈ N+(C[i]).
 // Σ pairs < kShallowBuf^2 / 2 fits an int.
-__device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, u64& acc) {
+__device__ void CountPairs(const DagView& g, int d, int off, const int32_t* cbuf, u64& acc) {
   const int lane = LaneId();
   const int pairs = d * (d - 1) / 2;
   const int incl = WarpInclusiveScan(pairs);
@@ -1443,7 +1335,7 @@ __device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, 
 // set are flattened over the lanes (the items of one task are consecutive
 // lanes of a round). cnt[32]: per-task fill, warp-private shared memory.
 // Returns |C| of the lane's own task (0 unless sel).
-__device__ int ShallowGenerate(const Graph& g, bool sel, const ShallowTask& t, int off, int* cnt,
+__device__ int ShallowGenerate(const DagView& g, bool sel, const ShallowTask& t, int off, int* cnt,
                                int32_t* cbuf) {
   const int lane = LaneId();
   const int n = sel ? t.na : 0;
@@ -1482,7 +1374,7 @@ __device__ int ShallowGenerate(const Graph& g, bool sel, const ShallowTask& t, i
 // A task whose shorter list exceeds the buffer (warp-uniform t): C is produced
 // in chunks of <= kShallowBuf. If the first chunk is all of C, membership in C
 // is a shared-memory search; otherwise it is tested against both lists.
-__device__ void ShallowOversize(const Graph& g, const ShallowTask& t, bool count4, int32_t* cbuf,
+__device__ void ShallowOversize(const DagView& g, const ShallowTask& t, bool count4, int32_t* cbuf,
                                 u64& acc3, u64& acc4) {
   const int lane = LaneId();
   int pos = 0;
@@ -1547,7 +1439,7 @@ __device__ __forceinline__ ShallowSmem CarveShallowSmem(unsigned char* smem) {
 // the lane's task is in the set (sel), |C| (0 unless sel) and its cbuf
 // offset. Returns the lanes whose probe lists exceed the buffer.
 template <typename Set>
-__device__ unsigned ForEachBufferSet(const Graph& g, const ShallowTask& t, const ShallowSmem& sm,
+__device__ unsigned ForEachBufferSet(const DagView& g, const ShallowTask& t, const ShallowSmem& sm,
                                      Set set) {
   const int lane = LaneId();
   unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
@@ -1587,7 +1479,7 @@ __device__ void BlockFlush(u64 (&acc)[N], u64* red, u64* out, int first) {
 // the probes that produced it), so per-lane, per-warp and per-block sums stay
 // far below 2^64; blocks combine into the 128-bit output with GlobalAdd128.
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    ShallowKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
+    ShallowKernel(DagView g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
                   u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   const ShallowSmem sm = CarveShallowSmem(smem);
@@ -1642,7 +1534,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // to the small-task kernel, one task per warp.
 template <bool kSmallPairs>
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method,
+    PrepassKernel(DagView g, const int32_t* tasks, int64_t num, int kmax, int method,
                   uint64_t key_limit, uint32_t* keys, int32_t* vals, TaskClasses* classes,
                   u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -1770,7 +1662,7 @@ struct HeavyArena {
 };
 
 __global__ void __launch_bounds__(kThreads)
-    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, bool level4,
+    HeavyBuildKernel(DagView g, const int32_t* tasks, int nh, int dim, bool level4,
                      uint32_t* slots, int64_t* units, u64* out) {
   const HeavySlot hs = HeavySlot::Make(dim);
   const int lane = LaneId();
@@ -1920,7 +1812,7 @@ int BitWidth(uint64_t x) {
 // of three. A key above the hint sets TaskClasses::key_overflow.
 int KeyBits(const CountProblem& p, bool full) {
   const int all = std::min(32, std::max(1, BitWidth(static_cast<uint64_t>(
-                                               std::max(p.num_nodes, p.num_edges)))));
+                                               std::max(p.dag.num_nodes, p.dag.num_edges)))));
   if (full || p.max_degree < 0) return all;
   return std::min(all, std::max(1, BitWidth(static_cast<uint64_t>(p.max_degree))));
 }
@@ -2016,7 +1908,7 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
-  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const DagView g = p.dag;
   // KCMiner counts the bits of each bitmap space (CountPairs); the
   // binary-search baseline intersects C with every N+(w) (CountAdjacent).
   const bool pairs = p.method == kKCMiner;
@@ -2053,7 +1945,7 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   err = cudaMemsetAsync(classes, 0, sizeof(TaskClasses), stream);
   if (err != cudaSuccess) return err;
   if (p.num_tasks == 0) return cudaSuccess;
-  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const DagView g = p.dag;
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
   const auto kernel = PrepassCountsSmall(p) ? PrepassKernel<true> : PrepassKernel<false>;
@@ -2281,104 +2173,6 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
   return cudaSuccess;
 }
 
-namespace {
-
-// Non-blocking side streams per device, created once. 0: the small-task
-// kernel and the class read-back. 1: the heavy-task split, at the device's
-// highest stream priority, so that its blocks are dispatched before those
-// of kernels that become ready at the same time.
-constexpr int kSideStreams = 2;
-cudaError_t SideStream(cudaStream_t* out, int which = 0) {
-  constexpr int kMaxDevices = 64;
-  static std::mutex mu;
-  static cudaStream_t streams[kMaxDevices][kSideStreams] = {};
-  int dev = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return err;
-  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  std::lock_guard<std::mutex> lock(mu);
-  if (streams[dev][which] == nullptr) {
-    int least = 0, greatest = 0;
-    if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess) return err;
-    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking,
-                                       which == 1 ? greatest : least);
-    if (err != cudaSuccess) return err;
-  }
-  *out = streams[dev][which];
-  return cudaSuccess;
-}
-
-// Work forked from a caller's stream onto side streams and joined back
-// through events, so that the call stays ordered on the caller's stream.
-class StreamFork {
- public:
-  explicit StreamFork(cudaStream_t stream) : stream_(stream) {}
-  StreamFork(const StreamFork&) = delete;
-  StreamFork& operator=(const StreamFork&) = delete;
-  // Join even after a failed launch: the caller frees scratch on `stream`.
-  ~StreamFork() { Join(); }
-
-  // The stream for side `which`, ordered after the work queued so far on
-  // the caller's stream; the caller's own stream when `fork` is false.
-  cudaError_t Side(int which, bool fork, cudaStream_t* out) {
-    *out = stream_;
-    if (!fork) return cudaSuccess;
-    cudaError_t err = cudaSuccess;
-    if (forked_ == nullptr) {
-      if ((err = cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming)) != cudaSuccess ||
-          (err = cudaEventRecord(forked_, stream_)) != cudaSuccess)
-        return err;
-    }
-    cudaStream_t side = nullptr;
-    if ((err = SideStream(&side, which)) != cudaSuccess ||
-        (err = cudaStreamWaitEvent(side, forked_, 0)) != cudaSuccess)
-      return err;
-    sides_[which] = side;
-    *out = side;
-    return cudaSuccess;
-  }
-
-  // Orders the caller's stream after the work queued so far on side `which`
-  // (nothing if that side was not forked).
-  cudaError_t Await(int which) {
-    if (sides_[which] == nullptr) return cudaSuccess;
-    cudaEvent_t ev = nullptr;
-    cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (err == cudaSuccess) err = cudaEventRecord(ev, sides_[which]);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, ev, 0);
-    if (ev != nullptr) cudaEventDestroy(ev);
-    return err;
-  }
-
-  // Orders the caller's stream after every side's work; idempotent.
-  cudaError_t Join() {
-    cudaError_t first = cudaSuccess;
-    for (cudaStream_t& side : sides_) {
-      if (side == nullptr) continue;
-      cudaEvent_t joined = nullptr;
-      cudaError_t err = cudaEventCreateWithFlags(&joined, cudaEventDisableTiming);
-      if (err == cudaSuccess) err = cudaEventRecord(joined, side);
-      if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, joined, 0);
-      if (err != cudaSuccess) cudaStreamSynchronize(side);
-      if (joined != nullptr) cudaEventDestroy(joined);
-      if (first == cudaSuccess) first = err;
-      side = nullptr;
-    }
-    if (forked_ != nullptr) {
-      cudaEventDestroy(forked_);
-      forked_ = nullptr;
-    }
-    return first;
-  }
-
- private:
-  cudaStream_t stream_;
-  cudaStream_t sides_[kSideStreams] = {};
-  cudaEvent_t forked_ = nullptr;
-};
-
-}  // namespace
-
 cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int32_t* sorted,
                         const uint32_t* sorted_keys, const TaskClasses* device_classes,
                         void* scratch, cudaStream_t stream) {
@@ -2403,7 +2197,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
       (err = fork.Side(1, heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK,
                        &heavy_stream)) != cudaSuccess)
     return err;
-  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const DagView g = p.dag;
   u64* out = reinterpret_cast<u64*>(p.counts);
   size_t off = 256;
   int64_t* split_prefix = nullptr;

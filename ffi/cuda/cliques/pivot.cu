@@ -26,8 +26,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "kcjax/cuda/warp.cuh"
 #include "kcjax/cliques/pivot_cuda.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/wide_count.h"
 
@@ -35,7 +36,7 @@ namespace kcjax {
 namespace pivot {
 namespace {
 
-using namespace kcjax::cuda::device;
+using namespace kcjax::cuda;
 constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
 constexpr int kCacheCells = CliquePolicy::kPivotHistCacheCells;
 constexpr int kResolve = CliquePolicy::kPivotResolveDepth;
@@ -46,8 +47,6 @@ static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word
 static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in cliques/pivot.cc");
 constexpr int kLocalResolve = CliquePolicy::kPivotLocalResolveDepth;
 static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in cliques/pivot.cc");
-// Tags a pivot in a frame's `added` entry (held vertices are untagged).
-constexpr int kPivotTag = 1 << 30;
 
 // ---------------------------------------------------------------------------
 // Histogram
@@ -175,21 +174,8 @@ struct Sinks {
   LocalSink local;
 };
 
-__device__ __forceinline__ int Grab(int* counter, int n, int lane) {
-  int t = 0;
-  if (lane == 0) t = atomicAdd(counter, n);
-  return __shfl_sync(kFull, t, 0);
-}
 
-__device__ __forceinline__ u64 WarpSum64(u64 v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
-  return v;
-}
 
-__device__ __forceinline__ u64 WarpMax64(u64 v) {
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(kFull, v, o));
-  return v;
-}
 
 // Word q of the mask of members {0..d-1}.
 __device__ __forceinline__ u64 FullWord(int d, int q) {
@@ -833,20 +819,20 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
 
   if (gwarp < prm.num_large_warps) {
     u64* ws = prm.large_scratch + static_cast<size_t>(gwarp) * prm.large_warp_words;
-    for (int t = Grab(prm.counters, 1, lane); t < prm.num_large;
-         t = Grab(prm.counters, 1, lane)) {
+    for (int t = PullTask(prm.counters, 1); t < prm.num_large;
+         t = PullTask(prm.counters, 1)) {
       LargeRoot<kLocal>(prm, ws, out, lane, prm.tasks[t]);
     }
   }
   const int num_heavy = prm.num_heavy - prm.num_large;
-  for (int t = Grab(prm.counters + 1, 1, lane); t < num_heavy;
-       t = Grab(prm.counters + 1, 1, lane)) {
+  for (int t = PullTask(prm.counters + 1, 1); t < num_heavy;
+       t = PullTask(prm.counters + 1, 1)) {
     SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_large + t]);
   }
   const int num_tiny = prm.num_valid - prm.num_heavy;
   constexpr int kChunk = CliquePolicy::kPivotTinyChunk;
-  for (int t = Grab(prm.counters + 2, kChunk, lane); t < num_tiny;
-       t = Grab(prm.counters + 2, kChunk, lane)) {
+  for (int t = PullTask(prm.counters + 2, kChunk); t < num_tiny;
+       t = PullTask(prm.counters + 2, kChunk)) {
     for (int i = t; i < min(t + kChunk, num_tiny); ++i) {
       SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_heavy + i]);
     }

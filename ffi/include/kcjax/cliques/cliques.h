@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kcjax/core/csr.h"
 #include "xla/ffi/api/ffi.h"
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cpu);
@@ -49,15 +50,6 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda);
 #endif
 
 namespace kcjax {
-
-// Read-only view of a DAG in CSR form (host or device pointers).
-struct DagView {
-  const int32_t* indptr;
-  const int32_t* indices;
-  const int32_t* src;
-  int64_t num_nodes;
-  int64_t num_edges;
-};
 
 // Attribute and output-shape checks of the pivot targets (contracts below),
 // shared by their CPU and CUDA handlers. Dims: the result's dimensions().

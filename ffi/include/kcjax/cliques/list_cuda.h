@@ -18,15 +18,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kcjax/core/csr.h"
+
 namespace kcjax::cuda {
 
 struct ListProblem {
-  const int32_t* indptr;   // device, [num_nodes + 1]
-  const int32_t* indices;  // device, [num_edges]
-  const int32_t* src;      // device, [num_edges]
+  DagView dag;  // device pointers, src required
   const int32_t* tasks;    // device, [num_tasks]; -1: padding
-  int64_t num_nodes;
-  int64_t num_edges;
   int64_t num_tasks;  // < 2^31 - 1 (checked by the handler)
   int32_t k;          // clique size, >= 3
   bool per_vertex;    // false: listing, true: per-vertex counts

@@ -6,11 +6,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KCJAX_HD __host__ __device__
-#else
-#define KCJAX_HD
-#endif
+#include "kcjax/core/config.h"
 
 namespace kcjax {
 
@@ -26,6 +22,10 @@ enum class CountMethod : int32_t {
   kThreadBitmap = 5,    // one lane per bit, no scheduler (KCGPU-like)
 };
 inline constexpr int32_t kNumCountMethods = 6;
+
+// Not a tuning constant: tags a pivot in a frame's `added` entry of the
+// per-vertex pivot walk (held vertices are untagged), CPU and CUDA alike.
+inline constexpr int kPivotTag = 1 << 30;
 
 struct CliquePolicy {
   // Task-size classes (candidate-set size of an edge task), as in KCMiner.
@@ -66,10 +66,6 @@ struct CliquePolicy {
   // Cap on the global scratch of one kernel's arenas; the persistent grid
   // shrinks (never below one warp/block) to stay under it.
   static constexpr long long kArenaBudgetBytes = 1LL << 30;
-  // Scratch memory kcjax's own CUDA memory pool keeps mapped between calls
-  // (kcjax/cuda/scratch.h): a call's scratch up to this size is reused by the
-  // next call instead of being mapped again after every synchronization.
-  static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
   // KCMiner at k = 4 counts small tasks in the pre-pass (PrepassCountsSmall
   // in count.cu), at most this many pair probes per batch of 32
   // tasks; the rest of the batch goes to the small-task kernel. Swept on an
@@ -170,6 +166,13 @@ struct CliquePolicy {
   static constexpr int kPivotLocalResolveDepth = 2;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
+  // Edge tasks a CPU worker of the count/list/per-vertex handlers takes per
+  // grab from the shared task counter: amortizes the atomic over tiny tasks.
+  static constexpr int64_t kCpuTaskChunk = 64;
+  // The CPU intersection gallops (binary-searches each element of the shorter
+  // list) when the longer list is more than this many times longer; below it
+  // a linear merge is cheaper.
+  static constexpr int kCpuGallopRatio = 16;
   // CUDA: one warp per root. Roots with d <= kPivotSmallMaxDim candidates
   // keep their bitmap space and DFS frames in shared memory (rows of one or
   // two 64-bit words, so at most 128); larger

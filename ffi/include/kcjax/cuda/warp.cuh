@@ -1,17 +1,15 @@
-// Device helpers shared by the CUDA kernels of every op family (cliques,
-// listing, pivot): warp constants and lane arithmetic, the DAG CSR view,
-// exact 128-bit atomics, sorted-list search and the warp's task counter.
-// Header-only; each kernel file brings the names into its own namespace
-// with `using namespace kcjax::cuda::device;`.
+// Warp-level device primitives shared by every CUDA family: warp constants
+// and lane arithmetic, values pinned in registers, warp reductions and scans,
+// and the persistent warp's task counter. Header-only, namespace kcjax::cuda.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "kcjax/cliques/policy.h"
+#include "kcjax/core/config.h"
 
-namespace kcjax::cuda::device {
+namespace kcjax::cuda {
 
 using u64 = unsigned long long;
 
@@ -29,8 +27,8 @@ __device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u;
 // cannot rebuild: the value is computed once and kept in a register. For a
 // warp's offsets into shared memory, which ptxas otherwise rematerializes
 // from kernel parameters and threadIdx at every use inside a hot loop
-// (twenty instructions per scheduler step of the heavy kernel, NOTES run 55;
-// an empty inline asm does not stop it).
+// (about twenty instructions per scheduler step of the heavy kernel; an
+// empty inline asm does not stop it).
 __device__ __forceinline__ uint32_t KeepInRegister(uint32_t v) {
   return __shfl_sync(kFull, v, 0);
 }
@@ -44,55 +42,50 @@ __device__ __forceinline__ T* KeepInRegister(T* p) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(hi << 32 | lo));
 }
 
-// The oriented graph on the device (DAG CSR, src[e] = row of edge e).
-struct Graph {
-  const int32_t* indptr;
-  const int32_t* indices;
-  const int32_t* src;
-  int64_t num_edges;
-  __device__ __forceinline__ const int32_t* Row(int32_t w) const { return indices + indptr[w]; }
-  __device__ __forceinline__ int Degree(int32_t w) const { return indptr[w + 1] - indptr[w]; }
-};
-
-// cell[0..1] = one 128-bit count as (lo, hi) uint64: exact, a wrap of the low
-// word carries into the high word.
-__device__ __forceinline__ void AtomicAdd128(u64* cell, u64 v) {
-  const u64 old = atomicAdd(cell, v);
-  if (old + v < old) atomicAdd(cell + 1, 1ull);
+// Sum / maximum of a 64-bit value over the warp (every lane gets it).
+__device__ __forceinline__ u64 WarpSum64(u64 x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off >>= 1) x += __shfl_xor_sync(kFull, x, off);
+  return x;
+}
+__device__ __forceinline__ u64 WarpMax64(u64 x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off >>= 1) x = max(x, __shfl_xor_sync(kFull, x, off));
+  return x;
 }
 
-// out viewed as (lo, hi) pairs = little-endian uint32[..., 4] limbs; adds v to
-// pair `slot`.
-__device__ __forceinline__ void GlobalAdd128(u64* out, int64_t slot, u64 v) {
-  if (v != 0) AtomicAdd128(out + 2 * slot, v);
+// Inclusive prefix sum over the lanes.
+template <typename T>
+__device__ __forceinline__ T WarpInclusiveScan(T x) {
+  const int lane = LaneId();
+#pragma unroll
+  for (int off = 1; off < kWarp; off <<= 1) {
+    const T y = __shfl_sync(kFull, x, max(lane - off, 0));
+    if (lane >= off) x += y;
+  }
+  return x;
 }
 
-// First index i in [0, n) with a[i] >= x, or n (never reads a[n]).
-__device__ __forceinline__ int LowerBound(const int32_t* a, int n, int32_t x) {
-  int lo = 0, len = n;
-  while (len > 0) {
-    const int half = len >> 1;
-    if (a[lo + half] < x) {
-      lo += half + 1;
-      len -= half + 1;
-    } else {
-      len = half;
-    }
+// incl: lane-held inclusive prefix sums (nondecreasing over lanes). Returns
+// the lane owning item q (the number of lanes with incl <= q), clamped to 31;
+// exact whenever q < incl[31].
+template <typename T>
+__device__ __forceinline__ int OwnerLane(T incl, T q) {
+  int lo = 0;
+#pragma unroll
+  for (int step = kWarp / 2; step >= 1; step >>= 1) {
+    const T x = __shfl_sync(kFull, incl, lo + step - 1);
+    if (x <= q) lo += step;
   }
   return lo;
 }
 
-// True iff x occurs in the sorted list a[0, n).
-__device__ __forceinline__ bool Member(const int32_t* a, int n, int32_t x) {
-  const int lo = LowerBound(a, n, x);
-  return lo < n && a[lo] == x;
-}
-
-// The next task id of a persistent warp: one atomic per warp, broadcast.
-__device__ __forceinline__ int PullTask(int* counter) {
+// The next task id of a persistent warp: one atomic per warp (taking n ids),
+// broadcast to every lane.
+__device__ __forceinline__ int PullTask(int* counter, int n = 1) {
   int t = 0;
-  if (LaneId() == 0) t = atomicAdd(counter, 1);
+  if (LaneId() == 0) t = atomicAdd(counter, n);
   return __shfl_sync(kFull, t, 0);
 }
 
-}  // namespace kcjax::cuda::device
+}  // namespace kcjax::cuda
