@@ -1,4 +1,4 @@
-// CUDA k-clique counting kernels (KCMiner, see docs/kcminer.md) and their
+// CUDA k-clique counting kernels (KCMiner) and their
 // host launchers. The FFI handler lives in count_cuda.cc.
 //
 // Terminology used throughout:
@@ -365,9 +365,9 @@ __device__ __forceinline__ uint32_t EdgesWithin1(uint32_t x, const uint32_t* row
 // candidates {0..d-1} by at least 2 vertices (counts[s0 + 1] += d is the
 // caller's). The last expanded level below level 0 is fused as in RunEngine:
 // a lane counts the edges inside its child (EdgesWithin1) instead of
-// scheduling its tasks (NOTES run 36). Level 0 itself (L = 1, k = 5) keeps
-// its gathered tasks: counting there per lane left lane 0 with up to 31 rows
-// and was slower (ca-CondMat k = 5 0.205 vs 0.122 ms, NOTES run 37).
+// scheduling its tasks. Level 0 itself (L = 1, k = 5) keeps its gathered
+// tasks: counting there per lane leaves lane 0 with up to 31 rows (slower;
+// docs/tuning.md).
 __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const WarpSmem& ws,
                            const Counts& cnt) {
   const int lane = LaneId();
@@ -434,8 +434,7 @@ __device__ __forceinline__ void LoadRowFrom(const uint32_t* p, int w, uint32_t (
 // are loaded and addressed (with a runtime W every word up to kFuse was
 // compiled as a predicated instruction, and those issue even when off), and
 // rows of 2 or 4 words take one vector load. The row pointer is kept in a
-// register by RunEngine: a bit costs about 12-20 instructions (NOTES runs
-// 62-64).
+// register by RunEngine: a bit costs about 12-20 instructions.
 template <int kW>
 __device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t* r,
                                                const uint32_t* rows, int w0, uint32_t& c) {
@@ -524,7 +523,7 @@ struct StackMem {
 // in `st`. With W <= kFuseLastMaxWords the last expanded level is fused
 // into the one above it: a lane keeps its child in registers and counts the
 // edges inside it (FusedChild), so that level is neither stored nor
-// gathered (NOTES run 30). kW > 0: compiled for rows of exactly kW words
+// gathered. kW > 0: compiled for rows of exactly kW words
 // (RunEngine picks it, see Policy::kEngineExactMaxWords); 0: W = w_any.
 template <int kW>
 __device__ void RunEngineW(const uint32_t* rows, int d, int w_any, const int32_t* root, int nroot,
@@ -755,7 +754,7 @@ struct WarpSmemLayout {
 
 // kKeep: the warp's offsets go through KeepInRegister. The heavy kernel needs
 // it: without it, ptxas rebuilt q's address from kmax and threadIdx at every
-// step of the scheduler (NOTES run 55); the other kernels keep it unasked.
+// step of the scheduler; the other kernels keep it unasked.
 template <bool kKeep = false>
 __device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64* out,
                               Counts* cnt, WarpSmem* ws) {
@@ -1867,8 +1866,7 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 // pre-pass, which already holds their C in shared memory: their 4-cliques
 // are the edges of a one-word bitmap space, tested by flattened pair probes
 // (CountPairs) as in the shallow kernel, up to kPrepassPairBudget pairs per
-// batch of 32 tasks. The small-task kernel gets only the rest (NOTES runs
-// 45, 47).
+// batch of 32 tasks. The small-task kernel gets only the rest.
 bool PrepassCountsSmall(const CountProblem& p) { return p.kmax == 4 && p.method == kKCMiner; }
 
 }  // namespace
@@ -1879,12 +1877,10 @@ bool UseShallowPath(const CountProblem& p) {
   // every candidate set is small (|C| <= max out-degree - 1 < kSmallTaskMax):
   // the one kernel then spares the pre-pass, sort and host read-back, and
   // counts each task's one-word bitmap space by flattened pair probes
-  // (CountPairs). Measured on an H200 (experiments/NOTES.md, runs 14-16):
-  // ca-CondMat 0.087 vs 0.19 ms, com-amazon 0.053 vs 0.39 ms. Where candidate
-  // sets are larger, 32 consecutive tasks per warp leave a dense batch on one
-  // warp: com-dblp 2.96 vs 0.66 ms, ego-Facebook 2.91 vs 0.61 ms, ca-AstroPh
-  // 0.54 vs 0.34 ms (while email-Enron gained, 0.23 vs 0.30 ms), so those keep
-  // the general path. kmax == 3 ends after the pre-pass, which adds counts[3].
+  // (CountPairs): 2-7x faster on sparse graphs. Where candidate sets are
+  // larger, 32 consecutive tasks per warp leave a dense batch on one warp
+  // (3-5x slower), so those keep the general path (docs/tuning.md). kmax == 3
+  // ends after the pre-pass, which adds counts[3].
   if (p.kmax != 4) return false;
   if (p.method == kBinarySearch) return true;
   return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kSmallTaskMax;
@@ -2186,7 +2182,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   // Side streams: the small-task kernel and the heavy-task split run beside
   // the medium and larger classes (which keep their heaviest-first order on
   // the caller's stream), so that the tail of one class overlaps the others
-  // instead of idling the device before the next launch (NOTES run 36).
+  // instead of idling the device before the next launch.
   // The heavy units start first (stream priority, see SideStream).
   const bool heavy = plan.heavy_end > plan.heavy_begin;
   const bool small = plan.blocks[3] > 0;
