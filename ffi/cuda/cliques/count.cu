@@ -25,6 +25,7 @@
 #include "kcjax/core/csr.h"
 #include "kcjax/cuda/bitmap.cuh"
 #include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/streams.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
@@ -843,7 +844,7 @@ __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
 // Class boundaries of the descending keys.
 // One warp per class boundary (block of kClassWarps warps): a 32-ary search
 // over the descending keys, so each boundary costs ~log32(n) dependent loads.
-constexpr int kClassWarps = 5;
+constexpr int kClassWarps = Policy::kClassWarps;
 static_assert(Policy::kSmallTaskMax <= Policy::kHeavySplitMinDim &&
                   Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax &&
                   Policy::kSmallTaskMax <= Policy::kHeavySplitDeepMinDim &&
@@ -1779,9 +1780,9 @@ struct PrepassLayout {
   size_t keys_in, keys_out, vals_in, vals_out, classes, temp, temp_bytes, total;
   static PrepassLayout Make(int64_t n) {
     PrepassLayout l;
-    const size_t a = RoundUp(std::max<int64_t>(n, 1) * 4, 256);
+    const size_t a = RoundUp(std::max<int64_t>(n, 1) * 4, kScratchAlign);
     l.classes = 0;
-    l.keys_in = 256;
+    l.keys_in = kScratchAlign;
     l.keys_out = l.keys_in + a;
     l.vals_in = l.keys_out + a;
     l.vals_out = l.vals_in + a;
@@ -1791,7 +1792,7 @@ struct PrepassLayout {
         nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
         static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
         static_cast<int>(std::max<int64_t>(n, 1)), 0, 32);
-    l.total = l.temp + RoundUp(l.temp_bytes, 256);
+    l.total = l.temp + RoundUp(l.temp_bytes, kScratchAlign);
     return l;
   }
 };
@@ -1886,7 +1887,7 @@ bool UseShallowPath(const CountProblem& p) {
   return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kSmallTaskMax;
 }
 
-size_t ShallowScratchBytes() { return 256; }
+size_t ShallowScratchBytes() { return kScratchAlign; }
 
 cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
                           cudaStream_t stream) {
@@ -2091,7 +2092,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
   }
   size_t total = 256;  // work counters
   if (plan->split3) {
-    total += RoundUp(n_medium * 8, 256) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), 256);
+    total += RoundUp(n_medium * 8, kScratchAlign) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), kScratchAlign);
   }
   cudaError_t err;
   if (plan->heavy_end > plan->heavy_begin) {
@@ -2115,9 +2116,9 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     plan->heavy_arena_bytes = static_cast<size_t>(per_block * plan->heavy_blocks);
     plan->heavy_build_blocks = static_cast<int>(
         std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
-    total += RoundUp(nh * 8, 256) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), 256) +
-             RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), 256) +
-             RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), 256);
+    total += RoundUp(nh * 8, kScratchAlign) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), kScratchAlign) +
+             RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), kScratchAlign) +
+             RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), kScratchAlign);
   }
   for (int k = 0; k < 4; ++k) {
     const int64_t n = plan->end[k] - plan->begin[k];
@@ -2163,7 +2164,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     plan->blocks[k] = static_cast<int>(blocks);
     plan->smem[k] = smem;
     plan->arena_bytes[k] = static_cast<size_t>(per_unit * blocks);
-    total += RoundUp(static_cast<int64_t>(plan->arena_bytes[k]), 256);
+    total += RoundUp(static_cast<int64_t>(plan->arena_bytes[k]), kScratchAlign);
   }
   plan->scratch_bytes = total;
   return cudaSuccess;
@@ -2195,16 +2196,17 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     return err;
   const DagView g = p.dag;
   u64* out = reinterpret_cast<u64*>(p.counts);
-  size_t off = 256;
+  size_t off = kScratchAlign;
   int64_t* split_prefix = nullptr;
   if (plan.split3) {
     const int n = static_cast<int>(plan.end[2] - plan.begin[2]);
     split_prefix = reinterpret_cast<int64_t*>(s + off);
-    off += RoundUp(int64_t{n} * 8, 256);
+    off += RoundUp(int64_t{n} * 8, kScratchAlign);
     void* temp = s + off;
-    off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), 256);
-    const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(n, 256), 4096));
-    WidenKeysKernel<<<blocks, 256, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
+    off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), kScratchAlign);
+    const int blocks = static_cast<int>(std::min<int64_t>(
+        CeilDiv(n, Policy::kElementwiseThreads), Policy::kElementwiseMaxBlocks));
+    WidenKeysKernel<<<blocks, Policy::kElementwiseThreads, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.split_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
@@ -2214,15 +2216,15 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
     const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
     auto* prefix = reinterpret_cast<int64_t*>(s + off);
-    off += RoundUp(int64_t{nh} * 8, 256);
+    off += RoundUp(int64_t{nh} * 8, kScratchAlign);
     void* temp = s + off;
-    off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), 256);
+    off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), kScratchAlign);
     auto* slots = reinterpret_cast<uint32_t*>(s + off);
-    off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), 256);
+    off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), kScratchAlign);
     uint32_t* harena = nullptr;
     if (plan.heavy_arena_bytes > 0) {
       harena = reinterpret_cast<uint32_t*>(s + off);
-      off += RoundUp(static_cast<int64_t>(plan.heavy_arena_bytes), 256);
+      off += RoundUp(static_cast<int64_t>(plan.heavy_arena_bytes), kScratchAlign);
     }
     const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
     HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, heavy_stream>>>(
@@ -2243,7 +2245,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   for (int k = 0; k < 4; ++k) {
     if (plan.blocks[k] == 0 || plan.arena_bytes[k] == 0) continue;
     arena[k] = s + off;
-    off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), 256);
+    off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), kScratchAlign);
   }
   for (int k = 0; k < 4 && err == cudaSuccess; ++k) {
     if (plan.blocks[k] == 0) continue;

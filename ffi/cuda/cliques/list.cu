@@ -37,6 +37,7 @@
 #include "kcjax/cliques/list_cuda.h"
 #include "kcjax/core/csr.h"
 #include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
@@ -47,7 +48,7 @@ namespace {
 using Policy = CliquePolicy;
 
 constexpr int kMaxThreads = Policy::kListWarpsPerBlock * kWarp;
-constexpr int kPrepassWarps = 8;  // warps per block of the pre-pass (any value works)
+constexpr int kPrepassWarps = Policy::kListPrepassWarps;
 
 
 // Lane 0 reads *flag (written by other warps) and broadcasts it, so that the
@@ -442,11 +443,11 @@ struct PrepassLayout {
   static PrepassLayout Make(int64_t n) {
     PrepassLayout l;
     const int64_t items = std::max<int64_t>(n, 1);
-    const size_t a = RoundUp(items * 4, 256);
+    const size_t a = RoundUp(items * 4, kScratchAlign);
     l.stats = 0;
     l.counter = sizeof(ListStats);
     l.stop = l.counter + sizeof(int);
-    l.keys_in = 256;
+    l.keys_in = kScratchAlign;
     l.keys_out = l.keys_in + a;
     l.vals_in = l.keys_out + a;
     l.vals_out = l.vals_in + a;
@@ -456,7 +457,7 @@ struct PrepassLayout {
         nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr),
         static_cast<uint32_t*>(nullptr), static_cast<const int32_t*>(nullptr),
         static_cast<int32_t*>(nullptr), static_cast<int>(items), 0, 32);
-    l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), 256);
+    l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), kScratchAlign);
     return l;
   }
 };
@@ -478,7 +479,7 @@ const ListStats* ListPrepassStats(const void* scratch) {
 cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
                               cudaStream_t stream) {
   const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
-  cudaError_t err = cudaMemsetAsync(scratch, 0, 256, stream);  // stats, counter, stop
+  cudaError_t err = cudaMemsetAsync(scratch, 0, kScratchAlign, stream);  // stats, counter, stop
   if (err != cudaSuccess) return err;
   if (p.per_vertex) {
     err = cudaMemsetAsync(p.counts, 0, static_cast<size_t>(p.dag.num_nodes) * 4 * sizeof(uint32_t),
@@ -493,7 +494,7 @@ cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
   if (err != cudaSuccess || p.num_tasks == 0) return err;
   const int64_t want = CeilDiv(p.num_tasks, kPrepassWarps);
   const int blocks =
-      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * 8)));
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
   ListPrepassKernel<<<blocks, kPrepassWarps * kWarp, 0, stream>>>(
       p.dag, p.tasks, p.num_tasks, p.k, At<uint32_t>(scratch, l.keys_in),
       At<int32_t>(scratch, l.vals_in), At<ListStats>(scratch, l.stats));

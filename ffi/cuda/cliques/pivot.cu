@@ -868,9 +868,9 @@ cudaError_t WithCountKernel(PivotKernelShape shape, F&& f) {
 cudaError_t LaunchPivotPrepare(cudaStream_t stream, const int32_t* indptr, const int32_t* indices,
                                int32_t n, int32_t m, const int32_t* tasks, int32_t num_tasks,
                                uint32_t* keys, PivotStats* stats) {
-  constexpr int kThreads = 256;
+  constexpr int kThreads = CliquePolicy::kElementwiseThreads;
   const int64_t work = std::max<int64_t>(std::max<int64_t>(n, num_tasks), 1);
-  const int blocks = static_cast<int>(std::min<int64_t>((work + kThreads - 1) / kThreads, 4096));
+  const int blocks = static_cast<int>(std::min<int64_t>((work + kThreads - 1) / kThreads, CliquePolicy::kElementwiseMaxBlocks));
   PrepareKernel<<<blocks, kThreads, 0, stream>>>(indptr, indices, n, m, tasks, num_tasks, keys,
                                                  stats);
   return cudaGetLastError();

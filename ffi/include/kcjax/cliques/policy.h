@@ -184,6 +184,21 @@ struct CliquePolicy {
   // Cap on the global scratch of all per-warp arenas; the grid shrinks (never
   // below one warp) to stay under it.
   static constexpr long long kListArenaBudgetBytes = 1LL << 30;
+  // Warps per block of the listing pre-pass (one warp per task; any value
+  // works, 8 matches the DFS kernel's block).
+  static constexpr int kListPrepassWarps = 8;
+  // Blocks per SM of the listing pre-pass grid (grid-stride beyond it).
+  static constexpr int kListPrepassBlocksPerSm = 8;
+
+  // ---- Launch shapes of the small helper kernels ----
+  // Grid-stride element-wise kernels (pivot's prepare, the count's key
+  // widening): a common 256-thread block, at most 4096 blocks (enough to fill
+  // any current GPU; the loops stride over the rest).
+  static constexpr int kElementwiseThreads = 256;
+  static constexpr int kElementwiseMaxBlocks = 4096;
+  // The size-class kernel: one warp per class boundary (huge, large, medium,
+  // small end and the heavy-split end).
+  static constexpr int kClassWarps = 5;
 };
 
 }  // namespace kcjax

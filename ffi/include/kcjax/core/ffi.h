@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #ifdef KCJAX_WITH_CUDA
 #include <cuda_runtime.h>
@@ -11,6 +13,9 @@
 #include "xla/ffi/api/ffi.h"
 
 namespace kcjax {
+
+// A family's FFI targets on one platform: (target name, handler).
+using Targets = std::vector<std::pair<const char*, XLA_FFI_Handler*>>;
 
 // Builds a handler's errors, each message prefixed by "<target> (<platform>): "
 // so that a failure names the FFI target and the backend that raised it.
