@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "kcjax/cliques.h"
-#include "kcjax/edge_list.h"
+#include "kcjax/cliques/targets.h"
+#include "kcjax/core/edge_list.h"
 
 namespace py = pybind11;
 
@@ -18,6 +18,12 @@ py::capsule Capsule(T* fn) {
   static_assert(std::is_invocable_r_v<XLA_FFI_Error*, T, XLA_FFI_CallFrame*>,
                 "an XLA FFI handler must have type XLA_FFI_Handler");
   return py::capsule(reinterpret_cast<void*>(fn));
+}
+
+py::dict Registrations(const kcjax::Targets& targets) {
+  py::dict d;
+  for (const auto& [name, handler] : targets) d[name] = Capsule(handler);
+  return d;
 }
 
 py::array_t<int64_t> ToArray(std::vector<int64_t>&& v) {
@@ -31,25 +37,18 @@ py::array_t<int64_t> ToArray(std::vector<int64_t>&& v) {
 PYBIND11_MODULE(_kcjax, m) {
   m.doc() = "kcjax native extension (XLA FFI handlers and readers)";
 
+  // One line per op family (truss, BFS and matching will add theirs).
   m.def("cpu_registrations", []() {
-    py::dict d;
-    d["kcjax_clique_count"] = Capsule(kcjax_clique_count_cpu);
-    d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cpu);
-    d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cpu);
-    d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cpu);
-    d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cpu);
-    return d;
+    kcjax::Targets all;
+    for (const auto& t : kcjax::cliques::CpuTargets()) all.push_back(t);
+    return Registrations(all);
   });
   m.def("cuda_registrations", []() {
-    py::dict d;
+    kcjax::Targets all;
 #ifdef KCJAX_WITH_CUDA
-    d["kcjax_clique_count"] = Capsule(kcjax_clique_count_cuda);
-    d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cuda);
-    d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cuda);
-    d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cuda);
-    d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cuda);
+    for (const auto& t : kcjax::cliques::CudaTargets()) all.push_back(t);
 #endif
-    return d;
+    return Registrations(all);
   });
   m.def("built_with_cuda", []() {
 #ifdef KCJAX_WITH_CUDA

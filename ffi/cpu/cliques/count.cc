@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "kcjax/cliques.h"
-#include "kcjax/dag_check.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/dag_check.h"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
 
@@ -35,7 +35,7 @@ int Intersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) 
     std::swap(na, nb);
   }
   int n = 0;
-  if (na * 16 < nb) {  // galloping: binary search of each element of the small side
+  if (na * CliquePolicy::kCpuGallopRatio < nb) {  // galloping: binary search of each element of the small side
     const int32_t* lo = b;
     const int32_t* end = b + nb;
     for (int i = 0; i < na && lo < end; ++i) {
@@ -341,9 +341,11 @@ ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
   if (indptr.element_count() < 1 || indices.element_count() != src.element_count()) {
     return ffi::Error::InvalidArgument("indptr must be non-empty and src match indices");
   }
-  p->g = DagView{indptr.typed_data(), indices.typed_data(), src.typed_data(),
-                 static_cast<int64_t>(indptr.element_count()) - 1,
-                 static_cast<int64_t>(indices.element_count())};
+  p->g = DagView{.indptr = indptr.typed_data(),
+                 .indices = indices.typed_data(),
+                 .src = src.typed_data(),
+                 .num_edges = static_cast<int64_t>(indices.element_count()),
+                 .num_nodes = static_cast<int64_t>(indptr.element_count()) - 1};
   if (ffi::Error err = ValidateDag(p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges,
                                    p->g.src);
       !err.success()) {
@@ -374,7 +376,7 @@ ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
 template <Mode M, class Finish>
 void RunTasks(const Problem& p, int kmax, int32_t method, float lam, int32_t num_threads,
               ListOutput* list, Finish&& finish) {
-  constexpr int64_t kChunk = 64;
+  constexpr int64_t kChunk = CliquePolicy::kCpuTaskChunk;
   int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, p.num_tasks / kChunk)));
   std::atomic<int64_t> next{0};

@@ -1,5 +1,5 @@
-// CUDA k-clique counting kernels (KCMiner, see docs/kcminer.md) and their
-// host launchers. The FFI handler lives in cliques_cuda.cc.
+// CUDA k-clique counting kernels (KCMiner) and their
+// host launchers. The FFI handler lives in count_cuda.cc.
 //
 // Terminology used throughout:
 //   task        a DAG edge e = (u, v); its candidate set C = N+(u) ∩ N+(v),
@@ -21,14 +21,19 @@
 #include <mutex>
 #include <vector>
 
-#include "kcjax/cliques_cuda.h"
-#include "kcjax/cuda_device.cuh"
-#include "kcjax/policy.h"
+#include "kcjax/cliques/count_cuda.h"
+#include "kcjax/core/csr.h"
+#include "kcjax/cuda/bitmap.cuh"
+#include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/limits.h"
+#include "kcjax/cuda/streams.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
+#include "kcjax/cliques/policy.h"
 
 namespace kcjax::cuda {
 namespace {
 
-using namespace kcjax::cuda::device;
 using Policy = CliquePolicy;
 
 constexpr uint32_t kNone = 0xffffffffu;  // "no bit": larger than any position
@@ -47,7 +52,6 @@ enum Method : int {
   kThreadBitmap = 5,
 };
 
-KCJAX_HD inline int WordsFor(int d) { return (d + 31) / 32; }
 
 // ---------------------------------------------------------------------------
 // Exact counters.
@@ -105,101 +109,19 @@ struct Counts {
 // Sorted-list helpers (warp-cooperative).
 // ---------------------------------------------------------------------------
 
-// |a ∩ b| (a, b sorted); if out != nullptr also writes the intersection, in
-// ascending order, to out. Iterates the shorter list and binary-searches the
-// longer one. Warp-uniform result.
-__device__ int WarpIntersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) {
-  const int lane = LaneId();
-  if (na > nb) {
-    const int32_t* t = a;
-    a = b;
-    b = t;
-    const int tn = na;
-    na = nb;
-    nb = tn;
-  }
-  int total = 0;
-  if (na == 0 || nb == 0) return 0;
-  // Elements outside [b[0], b[nb - 1]] cannot match.
-  const int32_t bmin = b[0], bmax = b[nb - 1];
-  for (int base = 0; base < na; base += kWarp) {
-    const int i = base + lane;
-    bool hit = false;
-    int32_t x = 0;
-    if (i < na) {
-      x = a[i];
-      hit = x >= bmin && x <= bmax && Member(b, nb, x);
-    }
-    const unsigned m = __ballot_sync(kFull, hit);
-    if (out != nullptr && hit) out[total + __popc(m & LaneMaskLt())] = x;
-    total += __popc(m);
-    if (base + kWarp < na && a[base + kWarp] > bmax) break;  // uniform: rest is > bmax
-  }
-  __syncwarp();
-  return total;
-}
 
-// Writes the positions of the set bits of bm[0, W) to out (ascending) and
-// returns their number (warp-uniform).
-__device__ int ExtractBits(const uint32_t* bm, int W, int32_t* out) {
-  const int lane = LaneId();
-  int base = 0;
-  for (int c0 = 0; c0 < W; c0 += kWarp) {
-    const int c = c0 + lane;
-    uint32_t word = c < W ? bm[c] : 0u;
-    const int n = __popc(word);
-    int incl = n;
-#pragma unroll
-    for (int off = 1; off < kWarp; off <<= 1) {
-      const int t = __shfl_up_sync(kFull, incl, off);
-      if (lane >= off) incl += t;
-    }
-    int k = base + incl - n;
-    while (word) {
-      out[k++] = 32 * c + __ffs(word) - 1;
-      word &= word - 1;
-    }
-    base += __shfl_sync(kFull, incl, kWarp - 1);
-  }
-  __syncwarp();
-  return base;
-}
 
 // ---------------------------------------------------------------------------
 // Bitmap construction.
 // ---------------------------------------------------------------------------
 
-// x1 ∈ a1[0, n1) and x2 ∈ a2[0, n2) (n <= 0: false), two lower_bound searches
-// in lock step: both probe loads of a step are issued before either is used,
-// so two dependent-load chains overlap instead of running back to back.
-__device__ __forceinline__ void Member2(const int32_t* a1, int n1, int32_t x1, const int32_t* a2,
-                                        int n2, int32_t x2, bool& in1, bool& in2) {
-  int lo1 = 0, len1 = max(n1, 0), lo2 = 0, len2 = max(n2, 0);
-  while (len1 > 0 || len2 > 0) {
-    const int h1 = len1 >> 1, h2 = len2 >> 1;
-    const int32_t v1 = len1 > 0 ? a1[lo1 + h1] : 0;
-    const int32_t v2 = len2 > 0 ? a2[lo2 + h2] : 0;
-    if (len1 > 0) {
-      if (v1 < x1) lo1 += h1 + 1, len1 -= h1 + 1;
-      else len1 = h1;
-    }
-    if (len2 > 0) {
-      if (v2 < x2) lo2 += h2 + 1, len2 -= h2 + 1;
-      else len2 = h2;
-    }
-  }
-  const int32_t f1 = lo1 < n1 ? a1[lo1] : 0;
-  const int32_t f2 = lo2 < n2 ? a2[lo2] : 0;
-  in1 = lo1 < n1 && f1 == x1;
-  in2 = lo2 < n2 && f2 == x2;
-}
 
 // Builds rows i = i0, i0 + istep, ... < d of the bitmap space over the sorted
 // list S (W words per row). Word c of row i is one ballot: lane l tests
 // S[32c + l] ∈ N+(S[i]). Two rows (i, i + istep) are built together, their
 // searches in lock step (Member2). Returns Σ popcount of the rows built (the
 // induced edge count used for γ), warp-uniform.
-__device__ u64 BuildRows(const Graph& g, const int32_t* S, int d, int W, uint32_t* rows, int i0,
+__device__ u64 BuildRows(const DagView& g, const int32_t* S, int d, int W, uint32_t* rows, int i0,
                          int istep) {
   const int lane = LaneId();
   u64 edges = 0;
@@ -261,7 +183,7 @@ __device__ __forceinline__ void PairAt(int d, int q, int& i, int& j) {
 // are dealt over the lanes, 32 per round, instead of one ballot per row:
 // ceil(d(d-1)/64) dependent binary searches per lane instead of d - 1 (a
 // small task is bound by that latency chain, not by its few probes).
-__device__ u64 BuildRows1(const Graph& g, const int32_t* S, int d, uint32_t* rows) {
+__device__ u64 BuildRows1(const DagView& g, const int32_t* S, int d, uint32_t* rows) {
   const int lane = LaneId();
   if (lane < d) rows[lane] = 0u;
   __syncwarp();
@@ -444,9 +366,9 @@ __device__ __forceinline__ uint32_t EdgesWithin1(uint32_t x, const uint32_t* row
 // candidates {0..d-1} by at least 2 vertices (counts[s0 + 1] += d is the
 // caller's). The last expanded level below level 0 is fused as in RunEngine:
 // a lane counts the edges inside its child (EdgesWithin1) instead of
-// scheduling its tasks (NOTES run 36). Level 0 itself (L = 1, k = 5) keeps
-// its gathered tasks: counting there per lane left lane 0 with up to 31 rows
-// and was slower (ca-CondMat k = 5 0.205 vs 0.122 ms, NOTES run 37).
+// scheduling its tasks. Level 0 itself (L = 1, k = 5) keeps its gathered
+// tasks: counting there per lane leaves lane 0 with up to 31 rows (slower;
+// docs/tuning.md).
 __device__ void RunEngine1(const uint32_t* rows, int d, int s0, int kmax, const WarpSmem& ws,
                            const Counts& cnt) {
   const int lane = LaneId();
@@ -513,8 +435,7 @@ __device__ __forceinline__ void LoadRowFrom(const uint32_t* p, int w, uint32_t (
 // are loaded and addressed (with a runtime W every word up to kFuse was
 // compiled as a predicated instruction, and those issue even when off), and
 // rows of 2 or 4 words take one vector load. The row pointer is kept in a
-// register by RunEngine: a bit costs about 12-20 instructions (NOTES runs
-// 62-64).
+// register by RunEngine: a bit costs about 12-20 instructions.
 template <int kW>
 __device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t* r,
                                                const uint32_t* rows, int w0, uint32_t& c) {
@@ -603,7 +524,7 @@ struct StackMem {
 // in `st`. With W <= kFuseLastMaxWords the last expanded level is fused
 // into the one above it: a lane keeps its child in registers and counts the
 // edges inside it (FusedChild), so that level is neither stored nor
-// gathered (NOTES run 30). kW > 0: compiled for rows of exactly kW words
+// gathered. kW > 0: compiled for rows of exactly kW words
 // (RunEngine picks it, see Policy::kEngineExactMaxWords); 0: W = w_any.
 template <int kW>
 __device__ void RunEngineW(const uint32_t* rows, int d, int w_any, const int32_t* root, int nroot,
@@ -834,7 +755,7 @@ struct WarpSmemLayout {
 
 // kKeep: the warp's offsets go through KeepInRegister. The heavy kernel needs
 // it: without it, ptxas rebuilt q's address from kmax and threadIdx at every
-// step of the scheduler (NOTES run 55); the other kernels keep it unasked.
+// step of the scheduler; the other kernels keep it unasked.
 template <bool kKeep = false>
 __device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64* out,
                               Counts* cnt, WarpSmem* ws) {
@@ -904,7 +825,7 @@ struct ListLayout {
 // Kernels.
 // ---------------------------------------------------------------------------
 
-__device__ __forceinline__ bool ValidTask(const Graph& g, int32_t e) {
+__device__ __forceinline__ bool ValidTask(const DagView& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
 
@@ -923,7 +844,7 @@ __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
 // Class boundaries of the descending keys.
 // One warp per class boundary (block of kClassWarps warps): a 32-ary search
 // over the descending keys, so each boundary costs ~log32(n) dependent loads.
-constexpr int kClassWarps = 5;
+constexpr int kClassWarps = Policy::kClassWarps;
 static_assert(Policy::kSmallTaskMax <= Policy::kHeavySplitMinDim &&
                   Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax &&
                   Policy::kSmallTaskMax <= Policy::kHeavySplitDeepMinDim &&
@@ -1007,7 +928,7 @@ struct TaskSpan {
 
 // Small tasks (2 <= d < 32), KCMiner / static-L2: C in shared memory, one
 // word per row, single-word engine.
-__global__ void __launch_bounds__(kThreads) SmallKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) SmallKernel(DagView g, TaskSpan span, int kmax,
                                                         int* work, u64* out) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
@@ -1053,7 +974,7 @@ __device__ void Level3(const uint32_t* rows, int d, int W, int kmax, const Arena
 // Warp-per-task bitmap kernel: KCMiner / static-L2 medium tasks and every
 // bitmap baseline (d <= kMaxBitmapDim). Arena in shared memory when it fits
 // (arena_global == nullptr), else in global scratch.
-__global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) WarpKernel(DagView g, TaskSpan span, int kmax,
                                                        int method, float lam, int dim, int* work,
                                                        u64* out, uint32_t* arena_global,
                                                        const int64_t* split_prefix,
@@ -1181,7 +1102,7 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(Graph g, TaskSpan span, i
 // warps) in its global region, then every warp takes level-2 batches of 32
 // candidates (warp w: batches w, w + 8, ...) and runs the engine with its own
 // stack.
-__global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) BlockKernel(DagView g, TaskSpan span, int kmax,
                                                         int dim, int* work, u64* out,
                                                         uint32_t* region) {
   const int32_t* tasks;
@@ -1228,7 +1149,7 @@ __global__ void __launch_bounds__(kThreads) BlockKernel(Graph g, TaskSpan span, 
 // Sorted-list DFS (kBinarySearch, and every method for d > kMaxBitmapDim).
 // Frame f holds the candidate list of a size-(2 + f) node; expanding element
 // w intersects the later elements with N+(w).
-__global__ void __launch_bounds__(kThreads) ListKernel(Graph g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) ListKernel(DagView g, TaskSpan span, int kmax,
                                                        int dim, int* work, u64* out,
                                                        int32_t* arena_all) {
   const int32_t* tasks;
@@ -1313,7 +1234,7 @@ struct ShallowTask {
   int32_t bmax;  // indices[b + nb - 1] (valid when na > 0)
 };
 
-__device__ __forceinline__ ShallowTask LoadShallowTask(const Graph& g, const int32_t* tasks,
+__device__ __forceinline__ ShallowTask LoadShallowTask(const DagView& g, const int32_t* tasks,
                                                        int64_t t, int64_t num) {
   ShallowTask s{0, 0, 0, 0, 0};
   const int32_t e = t < num ? TaskAt(tasks, t) : -1;
@@ -1331,42 +1252,13 @@ __device__ __forceinline__ ShallowTask LoadShallowTask(const Graph& g, const int
   return s;
 }
 
-template <typename T>
-__device__ __forceinline__ T WarpInclusiveScan(T x) {
-  const int lane = LaneId();
-#pragma unroll
-  for (int off = 1; off < kWarp; off <<= 1) {
-    const T y = __shfl_sync(kFull, x, max(lane - off, 0));
-    if (lane >= off) x += y;
-  }
-  return x;
-}
 
-// incl: lane-held inclusive prefix sums (nondecreasing over lanes). Returns
-// the lane owning item q (the number of lanes with incl <= q), clamped to 31;
-// exact whenever q < incl[31].
-template <typename T>
-__device__ __forceinline__ int OwnerLane(T incl, T q) {
-  int lo = 0;
-#pragma unroll
-  for (int step = kWarp / 2; step >= 1; step >>= 1) {
-    const T x = __shfl_sync(kFull, incl, lo + step - 1);
-    if (x <= q) lo += step;
-  }
-  return lo;
-}
-
-__device__ __forceinline__ u64 WarpSum64(u64 x) {
-#pragma unroll
-  for (int off = kWarp / 2; off >= 1; off >>= 1) x += __shfl_sync(kFull, x, LaneId() ^ off);
-  return x;
-}
 
 // For every lane-held candidate w (has): acc += |{x ∈ N+(w) : x ∈ C}|, where
 // either (!global) the part of C above w is cbuf[lo, hi) (sorted, lo < hi),
 // or (global) C = indices[a, a + na) ∩ indices[b, b + nb) with warp-uniform
 // lists. The adjacency entries of all lanes' w are flattened over the lanes.
-__device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int hi, bool global,
+__device__ void CountAdjacent(const DagView& g, bool has, int32_t w, int lo, int hi, bool global,
                               const ShallowTask& gt, const int32_t* cbuf, u64& acc) {
   const int lane = LaneId();
   int start = 0;
@@ -1407,7 +1299,7 @@ __device__ void CountAdjacent(const Graph& g, bool has, int32_t w, int lo, int h
 // for lanes without one) are flattened over the lanes, two per lane and
 // round with their searches in lock step: bit (i, j) is C[j] ∈ N+(C[i]).
 // Σ pairs < kShallowBuf^2 / 2 fits an int.
-__device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, u64& acc) {
+__device__ void CountPairs(const DagView& g, int d, int off, const int32_t* cbuf, u64& acc) {
   const int lane = LaneId();
   const int pairs = d * (d - 1) / 2;
   const int incl = WarpInclusiveScan(pairs);
@@ -1443,7 +1335,7 @@ __device__ void CountPairs(const Graph& g, int d, int off, const int32_t* cbuf, 
 // set are flattened over the lanes (the items of one task are consecutive
 // lanes of a round). cnt[32]: per-task fill, warp-private shared memory.
 // Returns |C| of the lane's own task (0 unless sel).
-__device__ int ShallowGenerate(const Graph& g, bool sel, const ShallowTask& t, int off, int* cnt,
+__device__ int ShallowGenerate(const DagView& g, bool sel, const ShallowTask& t, int off, int* cnt,
                                int32_t* cbuf) {
   const int lane = LaneId();
   const int n = sel ? t.na : 0;
@@ -1482,7 +1374,7 @@ __device__ int ShallowGenerate(const Graph& g, bool sel, const ShallowTask& t, i
 // A task whose shorter list exceeds the buffer (warp-uniform t): C is produced
 // in chunks of <= kShallowBuf. If the first chunk is all of C, membership in C
 // is a shared-memory search; otherwise it is tested against both lists.
-__device__ void ShallowOversize(const Graph& g, const ShallowTask& t, bool count4, int32_t* cbuf,
+__device__ void ShallowOversize(const DagView& g, const ShallowTask& t, bool count4, int32_t* cbuf,
                                 u64& acc3, u64& acc4) {
   const int lane = LaneId();
   int pos = 0;
@@ -1547,7 +1439,7 @@ __device__ __forceinline__ ShallowSmem CarveShallowSmem(unsigned char* smem) {
 // the lane's task is in the set (sel), |C| (0 unless sel) and its cbuf
 // offset. Returns the lanes whose probe lists exceed the buffer.
 template <typename Set>
-__device__ unsigned ForEachBufferSet(const Graph& g, const ShallowTask& t, const ShallowSmem& sm,
+__device__ unsigned ForEachBufferSet(const DagView& g, const ShallowTask& t, const ShallowSmem& sm,
                                      Set set) {
   const int lane = LaneId();
   unsigned pending = __ballot_sync(kFull, t.na > 0 && t.na <= kShallowBuf);
@@ -1587,7 +1479,7 @@ __device__ void BlockFlush(u64 (&acc)[N], u64* red, u64* out, int first) {
 // the probes that produced it), so per-lane, per-warp and per-block sums stay
 // far below 2^64; blocks combine into the 128-bit output with GlobalAdd128.
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    ShallowKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
+    ShallowKernel(DagView g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
                   u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   const ShallowSmem sm = CarveShallowSmem(smem);
@@ -1642,7 +1534,7 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 // to the small-task kernel, one task per warp.
 template <bool kSmallPairs>
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    PrepassKernel(Graph g, const int32_t* tasks, int64_t num, int kmax, int method,
+    PrepassKernel(DagView g, const int32_t* tasks, int64_t num, int kmax, int method,
                   uint64_t key_limit, uint32_t* keys, int32_t* vals, TaskClasses* classes,
                   u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -1770,7 +1662,7 @@ struct HeavyArena {
 };
 
 __global__ void __launch_bounds__(kThreads)
-    HeavyBuildKernel(Graph g, const int32_t* tasks, int nh, int dim, bool level4,
+    HeavyBuildKernel(DagView g, const int32_t* tasks, int nh, int dim, bool level4,
                      uint32_t* slots, int64_t* units, u64* out) {
   const HeavySlot hs = HeavySlot::Make(dim);
   const int lane = LaneId();
@@ -1888,9 +1780,9 @@ struct PrepassLayout {
   size_t keys_in, keys_out, vals_in, vals_out, classes, temp, temp_bytes, total;
   static PrepassLayout Make(int64_t n) {
     PrepassLayout l;
-    const size_t a = RoundUp(std::max<int64_t>(n, 1) * 4, 256);
+    const size_t a = RoundUp(std::max<int64_t>(n, 1) * 4, kScratchAlign);
     l.classes = 0;
-    l.keys_in = 256;
+    l.keys_in = kScratchAlign;
     l.keys_out = l.keys_in + a;
     l.vals_in = l.keys_out + a;
     l.vals_out = l.vals_in + a;
@@ -1900,7 +1792,7 @@ struct PrepassLayout {
         nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
         static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
         static_cast<int>(std::max<int64_t>(n, 1)), 0, 32);
-    l.total = l.temp + RoundUp(l.temp_bytes, 256);
+    l.total = l.temp + RoundUp(l.temp_bytes, kScratchAlign);
     return l;
   }
 };
@@ -1920,7 +1812,7 @@ int BitWidth(uint64_t x) {
 // of three. A key above the hint sets TaskClasses::key_overflow.
 int KeyBits(const CountProblem& p, bool full) {
   const int all = std::min(32, std::max(1, BitWidth(static_cast<uint64_t>(
-                                               std::max(p.num_nodes, p.num_edges)))));
+                                               std::max(p.dag.num_nodes, p.dag.num_edges)))));
   if (full || p.max_degree < 0) return all;
   return std::min(all, std::max(1, BitWidth(static_cast<uint64_t>(p.max_degree))));
 }
@@ -1975,8 +1867,7 @@ cudaError_t MaxBlocks(Kernel k, size_t smem, int* blocks_per_sm) {
 // pre-pass, which already holds their C in shared memory: their 4-cliques
 // are the edges of a one-word bitmap space, tested by flattened pair probes
 // (CountPairs) as in the shallow kernel, up to kPrepassPairBudget pairs per
-// batch of 32 tasks. The small-task kernel gets only the rest (NOTES runs
-// 45, 47).
+// batch of 32 tasks. The small-task kernel gets only the rest.
 bool PrepassCountsSmall(const CountProblem& p) { return p.kmax == 4 && p.method == kKCMiner; }
 
 }  // namespace
@@ -1987,18 +1878,16 @@ bool UseShallowPath(const CountProblem& p) {
   // every candidate set is small (|C| <= max out-degree - 1 < kSmallTaskMax):
   // the one kernel then spares the pre-pass, sort and host read-back, and
   // counts each task's one-word bitmap space by flattened pair probes
-  // (CountPairs). Measured on an H200 (experiments/NOTES.md, runs 14-16):
-  // ca-CondMat 0.087 vs 0.19 ms, com-amazon 0.053 vs 0.39 ms. Where candidate
-  // sets are larger, 32 consecutive tasks per warp leave a dense batch on one
-  // warp: com-dblp 2.96 vs 0.66 ms, ego-Facebook 2.91 vs 0.61 ms, ca-AstroPh
-  // 0.54 vs 0.34 ms (while email-Enron gained, 0.23 vs 0.30 ms), so those keep
-  // the general path. kmax == 3 ends after the pre-pass, which adds counts[3].
+  // (CountPairs): 2-7x faster on sparse graphs. Where candidate sets are
+  // larger, 32 consecutive tasks per warp leave a dense batch on one warp
+  // (3-5x slower), so those keep the general path (docs/tuning.md). kmax == 3
+  // ends after the pre-pass, which adds counts[3].
   if (p.kmax != 4) return false;
   if (p.method == kBinarySearch) return true;
   return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kSmallTaskMax;
 }
 
-size_t ShallowScratchBytes() { return 256; }
+size_t ShallowScratchBytes() { return kScratchAlign; }
 
 cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
                           cudaStream_t stream) {
@@ -2016,7 +1905,7 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
   const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(want, int64_t{std::max(bpm, 1)} * num_sms)));
-  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const DagView g = p.dag;
   // KCMiner counts the bits of each bitmap space (CountPairs); the
   // binary-search baseline intersects C with every N+(w) (CountAdjacent).
   const bool pairs = p.method == kKCMiner;
@@ -2053,7 +1942,7 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   err = cudaMemsetAsync(classes, 0, sizeof(TaskClasses), stream);
   if (err != cudaSuccess) return err;
   if (p.num_tasks == 0) return cudaSuccess;
-  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const DagView g = p.dag;
   const size_t smem = ShallowSmemBytes();  // < 48 KiB: no opt-in attribute needed
   int bpm = 0;
   const auto kernel = PrepassCountsSmall(p) ? PrepassKernel<true> : PrepassKernel<false>;
@@ -2203,7 +2092,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
   }
   size_t total = 256;  // work counters
   if (plan->split3) {
-    total += RoundUp(n_medium * 8, 256) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), 256);
+    total += RoundUp(n_medium * 8, kScratchAlign) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), kScratchAlign);
   }
   cudaError_t err;
   if (plan->heavy_end > plan->heavy_begin) {
@@ -2227,9 +2116,9 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     plan->heavy_arena_bytes = static_cast<size_t>(per_block * plan->heavy_blocks);
     plan->heavy_build_blocks = static_cast<int>(
         std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
-    total += RoundUp(nh * 8, 256) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), 256) +
-             RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), 256) +
-             RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), 256);
+    total += RoundUp(nh * 8, kScratchAlign) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), kScratchAlign) +
+             RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), kScratchAlign) +
+             RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), kScratchAlign);
   }
   for (int k = 0; k < 4; ++k) {
     const int64_t n = plan->end[k] - plan->begin[k];
@@ -2275,109 +2164,11 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     plan->blocks[k] = static_cast<int>(blocks);
     plan->smem[k] = smem;
     plan->arena_bytes[k] = static_cast<size_t>(per_unit * blocks);
-    total += RoundUp(static_cast<int64_t>(plan->arena_bytes[k]), 256);
+    total += RoundUp(static_cast<int64_t>(plan->arena_bytes[k]), kScratchAlign);
   }
   plan->scratch_bytes = total;
   return cudaSuccess;
 }
-
-namespace {
-
-// Non-blocking side streams per device, created once. 0: the small-task
-// kernel and the class read-back. 1: the heavy-task split, at the device's
-// highest stream priority, so that its blocks are dispatched before those
-// of kernels that become ready at the same time.
-constexpr int kSideStreams = 2;
-cudaError_t SideStream(cudaStream_t* out, int which = 0) {
-  constexpr int kMaxDevices = 64;
-  static std::mutex mu;
-  static cudaStream_t streams[kMaxDevices][kSideStreams] = {};
-  int dev = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return err;
-  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  std::lock_guard<std::mutex> lock(mu);
-  if (streams[dev][which] == nullptr) {
-    int least = 0, greatest = 0;
-    if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess) return err;
-    err = cudaStreamCreateWithPriority(&streams[dev][which], cudaStreamNonBlocking,
-                                       which == 1 ? greatest : least);
-    if (err != cudaSuccess) return err;
-  }
-  *out = streams[dev][which];
-  return cudaSuccess;
-}
-
-// Work forked from a caller's stream onto side streams and joined back
-// through events, so that the call stays ordered on the caller's stream.
-class StreamFork {
- public:
-  explicit StreamFork(cudaStream_t stream) : stream_(stream) {}
-  StreamFork(const StreamFork&) = delete;
-  StreamFork& operator=(const StreamFork&) = delete;
-  // Join even after a failed launch: the caller frees scratch on `stream`.
-  ~StreamFork() { Join(); }
-
-  // The stream for side `which`, ordered after the work queued so far on
-  // the caller's stream; the caller's own stream when `fork` is false.
-  cudaError_t Side(int which, bool fork, cudaStream_t* out) {
-    *out = stream_;
-    if (!fork) return cudaSuccess;
-    cudaError_t err = cudaSuccess;
-    if (forked_ == nullptr) {
-      if ((err = cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming)) != cudaSuccess ||
-          (err = cudaEventRecord(forked_, stream_)) != cudaSuccess)
-        return err;
-    }
-    cudaStream_t side = nullptr;
-    if ((err = SideStream(&side, which)) != cudaSuccess ||
-        (err = cudaStreamWaitEvent(side, forked_, 0)) != cudaSuccess)
-      return err;
-    sides_[which] = side;
-    *out = side;
-    return cudaSuccess;
-  }
-
-  // Orders the caller's stream after the work queued so far on side `which`
-  // (nothing if that side was not forked).
-  cudaError_t Await(int which) {
-    if (sides_[which] == nullptr) return cudaSuccess;
-    cudaEvent_t ev = nullptr;
-    cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (err == cudaSuccess) err = cudaEventRecord(ev, sides_[which]);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, ev, 0);
-    if (ev != nullptr) cudaEventDestroy(ev);
-    return err;
-  }
-
-  // Orders the caller's stream after every side's work; idempotent.
-  cudaError_t Join() {
-    cudaError_t first = cudaSuccess;
-    for (cudaStream_t& side : sides_) {
-      if (side == nullptr) continue;
-      cudaEvent_t joined = nullptr;
-      cudaError_t err = cudaEventCreateWithFlags(&joined, cudaEventDisableTiming);
-      if (err == cudaSuccess) err = cudaEventRecord(joined, side);
-      if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, joined, 0);
-      if (err != cudaSuccess) cudaStreamSynchronize(side);
-      if (joined != nullptr) cudaEventDestroy(joined);
-      if (first == cudaSuccess) first = err;
-      side = nullptr;
-    }
-    if (forked_ != nullptr) {
-      cudaEventDestroy(forked_);
-      forked_ = nullptr;
-    }
-    return first;
-  }
-
- private:
-  cudaStream_t stream_;
-  cudaStream_t sides_[kSideStreams] = {};
-  cudaEvent_t forked_ = nullptr;
-};
-
-}  // namespace
 
 cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int32_t* sorted,
                         const uint32_t* sorted_keys, const TaskClasses* device_classes,
@@ -2392,7 +2183,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   // Side streams: the small-task kernel and the heavy-task split run beside
   // the medium and larger classes (which keep their heaviest-first order on
   // the caller's stream), so that the tail of one class overlaps the others
-  // instead of idling the device before the next launch (NOTES run 36).
+  // instead of idling the device before the next launch.
   // The heavy units start first (stream priority, see SideStream).
   const bool heavy = plan.heavy_end > plan.heavy_begin;
   const bool small = plan.blocks[3] > 0;
@@ -2403,18 +2194,19 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
       (err = fork.Side(1, heavy && (others || small) && p.kmax <= Policy::kHeavyOverlapMaxK,
                        &heavy_stream)) != cudaSuccess)
     return err;
-  Graph g{p.indptr, p.indices, p.src, p.num_edges};
+  const DagView g = p.dag;
   u64* out = reinterpret_cast<u64*>(p.counts);
-  size_t off = 256;
+  size_t off = kScratchAlign;
   int64_t* split_prefix = nullptr;
   if (plan.split3) {
     const int n = static_cast<int>(plan.end[2] - plan.begin[2]);
     split_prefix = reinterpret_cast<int64_t*>(s + off);
-    off += RoundUp(int64_t{n} * 8, 256);
+    off += RoundUp(int64_t{n} * 8, kScratchAlign);
     void* temp = s + off;
-    off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), 256);
-    const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(n, 256), 4096));
-    WidenKeysKernel<<<blocks, 256, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
+    off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), kScratchAlign);
+    const int blocks = static_cast<int>(std::min<int64_t>(
+        CeilDiv(n, Policy::kElementwiseThreads), Policy::kElementwiseMaxBlocks));
+    WidenKeysKernel<<<blocks, Policy::kElementwiseThreads, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.split_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);
@@ -2424,15 +2216,15 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     // Same scratch order as PlanSolve: prefix, scan temp, slots, arena.
     const int nh = static_cast<int>(plan.heavy_end - plan.heavy_begin);
     auto* prefix = reinterpret_cast<int64_t*>(s + off);
-    off += RoundUp(int64_t{nh} * 8, 256);
+    off += RoundUp(int64_t{nh} * 8, kScratchAlign);
     void* temp = s + off;
-    off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), 256);
+    off += RoundUp(static_cast<int64_t>(plan.heavy_scan_bytes), kScratchAlign);
     auto* slots = reinterpret_cast<uint32_t*>(s + off);
-    off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), 256);
+    off += RoundUp(int64_t{nh} * static_cast<int64_t>(plan.heavy_slot_bytes), kScratchAlign);
     uint32_t* harena = nullptr;
     if (plan.heavy_arena_bytes > 0) {
       harena = reinterpret_cast<uint32_t*>(s + off);
-      off += RoundUp(static_cast<int64_t>(plan.heavy_arena_bytes), 256);
+      off += RoundUp(static_cast<int64_t>(plan.heavy_arena_bytes), kScratchAlign);
     }
     const bool level4 = p.kmax >= Policy::kHeavyLevel4MinK;
     HeavyBuildKernel<<<plan.heavy_build_blocks, kThreads, 0, heavy_stream>>>(
@@ -2453,7 +2245,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
   for (int k = 0; k < 4; ++k) {
     if (plan.blocks[k] == 0 || plan.arena_bytes[k] == 0) continue;
     arena[k] = s + off;
-    off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), 256);
+    off += RoundUp(static_cast<int64_t>(plan.arena_bytes[k]), kScratchAlign);
   }
   for (int k = 0; k < 4 && err == cudaSuccess; ++k) {
     if (plan.blocks[k] == 0) continue;

@@ -1,5 +1,5 @@
-// Host interface between the CUDA clique-count handler (cliques_cuda.cc) and
-// its kernels (cliques_kernels.cu). Plain C++ and CUDA runtime types only, so
+// Host interface between the CUDA clique-count handler (count_cuda.cc) and
+// its kernels (count.cu). Plain C++ and CUDA runtime types only, so
 // that the handler compiles with the host compiler.
 //
 // Direct shallow path (UseShallowPath: the kBinarySearch baseline at
@@ -26,16 +26,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kcjax/core/csr.h"
+
 namespace kcjax::cuda {
 
 struct CountProblem {
-  const int32_t* indptr;   // device, [num_nodes + 1]
-  const int32_t* indices;  // device, [num_edges]
-  const int32_t* src;      // device, [num_edges]
+  DagView dag;  // device pointers, src required
   const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped;
                            // nullptr: task i is edge i (num_tasks == num_edges)
-  int64_t num_nodes;
-  int64_t num_edges;
   int64_t num_tasks;
   int32_t kmax;    // >= 3
   int32_t method;  // kcjax::CountMethod, validated by the caller

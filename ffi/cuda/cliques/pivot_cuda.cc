@@ -1,13 +1,13 @@
 // CUDA handlers of "kcjax_clique_pivot" and "kcjax_clique_pivot_local"
-// (contracts in kcjax/cliques.h; node rules in ffi/cpu/pivot_cpu.cc, kernels
-// in ffi/cuda/pivot_kernels.cu).
+// (contracts in kcjax/cliques/cliques.h; node rules in ffi/cpu/cliques/pivot.cc, kernels
+// in ffi/cuda/cliques/pivot.cu).
 //
 // Steps, all on the XLA stream: validate CSR and tasks on the device and read
 // back a small PivotStats (the one host synchronization: it decides errors,
 // the shared-memory layout and the large-root workspace); sort tasks by
 // candidate-set size, largest first (cub, in scratch); zero the output; run
 // the persistent count kernel. The caller's task order does not matter.
-#include "kcjax/pivot_cuda.h"
+#include "kcjax/cliques/pivot_cuda.h"
 
 #include <cuda_runtime.h>
 
@@ -18,31 +18,25 @@
 #include <string>
 #include <vector>
 
-#include "kcjax/cliques.h"
-#include "kcjax/cuda_scratch.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/ffi.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
 
 namespace kcjax {
 namespace {
 
-// One call of either target: its name (for messages), stream and scratch.
+// One call of either target: its error reporter, stream and scratch.
 struct Call {
-  const char* target;
+  Reporter rep;
   cudaStream_t stream;
-  kcjax::DeviceScratch scratch;
+  kcjax::cuda::DeviceScratch scratch;
 
-  ffi::Error CudaError(const char* what, cudaError_t err) const {
-    return ffi::Error::Internal(std::string(target) + " (CUDA): " + what + ": " +
-                                cudaGetErrorString(err));
-  }
   ffi::Error OutOfScratch(size_t bytes, const std::string& what) const {
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
-                      std::string(target) + " (CUDA): cannot allocate " + std::to_string(bytes) +
-                          " bytes of GPU scratch for " + what +
-                          "; lower XLA_PYTHON_CLIENT_MEM_FRACTION or split the tasks");
+    return rep.Exhausted(bytes, what + "; lower XLA_PYTHON_CLIENT_MEM_FRACTION or split the tasks");
   }
   // Scratch memory for `count` objects of type T, or nullopt.
   template <typename T>
@@ -88,7 +82,7 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   cudaError_t err;
   if (num_tasks == 0) {
     err = zero();
-    return err == cudaSuccess ? ffi::Error::Success() : call.CudaError("zeroing the output", err);
+    return err == cudaSuccess ? ffi::Error::Success() : call.rep.Cuda("zeroing the output", err);
   }
 
   // 1. Validation and statistics.
@@ -100,31 +94,31 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
     return call.OutOfScratch(12 * static_cast<size_t>(num_tasks), "the task lists");
   }
   if ((err = cudaMemsetAsync(*stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
-    return call.CudaError("zeroing stats", err);
+    return call.rep.Cuda("zeroing stats", err);
   }
   err = pivot::LaunchPivotPrepare(stream, indptr.typed_data(), indices.typed_data(), n, m,
                                   tasks.typed_data(), num_tasks, *keys, *stats);
-  if (err != cudaSuccess) return call.CudaError("launching the prepare kernel", err);
+  if (err != cudaSuccess) return call.rep.Cuda("launching the prepare kernel", err);
   PivotStats st{};
   if ((err = cudaMemcpyAsync(&st, *stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
           cudaSuccess ||
       (err = cudaStreamSynchronize(stream)) != cudaSuccess) {
-    return call.CudaError("reading the prepare kernel's stats", err);
+    return call.rep.Cuda("reading the prepare kernel's stats", err);
   }
   if (st.bad_row != 0) {
-    return ffi::Error::InvalidArgument(
+    return call.rep.Invalid(
         "row " + std::to_string(st.bad_row - 1) +
         " of the DAG breaks the CSR contract (indptr[0] = 0, non-decreasing, at most "
         "len(indices); row u holds ascending vertex ids in (u, n)); orient the graph first "
         "(u -> v iff u < v)");
   }
   if (st.bad_task != 0) {
-    return ffi::Error::InvalidArgument("tasks[" + std::to_string(st.bad_task - 1) +
+    return call.rep.Invalid("tasks[" + std::to_string(st.bad_task - 1) +
                                        "]=" + std::to_string(st.bad_task_value) +
                                        " is not a vertex id in [0, " + std::to_string(n) +
                                        ") nor -1 (padding)");
   }
-  if ((err = zero()) != cudaSuccess) return call.CudaError("zeroing the output", err);
+  if ((err = zero()) != cudaSuccess) return call.rep.Cuda("zeroing the output", err);
   if (st.num_valid == 0) return ffi::Error::Success();
   pivot::PivotParams prm{};
   if (ffi::Error e = setup(st, prm); e.failure()) return e;
@@ -138,14 +132,14 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   if (!temp) return call.OutOfScratch(temp_bytes, "sorting the tasks");
   err = pivot::LaunchPivotSort(stream, *temp, temp_bytes, *keys, *keys + num_tasks,
                                tasks.typed_data(), *sorted, num_tasks, end_bit);
-  if (err != cudaSuccess) return call.CudaError("sorting the tasks", err);
+  if (err != cudaSuccess) return call.rep.Cuda("sorting the tasks", err);
 
   // 3. Launch shape: persistent blocks, no more than there is work for.
   const pivot::PivotKernelShape shape{st.max_small_d > 64 ? 2 : 1, local};
   int device = 0, max_blocks = 0;
   if ((err = cudaGetDevice(&device)) != cudaSuccess ||
       (err = pivot::PivotCountMaxBlocks(device, shape, &max_blocks)) != cudaSuccess) {
-    return call.CudaError("querying the count kernel's occupancy", err);
+    return call.rep.Cuda("querying the count kernel's occupancy", err);
   }
   constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
   constexpr int kChunk = CliquePolicy::kPivotTinyChunk;
@@ -170,7 +164,7 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
     prm.large_scratch = *ws;
   }
   if ((err = cudaMemsetAsync(*counters, 0, 3 * sizeof(int32_t), stream)) != cudaSuccess) {
-    return call.CudaError("zeroing the task counters", err);
+    return call.rep.Cuda("zeroing the task counters", err);
   }
   prm.indptr = indptr.typed_data();
   prm.indices = indices.typed_data();
@@ -182,7 +176,7 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   prm.hmax = hmax;
   prm.kmin = kmin;
   err = pivot::LaunchPivotCount(stream, prm, shape, blocks);
-  if (err != cudaSuccess) return call.CudaError("launching the count kernel", err);
+  if (err != cudaSuccess) return call.rep.Cuda("launching the count kernel", err);
   return ffi::Error::Success();
 }
 
@@ -195,11 +189,11 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (ffi::Error err = CheckPivotHist(hmax, hdims); err.failure()) return err;
   const int64_t pmax = hdims[1] - 1;
   auto* out = reinterpret_cast<unsigned long long*>(hist->typed_data());
-  Call call{"kcjax_clique_pivot", stream, kcjax::DeviceScratch(xla_scratch, stream)};
+  Call call{Reporter("kcjax_clique_pivot"), stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
   auto zero = [&] { return cudaMemsetAsync(out, 0, hist->size_bytes(), stream); };
   auto setup = [&](const pivot::PivotStats& st, pivot::PivotParams& prm) {
     if (st.max_d > pmax) {
-      return ffi::Error::InvalidArgument("candidate set of size " + std::to_string(st.max_d) +
+      return call.rep.Invalid("candidate set of size " + std::to_string(st.max_d) +
                                          " exceeds pmax=" + std::to_string(pmax) +
                                          "; orient the graph first / pass a larger pmax");
     }
@@ -220,7 +214,7 @@ ffi::Error PivotLocalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
   if (ffi::Error err = CheckPivotLocal(k, n, counts->dimensions()); err.failure()) return err;
   auto* out = reinterpret_cast<unsigned long long*>(counts->typed_data());
-  Call call{"kcjax_clique_pivot_local", stream, kcjax::DeviceScratch(xla_scratch, stream)};
+  Call call{Reporter("kcjax_clique_pivot_local"), stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
   auto zero = [&] { return cudaMemsetAsync(out, 0, counts->size_bytes(), stream); };
   auto setup = [&](const pivot::PivotStats& st, pivot::PivotParams& prm) {
     if (k > st.max_d + 1) return ffi::Error::Success();  // no root reaches k: all zero
@@ -231,7 +225,7 @@ ffi::Error PivotLocalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch
     if (!table) return call.OutOfScratch(bytes, "the binomial table");
     const cudaError_t err =
         cudaMemcpyAsync(*table, binom.data(), bytes, cudaMemcpyHostToDevice, stream);
-    if (err != cudaSuccess) return call.CudaError("copying the binomial table", err);
+    if (err != cudaSuccess) return call.rep.Cuda("copying the binomial table", err);
     prm.local = out;
     prm.binom = *table;
     return ffi::Error::Success();

@@ -6,11 +6,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KCJAX_HD __host__ __device__
-#else
-#define KCJAX_HD
-#endif
+#include "kcjax/core/config.h"
 
 namespace kcjax {
 
@@ -26,6 +22,10 @@ enum class CountMethod : int32_t {
   kThreadBitmap = 5,    // one lane per bit, no scheduler (KCGPU-like)
 };
 inline constexpr int32_t kNumCountMethods = 6;
+
+// Not a tuning constant: tags a pivot in a frame's `added` entry of the
+// per-vertex pivot walk (held vertices are untagged), CPU and CUDA alike.
+inline constexpr int kPivotTag = 1 << 30;
 
 struct CliquePolicy {
   // Task-size classes (candidate-set size of an edge task), as in KCMiner.
@@ -47,17 +47,14 @@ struct CliquePolicy {
   // instead of storing the child and gathering its tasks.
   static constexpr int kFuseLastMaxWords = 8;
   // Row widths (words) for which the fused level is compiled with W known
-  // (FusedChild<W> in cliques_kernels.cu): only the row's own words are
+  // (FusedChild<W> in count.cu): only the row's own words are
   // loaded, where a runtime W issues predicated instructions for all
-  // kFuseLastMaxWords. Measured on an H200 (NOTES run 62): com-dblp k = 7
-  // 14.2 -> 7.0 ms, ego-Facebook k = 8 0.298 -> 0.163 s. Exact widths 5 and
-  // 6 too raised WarpKernel from 64 to 78 registers (3 blocks per SM, not 4).
+  // kFuseLastMaxWords (about 2x at k = 7, 8). Exact widths 5 and 6 too push
+  // WarpKernel past 64 registers (3 blocks per SM, not 4).
   static constexpr int kFuseExactMaxWords = 4;
   // Row widths 2..kEngineExactMaxWords for which the whole multi-word engine
   // (RunEngineW<W>) is compiled with W known, not only its fused level; 1:
-  // none. Against none on an H200 (NOTES run 65): com-dblp k = 8 85.8 ->
-  // 78.3 ms, k = 9 1.157 -> 1.059 s, ego-Facebook k = 8 0.154 -> 0.140 s
-  // (widths 2 only: about half of that); WarpKernel then spills 24 bytes.
+  // none. About 9% faster at k = 8, 9; WarpKernel then spills 24 bytes.
   static constexpr int kEngineExactMaxWords = 4;
   // Dynamic shared memory per block the warp kernel may spend on per-warp
   // arenas (candidate list, bitmap space, scheduler stack); larger arenas
@@ -66,15 +63,10 @@ struct CliquePolicy {
   // Cap on the global scratch of one kernel's arenas; the persistent grid
   // shrinks (never below one warp/block) to stay under it.
   static constexpr long long kArenaBudgetBytes = 1LL << 30;
-  // Scratch memory kcjax's own CUDA memory pool keeps mapped between calls
-  // (kcjax/cuda_scratch.h): a call's scratch up to this size is reused by the
-  // next call instead of being mapped again after every synchronization.
-  static constexpr long long kScratchPoolKeepBytes = 4LL << 30;
   // KCMiner at k = 4 counts small tasks in the pre-pass (PrepassCountsSmall
-  // in cliques_kernels.cu), at most this many pair probes per batch of 32
-  // tasks; the rest of the batch goes to the small-task kernel. Swept on an
-  // H200 (NOTES run 47): 512 against 128 and no cap (wiki-Vote k = 4 0.152
-  // vs 0.176 vs 0.279 ms; com-dblp 0.41 ms at each).
+  // in count.cu), at most this many pair probes per batch of 32
+  // tasks; the rest of the batch goes to the small-task kernel. A cap keeps
+  // one dense batch from stalling the pre-pass; 512 beat 128 and no cap.
   static constexpr int kPrepassPairBudget = 512;
   // Direct shallow path of the CUDA count (the kBinarySearch baseline at
   // kmax == 4): one kernel, no sort, no host synchronization. A warp
@@ -93,36 +85,24 @@ struct CliquePolicy {
   // level-4 nodes (task, edge (i, j) of the space) from kmax >=
   // kHeavyLevel4MinK on, pulled from one counter. Without it one warp owns
   // each dense task, and the edges inside com-dblp's 114-clique bound the
-  // whole call. Measured with the engine's fused last level on an H200
-  // (NOTES runs 30-32), it pays only at k = 7, where the level-2 spaces are
-  // kept (com-dblp 13.7 vs 29.8 ms, soc-Epinions1 1.19 vs 1.93 ms; since the
-  // split runs beside the medium class, ca-AstroPh too: 2.36 vs 2.98 ms,
-  // runs 36, 41; R-MAT 22 17.6 vs 16.8 ms by static_l2, run 56, is the
-  // loss left). At k = 6 a warp counts a dense task's
-  // 6-cliques faster than level-3 units that do not fuse (com-dblp 1.50 vs
-  // 3.81 ms); from k = 8 the level-3 units of λ(k, 2) = 1 already balance
-  // (com-dblp k = 8 0.182 vs 0.194 s, soc-Epinions1 2.2 vs 3.2 ms).
+  // whole call. It pays at k = 7, where the level-2 spaces are kept; at
+  // k = 6 a warp counts a dense task faster than level-3 units that do not
+  // fuse, and from k = 8 the level-3 units of λ(k, 2) = 1 already balance.
   // From kHeavySplitDeepMinK on the split returns for the largest tasks
   // only (|C| >= kHeavySplitDeepMinDim), by level-4 units: one level-3 node
-  // of com-dblp's 114-clique holds ~C(110, k - 3) cliques, which outlasts a
-  // device's share of a sharded count (NOTES run 33). A larger minimum
-  // (64, 80) narrows the R-MAT loss but costs soc-Epinions1 and com-dblp
-  // 1.4-2x (run 51), and a gate by estimated work made com-dblp bimodal
-  // (runs 45-49). HeavySplit follows the policy's λ, not a per-call λ
-  // override (the `lam` attribute).
+  // of a 114-clique holds ~C(110, k - 3) cliques, which outlasts a device's
+  // share of a sharded count. HeavySplit follows the policy's λ, not a
+  // per-call λ override (the `lam` attribute). Measurements: docs/tuning.md.
   static constexpr int kHeavySplitMinDim = 48;
   static constexpr int kHeavySplitMinK = 7;
   static constexpr int kHeavySplitDeepMinK = 9;
   static constexpr int kHeavySplitDeepMinDim = 96;
   static constexpr int kHeavyLevel4MinK = 8;
   // Up to this kmax the heavy split runs on a side stream beside the medium
-  // class (cliques_kernels.cu, LaunchSolve), so that either's tail overlaps
-  // the other; above it, the heavy units run alone before the medium class.
-  // k = 7 (NOTES run 41): ca-AstroPh 2.36 vs 2.76 ms serial, com-dblp
-  // on two GPUs 7.7 vs 8.6 ms (one GPU: 14.6 vs 13.7 ms, within its noise).
-  // k = 9: the level-4 units of com-dblp's 114-clique are each device's
-  // critical path of a sharded count, and medium warps beside them slow it
-  // (two GPUs 1.39 vs 1.26 s, runs 40-41; one GPU 2.25 s either way).
+  // class (count.cu, LaunchSolve), so that either's tail overlaps
+  // the other; above it, the heavy units run alone before the medium class:
+  // at k = 9 the level-4 units are each device's critical path of a sharded
+  // count, and medium warps beside them slow it.
   static constexpr int kHeavyOverlapMaxK = 8;
   static constexpr long long kHeavySlotBudgetBytes = 256LL << 20;
   static constexpr bool HeavySplit(int kmax) {
@@ -132,44 +112,44 @@ struct CliquePolicy {
     return kmax >= kHeavySplitDeepMinK ? kHeavySplitDeepMinDim : kHeavySplitMinDim;
   }
   // With a max_degree hint, counts up to this kmax plan their solve kernels
-  // from the hint (no wait for the task classes; cliques_cuda.h,
-  // UseDeviceBounds). k = 6: 5-30% faster on the shared graphs, 3.5% slower
-  // on R-MAT 22 (NOTES run 30).
+  // from the hint (no wait for the task classes; cliques/count_cuda.h,
+  // UseDeviceBounds): skips the host wait, 5-30% faster at k = 6.
   static constexpr int kDeviceBoundsMaxK = 6;
 
   // λ(k, level): build the bitmap space over a candidate set formed after
   // `level` vertices are fixed when its density γ = edges / d² exceeds this.
   // level 2 is the edge task's candidate set N+(v0) ∩ N+(v1). λ(k, 2) >= 0.5
   // (SplitsLevel3) makes every medium task's level-3 nodes units of their
-  // own. Swept on an H200 with the fused engine (NOTES run 31,
-  // results/h200_lambda_fused.json): at k <= 7 level 2 wins or ties on every
-  // graph (k = 7, against level-3 units: email-Enron 0.42 vs 0.62 ms,
-  // R-MAT 22 20.7 vs 27.6 ms); from k = 8 the level-3 units win on every
-  // shared graph (cit-HepTh 2.2 vs 3.8 ms, ca-AstroPh 15 vs 21 ms), and
-  // with the fused single-word engine on R-MAT 22 too (57 vs 99 ms, run 37;
-  // 92 vs 79 ms before it). Level-3 units at k = 6, 7 still tie or lose
-  // with it (com-dblp k = 7 43.9 vs 12.8 ms, run 37). The paper's rule
-  // (level 3 when γ < 25%) lost at both k (soc-Epinions1 k = 8 4.7 vs 3.2 ms).
+  // own. At k <= 7 building at level 2 wins or ties on every graph; from
+  // k = 8 the level-3 units win; the paper's rule (level 3 when γ < 25%)
+  // lost at both. Measurements: docs/tuning.md.
   static constexpr KCJAX_HD float Lambda(int k, int level) {
     if (level >= 3) return 0.0f;
     if (k <= 7) return 0.0f;
     return 1.0f;  // γ <= 1 always: never build at level 2 for k >= 8
   }
 
-  // ---- Pivot counter (kcjax_clique_pivot: ffi/cpu/pivot_cpu.cc,
-  // ffi/cuda/pivot_kernels.cu, ffi/cuda/pivot_cuda.cc) ----
+  // ---- Pivot counter (kcjax_clique_pivot: ffi/cpu/cliques/pivot.cc,
+  // ffi/cuda/cliques/pivot.cu, ffi/cuda/cliques/pivot_cuda.cc) ----
   // A succinct-clique-tree node with h >= hmax - kPivotResolveDepth is not
   // expanded: its cliques of size <= hmax are counted in closed form from the
   // 0-, 1-, 2- and 3-cliques of its candidate set (see Resolve in
-  // pivot_cpu.cc). Part of the result's definition: the CPU and CUDA
+  // cliques/pivot.cc). Part of the result's definition: the CPU and CUDA
   // handlers must use the same value to return the same histogram.
   static constexpr int kPivotResolveDepth = 3;
   // The per-vertex counter (kcjax_clique_pivot_local) resolves nodes within
   // this many held vertices of k: each candidate's share then needs only its
-  // degree inside the candidate set (see LocalResolve in pivot_cpu.cc).
+  // degree inside the candidate set (see LocalResolve in cliques/pivot.cc).
   static constexpr int kPivotLocalResolveDepth = 2;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
+  // Edge tasks a CPU worker of the count/list/per-vertex handlers takes per
+  // grab from the shared task counter: amortizes the atomic over tiny tasks.
+  static constexpr int64_t kCpuTaskChunk = 64;
+  // The CPU intersection gallops (binary-searches each element of the shorter
+  // list) when the longer list is more than this many times longer; below it
+  // a linear merge is cheaper.
+  static constexpr int kCpuGallopRatio = 16;
   // CUDA: one warp per root. Roots with d <= kPivotSmallMaxDim candidates
   // keep their bitmap space and DFS frames in shared memory (rows of one or
   // two 64-bit words, so at most 128); larger
@@ -189,7 +169,7 @@ struct CliquePolicy {
   static constexpr int kPivotHistCacheCells = 1024;
 
   // ---- Listing and per-vertex counts, CUDA (kcjax_clique_list and
-  // kcjax_clique_per_vertex: ffi/cuda/listing_kernels.cu, listing_cuda.cc) ----
+  // kcjax_clique_per_vertex: ffi/cuda/cliques/list.cu, list_cuda.cc) ----
   // One warp per edge task, persistent grid; tasks sorted by candidate-set
   // size, largest first.
   static constexpr int kListWarpsPerBlock = 8;
@@ -204,6 +184,21 @@ struct CliquePolicy {
   // Cap on the global scratch of all per-warp arenas; the grid shrinks (never
   // below one warp) to stay under it.
   static constexpr long long kListArenaBudgetBytes = 1LL << 30;
+  // Warps per block of the listing pre-pass (one warp per task; any value
+  // works, 8 matches the DFS kernel's block).
+  static constexpr int kListPrepassWarps = 8;
+  // Blocks per SM of the listing pre-pass grid (grid-stride beyond it).
+  static constexpr int kListPrepassBlocksPerSm = 8;
+
+  // ---- Launch shapes of the small helper kernels ----
+  // Grid-stride element-wise kernels (pivot's prepare, the count's key
+  // widening): a common 256-thread block, at most 4096 blocks (enough to fill
+  // any current GPU; the loops stride over the rest).
+  static constexpr int kElementwiseThreads = 256;
+  static constexpr int kElementwiseMaxBlocks = 4096;
+  // The size-class kernel: one warp per class boundary (huge, large, medium,
+  // small end and the heavy-split end).
+  static constexpr int kClassWarps = 5;
 };
 
 }  // namespace kcjax

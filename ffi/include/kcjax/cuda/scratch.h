@@ -9,7 +9,7 @@
 // Why an own pool: the device's default pool returns its memory to the
 // driver at every synchronization (release threshold 0), so each call would
 // map its scratch afresh. kcjax's pool keeps up to
-// CliquePolicy::kScratchPoolKeepBytes mapped between calls.
+// kScratchPoolKeepBytes (kcjax/cuda/limits.h) mapped between calls.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,15 +20,14 @@
 #include <optional>
 #include <vector>
 
-#include "kcjax/policy.h"
+#include "kcjax/cuda/limits.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace kcjax {
+namespace kcjax::cuda {
 
 // kcjax's memory pool on `device`, created on first use (nullptr if the
 // device has no memory-pool support; callers then use cudaMallocAsync).
 inline cudaMemPool_t ScratchPool(int device) {
-  static constexpr int kMaxDevices = 64;
   static std::mutex mu;
   static cudaMemPool_t pools[kMaxDevices] = {};
   static bool tried[kMaxDevices] = {};
@@ -42,7 +41,7 @@ inline cudaMemPool_t ScratchPool(int device) {
     props.location.id = device;
     cudaMemPool_t pool = nullptr;
     if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
-      uint64_t keep = static_cast<uint64_t>(CliquePolicy::kScratchPoolKeepBytes);
+      uint64_t keep = static_cast<uint64_t>(kScratchPoolKeepBytes);
       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
       pools[device] = pool;
     } else {
@@ -54,7 +53,7 @@ inline cudaMemPool_t ScratchPool(int device) {
 
 class DeviceScratch {
  public:
-  static constexpr size_t kAlign = 256;
+  static constexpr size_t kAlign = kScratchAlign;
 
   DeviceScratch(xla::ffi::ScratchAllocator& xla, cudaStream_t stream)
       : xla_(xla), stream_(stream) {
@@ -101,4 +100,4 @@ class DeviceScratch {
   std::vector<void*> owned_;
 };
 
-}  // namespace kcjax
+}  // namespace kcjax::cuda

@@ -1,6 +1,6 @@
 // Host interface between the CUDA handlers of "kcjax_clique_list" and
-// "kcjax_clique_per_vertex" (listing_cuda.cc; contracts in kcjax/cliques.h)
-// and their kernels (listing_kernels.cu). Plain C++ and CUDA runtime types
+// "kcjax_clique_per_vertex" (list_cuda.cc; contracts in kcjax/cliques/cliques.h)
+// and their kernels (list.cu). Plain C++ and CUDA runtime types
 // only, so that the handlers compile with the host compiler.
 //
 // Pipeline (all on the caller's stream):
@@ -18,15 +18,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kcjax/core/csr.h"
+
 namespace kcjax::cuda {
 
 struct ListProblem {
-  const int32_t* indptr;   // device, [num_nodes + 1]
-  const int32_t* indices;  // device, [num_edges]
-  const int32_t* src;      // device, [num_edges]
+  DagView dag;  // device pointers, src required
   const int32_t* tasks;    // device, [num_tasks]; -1: padding
-  int64_t num_nodes;
-  int64_t num_edges;
   int64_t num_tasks;  // < 2^31 - 1 (checked by the handler)
   int32_t k;          // clique size, >= 3
   bool per_vertex;    // false: listing, true: per-vertex counts

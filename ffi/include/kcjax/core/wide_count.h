@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kcjax/policy.h"
+#include "kcjax/core/config.h"
 
 namespace kcjax {
 

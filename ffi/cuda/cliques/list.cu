@@ -1,6 +1,6 @@
 // CUDA kernels of k-clique listing and per-vertex k-clique counts, and their
-// host launchers (interface in kcjax/listing_cuda.h; FFI handlers in
-// listing_cuda.cc; reference semantics in ffi/cpu/cliques_cpu.cc).
+// host launchers (interface in kcjax/cliques/list_cuda.h; FFI handlers in
+// list_cuda.cc; reference semantics in ffi/cpu/cliques/count.cc).
 //
 // Strategy (one for every kcjax::CountMethod): sorted-list DFS, one warp per
 // edge task e = (u, v), persistent grid pulling tasks from an atomic counter,
@@ -34,73 +34,22 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kcjax/cuda_device.cuh"
-#include "kcjax/listing_cuda.h"
-#include "kcjax/policy.h"
+#include "kcjax/cliques/list_cuda.h"
+#include "kcjax/core/csr.h"
+#include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/limits.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
+#include "kcjax/cliques/policy.h"
 
 namespace kcjax::cuda {
 namespace {
 
-using namespace kcjax::cuda::device;
 using Policy = CliquePolicy;
 
 constexpr int kMaxThreads = Policy::kListWarpsPerBlock * kWarp;
-constexpr int kPrepassWarps = 8;  // warps per block of the pre-pass (any value works)
+constexpr int kPrepassWarps = Policy::kListPrepassWarps;
 
-// Warp-cooperative a ∩ b of two strictly ascending lists. For every common
-// element, exactly one lane calls hit(rank, pos, x): x = a[pos], rank = its
-// index in the (ascending) intersection. Lanes of one call see distinct
-// ranks and positions. Returns the intersection size (warp-uniform) and ends
-// with __syncwarp, so whatever hit() wrote is visible to the whole warp.
-template <typename Hit>
-__device__ int IntersectPos(const int32_t* a, int na, const int32_t* b, int nb, Hit hit) {
-  const int lane = LaneId();
-  int total = 0;
-  if (na > 0 && nb > 0) {
-    if (na <= nb) {
-      // Lanes walk a from its first element >= b[0] and search b.
-      const int32_t bmax = b[nb - 1];
-      for (int base = LowerBound(a, na, b[0]); base < na; base += kWarp) {
-        const int i = base + lane;
-        int32_t x = 0;
-        bool in = false;
-        if (i < na) {
-          x = a[i];
-          if (x <= bmax) {
-            const int j = LowerBound(b, nb, x);
-            in = b[j] == x;  // j < nb because x <= bmax
-          }
-        }
-        const unsigned m = __ballot_sync(kFull, in);
-        if (in) hit(total + __popc(m & LaneMaskLt()), i, x);
-        total += __popc(m);
-        if (base + kWarp < na && a[base + kWarp] > bmax) break;  // uniform: rest > bmax
-      }
-    } else {
-      // Lanes walk b from its first element >= a[0] and search a.
-      const int32_t amax = a[na - 1];
-      for (int base = LowerBound(b, nb, a[0]); base < nb; base += kWarp) {
-        const int j = base + lane;
-        int32_t y = 0;
-        int pos = 0;
-        bool in = false;
-        if (j < nb) {
-          y = b[j];
-          if (y <= amax) {
-            pos = LowerBound(a, na, y);
-            in = a[pos] == y;  // pos < na because y <= amax
-          }
-        }
-        const unsigned m = __ballot_sync(kFull, in);
-        if (in) hit(total + __popc(m & LaneMaskLt()), pos, y);
-        total += __popc(m);
-        if (base + kWarp < nb && b[base + kWarp] > amax) break;  // uniform: rest > amax
-      }
-    }
-  }
-  __syncwarp();
-  return total;
-}
 
 // Lane 0 reads *flag (written by other warps) and broadcasts it, so that the
 // decision taken on it is warp-uniform. flag == nullptr: never set.
@@ -168,7 +117,7 @@ struct ArenaLayout {
 };
 
 struct ListArgs {
-  Graph g;
+  DagView g;
   const int32_t* tasks;  // sorted by key, descending
   const uint32_t* keys;  // d of each sorted task; 0 for padding
   int num_tasks;
@@ -350,7 +299,7 @@ struct VertexSink {
 
 // All k-cliques whose two lowest vertices are u < v (u -> v a DAG edge).
 template <typename Sink>
-__device__ void RunTask(const Graph& g, int32_t u, int32_t v, int k, const ArenaLayout& lay,
+__device__ void RunTask(const DagView& g, int32_t u, int32_t v, int k, const ArenaLayout& lay,
                         int32_t* arena, Sink& sink, const volatile int* stop) {
   const int lane = LaneId();
   int32_t* path = arena + lay.path;
@@ -459,7 +408,7 @@ __global__ void __launch_bounds__(kMaxThreads) ListDfsKernel(ListArgs a) {
 // vals[i] = the edge id; stats collects max d, tasks with d >= k - 2 and one
 // invalid task id.
 __global__ void __launch_bounds__(kPrepassWarps * kWarp)
-    ListPrepassKernel(Graph g, const int32_t* tasks, int64_t num_tasks, int k, uint32_t* keys,
+    ListPrepassKernel(DagView g, const int32_t* tasks, int64_t num_tasks, int k, uint32_t* keys,
                       int32_t* vals, ListStats* stats) {
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * kPrepassWarps;
@@ -494,11 +443,11 @@ struct PrepassLayout {
   static PrepassLayout Make(int64_t n) {
     PrepassLayout l;
     const int64_t items = std::max<int64_t>(n, 1);
-    const size_t a = RoundUp(items * 4, 256);
+    const size_t a = RoundUp(items * 4, kScratchAlign);
     l.stats = 0;
     l.counter = sizeof(ListStats);
     l.stop = l.counter + sizeof(int);
-    l.keys_in = 256;
+    l.keys_in = kScratchAlign;
     l.keys_out = l.keys_in + a;
     l.vals_in = l.keys_out + a;
     l.vals_out = l.vals_in + a;
@@ -508,7 +457,7 @@ struct PrepassLayout {
         nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr),
         static_cast<uint32_t*>(nullptr), static_cast<const int32_t*>(nullptr),
         static_cast<int32_t*>(nullptr), static_cast<int>(items), 0, 32);
-    l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), 256);
+    l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), kScratchAlign);
     return l;
   }
 };
@@ -516,10 +465,6 @@ struct PrepassLayout {
 template <typename T>
 T* At(void* base, size_t offset) {
   return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
-}
-
-Graph MakeGraph(const ListProblem& p) {
-  return Graph{p.indptr, p.indices, p.src, p.num_edges};
 }
 
 }  // namespace
@@ -534,10 +479,10 @@ const ListStats* ListPrepassStats(const void* scratch) {
 cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
                               cudaStream_t stream) {
   const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
-  cudaError_t err = cudaMemsetAsync(scratch, 0, 256, stream);  // stats, counter, stop
+  cudaError_t err = cudaMemsetAsync(scratch, 0, kScratchAlign, stream);  // stats, counter, stop
   if (err != cudaSuccess) return err;
   if (p.per_vertex) {
-    err = cudaMemsetAsync(p.counts, 0, static_cast<size_t>(p.num_nodes) * 4 * sizeof(uint32_t),
+    err = cudaMemsetAsync(p.counts, 0, static_cast<size_t>(p.dag.num_nodes) * 4 * sizeof(uint32_t),
                           stream);
   } else {
     err = cudaMemsetAsync(p.counts, 0, 4 * sizeof(uint32_t), stream);
@@ -549,9 +494,9 @@ cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
   if (err != cudaSuccess || p.num_tasks == 0) return err;
   const int64_t want = CeilDiv(p.num_tasks, kPrepassWarps);
   const int blocks =
-      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * 8)));
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
   ListPrepassKernel<<<blocks, kPrepassWarps * kWarp, 0, stream>>>(
-      MakeGraph(p), p.tasks, p.num_tasks, p.k, At<uint32_t>(scratch, l.keys_in),
+      p.dag, p.tasks, p.num_tasks, p.k, At<uint32_t>(scratch, l.keys_in),
       At<int32_t>(scratch, l.vals_in), At<ListStats>(scratch, l.stats));
   return cudaGetLastError();
 }
@@ -604,7 +549,7 @@ cudaError_t LaunchList(const ListProblem& p, const ListPlan& plan, void* pre, vo
       At<int32_t>(pre, l.vals_out), static_cast<int>(p.num_tasks), 0, end_bit, stream);
   if (err != cudaSuccess) return err;
   ListArgs a;
-  a.g = MakeGraph(p);
+  a.g = p.dag;
   a.tasks = At<const int32_t>(pre, l.vals_out);
   a.keys = At<const uint32_t>(pre, l.keys_out);
   a.num_tasks = static_cast<int>(p.num_tasks);

@@ -1,5 +1,5 @@
-// Host interface of the CUDA pivot counter (ffi/cuda/pivot_kernels.cu), used
-// by its FFI handler (ffi/cuda/pivot_cuda.cc). Semantics: kcjax/cliques.h.
+// Host interface of the CUDA pivot counter (ffi/cuda/cliques/pivot.cu), used
+// by its FFI handler (ffi/cuda/cliques/pivot_cuda.cc). Semantics: kcjax/cliques/cliques.h.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,9 +1,9 @@
 // CUDA kernels of "kcjax_clique_pivot": one warp walks the succinct clique
 // tree (Pivoter) of one root at a time, with exactly the node rules of
-// ffi/cpu/pivot_cpu.cc (read its header comment first), so both handlers
+// ffi/cpu/cliques/pivot.cc (read its header comment first), so both handlers
 // return the same histogram.
 //
-// Pipeline (driven by ffi/cuda/pivot_cuda.cc):
+// Pipeline (driven by ffi/cuda/cliques/pivot_cuda.cc):
 //   PrepareKernel  validates CSR and tasks, keys every task by d + 1, stats;
 //   cub radix sort tasks by key, descending (largest candidate sets first);
 //   CountKernel    persistent warps pull roots from three queues (d > 128:
@@ -14,7 +14,7 @@
 // Per-vertex mode (kcjax_clique_pivot_local, template flag kLocal): the same
 // walk; every terminal node adds its k-clique shares to its candidates and to
 // the held and pivot sums of its frame, which move up the path as children
-// finish (LocalSmall / LocalLarge, FrameSums; rules in pivot_cpu.cc).
+// finish (LocalSmall / LocalLarge, FrameSums; rules in cliques/pivot.cc).
 //
 // Warp-level invariants of the DFS (both paths):
 //   * every value steering control flow (masks, h, p, n, top, pending) is
@@ -26,16 +26,17 @@
 #include <algorithm>
 #include <climits>
 
-#include "kcjax/cuda_device.cuh"
-#include "kcjax/pivot_cuda.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cliques/pivot_cuda.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace kcjax {
 namespace pivot {
 namespace {
 
-using namespace kcjax::cuda::device;
+using namespace kcjax::cuda;
 constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
 constexpr int kCacheCells = CliquePolicy::kPivotHistCacheCells;
 constexpr int kResolve = CliquePolicy::kPivotResolveDepth;
@@ -43,11 +44,9 @@ constexpr int kSmallMax = CliquePolicy::kPivotSmallMaxDim;
 static_assert(kSmallMax >= CliquePolicy::kPivotChunkDegree && kSmallMax <= 128,
               "small roots use rows of at most two 64-bit words");
 static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word rows");
-static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in pivot_cpu.cc");
+static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in cliques/pivot.cc");
 constexpr int kLocalResolve = CliquePolicy::kPivotLocalResolveDepth;
-static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in pivot_cpu.cc");
-// Tags a pivot in a frame's `added` entry (held vertices are untagged).
-constexpr int kPivotTag = 1 << 30;
+static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in cliques/pivot.cc");
 
 // ---------------------------------------------------------------------------
 // Histogram
@@ -127,8 +126,8 @@ __device__ __forceinline__ void Store128(u64* p, u128 x) {
   p[1] = static_cast<u64>(x >> 64);
 }
 
-// The per-vertex sums of one warp's open frames, as in PivotWorker (pivot_cpu
-// .cc): frame L keeps the vertex its current child added (`added`, pivots
+// The per-vertex sums of one warp's open frames, as in PivotWorker
+// (ffi/cpu/cliques/pivot.cc): frame L keeps the vertex its current child added (`added`, pivots
 // tagged) and the held and pivot sums of that child's subtree (`sums`, four
 // words a frame); root_held is the root's held sum. Lane 0 alone reads and
 // writes them, so they need no warp synchronization.
@@ -175,21 +174,8 @@ struct Sinks {
   LocalSink local;
 };
 
-__device__ __forceinline__ int Grab(int* counter, int n, int lane) {
-  int t = 0;
-  if (lane == 0) t = atomicAdd(counter, n);
-  return __shfl_sync(kFull, t, 0);
-}
 
-__device__ __forceinline__ u64 WarpSum64(u64 v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
-  return v;
-}
 
-__device__ __forceinline__ u64 WarpMax64(u64 v) {
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(kFull, v, o));
-  return v;
-}
 
 // Word q of the mask of members {0..d-1}.
 __device__ __forceinline__ u64 FullWord(int d, int q) {
@@ -310,7 +296,7 @@ __device__ __forceinline__ void ScanSmall(const u64 (&P)[kW], int cn, const u64*
   *clique = least == static_cast<unsigned>(cn - 1);
 }
 
-// Resolve of pivot_cpu.cc: cells (h + j, p) += c_j(P), j <= min(3, hmax - h).
+// Resolve of cliques/pivot.cc: cells (h + j, p) += c_j(P), j <= min(3, hmax - h).
 template <int kW>
 __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
                              const u64* adj, const Hist& hist, int lane) {
@@ -833,20 +819,20 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
 
   if (gwarp < prm.num_large_warps) {
     u64* ws = prm.large_scratch + static_cast<size_t>(gwarp) * prm.large_warp_words;
-    for (int t = Grab(prm.counters, 1, lane); t < prm.num_large;
-         t = Grab(prm.counters, 1, lane)) {
+    for (int t = PullTask(prm.counters, 1); t < prm.num_large;
+         t = PullTask(prm.counters, 1)) {
       LargeRoot<kLocal>(prm, ws, out, lane, prm.tasks[t]);
     }
   }
   const int num_heavy = prm.num_heavy - prm.num_large;
-  for (int t = Grab(prm.counters + 1, 1, lane); t < num_heavy;
-       t = Grab(prm.counters + 1, 1, lane)) {
+  for (int t = PullTask(prm.counters + 1, 1); t < num_heavy;
+       t = PullTask(prm.counters + 1, 1)) {
     SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_large + t]);
   }
   const int num_tiny = prm.num_valid - prm.num_heavy;
   constexpr int kChunk = CliquePolicy::kPivotTinyChunk;
-  for (int t = Grab(prm.counters + 2, kChunk, lane); t < num_tiny;
-       t = Grab(prm.counters + 2, kChunk, lane)) {
+  for (int t = PullTask(prm.counters + 2, kChunk); t < num_tiny;
+       t = PullTask(prm.counters + 2, kChunk)) {
     for (int i = t; i < min(t + kChunk, num_tiny); ++i) {
       SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_heavy + i]);
     }
@@ -882,9 +868,9 @@ cudaError_t WithCountKernel(PivotKernelShape shape, F&& f) {
 cudaError_t LaunchPivotPrepare(cudaStream_t stream, const int32_t* indptr, const int32_t* indices,
                                int32_t n, int32_t m, const int32_t* tasks, int32_t num_tasks,
                                uint32_t* keys, PivotStats* stats) {
-  constexpr int kThreads = 256;
+  constexpr int kThreads = CliquePolicy::kElementwiseThreads;
   const int64_t work = std::max<int64_t>(std::max<int64_t>(n, num_tasks), 1);
-  const int blocks = static_cast<int>(std::min<int64_t>((work + kThreads - 1) / kThreads, 4096));
+  const int blocks = static_cast<int>(std::min<int64_t>((work + kThreads - 1) / kThreads, CliquePolicy::kElementwiseMaxBlocks));
   PrepareKernel<<<blocks, kThreads, 0, stream>>>(indptr, indices, n, m, tasks, num_tasks, keys,
                                                  stats);
   return cudaGetLastError();

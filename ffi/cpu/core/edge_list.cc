@@ -3,7 +3,7 @@
 // One pass over the bytes with a raw pointer: no per-line allocation, no
 // locale, no strtol. The output vectors are sized once from the newline count
 // (a memchr-speed scan) so they never reallocate.
-#include "kcjax/edge_list.h"
+#include "kcjax/core/edge_list.h"
 
 #include <algorithm>
 #include <cstdint>

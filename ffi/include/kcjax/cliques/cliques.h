@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kcjax/core/csr.h"
 #include "xla/ffi/api/ffi.h"
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cpu);
@@ -49,15 +50,6 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda);
 #endif
 
 namespace kcjax {
-
-// Read-only view of a DAG in CSR form (host or device pointers).
-struct DagView {
-  const int32_t* indptr;
-  const int32_t* indices;
-  const int32_t* src;
-  int64_t num_nodes;
-  int64_t num_edges;
-};
 
 // Attribute and output-shape checks of the pivot targets (contracts below),
 // shared by their CPU and CUDA handlers. Dims: the result's dimensions().
@@ -126,6 +118,6 @@ xla::ffi::Error CheckPivotLocal(int32_t k, int64_t num_nodes, const Dims& dims) 
 //   ret   counts uint32[n, 4]   counts[v] = number of k-cliques containing v
 //         among those whose lowest-ranked vertex is a root task, as a 128-bit
 //         little-endian integer. Each terminal node of the tree adds to every
-//         vertex its number of k-cliques there (rules in ffi/cpu/pivot_cpu.cc).
+//         vertex its number of k-cliques there (rules in ffi/cpu/cliques/pivot.cc).
 //         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
 //         kcjax.clique_counts_per_vertex checks it from the histogram.

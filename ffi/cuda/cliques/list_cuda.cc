@@ -1,6 +1,6 @@
 // CUDA handlers of "kcjax_clique_list" and "kcjax_clique_per_vertex"
-// (contracts in kcjax/cliques.h; reference: ffi/cpu/cliques_cpu.cc). The
-// kernels and their launchers are in listing_kernels.cu.
+// (contracts in kcjax/cliques/cliques.h; reference: ffi/cpu/cliques/count.cc). The
+// kernels and their launchers are in list.cu.
 //
 // Every CountMethod runs the same sorted-list DFS (the method only selects
 // counting strategies; results are identical by contract), and lam is
@@ -14,35 +14,17 @@
 #include <limits>
 #include <string>
 
-#include "kcjax/cliques.h"
-#include "kcjax/cuda_scratch.h"
-#include "kcjax/listing_cuda.h"
-#include "kcjax/policy.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/ffi.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/list_cuda.h"
+#include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
 
 namespace {
 
-class Reporter {
- public:
-  explicit Reporter(const char* target) : target_(target) {}
-  ffi::Error Cuda(const std::string& what, cudaError_t err) const {
-    return ffi::Error::Internal(Prefix() + what + ": " + cudaGetErrorName(err) + ": " +
-                                cudaGetErrorString(err));
-  }
-  ffi::Error Invalid(const std::string& msg) const {
-    return ffi::Error::InvalidArgument(Prefix() + msg);
-  }
-  ffi::Error Exhausted(size_t bytes, const std::string& what) const {
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
-                      Prefix() + "cannot allocate " + std::to_string(bytes) +
-                          " bytes of GPU scratch for " + what);
-  }
-  std::string Prefix() const { return std::string(target_) + " (CUDA): "; }
-
- private:
-  const char* target_;
-};
+using kcjax::Reporter;
 
 // Shape checks shared by both targets (device data is inspected by the
 // pre-pass: invalid task ids are reported; the DAG itself is trusted, as by
@@ -79,7 +61,7 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32>& indptr,
 ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& scratch,
                kcjax::cuda::ListProblem& p) {
   if (reinterpret_cast<uintptr_t>(p.counts) % 8 != 0)
-    return ffi::Error::Internal(rep.Prefix() + "the count output is not 8-byte aligned");
+    return rep.Internal("the count output is not 8-byte aligned");
   int dev = 0, num_sms = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
@@ -87,7 +69,7 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
 
   // ---- Phase 1: outputs, task sizes. ----
-  kcjax::DeviceScratch memory(scratch, stream);
+  kcjax::cuda::DeviceScratch memory(scratch, stream);
   const size_t pre_bytes = kcjax::cuda::ListPrepassScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
@@ -102,10 +84,9 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   err = cudaStreamIsCapturing(stream, &capture);
   if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
   if (capture != cudaStreamCaptureStatusNone)
-    return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
-                      rep.Prefix() + "reads task statistics back to the host and cannot run "
-                                     "inside CUDA graph capture (do not register it as "
-                                     "command-buffer compatible)");
+    return rep.Failed(
+        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
+        "not register it as command-buffer compatible)");
   kcjax::cuda::ListStats stats;
   err = cudaMemcpyAsync(&stats, kcjax::cuda::ListPrepassStats(pre), sizeof(stats),
                         cudaMemcpyDeviceToHost, stream);
@@ -115,7 +96,7 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   if (stats.bad_task != 0)
     return rep.Invalid("tasks[" + std::to_string(stats.bad_task - 1) +
                        "] = " + std::to_string(stats.bad_task_value) +
-                       " is not an edge id in [0, " + std::to_string(p.num_edges) +
+                       " is not an edge id in [0, " + std::to_string(p.dag.num_edges) +
                        ") nor -1 (padding)");
 
   // ---- Phase 2: sort, persistent DFS. ----
@@ -140,12 +121,12 @@ kcjax::cuda::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<
                                      ffi::Buffer<ffi::S32>& src, ffi::Buffer<ffi::S32>& tasks,
                                      int32_t k) {
   kcjax::cuda::ListProblem p{};
-  p.indptr = indptr.typed_data();
-  p.indices = indices.typed_data();
-  p.src = src.typed_data();
+  p.dag.indptr = indptr.typed_data();
+  p.dag.indices = indices.typed_data();
+  p.dag.src = src.typed_data();
   p.tasks = tasks.typed_data();
-  p.num_nodes = static_cast<int64_t>(indptr.element_count()) - 1;
-  p.num_edges = static_cast<int64_t>(indices.element_count());
+  p.dag.num_nodes = static_cast<int64_t>(indptr.element_count()) - 1;
+  p.dag.num_edges = static_cast<int64_t>(indices.element_count());
   p.num_tasks = static_cast<int64_t>(tasks.element_count());
   p.k = k;
   return p;

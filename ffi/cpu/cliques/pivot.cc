@@ -1,4 +1,4 @@
-// CPU handler of "kcjax_clique_pivot" (contract in kcjax/cliques.h): the
+// CPU handler of "kcjax_clique_pivot" (contract in kcjax/cliques/cliques.h): the
 // succinct clique tree of Pivoter (Jain & Seshadhri) walked over one bitmap
 // space per root vertex, root tasks spread over std::threads.
 //
@@ -44,10 +44,10 @@
 #include <thread>
 #include <vector>
 
-#include "kcjax/cliques.h"
-#include "kcjax/dag_check.h"
-#include "kcjax/policy.h"
-#include "kcjax/wide_count.h"
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/dag_check.h"
+#include "kcjax/cliques/policy.h"
+#include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
 
@@ -83,9 +83,6 @@ struct LocalSink {
     if (hi != 0) acc[2 * static_cast<size_t>(v) + 1].fetch_add(hi, std::memory_order_relaxed);
   }
 };
-
-// Tags a pivot in PivotWorker::added_ (held vertices are stored untagged).
-constexpr int kPivotTag = 1 << 30;
 
 // One worker thread's state: the bitmap space and DFS frames of the current
 // root (reused across roots), and its 128-bit histogram.
