@@ -57,7 +57,7 @@ build_test_sanitize() {  # build, tests/cliques/test_gpu.py and both sanitizers,
   TEST_TIMEOUT=230 part test test
   grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
   SANITIZE_TIMEOUT=90 part sanitize sanitize
-  grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
+  grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|ffi/cuda/" \
     "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
 }
 
@@ -81,8 +81,8 @@ case "${1:-}" in
       rm -rf /tmp/kcjax-src-policy && mkdir -p /tmp/kcjax-src-policy
       tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
         tar -xf - -C /tmp/kcjax-src-policy
-      sed -i "$POLICY_SED" /tmp/kcjax-src-policy/ffi/include/kcjax/policy.h
-      diff <(sed "$POLICY_SED" ffi/include/kcjax/policy.h) ffi/include/kcjax/policy.h
+      sed -i "$POLICY_SED" /tmp/kcjax-src-policy/ffi/include/kcjax/cliques/policy.h
+      diff <(sed "$POLICY_SED" ffi/include/kcjax/cliques/policy.h) ffi/include/kcjax/cliques/policy.h
       other_build policy /tmp/kcjax-src-policy &
       others+=(policy)
     fi
@@ -134,7 +134,7 @@ case "${1:-}" in
     TEST_TIMEOUT=230 part test test
     grep -E "passed|failed|error" "$ROOT_OUT/test/test_gpu.log" | tail -3
     SANITIZE_TIMEOUT=80 part sanitize sanitize
-    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|cliques_kernels|listing_kernels|pivot_kernels" \
+    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|hazards\]|ffi/cuda/" \
       "$ROOT_OUT"/sanitize/sanitize_*.log | sort | uniq -c | head -20
     BENCH_TIMEOUT=${CHECK_BENCH_TIMEOUT:-200} \
       BENCH_ARGS=${CHECK_BENCH_ARGS:-"--graphs $ALL --ks 4-8 --methods kcminer pivot auto"} \
