@@ -30,7 +30,8 @@ for s in "$@"; do
         tee -a "$OUT/gpu.txt" || true
       # -vv: bootstrap.sh installs with -q, and one -v would only cancel it
       # (ptxas's register and spill lines then never reach build.log).
-      VENV="$VENV" KCJAX_CUDA=ON KCJAX_PIP_ARGS="-Cbuild-dir=/tmp/kcjax-build -vv -Ccmake.define.CMAKE_CUDA_FLAGS=-Xptxas=-v" \
+      # A copy, not editable: PYTHONPATH must be able to put another build first (compare).
+      VENV="$VENV" KCJAX_EDITABLE=0 KCJAX_CUDA=ON KCJAX_PIP_ARGS="-Cbuild-dir=/tmp/kcjax-build -vv -Ccmake.define.CMAKE_CUDA_FLAGS=-Xptxas=-v" \
         bash scripts/bootstrap.sh >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
       grep -E "ptxas info|spill|warning" "$OUT/build.log" | sort | uniq | head -40 >"$OUT/ptxas.txt"
       ;;
@@ -42,7 +43,8 @@ for s in "$@"; do
     bench)
       stage bench
       # shellcheck disable=SC2086
-      timeout "${BENCH_TIMEOUT:-420}" "$PY" -P experiments/cliques/bench.py $BENCH_ARGS --out "$OUT/bench.json" \
+      # BENCH_SCRIPT: another tree's bench.py (a base commit measured with its own API).
+      timeout "${BENCH_TIMEOUT:-420}" "$PY" -P "${BENCH_SCRIPT:-experiments/cliques/bench.py}" $BENCH_ARGS --out "$OUT/bench.json" \
         2>"$OUT/bench.log" | tee "$OUT/bench.txt"
       status=$((status | PIPESTATUS[0]))
       ;;

@@ -74,6 +74,7 @@ case "${1:-}" in
     if [[ -f .gpu/base.tar ]]; then
       rm -rf /tmp/kcjax-src-base && mkdir -p /tmp/kcjax-src-base
       tar -xf .gpu/base.tar -C /tmp/kcjax-src-base
+      ln -sfn "$PWD/.gpu" /tmp/kcjax-src-base/.gpu  # its benchmark reads the graphs there
       other_build base /tmp/kcjax-src-base &
       others+=(base)
     fi
@@ -102,9 +103,14 @@ case "${1:-}" in
       oargs=$args
       [[ $o == policy ]] && oargs=${POLICY_ARGS:-$args}
       [[ $o == base ]] && oargs=${BASE_ARGS:-$args}
-      PYTHONPATH=/tmp/kcjax-$o SCALING_ARGS="$oargs" BENCH_ARGS="$oargs" part "$o" "$stage" >/dev/null
+      # The base runs its own benchmark script (its API may differ from this tree's).
+      script=
+      [[ $o == base ]] && script=$(ls /tmp/kcjax-src-base/experiments/{cliques/,}bench.py 2>/dev/null | head -1)
+      PYTHONPATH=/tmp/kcjax-$o BENCH_SCRIPT=$script SCALING_ARGS="$oargs" BENCH_ARGS="$oargs" \
+        part "$o" "$stage" >/dev/null
       [[ -n ${DEEP_ARGS:-} && $o == base ]] &&
-        PYTHONPATH=/tmp/kcjax-$o BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" part base_deep bench
+        PYTHONPATH=/tmp/kcjax-$o BENCH_SCRIPT=$script BENCH_TIMEOUT=60 BENCH_ARGS="$DEEP_ARGS" \
+          part base_deep bench
       runs+=("$o=$ROOT_OUT/$o/$stage.json" "$o=$ROOT_OUT/${o}_deep/bench.json")
     done
     python3 -P experiments/cliques/compare.py "${runs[@]}" --out "$ROOT_OUT/compare.json"
