@@ -2,8 +2,8 @@
 
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
-core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques)
-and :mod:`kcjax.parallel` (meshes and processes).
+core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques),
+:mod:`kcjax.traversal` (breadth-first search) and :mod:`kcjax.parallel` (meshes and processes).
 """
 
 from kcjax._native import built_with_cuda
@@ -21,10 +21,17 @@ from kcjax.graph.io import GraphFormatError, load, save
 from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
 from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
 from kcjax.parallel import initialize_from_env_or_args
+from kcjax.traversal.bfs import METHODS as BFS_METHODS
+from kcjax.traversal.bfs import BFSResult, bfs, traversed_edges
+from kcjax.traversal.sharded import bfs_sharded
+from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BFS_METHODS",
+    "BFSResult",
+    "BFSValidationError",
     "DAG",
     "ENUMERATION_METHODS",
     "METHODS",
@@ -34,6 +41,8 @@ __all__ = [
     "Graph",
     "GraphFormatError",
     "ListingOverflowError",
+    "bfs",
+    "bfs_sharded",
     "built_with_cuda",
     "candidate_sizes",
     "clique_counts_per_vertex",
@@ -58,4 +67,6 @@ __all__ = [
     "split_tasks",
     "task_costs",
     "transitivity",
+    "traversed_edges",
+    "validate_bfs_tree",
 ]
