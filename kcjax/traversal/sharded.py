@@ -21,7 +21,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from kcjax.graph.graph import Graph
-from kcjax.parallel import mesh_axis, shard_map, to_global
+from kcjax.parallel import constrain, mesh_axis, shard_map, to_global
 from kcjax.traversal.bfs import BFSResult, _as_roots
 
 _WORD = 32
@@ -80,16 +80,15 @@ def bfs_sharded(
     spec = NamedSharding(mesh, PartitionSpec(axis))
     local_rows = to_global(local_rows.reshape(-1), spec)
     cols = to_global(cols.reshape(-1), spec)
-    dist, par = _traverse(mesh, axis, chunk, parents, local_rows, cols, roots)
-    dist = dist[:, :n]
-    par = par[:, :n] if parents else None
+    dist, par = _traverse(mesh, axis, chunk, parents, n, local_rows, cols, roots)
+    par = par if parents else None
     return BFSResult(distances=dist, parents=par, depth=jnp.max(dist, axis=-1, initial=-1))
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
 def _traverse(
-    mesh: Mesh, axis: Any, chunk: int, parents: bool, local_rows: jax.Array, cols: jax.Array,
-    roots: jax.Array,
+    mesh: Mesh, axis: Any, chunk: int, parents: bool, n: int, local_rows: jax.Array,
+    cols: jax.Array, roots: jax.Array,
 ) -> tuple[jax.Array, jax.Array]:
     P = PartitionSpec
 
@@ -129,4 +128,7 @@ def _traverse(
     fn = shard_map(
         body, mesh, in_specs=(P(axis), P(axis), P()), out_specs=(P(None, axis), P(None, axis))
     )
-    return fn(local_rows, cols, roots)
+    dist, par = fn(local_rows, cols, roots)
+    whole = NamedSharding(mesh, P())
+    dist = constrain(dist, whole)[:, :n]
+    return dist, (constrain(par, whole)[:, :n] if parents else par)
