@@ -216,7 +216,7 @@ def kronecker(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
 
 
 def rmat_graph500(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
-    """R-MAT with (A, B, C) = (0.45, 0.15, 0.15) (the Enterprise paper's R-MAT inputs), permuted ids.
+    """R-MAT with (A, B, C) = (0.45, 0.15, 0.15), the Enterprise paper's R-MAT; permuted ids.
 
     Args:
       scale: log2 of the number of vertices (0..30).

@@ -87,8 +87,14 @@ def bfs_sharded(
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
 def _traverse(
-    mesh: Mesh, axis: Any, chunk: int, parents: bool, n: int, local_rows: jax.Array,
-    cols: jax.Array, roots: jax.Array,
+    mesh: Mesh,
+    axis: Any,
+    chunk: int,
+    parents: bool,
+    n: int,
+    local_rows: jax.Array,
+    cols: jax.Array,
+    roots: jax.Array,
 ) -> tuple[jax.Array, jax.Array]:
     P = PartitionSpec
 
@@ -114,8 +120,10 @@ def _traverse(
             new = reach & (dist < 0)
             dist = jnp.where(new, level + 1, dist)
             if parents:
-                claim = jnp.full((s, chunk), -1, jnp.int32).at[:, local_rows].max(
-                    jnp.where(hit, cols[None, :], -1), mode="drop"
+                claim = (
+                    jnp.full((s, chunk), -1, jnp.int32)
+                    .at[:, local_rows]
+                    .max(jnp.where(hit, cols[None, :], -1), mode="drop")
                 )
                 par = jnp.where(new, claim, par)
             more = jax.lax.psum(jnp.sum(new, dtype=jnp.int32), axis) > 0

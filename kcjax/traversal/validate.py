@@ -55,8 +55,10 @@ def validate_bfs_tree(graph: Graph, source: int, result: Any) -> None:
         raise BFSValidationError(f"BFS from {source}: {msg}")
 
     if dist[source] != 0 or par[source] != source:
-        fail(f"the source must have distance 0 and be its own parent, got {dist[source]}, "
-             f"{par[source]}")
+        fail(
+            f"the source must have distance 0 and be its own parent, got {dist[source]}, "
+            f"{par[source]}"
+        )
     bad = np.flatnonzero((dist < 0) != (par < 0))
     if bad.size:
         v = int(bad[0])
@@ -71,8 +73,10 @@ def validate_bfs_tree(graph: Graph, source: int, result: Any) -> None:
     pv = par[child]
     if np.any(dist[pv] < 0) or np.any(dist[child] != dist[pv] + 1):
         i = int(np.flatnonzero((dist[pv] < 0) | (dist[child] != dist[pv] + 1))[0])
-        fail(f"tree edge ({pv[i]}, {child[i]}) joins distances {dist[pv[i]]} and "
-             f"{dist[child[i]]}, not consecutive levels")
+        fail(
+            f"tree edge ({pv[i]}, {child[i]}) joins distances {dist[pv[i]]} and "
+            f"{dist[child[i]]}, not consecutive levels"
+        )
     # Each tree edge must be a graph edge: rows are sorted, so search the parent in v's row.
     lo, hi = indptr[child], indptr[child + 1]
     pos = _row_search(indices, lo, hi, pv)
@@ -84,15 +88,19 @@ def validate_bfs_tree(graph: Graph, source: int, result: Any) -> None:
     cross = (du >= 0) != (dv >= 0)
     if np.any(cross):
         i = int(np.flatnonzero(cross)[0])
-        fail(f"edge ({rows[i]}, {indices[i]}) joins a reached and an unreached vertex: "
-             "the component is not fully reached")
+        fail(
+            f"edge ({rows[i]}, {indices[i]}) joins a reached and an unreached vertex: "
+            "the component is not fully reached"
+        )
     gap = (du >= 0) & (np.abs(du - dv) > 1)
     if np.any(gap):
         i = int(np.flatnonzero(gap)[0])
         fail(f"edge ({rows[i]}, {indices[i]}) joins distances {du[i]} and {dv[i]}")
 
 
-def _row_search(indices: np.ndarray, lo: np.ndarray, hi: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def _row_search(
+    indices: np.ndarray, lo: np.ndarray, hi: np.ndarray, keys: np.ndarray
+) -> np.ndarray:
     """Vectorized lower_bound of keys[i] in the sorted slice indices[lo[i]:hi[i]]."""
     lo, hi = lo.copy(), hi.copy()
     while True:

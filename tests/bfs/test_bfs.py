@@ -189,8 +189,10 @@ def test_validation_catches_bad_trees():
     kcjax.validate_bfs_tree(graph, 0, (dist, par))
     far = int(np.flatnonzero(dist == 2)[0])
     non_neighbour = next(
-        u for u in np.flatnonzero(dist == 1) if u not in set(np.asarray(graph.indices)[
-            int(graph.indptr[far]) : int(graph.indptr[far + 1])])
+        u
+        for u in np.flatnonzero(dist == 1)
+        if u
+        not in set(np.asarray(graph.indices)[int(graph.indptr[far]) : int(graph.indptr[far + 1])])
     )
     cases = {
         "not an edge": (dist, np.where(np.arange(60) == far, non_neighbour, par)),

@@ -67,6 +67,4 @@ def test_multidevice_matches_single_device():
             for i, s in enumerate(sources):
                 kcjax.validate_bfs_tree(graph, int(s), (out.distances[i], out.parents[i]))
     tiny = kcjax.generators.complete(3)  # fewer vertices than a shard's word
-    np.testing.assert_array_equal(
-        kcjax.bfs_sharded(tiny, [1], mesh).distances, [[1, 0, 1]]
-    )
+    np.testing.assert_array_equal(kcjax.bfs_sharded(tiny, [1], mesh).distances, [[1, 0, 1]])

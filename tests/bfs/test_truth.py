@@ -21,7 +21,13 @@ def _truth() -> dict[str, list[tuple[int, int, int, int, list[int]]]]:
     for line in TRUTH.read_text().splitlines()[1:]:
         graph, source, reached, depth, dist_sum, levels, _ = line.split("\t")
         rows.setdefault(graph, []).append(
-            (int(source), int(reached), int(depth), int(dist_sum), [int(x) for x in levels.split(",")])
+            (
+                int(source),
+                int(reached),
+                int(depth),
+                int(dist_sum),
+                [int(x) for x in levels.split(",")],
+            )
         )
     return rows
 
