@@ -33,6 +33,7 @@ from kcjax.graph.graph import Graph
 from kcjax.graph.io import GraphFormatError, load
 from kcjax.graph.orient import ORDERS, degeneracy, orient
 from kcjax.parallel import initialize_from_env_or_args
+from kcjax.traversal import command as bfs_command
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100
@@ -139,6 +140,8 @@ def _build_parser() -> _Parser:
     lister.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     lister.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     lister.set_defaults(run=_run_list)
+
+    bfs_command.add_parser(sub)
 
     info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
     info.add_argument("graph", help="graph file")
