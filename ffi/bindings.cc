@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "kcjax/bfs/targets.h"
 #include "kcjax/cliques/targets.h"
 #include "kcjax/core/edge_list.h"
 
@@ -37,16 +38,18 @@ py::array_t<int64_t> ToArray(std::vector<int64_t>&& v) {
 PYBIND11_MODULE(_kcjax, m) {
   m.doc() = "kcjax native extension (XLA FFI handlers and readers)";
 
-  // One line per op family (truss, BFS and matching will add theirs).
+  // One line per op family.
   m.def("cpu_registrations", []() {
     kcjax::Targets all;
     for (const auto& t : kcjax::cliques::CpuTargets()) all.push_back(t);
+    for (const auto& t : kcjax::bfs::CpuTargets()) all.push_back(t);
     return Registrations(all);
   });
   m.def("cuda_registrations", []() {
     kcjax::Targets all;
 #ifdef KCJAX_WITH_CUDA
     for (const auto& t : kcjax::cliques::CudaTargets()) all.push_back(t);
+    for (const auto& t : kcjax::bfs::CudaTargets()) all.push_back(t);
 #endif
     return Registrations(all);
   });

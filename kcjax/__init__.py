@@ -2,8 +2,9 @@
 
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
-core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques)
-and :mod:`kcjax.parallel` (meshes and processes).
+core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques),
+:mod:`kcjax.traversal` (breadth-first search) and :mod:`kcjax.parallel`
+(meshes and processes).
 
 The names are imported on first use, so ``import kcjax`` (and the ``kcjax``
 command's start, which must already stop cleanly on Ctrl-C) does not wait
@@ -19,6 +20,9 @@ __version__ = "0.1.0"
 
 # Public name -> (module, attribute in it); attribute None: the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
+    "BFS_METHODS": ("kcjax.traversal.bfs", "METHODS"),
+    "BFSResult": ("kcjax.traversal.bfs", "BFSResult"),
+    "BFSValidationError": ("kcjax.traversal.validate", "BFSValidationError"),
     "DAG": ("kcjax.graph.orient", "DAG"),
     "ENUMERATION_METHODS": ("kcjax.cliques.kernels", "ENUMERATION_METHODS"),
     "METHODS": ("kcjax.cliques.count", "METHODS"),
@@ -28,6 +32,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Graph": ("kcjax.graph.graph", "Graph"),
     "GraphFormatError": ("kcjax.graph.io", "GraphFormatError"),
     "ListingOverflowError": ("kcjax.cliques.listing", "ListingOverflowError"),
+    "bfs": ("kcjax.traversal.bfs", "bfs"),
+    "bfs_sharded": ("kcjax.traversal.sharded", "bfs_sharded"),
     "built_with_cuda": ("kcjax._native", "built_with_cuda"),
     "candidate_sizes": ("kcjax.graph.tasks", "candidate_sizes"),
     "clique_counts_per_vertex": ("kcjax.cliques.local", "clique_counts_per_vertex"),
@@ -52,6 +58,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "split_tasks": ("kcjax.graph.tasks", "split_tasks"),
     "task_costs": ("kcjax.graph.tasks", "task_costs"),
     "transitivity": ("kcjax.cliques.auto", "transitivity"),
+    "traversed_edges": ("kcjax.traversal.bfs", "traversed_edges"),
+    "validate_bfs_tree": ("kcjax.traversal.validate", "validate_bfs_tree"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -75,7 +83,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
-_SUBPACKAGES = {"cli", "cliques", "graph", "parallel"}
+_SUBPACKAGES = {"cli", "cliques", "graph", "parallel", "traversal"}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._native import built_with_cuda
@@ -98,3 +106,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
     from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
     from kcjax.parallel import initialize_from_env_or_args
+    from kcjax.traversal.bfs import METHODS as BFS_METHODS
+    from kcjax.traversal.bfs import BFSResult, bfs, traversed_edges
+    from kcjax.traversal.sharded import bfs_sharded
+    from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree

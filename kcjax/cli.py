@@ -9,13 +9,11 @@ valid input: its counts are zero (``n`` for k = 1 still counts its vertices).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import re
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -24,15 +22,25 @@ import numpy as np
 from tqdm import tqdm
 
 from kcjax import __version__
-from kcjax._interrupts import partial_file, stop_cleanly
+from kcjax._command import (
+    UsageError,
+    add_graph_argument,
+    check_output,
+    load_graph,
+    output_file,
+    print_json,
+    timed,
+)
+from kcjax._interrupts import stop_cleanly
 from kcjax.cliques.auto import transitivity
 from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques
 from kcjax.cliques.listing import iter_cliques, list_cliques
 from kcjax.graph.generators import rmat
 from kcjax.graph.graph import Graph
-from kcjax.graph.io import GraphFormatError, load
+from kcjax.graph.io import GraphFormatError
 from kcjax.graph.orient import ORDERS, degeneracy, orient
 from kcjax.parallel import initialize_from_env_or_args
+from kcjax.traversal import command as bfs_command
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100
@@ -41,15 +49,11 @@ _DEMO_SCALE, _DEMO_EDGE_FACTOR, _DEMO_SEED = 15, 4, 0
 _DEMO_KS = tuple(range(3, 9))
 
 
-class _UsageError(Exception):
-    """Bad command-line usage or input: exit status 2."""
-
-
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise instead of printing usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
+        raise UsageError(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         print("kcjax: interrupted", file=sys.stderr, flush=True)
         return 130
-    except (_UsageError, GraphFormatError, OSError, ValueError) as err:
+    except (UsageError, GraphFormatError, OSError, ValueError) as err:
         _fail(_describe(err))
         return 2
     except (jax.errors.JaxRuntimeError, MemoryError) as err:
@@ -94,7 +98,7 @@ def _build_parser() -> _Parser:
         description="Count the k-cliques of a graph file exactly. A graph without edges "
         "counts zero cliques of every size k >= 2.",
     )
-    _add_graph_argument(count)
+    add_graph_argument(count)
     count.add_argument(
         "-k",
         dest="ks",
@@ -129,7 +133,7 @@ def _build_parser() -> _Parser:
         description="Write every k-clique, one per row in the file's vertex ids, to OUT "
         "(.txt: text rows; .npy: an int32[c, k] array). OUT is written whole or not at all.",
     )
-    _add_graph_argument(lister)
+    add_graph_argument(lister)
     lister.add_argument("-k", type=_one_k, required=True, help="clique size (>= 1)")
     lister.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.txt or OUT.npy")
     lister.add_argument("--json", action="store_true", help="print one JSON object")
@@ -138,8 +142,10 @@ def _build_parser() -> _Parser:
     lister.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     lister.set_defaults(run=_run_list)
 
+    bfs_command.add_parser(sub)
+
     info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
-    _add_graph_argument(info)
+    add_graph_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON object")
     info.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     info.set_defaults(run=_run_info)
@@ -150,47 +156,10 @@ def _build_parser() -> _Parser:
         description=f"Count k-cliques for k = 3..8 on a seeded R-MAT graph (scale "
         f"{_DEMO_SCALE}, edge factor {_DEMO_EDGE_FACTOR}) or on GRAPH.",
     )
-    _add_graph_argument(demo, optional=True)
+    add_graph_argument(demo, optional=True)
     _add_count_options(demo)
     demo.set_defaults(run=_run_demo, ks=[list(_DEMO_KS)])
     return parser
-
-
-def _add_graph_argument(p: argparse.ArgumentParser, optional: bool = False) -> None:
-    """The GRAPH positional and --relabel, shared by every command that reads a graph."""
-    p.add_argument(
-        "graph",
-        nargs="?" if optional else None,
-        help="edge list (.txt/.el/.gz), Matrix Market (.mtx) or .npz"
-        + (" (default: a generated graph)" if optional else ""),
-    )
-    p.add_argument(
-        "--relabel",
-        action="store_true",
-        help="number the vertices that have edges 0..n-1 (for huge or sparse ids)",
-    )
-
-
-def _load(args: argparse.Namespace, **kwargs: Any) -> tuple[Any, float]:
-    """The graph named by ``args.graph`` (with ``--relabel``) and its load time.
-
-    The library's hint ``relabel=True`` is given as the option ``--relabel``.
-    """
-    try:
-        return _timed(lambda: load(args.graph, relabel=args.relabel, **kwargs))
-    except GraphFormatError as err:
-        raise GraphFormatError(str(err).replace("relabel=True", "--relabel")) from None
-
-
-def _check_output(path: Path) -> None:
-    """Fails before any work if ``path`` cannot be written (naming the user's path)."""
-    parent = path.parent
-    if not parent.is_dir():
-        raise _UsageError(f"cannot write {path}: directory {parent} does not exist")
-    if path.is_dir():
-        raise _UsageError(f"cannot write {path}: it is a directory")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise _UsageError(f"cannot write {path}: permission denied")
 
 
 def _add_count_options(p: argparse.ArgumentParser) -> None:
@@ -239,10 +208,10 @@ def _threads(text: str) -> int:
 
 def _run_count(args: argparse.Namespace) -> int:
     if args.all == bool(args.ks):
-        raise _UsageError("give either -k K (repeatable) or --all")
+        raise UsageError("give either -k K (repeatable) or --all")
     multi = initialize_from_env_or_args(args.coordinator, args.num_processes, args.process_id)
     try:
-        graph, load_s = _load(args)
+        graph, load_s = load_graph(args)
         if args.all:
             return _count_all_and_report(args, graph, load_s)
         return _count_and_report(args, graph, args.graph, load_s, multi=multi)
@@ -252,7 +221,7 @@ def _run_count(args: argparse.Namespace) -> int:
 
 
 def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float) -> int:
-    counts, count_s = _timed(lambda: count_all_cliques(graph, num_threads=args.threads))
+    counts, count_s = timed(lambda: count_all_cliques(graph, num_threads=args.threads))
     omega = max(counts, default=0)
     return _report(
         args,
@@ -268,39 +237,34 @@ def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float)
 
 def _run_list(args: argparse.Namespace) -> int:
     out = Path(args.output)
-    if out.suffix not in (".txt", ".npy"):
-        raise _UsageError(f"output must end in .txt or .npy, got {args.output!r}")
-    _check_output(out)
-    graph, load_s = _load(args)
+    check_output(out, (".txt", ".npy"))
+    graph, load_s = load_graph(args)
     dag = orient(graph, order=args.order)
     total = count_cliques(dag, args.k, num_threads=args.threads)
-    try:
-        with (
-            partial_file(out) as tmp,
-            tqdm(
-                total=dag.num_edges,
-                desc="listing",
-                unit="task",
-                file=sys.stderr,
-                disable=args.quiet or not sys.stderr.isatty(),
-                leave=False,
-            ) as bar,
-        ):
-            batches = (
-                iter_cliques(
-                    dag,
-                    args.k,
-                    num_threads=args.threads,
-                    progress=lambda done, _total: bar.update(done - bar.n),
-                )
-                if args.k >= 3
-                else iter([list_cliques(dag, args.k)])
+    with (
+        output_file(out) as tmp,
+        tqdm(
+            total=dag.num_edges,
+            desc="listing",
+            unit="task",
+            file=sys.stderr,
+            disable=args.quiet or not sys.stderr.isatty(),
+            leave=False,
+        ) as bar,
+    ):
+        batches = (
+            iter_cliques(
+                dag,
+                args.k,
+                num_threads=args.threads,
+                progress=lambda done, _total: bar.update(done - bar.n),
             )
-            _, list_s = _timed(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
-    except OSError as err:
-        raise OSError(f"cannot write {out}: {err.strerror or err}") from err
+            if args.k >= 3
+            else iter([list_cliques(dag, args.k)])
+        )
+        _, list_s = timed(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
     if args.json:
-        _print_json(
+        print_json(
             {
                 "graph": args.graph,
                 "k": args.k,
@@ -332,10 +296,10 @@ def _write_cliques(batches: Any, path: Path, suffix: str, total: int, k: int) ->
 
 def _run_demo(args: argparse.Namespace) -> int:
     if args.graph is not None:
-        graph, load_s = _load(args)
+        graph, load_s = load_graph(args)
         name = args.graph
     else:
-        graph, load_s = _timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
+        graph, load_s = timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
         name = f"rmat(scale={_DEMO_SCALE}, edge_factor={_DEMO_EDGE_FACTOR}, seed={_DEMO_SEED})"
     return _count_and_report(args, graph, name, load_s)
 
@@ -344,7 +308,7 @@ def _count_and_report(
     args: argparse.Namespace, graph: Graph, name: str, load_s: float, multi: bool = False
 ) -> int:
     ks = sorted({k for group in args.ks for k in group})
-    dag, orient_s = _timed(lambda: orient(graph, order=args.order))
+    dag, orient_s = timed(lambda: orient(graph, order=args.order))
     m = dag.num_edges
     if multi or jax.device_count() > 1:
         return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s))
@@ -361,7 +325,7 @@ def _count_and_report(
             bar.total = total  # edge tasks, or vertex tasks when pivoting
             bar.update(done - bar.n)
 
-        counts, count_s = _timed(
+        counts, count_s = timed(
             lambda: count_cliques(
                 dag,
                 ks,
@@ -393,11 +357,11 @@ def _count_sharded_and_report(
 ) -> int:
     """Counts on every device of every process; process 0 prints."""
     if args.method == "pivot":
-        raise _UsageError("--method pivot runs on one device; drop it for a multi-device count")
+        raise UsageError("--method pivot runs on one device; drop it for a multi-device count")
     split = getattr(args, "split", "balanced")
     mesh = jax.make_mesh((jax.device_count(),), ("d",))
     threads = args.threads or max(1, (os.cpu_count() or 1) // jax.local_device_count())
-    counts, count_s = _timed(
+    counts, count_s = timed(
         lambda: count_cliques(
             dag, ks, method=args.method, num_threads=threads, mesh=mesh, split=split
         )
@@ -429,7 +393,7 @@ def _report(
 ) -> int:
     """Prints counts as one JSON object (--json) or as aligned text lines."""
     if args.json:
-        _print_json(
+        print_json(
             {
                 "graph": name,
                 "num_nodes": graph.num_nodes,
@@ -453,7 +417,7 @@ def _report(
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    (graph, report), load_s = _load(args, return_report=True)
+    (graph, report), load_s = load_graph(args, return_report=True)
     degrees = np.asarray(graph.degrees())
     stats: dict[str, Any] = {
         "graph": args.graph,
@@ -471,18 +435,11 @@ def _run_info(args: argparse.Namespace) -> int:
     stats["transitivity"] = round(transitivity(graph), 6)
     stats["load_s"] = load_s
     if args.json:
-        _print_json(stats)
+        print_json(stats)
     else:
         width = max(map(len, stats))
         print("\n".join(f"{key:<{width}}  {_fmt(value)}" for key, value in stats.items()))
     return 0
-
-
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    """Runs ``fn`` to completion (device work included); (result, seconds)."""
-    start = time.perf_counter()
-    result = jax.block_until_ready(fn())
-    return result, time.perf_counter() - start
 
 
 def _width(counts: dict[int, int]) -> int:
@@ -493,11 +450,6 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _print_json(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
-    sys.stdout.flush()
 
 
 def _describe(err: BaseException) -> str:

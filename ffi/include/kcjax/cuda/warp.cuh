@@ -42,12 +42,22 @@ __device__ __forceinline__ T* KeepInRegister(T* p) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(hi << 32 | lo));
 }
 
-// Sum / maximum of a 64-bit value over the warp (every lane gets it).
-__device__ __forceinline__ u64 WarpSum64(u64 x) {
+// Sum / bitwise OR of a value over the warp (every lane gets it).
+template <typename T>
+__device__ __forceinline__ T WarpSum(T x) {
 #pragma unroll
   for (int off = kWarp / 2; off >= 1; off >>= 1) x += __shfl_xor_sync(kFull, x, off);
   return x;
 }
+template <typename T>
+__device__ __forceinline__ T WarpOr(T x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off >>= 1) x |= __shfl_xor_sync(kFull, x, off);
+  return x;
+}
+
+// Sum / maximum of a 64-bit value over the warp (every lane gets it).
+__device__ __forceinline__ u64 WarpSum64(u64 x) { return WarpSum(x); }
 __device__ __forceinline__ u64 WarpMax64(u64 x) {
 #pragma unroll
   for (int off = kWarp / 2; off >= 1; off >>= 1) x = max(x, __shfl_xor_sync(kFull, x, off));
