@@ -92,11 +92,11 @@ def test_core_numbers_match_networkx():
 
 @pytest.mark.parametrize("order", ["degree", "degeneracy"])
 def test_dag_core_numbers_match_networkx(order):
-    from kcjax.orient import _dag_core_numbers
+    from kcjax.graph.orient import dag_core_numbers
 
     g = _random_nx(12, n=150, p=0.07)
     dag = kcjax.orient(kcjax.Graph.from_networkx(g), order=order)
-    cores = np.asarray(_dag_core_numbers(dag))  # by rank
+    cores = np.asarray(dag_core_numbers(dag))  # by rank
     perm = np.asarray(dag.order)
     assert cores.tolist() == [nx.core_number(g)[int(perm[r])] for r in range(dag.num_nodes)]
 
