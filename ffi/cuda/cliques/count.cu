@@ -13,10 +13,10 @@
 //               candidate lists, bitmap spaces and the scheduler stack.
 // All counters are exact: per-warp uint64 in shared memory, spilled into the
 // 128-bit output with a carry whenever they would wrap.
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -27,6 +27,7 @@
 #include "kcjax/cuda/intersect.cuh"
 #include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/streams.h"
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
@@ -829,63 +830,11 @@ __device__ __forceinline__ bool ValidTask(const DagView& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
 
-// Edge id of input task t: tasks[t], or t itself for a whole-graph count
-// (tasks == nullptr: no task-id array).
-__device__ __forceinline__ int32_t TaskAt(const int32_t* tasks, int64_t t) {
-  return tasks != nullptr ? tasks[t] : static_cast<int32_t>(t);
-}
 
 // prefix[i] = keys[i] (int64), scanned in place afterwards.
 __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     prefix[i] = keys[i];
-}
-
-// Class boundaries of the descending keys.
-// One warp per class boundary (block of kClassWarps warps): a 32-ary search
-// over the descending keys, so each boundary costs ~log32(n) dependent loads.
-constexpr int kClassWarps = Policy::kClassWarps;
-static_assert(Policy::kSmallTaskMax <= Policy::kHeavySplitMinDim &&
-                  Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax &&
-                  Policy::kSmallTaskMax <= Policy::kHeavySplitDeepMinDim &&
-                  Policy::kHeavySplitDeepMinDim <= Policy::kWarpTaskMax,
-              "heavy tasks are medium tasks");
-__global__ void ClassesKernel(const uint32_t* keys, int64_t n, uint32_t heavy_min_dim,
-                              TaskClasses* classes) {
-  const int lane = LaneId();
-  const int warp = static_cast<int>(threadIdx.x) / kWarp;
-  const uint32_t bound = warp == 0   ? Policy::kMaxBitmapDim
-                         : warp == 1 ? Policy::kWarpTaskMax
-                         : warp == 2 ? Policy::kSmallTaskMax - 1
-                         : warp == 3 ? 0u
-                                     : heavy_min_dim - 1;
-  // First index whose key <= bound (n if none). Invariant: it lies in [lo, hi].
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const int64_t step = (hi - lo + kWarp - 1) / kWarp;
-    const int64_t idx = lo + lane * step;
-    const unsigned le = __ballot_sync(kFull, idx < hi && keys[idx] <= bound);
-    if (le == 0) {
-      const int64_t probes = (hi - 1 - lo) / step;  // index of the last probe below hi
-      lo += (probes < kWarp - 1 ? probes : kWarp - 1) * step + 1;
-    } else {
-      const int first = __ffs(le) - 1;
-      hi = lo + first * step;
-      if (first > 0) lo += (first - 1) * step + 1;
-    }
-  }
-  if (lane == 0) {
-    const int32_t at = static_cast<int32_t>(lo);
-    if (warp == 0) classes->huge_end = at;
-    if (warp == 1) classes->large_end = at;
-    if (warp == 2) classes->medium_end = at;
-    if (warp == 3) {
-      classes->small_end = at;
-      classes->max_key = n > 0 ? static_cast<int32_t>(keys[0]) : 0;
-      classes->pad = 0;  // key_overflow is the pre-pass's
-    }
-    if (warp == 4) classes->heavy_end = at;
-  }
 }
 
 // A solve kernel's share of the sorted tasks: [begin, end) from the host, or
@@ -1775,46 +1724,14 @@ __global__ void __launch_bounds__(kThreads)
 
 cudaError_t LastError() { return cudaGetLastError(); }
 
-// Byte offsets inside the pre-pass scratch.
-struct PrepassLayout {
-  size_t keys_in, keys_out, vals_in, vals_out, classes, temp, temp_bytes, total;
-  static PrepassLayout Make(int64_t n) {
-    PrepassLayout l;
-    const size_t a = RoundUp(std::max<int64_t>(n, 1) * 4, kScratchAlign);
-    l.classes = 0;
-    l.keys_in = kScratchAlign;
-    l.keys_out = l.keys_in + a;
-    l.vals_in = l.keys_out + a;
-    l.vals_out = l.vals_in + a;
-    l.temp = l.vals_out + a;
-    l.temp_bytes = 0;
-    cub::DeviceRadixSort::SortPairsDescending(
-        nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-        static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
-        static_cast<int>(std::max<int64_t>(n, 1)), 0, 32);
-    l.total = l.temp + RoundUp(l.temp_bytes, kScratchAlign);
-    return l;
-  }
-};
-
-int BitWidth(uint64_t x) {
-  int b = 0;
-  while (x) {
-    ++b;
-    x >>= 1;
-  }
-  return b;
-}
-
 // Bits of the pre-pass keys the radix sort looks at. Keys are <= max(num_nodes,
 // num_edges) (a degree or an intersection size); with a max_degree hint they
 // are <= max_degree, which on real graphs leaves one 8-bit sort pass instead
 // of three. A key above the hint sets TaskClasses::key_overflow.
 int KeyBits(const CountProblem& p, bool full) {
-  const int all = std::min(32, std::max(1, BitWidth(static_cast<uint64_t>(
-                                               std::max(p.dag.num_nodes, p.dag.num_edges)))));
+  const int all = TaskKeyBits(static_cast<uint64_t>(std::max(p.dag.num_nodes, p.dag.num_edges)));
   if (full || p.max_degree < 0) return all;
-  return std::min(all, std::max(1, BitWidth(static_cast<uint64_t>(p.max_degree))));
+  return std::min(all, TaskKeyBits(static_cast<uint64_t>(p.max_degree)));
 }
 
 // Occupancy of a persistent kernel. The dynamic shared memory limit is set to
@@ -1914,31 +1831,13 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
   return LastError();
 }
 
-size_t PrepassScratchBytes(int64_t num_tasks) { return PrepassLayout::Make(num_tasks).total; }
-
-const TaskClasses* PrepassClasses(const void* scratch) {
-  return reinterpret_cast<const TaskClasses*>(static_cast<const char*>(scratch) +
-                                              PrepassLayout::Make(0).classes);
-}
-
-const int32_t* PrepassSortedTasks(const void* scratch, int64_t num_tasks) {
-  return reinterpret_cast<const int32_t*>(static_cast<const char*>(scratch) +
-                                          PrepassLayout::Make(num_tasks).vals_out);
-}
-
-const uint32_t* PrepassSortedKeys(const void* scratch, int64_t num_tasks) {
-  return reinterpret_cast<const uint32_t*>(static_cast<const char*>(scratch) +
-                                           PrepassLayout::Make(num_tasks).keys_out);
-}
-
 cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
                           cudaStream_t stream) {
   const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
   cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
   if (err != cudaSuccess) return err;
-  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
-  char* s = static_cast<char*>(scratch);
-  auto* classes = reinterpret_cast<TaskClasses*>(s + l.classes);
+  const TaskLayout l = TaskLayout::Make(p.num_tasks);
+  auto* classes = TaskLayout::At<TaskClasses>(scratch, l.header);
   err = cudaMemsetAsync(classes, 0, sizeof(TaskClasses), stream);
   if (err != cudaSuccess) return err;
   if (p.num_tasks == 0) return cudaSuccess;
@@ -1957,29 +1856,38 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   if (p.max_degree >= 0) key_limit = std::min<uint64_t>(key_limit, uint64_t(p.max_degree) + 1);
   kernel<<<blocks, kThreads, smem, stream>>>(
       g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
-      reinterpret_cast<uint32_t*>(s + l.keys_in), reinterpret_cast<int32_t*>(s + l.vals_in),
+      TaskLayout::At<uint32_t>(scratch, l.keys_in), TaskLayout::At<int32_t>(scratch, l.vals_in),
       classes, reinterpret_cast<u64*>(p.counts));
   if ((err = LastError()) != cudaSuccess) return err;
   if (p.kmax < 4) return cudaSuccess;  // classes stay empty
   return LaunchSortClasses(p, scratch, /*full_keys=*/false, stream);
 }
 
+static_assert(Policy::kSmallTaskMax <= Policy::kHeavySplitMinDim &&
+                  Policy::kHeavySplitMinDim <= Policy::kWarpTaskMax &&
+                  Policy::kSmallTaskMax <= Policy::kHeavySplitDeepMinDim &&
+                  Policy::kHeavySplitDeepMinDim <= Policy::kWarpTaskMax,
+              "heavy tasks are medium tasks");
+static_assert(offsetof(TaskClasses, large_end) == 4 && offsetof(TaskClasses, medium_end) == 8 &&
+                  offsetof(TaskClasses, small_end) == 12 && offsetof(TaskClasses, heavy_end) == 16,
+              "the class ends are consecutive, in the order of the bounds below");
+
 cudaError_t LaunchSortClasses(const CountProblem& p, void* scratch, bool full_keys,
                               cudaStream_t stream) {
-  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
-  char* s = static_cast<char*>(scratch);
-  size_t temp_bytes = l.temp_bytes;
-  cudaError_t err = cub::DeviceRadixSort::SortPairsDescending(
-      s + l.temp, temp_bytes, reinterpret_cast<const uint32_t*>(s + l.keys_in),
-      reinterpret_cast<uint32_t*>(s + l.keys_out), reinterpret_cast<const int32_t*>(s + l.vals_in),
-      reinterpret_cast<int32_t*>(s + l.vals_out), static_cast<int>(p.num_tasks), 0,
-      KeyBits(p, full_keys), stream);
+  const TaskLayout l = TaskLayout::Make(p.num_tasks);
+  cudaError_t err =
+      SortTasksDescending(scratch, l, nullptr, p.num_tasks, KeyBits(p, full_keys), stream);
   if (err != cudaSuccess) return err;
-  ClassesKernel<<<1, kClassWarps * kWarp, 0, stream>>>(
-      reinterpret_cast<const uint32_t*>(s + l.keys_out), p.num_tasks,
-      static_cast<uint32_t>(Policy::HeavySplitMinDim(p.kmax)),
-      reinterpret_cast<TaskClasses*>(s + l.classes));
-  return LastError();
+  ClassBounds bounds;
+  bounds.num = 5;  // huge, large, medium, small and heavy-split ends (TaskClasses)
+  bounds.at_most[0] = Policy::kMaxBitmapDim;
+  bounds.at_most[1] = Policy::kWarpTaskMax;
+  bounds.at_most[2] = Policy::kSmallTaskMax - 1;
+  bounds.at_most[3] = 0;
+  bounds.at_most[4] = static_cast<uint32_t>(Policy::HeavySplitMinDim(p.kmax)) - 1;
+  auto* classes = TaskLayout::At<TaskClasses>(scratch, l.header);
+  return LaunchTaskClasses(TaskLayout::At<const uint32_t>(scratch, l.keys_out), p.num_tasks,
+                           bounds, &classes->huge_end, &classes->max_key, stream);
 }
 
 // KCMiner never builds at level 2 when λ(kmax, 2) >= 1/2 (γ < 1/2 in a
@@ -2290,7 +2198,7 @@ cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cud
   if (err != cudaSuccess) return err;
   if ((err = cudaEventRecord(ready, stream)) == cudaSuccess &&
       (err = cudaStreamWaitEvent(side, ready, 0)) == cudaSuccess &&
-      (err = cudaMemcpyAsync(host, PrepassClasses(prepass_scratch), sizeof(TaskClasses),
+      (err = cudaMemcpyAsync(host, CountClasses(prepass_scratch), sizeof(TaskClasses),
                              cudaMemcpyDeviceToHost, side)) == cudaSuccess) {
     err = cudaEventRecord(done, side);
   }

@@ -11,6 +11,7 @@
 #include "kcjax/core/ffi.h"
 #include "kcjax/cliques/count_cuda.h"
 #include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
@@ -56,9 +57,10 @@ ffi::Error Solve(const kcjax::cuda::CountProblem& p, const kcjax::cuda::TaskClas
                          "the clique kernels (largest task key " +
                           std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
                           "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
-  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::PrepassSortedTasks(pre, p.num_tasks),
-                                 kcjax::cuda::PrepassSortedKeys(pre, p.num_tasks),
-                                 kcjax::cuda::PrepassClasses(pre), work, stream);
+  const kcjax::cuda::TaskLayout l = kcjax::cuda::TaskLayout::Make(p.num_tasks);
+  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::TaskLayout::At<int32_t>(pre, l.vals_out),
+                                 kcjax::cuda::TaskLayout::At<uint32_t>(pre, l.keys_out),
+                                 kcjax::cuda::CountClasses(pre), work, stream);
   if (err != cudaSuccess) return rep.Cuda("clique kernel launch", err);
   return ffi::Error::Success();
 }
@@ -129,7 +131,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   }
 
   // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
-  const size_t pre_bytes = kcjax::cuda::PrepassScratchBytes(p.num_tasks);
+  const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
     return rep.Exhausted(pre_bytes,
@@ -165,7 +167,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     classes = *pinned;  // the kernels ran no task: plan from the classes below
   } else {
     // ---- Read the class boundaries back (sizes the solve phase exactly). ----
-    err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+    err = cudaMemcpyAsync(&classes, kcjax::cuda::CountClasses(pre), sizeof(classes),
                           cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
     err = cudaStreamSynchronize(stream);
@@ -175,7 +177,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     err = kcjax::cuda::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
     if (err != cudaSuccess)
       return rep.Cuda("re-sorting the tasks (max_degree hint too small)", err);
-    err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+    err = cudaMemcpyAsync(&classes, kcjax::cuda::CountClasses(pre), sizeof(classes),
                           cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
     err = cudaStreamSynchronize(stream);

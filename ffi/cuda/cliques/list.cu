@@ -28,8 +28,6 @@
 // read from memory that another warp may change, such as the stop flag, are
 // read by lane 0 and broadcast). Arena memory written by some lanes is read
 // by other lanes only after a __syncwarp (IntersectPos ends with one).
-#include <cub/device/device_radix_sort.cuh>
-
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -38,6 +36,7 @@
 #include "kcjax/core/csr.h"
 #include "kcjax/cuda/intersect.cuh"
 #include "kcjax/cuda/limits.h"
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
@@ -436,50 +435,23 @@ __global__ void __launch_bounds__(kPrepassWarps * kWarp)
   }
 }
 
-// Byte offsets inside the pre-pass scratch: [stats | task counter | stop]
-// header, keys/vals before and after the sort, cub's temporary storage.
-struct PrepassLayout {
-  size_t stats, counter, stop, keys_in, keys_out, vals_in, vals_out, temp, temp_bytes, total;
-  static PrepassLayout Make(int64_t n) {
-    PrepassLayout l;
-    const int64_t items = std::max<int64_t>(n, 1);
-    const size_t a = RoundUp(items * 4, kScratchAlign);
-    l.stats = 0;
-    l.counter = sizeof(ListStats);
-    l.stop = l.counter + sizeof(int);
-    l.keys_in = kScratchAlign;
-    l.keys_out = l.keys_in + a;
-    l.vals_in = l.keys_out + a;
-    l.vals_out = l.vals_in + a;
-    l.temp = l.vals_out + a;
-    l.temp_bytes = 0;
-    cub::DeviceRadixSort::SortPairsDescending(
-        nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr),
-        static_cast<uint32_t*>(nullptr), static_cast<const int32_t*>(nullptr),
-        static_cast<int32_t*>(nullptr), static_cast<int>(items), 0, 32);
-    l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), kScratchAlign);
-    return l;
-  }
-};
-
-template <typename T>
-T* At(void* base, size_t offset) {
-  return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
-}
+// The pre-pass's scratch is the shared task stage's (kcjax/cuda/tasks.h);
+// its header holds [stats | task counter | stop].
+constexpr size_t kStatsOffset = 0;
+constexpr size_t kCounterOffset = sizeof(ListStats);
+constexpr size_t kStopOffset = kCounterOffset + sizeof(int);
+static_assert(kStopOffset + sizeof(int) <= kTaskHeaderBytes, "the header fits the task stage's");
 
 }  // namespace
 
-size_t ListPrepassScratchBytes(int64_t num_tasks) { return PrepassLayout::Make(num_tasks).total; }
-
 const ListStats* ListPrepassStats(const void* scratch) {
-  return reinterpret_cast<const ListStats*>(static_cast<const char*>(scratch) +
-                                            PrepassLayout::Make(0).stats);
+  return TaskLayout::At<ListStats>(scratch, kStatsOffset);
 }
 
 cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
                               cudaStream_t stream) {
-  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
-  cudaError_t err = cudaMemsetAsync(scratch, 0, kScratchAlign, stream);  // stats, counter, stop
+  const TaskLayout l = TaskLayout::Make(p.num_tasks);
+  cudaError_t err = cudaMemsetAsync(scratch, 0, kTaskHeaderBytes, stream);  // stats, counter, stop
   if (err != cudaSuccess) return err;
   if (p.per_vertex) {
     err = cudaMemsetAsync(p.counts, 0, static_cast<size_t>(p.dag.num_nodes) * 4 * sizeof(uint32_t),
@@ -496,8 +468,8 @@ cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
   const int blocks =
       static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
   ListPrepassKernel<<<blocks, kPrepassWarps * kWarp, 0, stream>>>(
-      p.dag, p.tasks, p.num_tasks, p.k, At<uint32_t>(scratch, l.keys_in),
-      At<int32_t>(scratch, l.vals_in), At<ListStats>(scratch, l.stats));
+      p.dag, p.tasks, p.num_tasks, p.k, TaskLayout::At<uint32_t>(scratch, l.keys_in),
+      TaskLayout::At<int32_t>(scratch, l.vals_in), TaskLayout::At<ListStats>(scratch, kStatsOffset));
   return cudaGetLastError();
 }
 
@@ -531,31 +503,19 @@ cudaError_t PlanList(const ListProblem& p, const ListStats& stats, int num_sms, 
 cudaError_t LaunchList(const ListProblem& p, const ListPlan& plan, void* pre, void* arena,
                        cudaStream_t stream) {
   if (plan.blocks == 0) return cudaSuccess;
-  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
+  const TaskLayout l = TaskLayout::Make(p.num_tasks);
   // Sort only the significant bits of the keys (all keys <= max_d).
-  int end_bit = 1;
-  while (end_bit < 32 && (static_cast<uint32_t>(plan.max_d) >> end_bit) != 0) ++end_bit;
-  size_t temp_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortPairsDescending(
-      nullptr, temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-      static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
-      static_cast<int>(p.num_tasks), 0, end_bit, stream);
-  if (err != cudaSuccess) return err;
-  if (temp_bytes > l.temp_bytes) return cudaErrorInvalidValue;  // sized for 32 bits: never
-  temp_bytes = l.temp_bytes;
-  err = cub::DeviceRadixSort::SortPairsDescending(
-      At<void>(pre, l.temp), temp_bytes, At<const uint32_t>(pre, l.keys_in),
-      At<uint32_t>(pre, l.keys_out), At<const int32_t>(pre, l.vals_in),
-      At<int32_t>(pre, l.vals_out), static_cast<int>(p.num_tasks), 0, end_bit, stream);
+  cudaError_t err = SortTasksDescending(pre, l, nullptr, p.num_tasks,
+                                        TaskKeyBits(static_cast<uint32_t>(plan.max_d)), stream);
   if (err != cudaSuccess) return err;
   ListArgs a;
   a.g = p.dag;
-  a.tasks = At<const int32_t>(pre, l.vals_out);
-  a.keys = At<const uint32_t>(pre, l.keys_out);
+  a.tasks = TaskLayout::At<const int32_t>(pre, l.vals_out);
+  a.keys = TaskLayout::At<const uint32_t>(pre, l.keys_out);
   a.num_tasks = static_cast<int>(p.num_tasks);
   a.k = p.k;
-  a.task_counter = At<int>(pre, l.counter);
-  a.stop = At<int>(pre, l.stop);
+  a.task_counter = TaskLayout::At<int>(pre, kCounterOffset);
+  a.stop = TaskLayout::At<int>(pre, kStopOffset);
   a.stop_when_full = p.stop_when_full;
   a.cliques = p.cliques;
   a.capacity = static_cast<u64>(p.capacity);

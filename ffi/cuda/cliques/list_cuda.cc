@@ -17,6 +17,7 @@
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cliques/list_cuda.h"
 #include "kcjax/cliques/policy.h"
 
@@ -70,7 +71,7 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
 
   // ---- Phase 1: outputs, task sizes. ----
   kcjax::cuda::DeviceScratch memory(scratch, stream);
-  const size_t pre_bytes = kcjax::cuda::ListPrepassScratchBytes(p.num_tasks);
+  const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
     return rep.Exhausted(pre_bytes, "the task pre-pass (too many tasks for the free GPU "

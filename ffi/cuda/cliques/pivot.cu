@@ -5,7 +5,8 @@
 //
 // Pipeline (driven by ffi/cuda/cliques/pivot_cuda.cc):
 //   PrepareKernel  validates CSR and tasks, keys every task by d + 1, stats;
-//   cub radix sort tasks by key, descending (largest candidate sets first);
+//   the shared task stage sorts tasks by key, descending (largest candidate
+//                  sets first; kcjax/cuda/tasks.h);
 //   CountKernel    persistent warps pull roots from three queues (d > 128:
 //                  global-memory workspace; 16 <= d <= 128 one at a time;
 //                  d < 16 in chunks) and add leaves to a block-shared
@@ -21,8 +22,6 @@
 //     warp-uniform: each lane computes it from the same shared or global data
 //     or from a full-warp reduction;
 //   * only lane 0 adds to the histogram.
-#include <cub/device/device_radix_sort.cuh>
-
 #include <algorithm>
 #include <climits>
 
@@ -874,22 +873,6 @@ cudaError_t LaunchPivotPrepare(cudaStream_t stream, const int32_t* indptr, const
   PrepareKernel<<<blocks, kThreads, 0, stream>>>(indptr, indices, n, m, tasks, num_tasks, keys,
                                                  stats);
   return cudaGetLastError();
-}
-
-size_t PivotSortTempBytes(int32_t num_tasks) {
-  size_t bytes = 0;
-  cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
-                                            static_cast<uint32_t*>(nullptr),
-                                            static_cast<const int32_t*>(nullptr),
-                                            static_cast<int32_t*>(nullptr), num_tasks);
-  return bytes;
-}
-
-cudaError_t LaunchPivotSort(cudaStream_t stream, void* temp, size_t temp_bytes,
-                            const uint32_t* keys_in, uint32_t* keys_out, const int32_t* tasks_in,
-                            int32_t* tasks_out, int32_t num_tasks, int end_bit) {
-  return cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys_in, keys_out, tasks_in,
-                                                   tasks_out, num_tasks, 0, end_bit, stream);
 }
 
 int64_t PivotLargeWarpWords(int32_t dcap) {

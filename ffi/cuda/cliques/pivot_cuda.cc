@@ -21,6 +21,7 @@
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/wide_count.h"
 
@@ -85,22 +86,26 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
     return err == cudaSuccess ? ffi::Error::Success() : call.rep.Cuda("zeroing the output", err);
   }
 
-  // 1. Validation and statistics.
-  auto stats = call.Scratch<PivotStats>(1);
-  auto keys = call.Scratch<uint32_t>(2 * static_cast<size_t>(num_tasks));
-  auto sorted = call.Scratch<int32_t>(num_tasks);
-  auto counters = call.Scratch<int32_t>(3);
-  if (!stats || !keys || !sorted || !counters) {
-    return call.OutOfScratch(12 * static_cast<size_t>(num_tasks), "the task lists");
-  }
-  if ((err = cudaMemsetAsync(*stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
+  // 1. Validation and statistics. One task-stage scratch (kcjax/cuda/tasks.h):
+  // its header holds the stats and the kernel's three task counters; the
+  // caller's task array is the sort's input values.
+  const cuda::TaskLayout layout = cuda::TaskLayout::Make(num_tasks, /*with_vals_in=*/false);
+  void* task_scratch = call.scratch.Allocate(layout.total);
+  if (task_scratch == nullptr) return call.OutOfScratch(layout.total, "the task lists");
+  static_assert(sizeof(PivotStats) + 3 * sizeof(int32_t) <= cuda::kTaskHeaderBytes,
+                "the stats and counters fit the task stage's header");
+  auto* stats = cuda::TaskLayout::At<PivotStats>(task_scratch, layout.header);
+  auto* counters =
+      cuda::TaskLayout::At<int32_t>(task_scratch, layout.header + sizeof(PivotStats));
+  auto* keys = cuda::TaskLayout::At<uint32_t>(task_scratch, layout.keys_in);
+  if ((err = cudaMemsetAsync(stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
     return call.rep.Cuda("zeroing stats", err);
   }
   err = pivot::LaunchPivotPrepare(stream, indptr.typed_data(), indices.typed_data(), n, m,
-                                  tasks.typed_data(), num_tasks, *keys, *stats);
+                                  tasks.typed_data(), num_tasks, keys, stats);
   if (err != cudaSuccess) return call.rep.Cuda("launching the prepare kernel", err);
   PivotStats st{};
-  if ((err = cudaMemcpyAsync(&st, *stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
+  if ((err = cudaMemcpyAsync(&st, stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
           cudaSuccess ||
       (err = cudaStreamSynchronize(stream)) != cudaSuccess) {
     return call.rep.Cuda("reading the prepare kernel's stats", err);
@@ -125,13 +130,8 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   if (prm.hist == nullptr && prm.local == nullptr) return ffi::Error::Success();
 
   // 2. Largest candidate sets first.
-  int end_bit = 1;
-  while (end_bit < 32 && (static_cast<uint32_t>(st.max_d) + 1) >> end_bit != 0) ++end_bit;
-  const size_t temp_bytes = pivot::PivotSortTempBytes(num_tasks);
-  auto temp = call.Scratch<unsigned char>(temp_bytes);
-  if (!temp) return call.OutOfScratch(temp_bytes, "sorting the tasks");
-  err = pivot::LaunchPivotSort(stream, *temp, temp_bytes, *keys, *keys + num_tasks,
-                               tasks.typed_data(), *sorted, num_tasks, end_bit);
+  err = cuda::SortTasksDescending(task_scratch, layout, tasks.typed_data(), num_tasks,
+                                  cuda::TaskKeyBits(static_cast<uint32_t>(st.max_d) + 1), stream);
   if (err != cudaSuccess) return call.rep.Cuda("sorting the tasks", err);
 
   // 3. Launch shape: persistent blocks, no more than there is work for.
@@ -163,16 +163,16 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
     }
     prm.large_scratch = *ws;
   }
-  if ((err = cudaMemsetAsync(*counters, 0, 3 * sizeof(int32_t), stream)) != cudaSuccess) {
+  if ((err = cudaMemsetAsync(counters, 0, 3 * sizeof(int32_t), stream)) != cudaSuccess) {
     return call.rep.Cuda("zeroing the task counters", err);
   }
   prm.indptr = indptr.typed_data();
   prm.indices = indices.typed_data();
-  prm.tasks = *sorted;
+  prm.tasks = cuda::TaskLayout::At<int32_t>(task_scratch, layout.vals_out);
   prm.num_large = st.num_large;
   prm.num_heavy = st.num_heavy;
   prm.num_valid = st.num_valid;
-  prm.counters = *counters;
+  prm.counters = counters;
   prm.hmax = hmax;
   prm.kmin = kmin;
   err = pivot::LaunchPivotCount(stream, prm, shape, blocks);

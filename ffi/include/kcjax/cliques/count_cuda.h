@@ -58,8 +58,8 @@ struct TaskClasses {
   int32_t large_end;
   int32_t medium_end;
   int32_t small_end;
-  int32_t max_key;
   int32_t heavy_end;
+  int32_t max_key;
   // Set by the pre-pass when a key exceeds the max_degree hint (the sort may
   // lack bits, a device-bounds plan's arenas are too small): sort again with
   // all bits and plan from the classes.
@@ -72,17 +72,17 @@ size_t ShallowScratchBytes();
 cudaError_t LaunchShallow(const CountProblem& problem, void* scratch, int num_sms,
                           cudaStream_t stream);
 
-// Scratch needed by LaunchPrepass (256-byte aligned base expected).
-size_t PrepassScratchBytes(int64_t num_tasks);
+// The pre-pass's scratch is the shared task stage's (kcjax/cuda/tasks.h:
+// TaskScratchBytes(num_tasks), TaskLayout), its header the TaskClasses.
+inline const TaskClasses* CountClasses(const void* task_scratch) {
+  return static_cast<const TaskClasses*>(task_scratch);
+}
 
 // Zeroes problem.counts, computes counts[3] and sorts the tasks. Writes the
-// TaskClasses to *PrepassClasses(scratch) on the device; nothing more to do
+// TaskClasses to *CountClasses(scratch) on the device; nothing more to do
 // when problem.kmax == 3 (the classes are then all empty).
 cudaError_t LaunchPrepass(const CountProblem& problem, void* scratch, int num_sms,
                           cudaStream_t stream);
-const TaskClasses* PrepassClasses(const void* scratch);
-const int32_t* PrepassSortedTasks(const void* scratch, int64_t num_tasks);
-const uint32_t* PrepassSortedKeys(const void* scratch, int64_t num_tasks);
 
 // Grid shapes and scratch of the solve phase, derived from the host copy of
 // the task classes, or (device_bounds) from the max_degree hint alone.

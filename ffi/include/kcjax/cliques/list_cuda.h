@@ -45,9 +45,9 @@ struct ListStats {
   int32_t bad_task_value;
 };
 
-// Scratch of the pre-pass (and of the DFS kernel's counters), 256-byte
-// aligned base expected.
-size_t ListPrepassScratchBytes(int64_t num_tasks);
+// The pre-pass's scratch (and the DFS kernel's counters) is the shared
+// task stage's (kcjax/cuda/tasks.h: TaskScratchBytes(num_tasks)); its header
+// holds the ListStats.
 cudaError_t LaunchListPrepass(const ListProblem& problem, void* scratch, int num_sms,
                               cudaStream_t stream);
 const ListStats* ListPrepassStats(const void* scratch);

@@ -196,9 +196,6 @@ struct CliquePolicy {
   // any current GPU; the loops stride over the rest).
   static constexpr int kElementwiseThreads = 256;
   static constexpr int kElementwiseMaxBlocks = 4096;
-  // The size-class kernel: one warp per class boundary (huge, large, medium,
-  // small end and the heavy-split end).
-  static constexpr int kClassWarps = 5;
 };
 
 }  // namespace kcjax
