@@ -6,7 +6,7 @@
 
 #include "count_base.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -193,4 +193,4 @@ __device__ uint32_t WarpNextBit(const uint32_t* bm, int W, uint32_t from) {
 }
 
 }  // namespace
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -33,7 +33,7 @@
 #include "kcjax/cuda/streams.h"
 #include "kcjax/cuda/tasks.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
 
 cudaError_t LastError() { return cudaGetLastError(); }
@@ -351,7 +351,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     size_t smem = base_smem;
     int64_t want_blocks = 0;
     if (k == 0) {
-      err = MaxBlocks(ListKernel, smem, &bpm);
+      err = MaxBlocks(SortedListKernel, smem, &bpm);
       per_unit = ListLayout::Make(plan->dim[0], p.kmax).words * 4 * warps_per_block;
       want_blocks = CeilDiv(n, warps_per_block);
     } else if (k == 1) {
@@ -479,7 +479,7 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
                      static_cast<int>(plan.end[k])};
     switch (k) {
       case 0:
-        ListKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
+        SortedListKernel<<<plan.blocks[k], kThreads, plan.smem[k], stream>>>(
             g, t, p.kmax, plan.dim[k], work + k, out, static_cast<int32_t*>(arena[k]));
         break;
       case 1:
@@ -520,4 +520,4 @@ cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cud
   return err;
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -15,8 +15,10 @@
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
+
+using namespace kcjax::cuda;  // the shared primitives
 
 using Policy = CliquePolicy;
 
@@ -90,4 +92,4 @@ struct Counts {
 };
 
 }  // namespace
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

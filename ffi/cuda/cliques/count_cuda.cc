@@ -22,9 +22,9 @@ const kcjax::Reporter rep("kcjax_clique_count");
 
 // Pinned host memory for one TaskClasses per thread (a handler call reads it
 // back before it returns), or nullptr if it cannot be allocated.
-kcjax::cuda::TaskClasses* PinnedClasses() {
+kcjax::cliques::TaskClasses* PinnedClasses() {
   struct Buffer {
-    kcjax::cuda::TaskClasses* p = nullptr;
+    kcjax::cliques::TaskClasses* p = nullptr;
     bool tried = false;
     ~Buffer() {
       if (p != nullptr) cudaFreeHost(p);
@@ -34,8 +34,8 @@ kcjax::cuda::TaskClasses* PinnedClasses() {
   if (!buffer.tried) {
     buffer.tried = true;
     void* p = nullptr;
-    if (cudaMallocHost(&p, sizeof(kcjax::cuda::TaskClasses)) == cudaSuccess) {
-      buffer.p = static_cast<kcjax::cuda::TaskClasses*>(p);
+    if (cudaMallocHost(&p, sizeof(kcjax::cliques::TaskClasses)) == cudaSuccess) {
+      buffer.p = static_cast<kcjax::cliques::TaskClasses*>(p);
     } else {
       cudaGetLastError();  // clear it: the caller reads the classes back instead
     }
@@ -45,10 +45,10 @@ kcjax::cuda::TaskClasses* PinnedClasses() {
 
 // Phase 2: the persistent kernels per size class, planned from the read-back
 // classes, or from the max_degree hint when classes is nullptr.
-ffi::Error Solve(const kcjax::cuda::CountProblem& p, const kcjax::cuda::TaskClasses* classes,
+ffi::Error Solve(const kcjax::cliques::CountProblem& p, const kcjax::cliques::TaskClasses* classes,
                  void* pre, int num_sms, kcjax::cuda::DeviceScratch& memory, cudaStream_t stream) {
-  kcjax::cuda::SolvePlan plan;
-  cudaError_t err = kcjax::cuda::PlanSolve(p, classes, num_sms, &plan);
+  kcjax::cliques::SolvePlan plan;
+  cudaError_t err = kcjax::cliques::PlanSolve(p, classes, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the clique kernels (occupancy)", err);
   if (plan.scratch_bytes == 0) return ffi::Error::Success();
   void* work = memory.Allocate(plan.scratch_bytes);
@@ -58,9 +58,9 @@ ffi::Error Solve(const kcjax::cuda::CountProblem& p, const kcjax::cuda::TaskClas
                           std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
                           "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
   const kcjax::cuda::TaskLayout l = kcjax::cuda::TaskLayout::Make(p.num_tasks);
-  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::TaskLayout::At<int32_t>(pre, l.vals_out),
+  err = kcjax::cliques::LaunchSolve(p, plan, kcjax::cuda::TaskLayout::At<int32_t>(pre, l.vals_out),
                                  kcjax::cuda::TaskLayout::At<uint32_t>(pre, l.keys_out),
-                                 kcjax::cuda::CountClasses(pre), work, stream);
+                                 kcjax::cliques::CountClasses(pre), work, stream);
   if (err != cudaSuccess) return rep.Cuda("clique kernel launch", err);
   return ffi::Error::Success();
 }
@@ -98,7 +98,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return rep.Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
                    " >= 2^31 - 1): split the task list");
 
-  kcjax::cuda::CountProblem p;
+  kcjax::cliques::CountProblem p;
   p.dag.indptr = indptr.typed_data();
   p.dag.indices = indices.typed_data();
   p.dag.src = src.typed_data();
@@ -120,12 +120,12 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
 
   kcjax::cuda::DeviceScratch memory(scratch, stream);
   // ---- Shallow counts: one kernel, nothing read back to the host. ----
-  if (kcjax::cuda::UseShallowPath(p)) {
-    void* work = memory.Allocate(kcjax::cuda::ShallowScratchBytes());
+  if (kcjax::cliques::UseShallowPath(p)) {
+    void* work = memory.Allocate(kcjax::cliques::ShallowScratchBytes());
     if (work == nullptr)
-      return rep.Exhausted(kcjax::cuda::ShallowScratchBytes(),
+      return rep.Exhausted(kcjax::cliques::ShallowScratchBytes(),
                            "the shallow kernel's work counter");
-    err = kcjax::cuda::LaunchShallow(p, work, num_sms, stream);
+    err = kcjax::cliques::LaunchShallow(p, work, num_sms, stream);
     if (err != cudaSuccess) return rep.Cuda("shallow clique kernel launch", err);
     return ffi::Error::Success();
   }
@@ -137,7 +137,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return rep.Exhausted(pre_bytes,
                          "the task pre-pass (too many tasks for the free GPU memory: split the "
                          "task list)");
-  err = kcjax::cuda::LaunchPrepass(p, pre, num_sms, stream);
+  err = kcjax::cliques::LaunchPrepass(p, pre, num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
 
@@ -148,15 +148,15 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return rep.Failed(
         "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
         "not register it as command-buffer compatible)");
-  kcjax::cuda::TaskClasses classes;
-  kcjax::cuda::TaskClasses* pinned = nullptr;
-  if (kcjax::cuda::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
+  kcjax::cliques::TaskClasses classes;
+  kcjax::cliques::TaskClasses* pinned = nullptr;
+  if (kcjax::cliques::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
     // ---- Solve planned from the hint, queued right behind the pre-pass;
     // the classes come back on a side stream meanwhile. ----
     cudaEvent_t copied = nullptr;
     err = cudaEventCreateWithFlags(&copied, cudaEventDisableTiming);
     if (err != cudaSuccess) return rep.Cuda("creating an event", err);
-    err = kcjax::cuda::CopyClassesAsync(pre, pinned, copied, stream);
+    err = kcjax::cliques::CopyClassesAsync(pre, pinned, copied, stream);
     ffi::Error solved = ffi::Error::Success();
     if (err == cudaSuccess) solved = Solve(p, nullptr, pre, num_sms, memory, stream);
     if (err == cudaSuccess) err = cudaEventSynchronize(copied);
@@ -167,17 +167,17 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     classes = *pinned;  // the kernels ran no task: plan from the classes below
   } else {
     // ---- Read the class boundaries back (sizes the solve phase exactly). ----
-    err = cudaMemcpyAsync(&classes, kcjax::cuda::CountClasses(pre), sizeof(classes),
+    err = cudaMemcpyAsync(&classes, kcjax::cliques::CountClasses(pre), sizeof(classes),
                           cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
     err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
   }
   if (classes.key_overflow) {  // the max_degree hint was below the true maximum
-    err = kcjax::cuda::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
+    err = kcjax::cliques::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
     if (err != cudaSuccess)
       return rep.Cuda("re-sorting the tasks (max_degree hint too small)", err);
-    err = cudaMemcpyAsync(&classes, kcjax::cuda::CountClasses(pre), sizeof(classes),
+    err = cudaMemcpyAsync(&classes, kcjax::cliques::CountClasses(pre), sizeof(classes),
                           cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
     err = cudaStreamSynchronize(stream);

@@ -7,7 +7,7 @@
 
 #include "build.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -538,4 +538,4 @@ struct ListLayout {
 };
 
 }  // namespace
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -6,7 +6,7 @@
 
 #include "shallow.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -193,4 +193,4 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 }  // namespace
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -41,8 +41,10 @@
 #include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
+
+using namespace kcjax::cuda;  // the shared primitives
 
 using Policy = CliquePolicy;
 
@@ -531,4 +533,4 @@ cudaError_t LaunchList(const ListProblem& p, const ListPlan& plan, void* pre, vo
   return cudaGetLastError();
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -12,10 +12,10 @@
 //                  d < 16 in chunks) and add leaves to a block-shared
 //                  histogram cache flushed once into the 128-bit output.
 //
-// Per-vertex mode (kcjax_clique_pivot_local, template flag kLocal): the same
+// Per-vertex mode (kcjax_clique_pivot_local, template flag kPerVertex): the same
 // walk; every terminal node adds its k-clique shares to its candidates and to
 // the held and pivot sums of its frame, which move up the path as children
-// finish (LocalSmall / LocalLarge, FrameSums; rules in cliques/pivot.cc).
+// finish (PerVertexSmall / PerVertexLarge, FrameSums; rules in cliques/pivot.cc).
 //
 // Warp-level invariants of the DFS (both paths):
 //   * every value steering control flow (masks, h, p, n, top, pending) is
@@ -31,8 +31,7 @@
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/wide_count.h"
 
-namespace kcjax {
-namespace pivot {
+namespace kcjax::cliques {
 namespace {
 
 using namespace kcjax::cuda;
@@ -44,8 +43,8 @@ static_assert(kSmallMax >= CliquePolicy::kPivotChunkDegree && kSmallMax <= 128,
               "small roots use rows of at most two 64-bit words");
 static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word rows");
 static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in cliques/pivot.cc");
-constexpr int kLocalResolve = CliquePolicy::kPivotLocalResolveDepth;
-static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in cliques/pivot.cc");
+constexpr int kPerVertexResolve = CliquePolicy::kPivotPerVertexResolveDepth;
+static_assert(kPerVertexResolve >= 0 && kPerVertexResolve <= 2, "see PerVertexResolve in cliques/pivot.cc");
 
 // ---------------------------------------------------------------------------
 // Histogram
@@ -70,8 +69,8 @@ struct Hist {
 // ---------------------------------------------------------------------------
 // Per-vertex shares
 
-// 128-bit per-vertex totals and the binomial table (PivotParams::local, binom).
-struct LocalSink {
+// 128-bit per-vertex totals and the binomial table (PivotParams::per_vertex, binom).
+struct PerVertexSink {
   u64* acc;
   const u64* binom;
   int k;
@@ -101,14 +100,14 @@ struct Shares {
 };
 
 // A leaf (h, p + n) whose n candidates join the pivots.
-__device__ Shares LeafShares(const LocalSink& s, int h, int p, int n) {
+__device__ Shares LeafShares(const PerVertexSink& s, int h, int p, int n) {
   const int r = s.k - h;
   const u128 pivot = s.C(p + n - 1, r - 1);
   return {s.C(p + n, r), pivot, pivot, 0};
 }
 
-// A node resolved in closed form (r = k - h <= kLocalResolve).
-__device__ Shares ResolveShares(const LocalSink& s, int h, int p, int n, u64 edges) {
+// A node resolved in closed form (r = k - h <= kPerVertexResolve).
+__device__ Shares ResolveShares(const PerVertexSink& s, int h, int p, int n, u64 edges) {
   const int r = s.k - h;
   const u128 c1 = static_cast<u128>(n), c2 = edges;
   return {s.C(p, r) + c1 * s.C(p, r - 1) + c2 * s.C(p, r - 2),
@@ -152,7 +151,7 @@ struct FrameSums {
   }
   // Frame top's current child is done: its sums go to the vertex it added
   // and up to frame top - 1 (or the root).
-  __device__ void CloseChild(const LocalSink& s, int top) {
+  __device__ void CloseChild(const PerVertexSink& s, int top) {
     const u128 held = Load128(sums + 4 * top), pivot = Load128(sums + 4 * top + 2);
     if (held == 0) return;  // no k-clique below (pivot <= held)
     const int a = added[top];
@@ -170,7 +169,7 @@ struct FrameSums {
 // The sinks of a count kernel: the histogram, or the per-vertex totals.
 struct Sinks {
   Hist hist;
-  LocalSink local;
+  PerVertexSink per_vertex;
 };
 
 
@@ -234,22 +233,22 @@ __device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const 
 // node's mask and the top frame live in registers of every lane.
 
 // Per-warp shared arena for rows of up to kMaxW words.
-template <int kMaxW, bool kLocal>
+template <int kMaxW, bool kPerVertex>
 struct SmallArena {
   static constexpr int kDim = 64 * kMaxW;
   static constexpr int kLevels = kDim + 2;  // DFS depth <= d + 1
-  static constexpr int kSumWords = kLocal ? 4 * kLevels : 0;
+  static constexpr int kSumWords = kPerVertex ? 4 * kLevels : 0;
   static constexpr size_t kBytes =
       sizeof(u64) * (static_cast<size_t>(kDim) * kMaxW + 2 * kLevels * kMaxW + kSumWords) +
       sizeof(uint32_t) * kLevels + sizeof(int32_t) * kDim +
-      (kLocal ? sizeof(int32_t) * kLevels : 0);
+      (kPerVertex ? sizeof(int32_t) * kLevels : 0);
   u64* adj;        // kDim rows
   u64* cand;       // frame masks, kLevels rows
   u64* branch;     // frame branch masks, kLevels rows
-  u64* sums;       // kLocal: FrameSums::sums, kLevels frames
+  u64* sums;       // kPerVertex: FrameSums::sums, kLevels frames
   uint32_t* meta;  // frame h | p << 10 | n << 20 (all <= 129)
   int32_t* ids;    // the root's candidate list
-  int32_t* added;  // kLocal: FrameSums::added, kLevels frames
+  int32_t* added;  // kPerVertex: FrameSums::added, kLevels frames
 
   __device__ SmallArena(unsigned char* base) {
     adj = reinterpret_cast<u64*>(base);
@@ -258,7 +257,7 @@ struct SmallArena {
     sums = branch + kLevels * kMaxW;
     meta = reinterpret_cast<uint32_t*>(sums + kSumWords);
     ids = reinterpret_cast<int32_t*>(meta + kLevels);
-    added = kLocal ? ids + kDim : nullptr;
+    added = kPerVertex ? ids + kDim : nullptr;
   }
 };
 
@@ -338,7 +337,7 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
 // Warp-wide: for_each(f) calls f(i) for each candidate i, spread over the
 // lanes; degree(i) is |P & row(i)|. Lane 0 adds the node's shares to `fs`.
 template <typename ForEach, typename Degree>
-__device__ void LocalTerminal(const LocalSink& s, FrameSums& fs, int top, int cn, int h, int p,
+__device__ void PerVertexTerminal(const PerVertexSink& s, FrameSums& fs, int top, int cn, int h, int p,
                               bool resolve, int lane, ForEach&& for_each, Degree&& degree) {
   Shares sh;
   if (resolve) {
@@ -358,12 +357,12 @@ __device__ void LocalTerminal(const LocalSink& s, FrameSums& fs, int top, int cn
   });
 }
 
-// LocalTerminal of a small root: P in registers, rows of kW words in shared
+// PerVertexTerminal of a small root: P in registers, rows of kW words in shared
 // memory.
 template <int kW>
-__device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, int top,
+__device__ void PerVertexSmall(const PerVertexSink& s, FrameSums& fs, const u64* adj, int top,
                            const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
-  LocalTerminal(
+  PerVertexTerminal(
       s, fs, top, cn, h, p, resolve, lane,
       [&](auto f) {
         for (int r = lane; r < cn; r += 32) f(SelectW<kW>(P, r));
@@ -384,8 +383,8 @@ __device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, in
 // follows; a pop reads slot top in every lane and __syncwarp follows, so
 // every lane reads a slot only after it was written and before it is
 // overwritten.
-template <int kW, int kMaxW, bool kLocal>
-__device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal>& ar,
+template <int kW, int kMaxW, bool kPerVertex>
+__device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kPerVertex>& ar,
                           const Sinks& out, int lane, int32_t v, int32_t base, int d) {
   const Hist& hist = out.hist;
   for (int i = lane; i < d; i += 32) ar.ids[i] = prm.indices[base + i];
@@ -406,13 +405,13 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
   while (true) {
     if (pending) {
       pending = false;
-      const bool resolve = hmax - ch <= (kLocal ? kLocalResolve : kResolve);
+      const bool resolve = hmax - ch <= (kPerVertex ? kPerVertexResolve : kResolve);
       bool leaf = cn <= 1;
       int best = 0, pivot = 0;
       if (!leaf && !resolve) ScanSmall<kW>(P, cn, adj, lane, &best, &pivot, &leaf);
       if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
-        if constexpr (kLocal) {
-          LocalSmall<kW>(out.local, fs, adj, top, P, cn, ch, cp, !leaf, lane);
+        if constexpr (kPerVertex) {
+          PerVertexSmall<kW>(out.per_vertex, fs, adj, top, P, cn, ch, cp, !leaf, lane);
         } else if (leaf) {
           if (lane == 0) hist.Add(ch, cp + cn, 1);
         } else {
@@ -432,7 +431,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
         __syncwarp();
       }
       ++top;
-      if constexpr (kLocal) {
+      if constexpr (kPerVertex) {
         if (lane == 0) fs.Open(top, pivot | kPivotTag);
       }
       const u64* row = adj + pivot * kW;
@@ -454,8 +453,8 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       continue;
     }
     if (top < 0) break;
-    if constexpr (kLocal) {
-      if (lane == 0) fs.CloseChild(out.local, top);
+    if constexpr (kPerVertex) {
+      if (lane == 0) fs.CloseChild(out.per_vertex, top);
     }
     int x = -1;  // first remaining non-neighbour (unrolled: TB stays in registers)
 #pragma unroll
@@ -486,7 +485,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       TC[q] &= ~hit;
     }
     --tn;
-    if constexpr (kLocal) {
+    if constexpr (kPerVertex) {
       if (lane == 0) fs.added[top] = x;
     }
     const u64* row = adj + x * kW;
@@ -503,13 +502,13 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       pending = true;
     }
   }
-  if constexpr (kLocal) {
-    if (lane == 0) out.local.Add(v, fs.root_held);
+  if constexpr (kPerVertex) {
+    if (lane == 0) out.per_vertex.Add(v, fs.root_held);
   }
 }
 
-template <int kMaxW, bool kLocal>
-__device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal>& ar,
+template <int kMaxW, bool kPerVertex>
+__device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kPerVertex>& ar,
                           const Sinks& out, int lane, int32_t v) {
   __syncwarp();  // no lane still reads the previous root's arena
   const int32_t base = prm.indptr[v];
@@ -517,8 +516,8 @@ __device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal
   if (1 + d < prm.kmin) return;  // h + p + |P| < kmin at the root
   if (d == 0) {
     if (lane == 0) {
-      if constexpr (kLocal) {
-        out.local.Add(v, out.local.C(0, prm.hmax - 1));
+      if constexpr (kPerVertex) {
+        out.per_vertex.Add(v, out.per_vertex.C(0, prm.hmax - 1));
       } else {
         out.hist.Add(1, 0, 1);
       }
@@ -526,9 +525,9 @@ __device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal
     return;
   }
   if (kMaxW == 1 || d <= 64) {
-    SmallTask<1, kMaxW, kLocal>(prm, ar, out, lane, v, base, d);
+    SmallTask<1, kMaxW, kPerVertex>(prm, ar, out, lane, v, base, d);
   } else {
-    SmallTask<kMaxW, kMaxW, kLocal>(prm, ar, out, lane, v, base, d);
+    SmallTask<kMaxW, kMaxW, kPerVertex>(prm, ar, out, lane, v, base, d);
   }
 }
 
@@ -630,10 +629,10 @@ __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax
   }
 }
 
-// LocalTerminal of a large root: P is w words in global memory.
-__device__ void LocalLarge(const LocalSink& s, FrameSums& fs, const u64* adj, int w, int top,
+// PerVertexTerminal of a large root: P is w words in global memory.
+__device__ void PerVertexLarge(const PerVertexSink& s, FrameSums& fs, const u64* adj, int w, int top,
                            const u64* P, int cn, int h, int p, bool resolve, int lane) {
-  LocalTerminal(
+  PerVertexTerminal(
       s, fs, top, cn, h, p, resolve, lane, [&](auto f) { ForMembers(P, w, lane, f); },
       [&](int i) {
         const u64* row = adj + static_cast<size_t>(i) * w;
@@ -643,7 +642,7 @@ __device__ void LocalLarge(const LocalSink& s, FrameSums& fs, const u64* adj, in
       });
 }
 
-template <bool kLocal>
+template <bool kPerVertex>
 __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int lane,
                           int32_t v) {
   const Hist& hist = out.hist;
@@ -667,13 +666,13 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       pending = false;
       const int level = top + 1;
       u64* P = ar.cand + static_cast<size_t>(level) * w;
-      const bool resolve = hmax - ch <= (kLocal ? kLocalResolve : kResolve);
+      const bool resolve = hmax - ch <= (kPerVertex ? kPerVertexResolve : kResolve);
       bool leaf = cn <= 1;
       int best = 0, pivot = 0;
       if (!leaf && !resolve) ScanLarge(P, w, cn, adj, lane, &best, &pivot, &leaf);
       if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
-        if constexpr (kLocal) {
-          LocalLarge(out.local, fs, adj, w, top, P, cn, ch, cp, !leaf, lane);
+        if constexpr (kPerVertex) {
+          PerVertexLarge(out.per_vertex, fs, adj, w, top, P, cn, ch, cp, !leaf, lane);
         } else if (leaf) {
           if (lane == 0) hist.Add(ch, cp + cn, 1);
         } else {
@@ -695,7 +694,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
         ar.meta[3 * level] = ch;
         ar.meta[3 * level + 1] = cp;
         ar.meta[3 * level + 2] = cn - 1;
-        if constexpr (kLocal) fs.Open(level, pivot | kPivotTag);
+        if constexpr (kPerVertex) fs.Open(level, pivot | kPivotTag);
       }
       __syncwarp();
       top = level;
@@ -708,8 +707,8 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
     }
     if (top < 0) break;
     const int level = top;
-    if constexpr (kLocal) {
-      if (lane == 0) fs.CloseChild(out.local, level);
+    if constexpr (kPerVertex) {
+      if (lane == 0) fs.CloseChild(out.per_vertex, level);
     }
     const int h = ar.meta[3 * level], p = ar.meta[3 * level + 1], n = ar.meta[3 * level + 2];
     u64* B = ar.branch + static_cast<size_t>(level) * w;
@@ -726,7 +725,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       B[k] = bk & (bk - 1);
       P[k] &= ~(1ull << (x & 63));
       ar.meta[3 * level + 2] = n - 1;
-      if constexpr (kLocal) fs.added[level] = x;
+      if constexpr (kPerVertex) fs.added[level] = x;
     }
     __syncwarp();
     const u64* row = adj + static_cast<size_t>(x) * w;
@@ -746,8 +745,8 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       pending = true;
     }
   }
-  if constexpr (kLocal) {
-    if (lane == 0) out.local.Add(v, fs.root_held);
+  if constexpr (kPerVertex) {
+    if (lane == 0) out.per_vertex.Add(v, fs.root_held);
   }
 }
 
@@ -803,7 +802,7 @@ __global__ void PrepareKernel(const int32_t* __restrict__ indptr,
   }
 }
 
-template <int kMaxW, bool kLocal>
+template <int kMaxW, bool kPerVertex>
 __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerSm)
     CountKernel(PivotParams prm) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -811,8 +810,8 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   for (int f = threadIdx.x; f < kCacheCells; f += blockDim.x) cache[f] = 0;
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const Sinks out{{cache, prm.hist, prm.hist_p, prm.out_p}, {prm.local, prm.binom, prm.hmax}};
-  using Arena = SmallArena<kMaxW, kLocal>;
+  const Sinks out{{cache, prm.hist, prm.hist_p, prm.out_p}, {prm.per_vertex, prm.binom, prm.hmax}};
+  using Arena = SmallArena<kMaxW, kPerVertex>;
   const Arena arena(smem + sizeof(u64) * kCacheCells + Arena::kBytes * warp);
   const int gwarp = blockIdx.x * kWarps + warp;
 
@@ -820,7 +819,7 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
     u64* ws = prm.large_scratch + static_cast<size_t>(gwarp) * prm.large_warp_words;
     for (int t = PullTask(prm.counters, 1); t < prm.num_large;
          t = PullTask(prm.counters, 1)) {
-      LargeRoot<kLocal>(prm, ws, out, lane, prm.tasks[t]);
+      LargeRoot<kPerVertex>(prm, ws, out, lane, prm.tasks[t]);
     }
   }
   const int num_heavy = prm.num_heavy - prm.num_large;
@@ -846,15 +845,15 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   }
 }
 
-template <int kMaxW, bool kLocal>
+template <int kMaxW, bool kPerVertex>
 size_t SmemBytes() {
-  return sizeof(u64) * kCacheCells + SmallArena<kMaxW, kLocal>::kBytes * kWarps;
+  return sizeof(u64) * kCacheCells + SmallArena<kMaxW, kPerVertex>::kBytes * kWarps;
 }
 
 // Calls f(kernel, dynamic shared memory bytes) for the variant `shape`.
 template <typename F>
 cudaError_t WithCountKernel(PivotKernelShape shape, F&& f) {
-  if (shape.local) {
+  if (shape.per_vertex) {
     return shape.small_w == 1 ? f(CountKernel<1, true>, SmemBytes<1, true>())
                               : f(CountKernel<2, true>, SmemBytes<2, true>());
   }
@@ -915,5 +914,4 @@ cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params,
   });
 }
 
-}  // namespace pivot
-}  // namespace kcjax
+}  // namespace kcjax::cliques

@@ -6,7 +6,7 @@
 
 #include "solve.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -397,4 +397,4 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
 }
 
 }  // namespace
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -1,5 +1,5 @@
 // Clique counting (count.cu): the persistent solve kernels, one per task
-// size class (small, medium/warp, large/block, huge/list), and their
+// size class (small, medium/warp, large/block, huge/sorted-list), and their
 // share of the sorted tasks.
 // Private to count.cu (one translation unit: included there, in order, so
 // that every kernel's inlining is that of a single file).
@@ -7,7 +7,7 @@
 
 #include "engine.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(kThreads) BlockKernel(DagView g, TaskSpan span
 // Sorted-list DFS (kBinarySearch, and every method for d > kMaxBitmapDim).
 // Frame f holds the candidate list of a size-(2 + f) node; expanding element
 // w intersects the later elements with N+(w).
-__global__ void __launch_bounds__(kThreads) ListKernel(DagView g, TaskSpan span, int kmax,
+__global__ void __launch_bounds__(kThreads) SortedListKernel(DagView g, TaskSpan span, int kmax,
                                                        int dim, int* work, u64* out,
                                                        int32_t* arena_all) {
   const int32_t* tasks;
@@ -341,4 +341,4 @@ __global__ void __launch_bounds__(kThreads) ListKernel(DagView g, TaskSpan span,
 }
 
 }  // namespace
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -28,7 +28,7 @@
 
 #include "kcjax/core/csr.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 
 struct CountProblem {
   DagView dag;  // device pointers, src required
@@ -88,7 +88,7 @@ cudaError_t LaunchPrepass(const CountProblem& problem, void* scratch, int num_sm
 // the task classes, or (device_bounds) from the max_degree hint alone.
 struct SolvePlan {
   int num_sms = 0;
-  // One entry per kernel: 0 huge/list, 1 large/block, 2 medium/warp, 3 small.
+  // One entry per kernel: 0 huge/sorted-list, 1 large/block, 2 medium/warp, 3 small.
   int64_t begin[4] = {0, 0, 0, 0};
   int64_t end[4] = {0, 0, 0, 0};
   // device_bounds: the kernels read their ranges from the pre-pass's
@@ -148,4 +148,4 @@ bool UseDeviceBounds(const CountProblem& problem);
 cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cudaEvent_t done,
                              cudaStream_t stream);
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

@@ -20,7 +20,7 @@
 
 #include "kcjax/core/csr.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 
 struct ListProblem {
   DagView dag;  // device pointers, src required
@@ -66,4 +66,4 @@ cudaError_t PlanList(const ListProblem& problem, const ListStats& stats, int num
 cudaError_t LaunchList(const ListProblem& problem, const ListPlan& plan,
                        void* prepass_scratch, void* arena, cudaStream_t stream);
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

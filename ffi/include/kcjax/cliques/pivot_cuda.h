@@ -7,8 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace kcjax {
-namespace pivot {
+namespace kcjax::cliques {
 
 // Filled by LaunchPivotPrepare (zero it first). d = |N+(v)| of a task's root.
 struct PivotStats {
@@ -60,17 +59,17 @@ struct PivotParams {
   int64_t large_warp_words;
   int32_t num_large_warps;
   // Per-vertex mode (kcjax_clique_pivot_local; hmax = kmin = k, hist unused):
-  // local = n zeroed 128-bit totals as (lo, hi) pairs; binom = C(a, b) as
+  // per_vertex = n zeroed 128-bit totals as (lo, hi) pairs; binom = C(a, b) as
   // (lo, hi) pairs, [max_d + 1][hmax + 1] (kcjax::BinomialTable).
-  unsigned long long* local;
+  unsigned long long* per_vertex;
   const unsigned long long* binom;
 };
 
 // The count kernel's variants: small_w in {1, 2} is the row width (64-bit
-// words) of the largest small root; local selects the per-vertex mode.
+// words) of the largest small root; per_vertex selects the per-vertex mode.
 struct PivotKernelShape {
   int small_w;
-  bool local;
+  bool per_vertex;
 };
 
 // Dynamic shared memory of one block of the count kernel.
@@ -84,5 +83,4 @@ cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks)
 cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, PivotKernelShape shape,
                              int blocks);
 
-}  // namespace pivot
-}  // namespace kcjax
+}  // namespace kcjax::cliques

@@ -139,8 +139,8 @@ struct CliquePolicy {
   static constexpr int kPivotResolveDepth = 3;
   // The per-vertex counter (kcjax_clique_pivot_local) resolves nodes within
   // this many held vertices of k: each candidate's share then needs only its
-  // degree inside the candidate set (see LocalResolve in cliques/pivot.cc).
-  static constexpr int kPivotLocalResolveDepth = 2;
+  // degree inside the candidate set (see PerVertexResolve in cliques/pivot.cc).
+  static constexpr int kPivotPerVertexResolveDepth = 2;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
   // Edge tasks a CPU worker of the count/list/per-vertex handlers takes per
