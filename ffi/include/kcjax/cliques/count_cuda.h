@@ -30,6 +30,9 @@
 
 namespace kcjax::cliques {
 
+// One clique-count call: the DAG, its edge tasks, the count's attributes and
+// its output (a distinct concept from ListProblem: other attributes, other
+// outputs; the CPU handlers' DagTasks is the inputs both share).
 struct CountProblem {
   DagView dag;  // device pointers, src required
   const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped;

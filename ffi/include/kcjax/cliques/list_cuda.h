@@ -22,6 +22,8 @@
 
 namespace kcjax::cliques {
 
+// One listing or per-vertex call: the DAG, its edge tasks, k and the outputs
+// (distinct from CountProblem: a single size k, cliques or per-vertex counts).
 struct ListProblem {
   DagView dag;  // device pointers, src required
   const int32_t* tasks;    // device, [num_tasks]; -1: padding
