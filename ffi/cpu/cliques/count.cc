@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "kcjax/cliques/cliques.h"
-#include "kcjax/core/dag_check.h"
 #include "kcjax/cliques/policy.h"
+#include "kcjax/core/dag_check.h"
 #include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
@@ -35,7 +35,8 @@ int Intersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) 
     std::swap(na, nb);
   }
   int n = 0;
-  if (na * CliquePolicy::kCpuGallopRatio < nb) {  // galloping: binary search of each element of the small side
+  if (na * CliquePolicy::kCpuGallopRatio <
+      nb) {  // galloping: binary search of each element of the small side
     const int32_t* lo = b;
     const int32_t* end = b + nb;
     for (int i = 0; i < na && lo < end; ++i) {
@@ -134,9 +135,7 @@ class Enumerator {
     return lists_[depth];
   }
 
-  float Lambda(int level) const {
-    return lam_ >= 0.0f ? lam_ : CliquePolicy::Lambda(kmax_, level);
-  }
+  float Lambda(int level) const { return lam_ >= 0.0f ? lam_ : CliquePolicy::Lambda(kmax_, level); }
 
   // Listing and per-vertex counts only want kmax-cliques: a node whose
   // fixed and candidate vertices cannot reach kmax is skipped.
@@ -183,7 +182,8 @@ class Enumerator {
       return;
     }
     if constexpr (M == Mode::kCount) counts_[s + 1].Add(static_cast<uint64_t>(d));
-    const bool may_build = d <= CliquePolicy::kMaxBitmapDim && method_ != CountMethod::kBinarySearch;
+    const bool may_build =
+        d <= CliquePolicy::kMaxBitmapDim && method_ != CountMethod::kBinarySearch;
     if (!may_build) {
       for (int i = 0; i + 1 < d; ++i) {
         const auto [nw, dw] = Row(cand[i]);
@@ -333,9 +333,10 @@ struct DagTasks {
   int32_t Task(int64_t i) const { return tasks ? tasks[i] : static_cast<int32_t>(i); }
 };
 
-ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                       ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
-                       int32_t method, bool all_edges, DagTasks* p) {
+ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
+                       ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> src,
+                       ffi::Buffer<ffi::S32> tasks, int32_t kmax, int32_t method, bool all_edges,
+                       DagTasks* p) {
   if (kmax < 3) return rep.Invalid("kmax must be >= 3");
   if (method < 0 || method >= kNumCountMethods) {
     return rep.Invalid("unknown method code " + std::to_string(method));
@@ -348,15 +349,15 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, ffi::B
                  .src = src.typed_data(),
                  .num_edges = static_cast<int64_t>(indices.element_count()),
                  .num_nodes = static_cast<int64_t>(indptr.element_count()) - 1};
-  if (ffi::Error err = ValidateDag(rep, p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges,
-                                   p->g.src);
+  if (ffi::Error err =
+          ValidateDag(rep, p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges, p->g.src);
       !err.success()) {
     return err;
   }
   if (all_edges) {
     if (tasks.element_count() != 0) {
       return rep.Invalid("all_edges needs an empty tasks array (got " +
-                                         std::to_string(tasks.element_count()) + " task ids)");
+                         std::to_string(tasks.element_count()) + " task ids)");
     }
     p->tasks = nullptr;
     p->num_tasks = p->g.num_edges;
@@ -367,7 +368,7 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, ffi::B
   for (int64_t i = 0; i < p->num_tasks; ++i) {
     if (p->tasks[i] < -1 || p->tasks[i] >= p->g.num_edges) {
       return rep.Invalid("task " + std::to_string(p->tasks[i]) +
-                                         " is not an edge id (or -1 padding)");
+                         " is not an edge id (or -1 padding)");
     }
   }
   return ffi::Error::Success();
@@ -379,8 +380,10 @@ template <Mode M, class Finish>
 void RunTasks(const DagTasks& p, int kmax, int32_t method, float lam, int32_t num_threads,
               ListOutput* list, Finish&& finish) {
   constexpr int64_t kChunk = CliquePolicy::kCpuTaskChunk;
-  int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, p.num_tasks / kChunk)));
+  int threads =
+      num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads =
+      static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, p.num_tasks / kChunk)));
   std::atomic<int64_t> next{0};
   auto work = [&](int t) {
     Enumerator<M> en(p.g, kmax, static_cast<CountMethod>(method), lam, list);
@@ -409,8 +412,8 @@ void StoreSum(const std::vector<std::vector<U128>>& partial, size_t size, uint32
 }
 
 int MaxThreads(int32_t num_threads) {
-  return std::max(1, num_threads > 0 ? num_threads
-                                     : static_cast<int>(std::thread::hardware_concurrency()));
+  return std::max(
+      1, num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 ffi::Error CliqueCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,

@@ -45,8 +45,8 @@
 #include <vector>
 
 #include "kcjax/cliques/cliques.h"
-#include "kcjax/core/dag_check.h"
 #include "kcjax/cliques/policy.h"
+#include "kcjax/core/dag_check.h"
 #include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
@@ -101,7 +101,7 @@ class PivotWorker {
         kmin_(kmin),
         hist_p_(hist_p),
         resolve_depth_(per_vertex != nullptr ? CliquePolicy::kPivotPerVertexResolveDepth
-                                        : CliquePolicy::kPivotResolveDepth),
+                                             : CliquePolicy::kPivotResolveDepth),
         sink_(per_vertex),
         local_(static_cast<size_t>(num_nodes), -1),
         hist_(per_vertex != nullptr ? 0 : static_cast<size_t>(hist_h) * hist_p) {}
@@ -434,13 +434,13 @@ class PivotWorker {
   const int kmin_;
   const int hist_p_;
   const int resolve_depth_;
-  const PerVertexSink* sink_;         // per-vertex mode, else nullptr
+  const PerVertexSink* sink_;     // per-vertex mode, else nullptr
   const int32_t* ids_ = nullptr;  // the root's candidates' vertex ids, by local index
   u128 root_held_ = 0;            // per-vertex: the root's held sum
-  std::vector<int32_t> local_;  // vertex -> index in the current root's P, else -1
-  std::vector<U128> hist_;      // [hist_h][hist_p]
-  std::vector<uint64_t> adj_;   // bitmap space, d rows of w words
-  std::vector<uint64_t> cand_;  // frame cand masks, (d + 2) rows of w words
+  std::vector<int32_t> local_;    // vertex -> index in the current root's P, else -1
+  std::vector<U128> hist_;        // [hist_h][hist_p]
+  std::vector<uint64_t> adj_;     // bitmap space, d rows of w words
+  std::vector<uint64_t> cand_;    // frame cand masks, (d + 2) rows of w words
   std::vector<uint64_t> branch_;
   std::vector<int> frame_h_, frame_p_, frame_n_;
   // Per-vertex mode, per frame: the vertex its current child added (pivots
@@ -451,8 +451,9 @@ class PivotWorker {
 
 // Checks the CSR and the root tasks shared by both targets; sets *dmax to the
 // largest candidate set of a valid task.
-ffi::Error CheckPivotInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                            ffi::Buffer<ffi::S32> tasks, int32_t num_threads, int64_t* dmax) {
+ffi::Error CheckPivotInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
+                            ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> tasks,
+                            int32_t num_threads, int64_t* dmax) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
     return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
   }
@@ -464,12 +465,12 @@ ffi::Error CheckPivotInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, f
   }
   if (num_threads < 0) {
     return rep.Invalid("num_threads must be >= 0 (0: all cores), got " +
-                                       std::to_string(num_threads));
+                       std::to_string(num_threads));
   }
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
   const int32_t* ip = indptr.typed_data();
-  if (ffi::Error err =
-          ValidateDag(rep, ip, n, indices.typed_data(), static_cast<int64_t>(indices.element_count()));
+  if (ffi::Error err = ValidateDag(rep, ip, n, indices.typed_data(),
+                                   static_cast<int64_t>(indices.element_count()));
       err.failure()) {
     return err;
   }
@@ -480,8 +481,7 @@ ffi::Error CheckPivotInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, f
     if (v == -1) continue;
     if (v < 0 || v >= n) {
       return rep.Invalid("tasks[" + std::to_string(t) + "]=" + std::to_string(v) +
-                                         " is not a vertex id in [0, " + std::to_string(n) +
-                                         ") nor -1 (padding)");
+                         " is not a vertex id in [0, " + std::to_string(n) + ") nor -1 (padding)");
     }
     *dmax = std::max<int64_t>(*dmax, ip[v + 1] - ip[v]);
   }
@@ -533,9 +533,8 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   }
   const int64_t pmax = hdims[1] - 1;
   if (dmax > pmax) {
-    return rep.Invalid("candidate set of size " + std::to_string(dmax) +
-                                       " exceeds pmax=" + std::to_string(pmax) +
-                                       "; orient the graph first / pass a larger pmax");
+    return rep.Invalid("candidate set of size " + std::to_string(dmax) + " exceeds pmax=" +
+                       std::to_string(pmax) + "; orient the graph first / pass a larger pmax");
   }
   // Cells written have h <= min(hmax, dmax + 1) and p <= dmax: workers keep
   // only that corner of the histogram.
@@ -561,11 +560,12 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
 }
 
 ffi::Error PivotPerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                         ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t num_threads,
-                         ffi::ResultBuffer<ffi::U32> counts) {
+                             ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t num_threads,
+                             ffi::ResultBuffer<ffi::U32> counts) {
   const Reporter rep("kcjax_clique_pivot_local", "CPU");
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure()) return err;
+  if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure())
+    return err;
   int64_t dmax = 0;
   if (ffi::Error err = CheckPivotInputs(rep, indptr, indices, tasks, num_threads, &dmax);
       err.failure()) {

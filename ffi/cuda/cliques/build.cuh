@@ -13,7 +13,6 @@ namespace {
 // Bitmap construction.
 // ---------------------------------------------------------------------------
 
-
 // Builds rows i = i0, i0 + istep, ... < d of the bitmap space over the sorted
 // list S (W words per row). Word c of row i is one ballot: lane l tests
 // S[32c + l] ∈ N+(S[i]). Two rows (i, i + istep) are built together, their

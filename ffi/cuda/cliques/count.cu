@@ -19,11 +19,10 @@
 // layouts) -> solve.cuh (the size-class kernels) -> shallow.cuh (shallow
 // path, pre-pass) -> heavy.cuh (heavy split); this file: host planning and
 // launches. The headers hold device code private to this translation unit.
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cub/device/device_scan.cuh>
 #include <mutex>
 #include <vector>
 
@@ -120,8 +119,7 @@ bool UseShallowPath(const CountProblem& p) {
 
 size_t ShallowScratchBytes() { return kScratchAlign; }
 
-cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
-                          cudaStream_t stream) {
+cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms, cudaStream_t stream) {
   const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
   cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
   if (err != cudaSuccess) return err;
@@ -145,8 +143,7 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms,
   return LastError();
 }
 
-cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
-                          cudaStream_t stream) {
+cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms, cudaStream_t stream) {
   const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
   cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
   if (err != cudaSuccess) return err;
@@ -168,10 +165,10 @@ cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms,
   // and a device-bounds plan sized its arenas for keys up to the hint).
   uint64_t key_limit = uint64_t{1} << KeyBits(p, /*full=*/false);
   if (p.max_degree >= 0) key_limit = std::min<uint64_t>(key_limit, uint64_t(p.max_degree) + 1);
-  kernel<<<blocks, kThreads, smem, stream>>>(
-      g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
-      TaskLayout::At<uint32_t>(scratch, l.keys_in), TaskLayout::At<int32_t>(scratch, l.vals_in),
-      classes, reinterpret_cast<u64*>(p.counts));
+  kernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, p.method, key_limit,
+                                             TaskLayout::At<uint32_t>(scratch, l.keys_in),
+                                             TaskLayout::At<int32_t>(scratch, l.vals_in), classes,
+                                             reinterpret_cast<u64*>(p.counts));
   if ((err = LastError()) != cudaSuccess) return err;
   if (p.kmax < 4) return cudaSuccess;  // classes stay empty
   return LaunchSortClasses(p, scratch, /*full_keys=*/false, stream);
@@ -200,8 +197,8 @@ cudaError_t LaunchSortClasses(const CountProblem& p, void* scratch, bool full_ke
   bounds.at_most[3] = 0;
   bounds.at_most[4] = static_cast<uint32_t>(Policy::HeavySplitMinDim(p.kmax)) - 1;
   auto* classes = TaskLayout::At<TaskClasses>(scratch, l.header);
-  return LaunchTaskClasses(TaskLayout::At<const uint32_t>(scratch, l.keys_out), p.num_tasks,
-                           bounds, &classes->huge_end, &classes->max_key, stream);
+  return LaunchTaskClasses(TaskLayout::At<const uint32_t>(scratch, l.keys_out), p.num_tasks, bounds,
+                           &classes->huge_end, &classes->max_key, stream);
 }
 
 // KCMiner never builds at level 2 when λ(kmax, 2) >= 1/2 (γ < 1/2 in a
@@ -213,8 +210,7 @@ bool SplitsLevel3(const CountProblem& p) {
 
 bool UseDeviceBounds(const CountProblem& p) {
   if (p.max_degree < 0 || p.kmax < 4 || p.kmax > Policy::kDeviceBoundsMaxK ||
-      Policy::HeavySplit(p.kmax) || SplitsLevel3(p) ||
-      p.num_tasks <= 0) {
+      Policy::HeavySplit(p.kmax) || SplitsLevel3(p) || p.num_tasks <= 0) {
     return false;
   }
   // Arenas sized from the hint, not from the largest key, must stay small:
@@ -277,7 +273,7 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
   plan->dim[0] = maxk;
   plan->dim[1] = std::min(maxk, Policy::kMaxBitmapDim);
   plan->dim[2] = (m == kKCMiner || m == kStaticBitmapL2) ? std::min(maxk, Policy::kWarpTaskMax)
-                                                        : std::min(maxk, Policy::kMaxBitmapDim);
+                                                         : std::min(maxk, Policy::kMaxBitmapDim);
   plan->dim[3] = Policy::kSmallTaskMax;
 
   // Heavy-task split: the largest medium tasks (as many slots as the budget
@@ -294,10 +290,9 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       plan->heavy_dim = dim;
       plan->heavy_slot_bytes = static_cast<size_t>(slot_bytes);
       plan->begin[2] = plan->heavy_end;
-      cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->heavy_scan_bytes,
-                                                    static_cast<int64_t*>(nullptr),
-                                                    static_cast<int64_t*>(nullptr),
-                                                    static_cast<int>(nh));
+      cudaError_t e = cub::DeviceScan::InclusiveSum(
+          nullptr, plan->heavy_scan_bytes, static_cast<int64_t*>(nullptr),
+          static_cast<int64_t*>(nullptr), static_cast<int>(nh));
       if (e != cudaSuccess) return e;
     }
   }
@@ -306,15 +301,15 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
   if (SplitsLevel3(p) && n_medium > 0) {
     plan->split3 = true;
     plan->split_scan_bytes = 0;
-    cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, plan->split_scan_bytes,
-                                                  static_cast<int64_t*>(nullptr),
-                                                  static_cast<int64_t*>(nullptr),
-                                                  static_cast<int>(n_medium));
+    cudaError_t e = cub::DeviceScan::InclusiveSum(
+        nullptr, plan->split_scan_bytes, static_cast<int64_t*>(nullptr),
+        static_cast<int64_t*>(nullptr), static_cast<int>(n_medium));
     if (e != cudaSuccess) return e;
   }
   size_t total = 256;  // work counters
   if (plan->split3) {
-    total += RoundUp(n_medium * 8, kScratchAlign) + RoundUp(static_cast<int64_t>(plan->split_scan_bytes), kScratchAlign);
+    total += RoundUp(n_medium * 8, kScratchAlign) +
+             RoundUp(static_cast<int64_t>(plan->split_scan_bytes), kScratchAlign);
   }
   cudaError_t err;
   if (plan->heavy_end > plan->heavy_begin) {
@@ -332,13 +327,15 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     if ((err = MaxBlocks(HeavyKernel, smem, &bpm)) != cudaSuccess) return err;
     int64_t blocks = int64_t{bpm} * num_sms;
     if (per_block > 0)
-      blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, Policy::kArenaBudgetBytes / per_block));
+      blocks =
+          std::min<int64_t>(blocks, std::max<int64_t>(1, Policy::kArenaBudgetBytes / per_block));
     plan->heavy_blocks = static_cast<int>(std::max<int64_t>(blocks, 1));
     plan->heavy_smem = smem;
     plan->heavy_arena_bytes = static_cast<size_t>(per_block * plan->heavy_blocks);
     plan->heavy_build_blocks = static_cast<int>(
         std::min<int64_t>(CeilDiv(nh, Policy::kWarpsPerBlock), int64_t{32} * num_sms));
-    total += RoundUp(nh * 8, kScratchAlign) + RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), kScratchAlign) +
+    total += RoundUp(nh * 8, kScratchAlign) +
+             RoundUp(static_cast<int64_t>(plan->heavy_scan_bytes), kScratchAlign) +
              RoundUp(nh * static_cast<int64_t>(plan->heavy_slot_bytes), kScratchAlign) +
              RoundUp(static_cast<int64_t>(plan->heavy_arena_bytes), kScratchAlign);
   }
@@ -363,8 +360,8 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
       per_unit = (block_words + warp_words * warps_per_block) * 4;
       want_blocks = n;
     } else if (k == 2) {
-      const ArenaLayout al = ArenaLayout::Make(
-          plan->dim[2], p.kmax, UsesLevel3(m, p.kmax, p.lam, plan->split3));
+      const ArenaLayout al =
+          ArenaLayout::Make(plan->dim[2], p.kmax, UsesLevel3(m, p.kmax, p.lam, plan->split3));
       const int64_t arena_block = al.words * 4 * warps_per_block;
       if (arena_block <= Policy::kSmemArenaBytes) {
         plan->arena_in_smem = true;
@@ -381,7 +378,8 @@ cudaError_t PlanSolve(const CountProblem& p, const TaskClasses* classes, int num
     if (err != cudaSuccess) return err;
     int64_t blocks = std::min<int64_t>(want_blocks, int64_t{bpm} * num_sms);
     if (per_unit > 0)
-      blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, Policy::kArenaBudgetBytes / per_unit));
+      blocks =
+          std::min<int64_t>(blocks, std::max<int64_t>(1, Policy::kArenaBudgetBytes / per_unit));
     blocks = std::max<int64_t>(blocks, 1);
     plan->blocks[k] = static_cast<int>(blocks);
     plan->smem[k] = smem;
@@ -426,9 +424,10 @@ cudaError_t LaunchSolve(const CountProblem& p, const SolvePlan& plan, const int3
     off += RoundUp(int64_t{n} * 8, kScratchAlign);
     void* temp = s + off;
     off += RoundUp(static_cast<int64_t>(plan.split_scan_bytes), kScratchAlign);
-    const int blocks = static_cast<int>(std::min<int64_t>(
-        CeilDiv(n, Policy::kElementwiseThreads), Policy::kElementwiseMaxBlocks));
-    WidenKeysKernel<<<blocks, Policy::kElementwiseThreads, 0, stream>>>(sorted_keys + plan.begin[2], n, split_prefix);
+    const int blocks = static_cast<int>(
+        std::min<int64_t>(CeilDiv(n, Policy::kElementwiseThreads), Policy::kElementwiseMaxBlocks));
+    WidenKeysKernel<<<blocks, Policy::kElementwiseThreads, 0, stream>>>(sorted_keys + plan.begin[2],
+                                                                        n, split_prefix);
     if ((err = LastError()) != cudaSuccess) return err;
     size_t temp_bytes = plan.split_scan_bytes;
     err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, split_prefix, split_prefix, n, stream);

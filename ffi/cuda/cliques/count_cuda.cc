@@ -1,5 +1,7 @@
 // CUDA handler of "kcjax_clique_count" (contract in kcjax/cliques/cliques.h). The
 // kernels and their launchers are in count.cu.
+#include "kcjax/cliques/count_cuda.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -8,11 +10,10 @@
 #include <string>
 
 #include "kcjax/cliques/cliques.h"
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
-#include "kcjax/cliques/count_cuda.h"
 #include "kcjax/cuda/scratch.h"
 #include "kcjax/cuda/tasks.h"
-#include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
 
@@ -53,14 +54,15 @@ ffi::Error Solve(const kcjax::cliques::CountProblem& p, const kcjax::cliques::Ta
   if (plan.scratch_bytes == 0) return ffi::Error::Success();
   void* work = memory.Allocate(plan.scratch_bytes);
   if (work == nullptr)
-    return rep.Exhausted(plan.scratch_bytes,
-                         "the clique kernels (largest task key " +
-                          std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
-                          "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
+    return rep.Exhausted(
+        plan.scratch_bytes,
+        "the clique kernels (largest task key " +
+            std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
+            "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
   const kcjax::cuda::TaskLayout l = kcjax::cuda::TaskLayout::Make(p.num_tasks);
   err = kcjax::cliques::LaunchSolve(p, plan, kcjax::cuda::TaskLayout::At<int32_t>(pre, l.vals_out),
-                                 kcjax::cuda::TaskLayout::At<uint32_t>(pre, l.keys_out),
-                                 kcjax::cliques::CountClasses(pre), work, stream);
+                                    kcjax::cuda::TaskLayout::At<uint32_t>(pre, l.keys_out),
+                                    kcjax::cliques::CountClasses(pre), work, stream);
   if (err != cudaSuccess) return rep.Cuda("clique kernel launch", err);
   return ffi::Error::Success();
 }
@@ -77,26 +79,27 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
   if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
     return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
-                   std::to_string(src.element_count()) + " vs " +
-                   std::to_string(indices.element_count()) + ")");
-  if (tasks.dimensions().size() != 1) return rep.Invalid("tasks must be a 1-D int32 array of edge ids");
+                       std::to_string(src.element_count()) + " vs " +
+                       std::to_string(indices.element_count()) + ")");
+  if (tasks.dimensions().size() != 1)
+    return rep.Invalid("tasks must be a 1-D int32 array of edge ids");
   if (all_edges && tasks.element_count() != 0)
     return rep.Invalid("all_edges needs an empty tasks array (got " +
-                   std::to_string(tasks.element_count()) + " task ids)");
+                       std::to_string(tasks.element_count()) + " task ids)");
   if (kmax < 3) return rep.Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
   if (method < 0 || method >= kcjax::kNumCountMethods)
     return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
-                   std::to_string(kcjax::kNumCountMethods) + ") (got " + std::to_string(method) +
-                   ")");
+                       std::to_string(kcjax::kNumCountMethods) + ") (got " +
+                       std::to_string(method) + ")");
   const auto out_dims = counts->dimensions();
   if (out_dims.size() != 2 || out_dims[0] != int64_t{kmax} + 1 || out_dims[1] != 4)
     return rep.Invalid("counts must be uint32[kmax + 1, 4] = [" + std::to_string(kmax + 1) +
-                   ", 4] (128-bit counts per clique size)");
+                       ", 4] (128-bit counts per clique size)");
   constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
   const int64_t num_tasks = all_edges ? indices.element_count() : tasks.element_count();
   if (num_tasks >= kMaxI32)
     return rep.Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
-                   " >= 2^31 - 1): split the task list");
+                       " >= 2^31 - 1): split the task list");
 
   kcjax::cliques::CountProblem p;
   p.dag.indptr = indptr.typed_data();

@@ -61,11 +61,11 @@ __device__ __forceinline__ int GatherTasks(uint32_t& nb, int32_t* q, Advance adv
 
 // Shared-memory pieces of one warp (see WarpSmemLayout).
 struct WarpSmem {
-  int32_t* q;        // [32] task queue
-  uint32_t* rows1;   // [32] single-word bitmap space
-  int32_t* list1;    // [32] small candidate list
-  uint32_t* st1;     // [ls1 * 32] single-word stack: cur per lane per level
-  uint32_t* nb1;     // [ls1 * 32] saved next-bit per lane per level
+  int32_t* q;       // [32] task queue
+  uint32_t* rows1;  // [32] single-word bitmap space
+  int32_t* list1;   // [32] small candidate list
+  uint32_t* st1;    // [ls1 * 32] single-word stack: cur per lane per level
+  uint32_t* nb1;    // [ls1 * 32] saved next-bit per lane per level
 };
 
 // Edges inside the single-word node x: Σ over bits q of x of
@@ -173,9 +173,10 @@ __device__ __forceinline__ uint32_t FusedChild(const uint32_t* a, const uint32_t
       const int q = 31 - __clz(bits);
       bits ^= 1u << q;
       // d <= 32 * kW rows of kW words: the offset fits 32 bits.
-      LoadRowFrom<kW>(reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(rows) +
-                                                        static_cast<uint32_t>((32 * w + q) * kW * 4)),
-                      w, y);
+      LoadRowFrom<kW>(
+          reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(rows) +
+                                            static_cast<uint32_t>((32 * w + q) * kW * 4)),
+          w, y);
       uint32_t t = 0;
 #pragma unroll
       for (int v = w; v < kW; ++v) t += __popc(x[v] & y[v]);  // row(q) has no bits <= q
@@ -292,10 +293,9 @@ __device__ void RunEngineW(const uint32_t* rows, int d, int w_any, const int32_t
       c = 0;
       uint32_t c2 = 0;  // fused: the children's popcounts
       if (t >= 0) {
-        const uint32_t* a =
-            lvl > 0          ? st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + srcl) * W
-            : mask != nullptr ? cur0 + srcl * W
-                              : rows + static_cast<int64_t>(srow0) * W;
+        const uint32_t* a = lvl > 0 ? st.cur + (static_cast<int64_t>(lvl - 1) * kWarp + srcl) * W
+                            : mask != nullptr ? cur0 + srcl * W
+                                              : rows + static_cast<int64_t>(srow0) * W;
         const uint32_t* r = rows + static_cast<int64_t>(p) * W;
         const int w0 = static_cast<int>(p >> 5);  // row(p) is zero below word p/32
         if (fuse) {
@@ -328,14 +328,13 @@ __device__ void RunEngineW(const uint32_t* rows, int d, int w_any, const int32_t
 // RunEngineW<W> for W in [kW, Policy::kEngineExactMaxWords], else with W
 // at run time (RunEngineW<0>); W is warp-uniform.
 template <int kW = 2>
-__device__ __forceinline__ void RunEngineOf(const uint32_t* rows, int d, int W,
-                                            const int32_t* root, int nroot, int s0, int kmax,
-                                            int32_t* q, StackMem st, const Counts& cnt, int b0,
-                                            int bstride, const uint32_t* mask, uint32_t* cur0) {
+__device__ __forceinline__ void RunEngineOf(const uint32_t* rows, int d, int W, const int32_t* root,
+                                            int nroot, int s0, int kmax, int32_t* q, StackMem st,
+                                            const Counts& cnt, int b0, int bstride,
+                                            const uint32_t* mask, uint32_t* cur0) {
   if constexpr (kW <= Policy::kEngineExactMaxWords) {
     if (W == kW) {
-      return RunEngineW<kW>(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask,
-                            cur0);
+      return RunEngineW<kW>(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask, cur0);
     }
     return RunEngineOf<kW + 1>(rows, d, W, root, nroot, s0, kmax, q, st, cnt, b0, bstride, mask,
                                cur0);
@@ -354,8 +353,8 @@ __device__ void RunEngine(const uint32_t* rows, int d, int W, const int32_t* roo
 // kWarpBitmap (GraphFold-like): the whole warp walks one node's bits in order
 // and splits every AND over its lanes (word-parallel). Stack: cur of level lvl
 // >= 1 at cur + (lvl-1)*W, resume position at pos[lvl].
-__device__ void RunWarpSerial(const uint32_t* rows, int d, int W, int s0, int kmax,
-                              uint32_t* stcur, uint32_t* stpos, const Counts& cnt) {
+__device__ void RunWarpSerial(const uint32_t* rows, int d, int W, int s0, int kmax, uint32_t* stcur,
+                              uint32_t* stpos, const Counts& cnt) {
   const int lane = LaneId();
   const int L = min(kmax - s0 - 2, d - 1);
   for (int i = 0; i < d; ++i) {
@@ -473,8 +472,8 @@ struct WarpSmemLayout {
 // it: without it, ptxas rebuilt q's address from kmax and threadIdx at every
 // step of the scheduler; the other kernels keep it unasked.
 template <bool kKeep = false>
-__device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64* out,
-                              Counts* cnt, WarpSmem* ws) {
+__device__ void CarveWarpSmem(unsigned char* base, const WarpSmemLayout& l, u64* out, Counts* cnt,
+                              WarpSmem* ws) {
   unsigned char* p = base + l.Bytes() * WarpInBlock();
   unsigned char* pq = p + 8LL * l.nslots;
   if (kKeep) {

@@ -81,8 +81,8 @@ struct HeavyArena {
 };
 
 __global__ void __launch_bounds__(kThreads)
-    HeavyBuildKernel(DagView g, const int32_t* tasks, int nh, int dim, bool level4,
-                     uint32_t* slots, int64_t* units, u64* out) {
+    HeavyBuildKernel(DagView g, const int32_t* tasks, int nh, int dim, bool level4, uint32_t* slots,
+                     int64_t* units, u64* out) {
   const HeavySlot hs = HeavySlot::Make(dim);
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * Policy::kWarpsPerBlock;
@@ -185,8 +185,7 @@ __global__ void __launch_bounds__(kThreads)
       s0 = 4;
     }
     const int nroot = ExtractBits(mask, W, root);
-    if (nroot >= 2)
-      RunEngine(rows, d, W, root, nroot, s0, kmax, ws.q, st, cnt, 0, 1, mask, cur0);
+    if (nroot >= 2) RunEngine(rows, d, W, root, nroot, s0, kmax, ws.q, st, cnt, 0, 1, mask, cur0);
     __syncwarp();  // mask, root and cur0 are rewritten by the next unit
   }
   cnt.Flush();

@@ -33,13 +33,13 @@
 #include <type_traits>
 
 #include "kcjax/cliques/list_cuda.h"
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/csr.h"
 #include "kcjax/cuda/intersect.cuh"
 #include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/tasks.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
-#include "kcjax/cliques/policy.h"
 
 namespace kcjax::cliques {
 namespace {
@@ -50,7 +50,6 @@ using Policy = CliquePolicy;
 
 constexpr int kMaxThreads = Policy::kListWarpsPerBlock * kWarp;
 constexpr int kPrepassWarps = Policy::kListPrepassWarps;
-
 
 // Lane 0 reads *flag (written by other warps) and broadcasts it, so that the
 // decision taken on it is warp-uniform. flag == nullptr: never set.
@@ -408,7 +407,7 @@ __global__ void __launch_bounds__(kMaxThreads) ListDfsKernel(ListArgs a) {
 // Pre-pass: one warp per task (grid-stride). keys[i] = d (0 for padding),
 // vals[i] = the edge id; stats collects max d, tasks with d >= k - 2 and one
 // invalid task id.
-__global__ void __launch_bounds__(kPrepassWarps * kWarp)
+__global__ void __launch_bounds__(kPrepassWarps* kWarp)
     ListPrepassKernel(DagView g, const int32_t* tasks, int64_t num_tasks, int k, uint32_t* keys,
                       int32_t* vals, ListStats* stats) {
   const int lane = LaneId();
@@ -467,11 +466,12 @@ cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
   }
   if (err != cudaSuccess || p.num_tasks == 0) return err;
   const int64_t want = CeilDiv(p.num_tasks, kPrepassWarps);
-  const int blocks =
-      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
+  const int blocks = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
   ListPrepassKernel<<<blocks, kPrepassWarps * kWarp, 0, stream>>>(
       p.dag, p.tasks, p.num_tasks, p.k, TaskLayout::At<uint32_t>(scratch, l.keys_in),
-      TaskLayout::At<int32_t>(scratch, l.vals_in), TaskLayout::At<ListStats>(scratch, kStatsOffset));
+      TaskLayout::At<int32_t>(scratch, l.vals_in),
+      TaskLayout::At<ListStats>(scratch, kStatsOffset));
   return cudaGetLastError();
 }
 
@@ -483,12 +483,10 @@ cudaError_t PlanList(const ListProblem& p, const ListStats& stats, int num_sms, 
   plan->arena_words = static_cast<size_t>(lay.words);
   const int64_t arena_bytes = lay.words * static_cast<int64_t>(sizeof(int32_t));
   int per_sm = 0;
-  cudaError_t err =
-      p.per_vertex
-          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ListDfsKernel<true>,
-                                                          kMaxThreads, 0)
-          : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ListDfsKernel<false>,
-                                                          kMaxThreads, 0);
+  cudaError_t err = p.per_vertex ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                       &per_sm, ListDfsKernel<true>, kMaxThreads, 0)
+                                 : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                       &per_sm, ListDfsKernel<false>, kMaxThreads, 0);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   const int64_t resident = int64_t{num_sms} * per_sm * Policy::kListWarpsPerBlock;
@@ -497,8 +495,8 @@ cudaError_t PlanList(const ListProblem& p, const ListStats& stats, int num_sms, 
       1, std::min<int64_t>({resident, fit, static_cast<int64_t>(stats.num_viable)}));
   plan->warps_per_block = static_cast<int>(std::min<int64_t>(warps, Policy::kListWarpsPerBlock));
   plan->blocks = static_cast<int>(CeilDiv(warps, plan->warps_per_block));
-  plan->scratch_bytes = static_cast<size_t>(plan->blocks) * plan->warps_per_block *
-                        static_cast<size_t>(arena_bytes);
+  plan->scratch_bytes =
+      static_cast<size_t>(plan->blocks) * plan->warps_per_block * static_cast<size_t>(arena_bytes);
   return cudaSuccess;
 }
 

@@ -8,6 +8,8 @@
 // the task sizes (pre-pass), read back 16 bytes of statistics (the one host
 // synchronization: invalid tasks, arena size), sort the tasks largest first
 // and run the persistent DFS kernel.
+#include "kcjax/cliques/list_cuda.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,11 +17,10 @@
 #include <string>
 
 #include "kcjax/cliques/cliques.h"
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/scratch.h"
 #include "kcjax/cuda/tasks.h"
-#include "kcjax/cliques/list_cuda.h"
-#include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
 
@@ -43,8 +44,8 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32>& indptr,
                        std::to_string(indices.element_count()) + ")");
   if (tasks.dimensions().size() != 1)
     return rep.Invalid("tasks must be a 1-D int32 array of edge ids (-1: padding)");
-  if (k < 3) return rep.Invalid("kmax (the clique size k) must be >= 3 (got " +
-                                std::to_string(k) + ")");
+  if (k < 3)
+    return rep.Invalid("kmax (the clique size k) must be >= 3 (got " + std::to_string(k) + ")");
   if (method < 0 || method >= kcjax::kNumCountMethods)
     return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
                        std::to_string(kcjax::kNumCountMethods) + ") (got " +
@@ -74,8 +75,9 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
-    return rep.Exhausted(pre_bytes, "the task pre-pass (too many tasks for the free GPU "
-                                    "memory: split the task list)");
+    return rep.Exhausted(pre_bytes,
+                         "the task pre-pass (too many tasks for the free GPU "
+                         "memory: split the task list)");
   err = kcjax::cliques::LaunchListPrepass(p, pre, num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (p.num_tasks == 0) return ffi::Error::Success();
@@ -95,10 +97,9 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
   if (stats.bad_task != 0)
-    return rep.Invalid("tasks[" + std::to_string(stats.bad_task - 1) +
-                       "] = " + std::to_string(stats.bad_task_value) +
-                       " is not an edge id in [0, " + std::to_string(p.dag.num_edges) +
-                       ") nor -1 (padding)");
+    return rep.Invalid("tasks[" + std::to_string(stats.bad_task - 1) + "] = " +
+                       std::to_string(stats.bad_task_value) + " is not an edge id in [0, " +
+                       std::to_string(p.dag.num_edges) + ") nor -1 (padding)");
 
   // ---- Phase 2: sort, persistent DFS. ----
   kcjax::cliques::ListPlan plan;
@@ -118,9 +119,9 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   return ffi::Error::Success();
 }
 
-kcjax::cliques::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
-                                     ffi::Buffer<ffi::S32>& src, ffi::Buffer<ffi::S32>& tasks,
-                                     int32_t k) {
+kcjax::cliques::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr,
+                                        ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& src,
+                                        ffi::Buffer<ffi::S32>& tasks, int32_t k) {
   kcjax::cliques::ListProblem p{};
   p.dag.indptr = indptr.typed_data();
   p.dag.indices = indices.typed_data();

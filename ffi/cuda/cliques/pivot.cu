@@ -26,10 +26,10 @@
 #include <climits>
 
 #include "kcjax/cliques/pivot_cuda.h"
-#include "kcjax/cuda/warp.cuh"
-#include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/wide_count.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
 
 namespace kcjax::cliques {
 namespace {
@@ -44,7 +44,8 @@ static_assert(kSmallMax >= CliquePolicy::kPivotChunkDegree && kSmallMax <= 128,
 static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word rows");
 static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in cliques/pivot.cc");
 constexpr int kPerVertexResolve = CliquePolicy::kPivotPerVertexResolveDepth;
-static_assert(kPerVertexResolve >= 0 && kPerVertexResolve <= 2, "see PerVertexResolve in cliques/pivot.cc");
+static_assert(kPerVertexResolve >= 0 && kPerVertexResolve <= 2,
+              "see PerVertexResolve in cliques/pivot.cc");
 
 // ---------------------------------------------------------------------------
 // Histogram
@@ -172,9 +173,6 @@ struct Sinks {
   PerVertexSink per_vertex;
 };
 
-
-
-
 // Word q of the mask of members {0..d-1}.
 __device__ __forceinline__ u64 FullWord(int d, int q) {
   const int rem = d - 64 * q;
@@ -199,8 +197,8 @@ __device__ __forceinline__ int Select64(u64 x, int r) {
 // inside the sorted candidate list ids[0..d): lane per row i, each entry x of
 // N+(ids[i]) located among ids[i+1..d) by binary search (rows are ascending,
 // so the search window only moves right).
-__device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const int32_t* ids,
-                           int d, u64* adj, int w, int lane) {
+__device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const int32_t* ids, int d,
+                           u64* adj, int w, int lane) {
   for (int q = lane; q < d * w; q += 32) adj[q] = 0;
   __syncwarp();
   const int32_t last = ids[d - 1];
@@ -296,8 +294,8 @@ __device__ __forceinline__ void ScanSmall(const u64 (&P)[kW], int cn, const u64*
 
 // Resolve of cliques/pivot.cc: cells (h + j, p) += c_j(P), j <= min(3, hmax - h).
 template <int kW>
-__device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
-                             const u64* adj, const Hist& hist, int lane) {
+__device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax, const u64* adj,
+                             const Hist& hist, int lane) {
   const int jmax = hmax - h;
   if (lane == 0) {
     hist.Add(h, p, 1);
@@ -337,8 +335,9 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
 // Warp-wide: for_each(f) calls f(i) for each candidate i, spread over the
 // lanes; degree(i) is |P & row(i)|. Lane 0 adds the node's shares to `fs`.
 template <typename ForEach, typename Degree>
-__device__ void PerVertexTerminal(const PerVertexSink& s, FrameSums& fs, int top, int cn, int h, int p,
-                              bool resolve, int lane, ForEach&& for_each, Degree&& degree) {
+__device__ void PerVertexTerminal(const PerVertexSink& s, FrameSums& fs, int top, int cn, int h,
+                                  int p, bool resolve, int lane, ForEach&& for_each,
+                                  Degree&& degree) {
   Shares sh;
   if (resolve) {
     u64 twice = 0;  // sum of degrees inside P
@@ -361,7 +360,7 @@ __device__ void PerVertexTerminal(const PerVertexSink& s, FrameSums& fs, int top
 // memory.
 template <int kW>
 __device__ void PerVertexSmall(const PerVertexSink& s, FrameSums& fs, const u64* adj, int top,
-                           const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
+                               const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
   PerVertexTerminal(
       s, fs, top, cn, h, p, resolve, lane,
       [&](auto f) {
@@ -630,8 +629,9 @@ __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax
 }
 
 // PerVertexTerminal of a large root: P is w words in global memory.
-__device__ void PerVertexLarge(const PerVertexSink& s, FrameSums& fs, const u64* adj, int w, int top,
-                           const u64* P, int cn, int h, int p, bool resolve, int lane) {
+__device__ void PerVertexLarge(const PerVertexSink& s, FrameSums& fs, const u64* adj, int w,
+                               int top, const u64* P, int cn, int h, int p, bool resolve,
+                               int lane) {
   PerVertexTerminal(
       s, fs, top, cn, h, p, resolve, lane, [&](auto f) { ForMembers(P, w, lane, f); },
       [&](int i) {
@@ -643,8 +643,7 @@ __device__ void PerVertexLarge(const PerVertexSink& s, FrameSums& fs, const u64*
 }
 
 template <bool kPerVertex>
-__device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int lane,
-                          int32_t v) {
+__device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int lane, int32_t v) {
   const Hist& hist = out.hist;
   __syncwarp();  // no lane still reads the previous root's workspace
   const int32_t base = prm.indptr[v];
@@ -817,14 +816,12 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
 
   if (gwarp < prm.num_large_warps) {
     u64* ws = prm.large_scratch + static_cast<size_t>(gwarp) * prm.large_warp_words;
-    for (int t = PullTask(prm.counters, 1); t < prm.num_large;
-         t = PullTask(prm.counters, 1)) {
+    for (int t = PullTask(prm.counters, 1); t < prm.num_large; t = PullTask(prm.counters, 1)) {
       LargeRoot<kPerVertex>(prm, ws, out, lane, prm.tasks[t]);
     }
   }
   const int num_heavy = prm.num_heavy - prm.num_large;
-  for (int t = PullTask(prm.counters + 1, 1); t < num_heavy;
-       t = PullTask(prm.counters + 1, 1)) {
+  for (int t = PullTask(prm.counters + 1, 1); t < num_heavy; t = PullTask(prm.counters + 1, 1)) {
     SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_large + t]);
   }
   const int num_tiny = prm.num_valid - prm.num_heavy;
@@ -868,7 +865,8 @@ cudaError_t LaunchPivotPrepare(cudaStream_t stream, const int32_t* indptr, const
                                uint32_t* keys, PivotStats* stats) {
   constexpr int kThreads = CliquePolicy::kElementwiseThreads;
   const int64_t work = std::max<int64_t>(std::max<int64_t>(n, num_tasks), 1);
-  const int blocks = static_cast<int>(std::min<int64_t>((work + kThreads - 1) / kThreads, CliquePolicy::kElementwiseMaxBlocks));
+  const int blocks = static_cast<int>(
+      std::min<int64_t>((work + kThreads - 1) / kThreads, CliquePolicy::kElementwiseMaxBlocks));
   PrepareKernel<<<blocks, kThreads, 0, stream>>>(indptr, indices, n, m, tasks, num_tasks, keys,
                                                  stats);
   return cudaGetLastError();
@@ -903,11 +901,11 @@ cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks)
   });
 }
 
-cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params,
-                             PivotKernelShape shape, int blocks) {
+cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, PivotKernelShape shape,
+                             int blocks) {
   return WithCountKernel(shape, [&](auto kernel, size_t smem) {
-    const cudaError_t e = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(smem));
     if (e != cudaSuccess) return e;
     kernel<<<blocks, kWarps * 32, smem, stream>>>(params);
     return cudaGetLastError();

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "kcjax/cliques/cliques.h"
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
+#include "kcjax/core/wide_count.h"
 #include "kcjax/cuda/scratch.h"
 #include "kcjax/cuda/tasks.h"
-#include "kcjax/cliques/policy.h"
-#include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
 
@@ -48,8 +48,8 @@ struct Call {
   }
 };
 
-ffi::Error CheckShapes(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                       ffi::Buffer<ffi::S32> tasks) {
+ffi::Error CheckShapes(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
+                       ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> tasks) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
     return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
   }
@@ -61,8 +61,7 @@ ffi::Error CheckShapes(const Reporter& rep, ffi::Buffer<ffi::S32> indptr, ffi::B
   }
   if (indptr.element_count() - 1 >= INT_MAX || indices.element_count() > INT_MAX ||
       tasks.element_count() > INT_MAX) {
-    return rep.Invalid(
-        "graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
+    return rep.Invalid("graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
   }
   return ffi::Error::Success();
 }
@@ -95,14 +94,13 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   static_assert(sizeof(PivotStats) + 3 * sizeof(int32_t) <= cuda::kTaskHeaderBytes,
                 "the stats and counters fit the task stage's header");
   auto* stats = cuda::TaskLayout::At<PivotStats>(task_scratch, layout.header);
-  auto* counters =
-      cuda::TaskLayout::At<int32_t>(task_scratch, layout.header + sizeof(PivotStats));
+  auto* counters = cuda::TaskLayout::At<int32_t>(task_scratch, layout.header + sizeof(PivotStats));
   auto* keys = cuda::TaskLayout::At<uint32_t>(task_scratch, layout.keys_in);
   if ((err = cudaMemsetAsync(stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
     return call.rep.Cuda("zeroing stats", err);
   }
   err = cliques::LaunchPivotPrepare(stream, indptr.typed_data(), indices.typed_data(), n, m,
-                                  tasks.typed_data(), num_tasks, keys, stats);
+                                    tasks.typed_data(), num_tasks, keys, stats);
   if (err != cudaSuccess) return call.rep.Cuda("launching the prepare kernel", err);
   PivotStats st{};
   if ((err = cudaMemcpyAsync(&st, stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
@@ -118,10 +116,9 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
         "(u -> v iff u < v)");
   }
   if (st.bad_task != 0) {
-    return call.rep.Invalid("tasks[" + std::to_string(st.bad_task - 1) +
-                                       "]=" + std::to_string(st.bad_task_value) +
-                                       " is not a vertex id in [0, " + std::to_string(n) +
-                                       ") nor -1 (padding)");
+    return call.rep.Invalid(
+        "tasks[" + std::to_string(st.bad_task - 1) + "]=" + std::to_string(st.bad_task_value) +
+        " is not a vertex id in [0, " + std::to_string(n) + ") nor -1 (padding)");
   }
   if ((err = zero()) != cudaSuccess) return call.rep.Cuda("zeroing the output", err);
   if (st.num_valid == 0) return ffi::Error::Success();
@@ -195,8 +192,8 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   auto setup = [&](const cliques::PivotStats& st, cliques::PivotParams& prm) {
     if (st.max_d > pmax) {
       return call.rep.Invalid("candidate set of size " + std::to_string(st.max_d) +
-                                         " exceeds pmax=" + std::to_string(pmax) +
-                                         "; orient the graph first / pass a larger pmax");
+                              " exceeds pmax=" + std::to_string(pmax) +
+                              "; orient the graph first / pass a larger pmax");
     }
     prm.hist = out;
     prm.out_p = static_cast<int32_t>(hdims[1]);
@@ -208,13 +205,15 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 }
 
 ffi::Error PivotPerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
-                          ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                          ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t /*num_threads: CPU only*/,
-                          ffi::ResultBuffer<ffi::U32> counts) {
+                              ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                              ffi::Buffer<ffi::S32> tasks, int32_t k,
+                              int32_t /*num_threads: CPU only*/,
+                              ffi::ResultBuffer<ffi::U32> counts) {
   const Reporter rep("kcjax_clique_pivot_local");
   if (ffi::Error e = CheckShapes(rep, indptr, indices, tasks); e.failure()) return e;
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure()) return err;
+  if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure())
+    return err;
   auto* out = reinterpret_cast<unsigned long long*>(counts->typed_data());
   Call call{rep, stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
   auto zero = [&] { return cudaMemsetAsync(out, 0, counts->size_bytes(), stream); };

@@ -58,8 +58,6 @@ __device__ __forceinline__ ShallowTask LoadShallowTask(const DagView& g, const i
   return s;
 }
 
-
-
 // For every lane-held candidate w (has): acc += |{x ∈ N+(w) : x ∈ C}|, where
 // either (!global) the part of C above w is cbuf[lo, hi) (sorted, lo < hi),
 // or (global) C = indices[a, a + na) ∩ indices[b, b + nb) with warp-uniform

@@ -18,7 +18,6 @@ __device__ __forceinline__ bool ValidTask(const DagView& g, int32_t e) {
   return e >= 0 && e < g.num_edges;
 }
 
-
 // prefix[i] = keys[i] (int64), scanned in place afterwards.
 __global__ void WidenKeysKernel(const uint32_t* keys, int n, int64_t* prefix) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -65,8 +64,8 @@ struct TaskSpan {
 
 // Small tasks (2 <= d < 32), KCMiner / static-L2: C in shared memory, one
 // word per row, single-word engine.
-__global__ void __launch_bounds__(kThreads) SmallKernel(DagView g, TaskSpan span, int kmax,
-                                                        int* work, u64* out) {
+__global__ void __launch_bounds__(kThreads)
+    SmallKernel(DagView g, TaskSpan span, int kmax, int* work, u64* out) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -111,11 +110,9 @@ __device__ void Level3(const uint32_t* rows, int d, int W, int kmax, const Arena
 // Warp-per-task bitmap kernel: KCMiner / static-L2 medium tasks and every
 // bitmap baseline (d <= kMaxBitmapDim). Arena in shared memory when it fits
 // (arena_global == nullptr), else in global scratch.
-__global__ void __launch_bounds__(kThreads) WarpKernel(DagView g, TaskSpan span, int kmax,
-                                                       int method, float lam, int dim, int* work,
-                                                       u64* out, uint32_t* arena_global,
-                                                       const int64_t* split_prefix,
-                                                       u64* split_work) {
+__global__ void __launch_bounds__(kThreads)
+    WarpKernel(DagView g, TaskSpan span, int kmax, int method, float lam, int dim, int* work,
+               u64* out, uint32_t* arena_global, const int64_t* split_prefix, u64* split_work) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -155,8 +152,10 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(DagView g, TaskSpan span,
       int lo = 0, hi = num - 1;  // first t with prefix[t] > x
       while (lo < hi) {
         const int mid = (lo + hi) >> 1;
-        if (static_cast<u64>(split_prefix[mid]) > x) hi = mid;
-        else lo = mid + 1;
+        if (static_cast<u64>(split_prefix[mid]) > x)
+          hi = mid;
+        else
+          lo = mid + 1;
       }
       const int t = lo;
       const int i = static_cast<int>(x - (t > 0 ? static_cast<u64>(split_prefix[t - 1]) : 0));
@@ -239,9 +238,8 @@ __global__ void __launch_bounds__(kThreads) WarpKernel(DagView g, TaskSpan span,
 // warps) in its global region, then every warp takes level-2 batches of 32
 // candidates (warp w: batches w, w + 8, ...) and runs the engine with its own
 // stack.
-__global__ void __launch_bounds__(kThreads) BlockKernel(DagView g, TaskSpan span, int kmax,
-                                                        int dim, int* work, u64* out,
-                                                        uint32_t* region) {
+__global__ void __launch_bounds__(kThreads) BlockKernel(DagView g, TaskSpan span, int kmax, int dim,
+                                                        int* work, u64* out, uint32_t* region) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -286,9 +284,9 @@ __global__ void __launch_bounds__(kThreads) BlockKernel(DagView g, TaskSpan span
 // Sorted-list DFS (kBinarySearch, and every method for d > kMaxBitmapDim).
 // Frame f holds the candidate list of a size-(2 + f) node; expanding element
 // w intersects the later elements with N+(w).
-__global__ void __launch_bounds__(kThreads) SortedListKernel(DagView g, TaskSpan span, int kmax,
-                                                       int dim, int* work, u64* out,
-                                                       int32_t* arena_all) {
+__global__ void __launch_bounds__(kThreads)
+    SortedListKernel(DagView g, TaskSpan span, int kmax, int dim, int* work, u64* out,
+                     int32_t* arena_all) {
   const int32_t* tasks;
   const int num = span.Get(&tasks);
   extern __shared__ __align__(16) unsigned char smem[];
@@ -299,8 +297,8 @@ __global__ void __launch_bounds__(kThreads) SortedListKernel(DagView g, TaskSpan
   cnt.Zero();
   const ListLayout ll = ListLayout::Make(dim, kmax);
   int32_t* arena =
-      arena_all + ll.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock +
-                              WarpInBlock());
+      arena_all +
+      ll.words * (static_cast<int64_t>(blockIdx.x) * Policy::kWarpsPerBlock + WarpInBlock());
   int32_t* fidx = arena + static_cast<int64_t>(ll.F) * ll.D;
   int32_t* fn = fidx + ll.F;
   const int lane = LaneId();

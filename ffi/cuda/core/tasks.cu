@@ -1,12 +1,10 @@
 // The shared task stage (kcjax/cuda/tasks.h): scratch layout, the CUB radix
 // sort of task ids by key (descending) and the class-boundary kernel. The
 // one translation unit that instantiates the sort for every family.
-#include "kcjax/cuda/tasks.h"
-
+#include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
 
-#include <algorithm>
-
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cuda/warp.cuh"
 
 namespace kcjax::cuda {
@@ -53,9 +51,9 @@ TaskLayout TaskLayout::Make(int64_t num_tasks, bool with_vals_in) {
   l.temp = l.vals_out + a;
   l.temp_bytes = 0;
   cub::DeviceRadixSort::SortPairsDescending(
-      nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr),
-      static_cast<uint32_t*>(nullptr), static_cast<const int32_t*>(nullptr),
-      static_cast<int32_t*>(nullptr), static_cast<int>(items), 0, 32);
+      nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+      static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr), static_cast<int>(items),
+      0, 32);
   l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), kScratchAlign);
   return l;
 }

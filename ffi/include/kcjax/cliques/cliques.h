@@ -62,8 +62,8 @@ xla::ffi::Error CheckPivotHist(const Reporter& rep, int32_t hmax, const Dims& di
   }
   if (dims.size() != 3 || dims[0] != static_cast<int64_t>(hmax) + 1 || dims[1] < 1 ||
       dims[2] != 4) {
-    return rep.Invalid(
-        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
+    return rep.Invalid("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
+                       std::to_string(hmax));
   }
   return xla::ffi::Error::Success();
 }

@@ -34,15 +34,15 @@ namespace kcjax::cliques {
 // its output (a distinct concept from ListProblem: other attributes, other
 // outputs; the CPU handlers' DagTasks is the inputs both share).
 struct CountProblem {
-  DagView dag;  // device pointers, src required
-  const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped;
-                           // nullptr: task i is edge i (num_tasks == num_edges)
+  DagView dag;           // device pointers, src required
+  const int32_t* tasks;  // device, [num_tasks]; < 0 or >= num_edges: skipped;
+                         // nullptr: task i is edge i (num_tasks == num_edges)
   int64_t num_tasks;
-  int32_t kmax;    // >= 3
-  int32_t method;  // kcjax::CountMethod, validated by the caller
-  float lam;       // < 0: CliquePolicy::Lambda
+  int32_t kmax;        // >= 3
+  int32_t method;      // kcjax::CountMethod, validated by the caller
+  float lam;           // < 0: CliquePolicy::Lambda
   int32_t max_degree;  // the DAG's largest out-degree if the caller knows it, else < 0
-  uint32_t* counts;  // device, [kmax + 1][4] 128-bit little-endian limbs
+  uint32_t* counts;    // device, [kmax + 1][4] 128-bit little-endian limbs
 };
 
 // Boundaries in the descending-sorted task array (task i has work key k_i;
@@ -101,11 +101,11 @@ struct SolvePlan {
   bool device_bounds = false;
   int begin_field[4] = {-1, -1, -1, -1};
   int end_field[4] = {-1, -1, -1, -1};
-  int dim[4] = {0, 0, 0, 0};           // largest key in the range
-  int blocks[4] = {0, 0, 0, 0};        // persistent grid (0: not launched)
-  size_t smem[4] = {0, 0, 0, 0};       // dynamic shared memory per block
+  int dim[4] = {0, 0, 0, 0};             // largest key in the range
+  int blocks[4] = {0, 0, 0, 0};          // persistent grid (0: not launched)
+  size_t smem[4] = {0, 0, 0, 0};         // dynamic shared memory per block
   size_t arena_bytes[4] = {0, 0, 0, 0};  // global scratch for the kernel
-  bool arena_in_smem = false;          // medium kernel keeps its arenas on chip
+  bool arena_in_smem = false;            // medium kernel keeps its arenas on chip
   // KCMiner with λ(kmax, 2) >= 1/2: medium tasks are split into level-3 units
   // (task, candidate) pulled from one counter (prefix sum of task sizes).
   bool split3 = false;
@@ -118,7 +118,7 @@ struct SolvePlan {
   int heavy_dim = 0;
   int heavy_build_blocks = 0, heavy_blocks = 0;
   size_t heavy_smem = 0, heavy_arena_bytes = 0, heavy_slot_bytes = 0, heavy_scan_bytes = 0;
-  size_t scratch_bytes = 0;            // total (work counters + arenas)
+  size_t scratch_bytes = 0;  // total (work counters + arenas)
 };
 
 // Sorts the pre-pass keys (descending) and writes the classes; LaunchPrepass

@@ -29,8 +29,8 @@ inline constexpr int kPivotTag = 1 << 30;
 
 struct CliquePolicy {
   // Task-size classes (candidate-set size of an edge task), as in KCMiner.
-  static constexpr int kSmallTaskMax = 32;    // < 32: one 32-bit word per row
-  static constexpr int kWarpTaskMax = 1024;   // 32..1024: one warp per task
+  static constexpr int kSmallTaskMax = 32;   // < 32: one 32-bit word per row
+  static constexpr int kWarpTaskMax = 1024;  // 32..1024: one warp per task
   // Largest candidate set a bitmap space is built over. Larger sets keep
   // intersecting sorted lists until they shrink below it (no degree limit).
   static constexpr int kMaxBitmapDim = 8192;
