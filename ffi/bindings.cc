@@ -72,8 +72,7 @@ PYBIND11_MODULE(_kcjax, m) {
           el = kcjax::ParseEdgeList(std::string_view(buf, static_cast<size_t>(len)));
         }
         if (!el.error.empty()) throw py::value_error(el.error);
-        return py::make_tuple(ToArray(std::move(el.src)), ToArray(std::move(el.dst)),
-                              el.num_lines);
+        return py::make_tuple(ToArray(std::move(el.src)), ToArray(std::move(el.dst)), el.num_lines);
       },
       py::arg("data"),
       "Parses an edge list held in `data` (bytes). Returns (src int64[e], dst int64[e], "

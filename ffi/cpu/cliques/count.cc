@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "kcjax/cliques/cliques.h"
-#include "kcjax/core/dag_check.h"
 #include "kcjax/cliques/policy.h"
+#include "kcjax/core/dag_check.h"
 #include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
@@ -35,7 +35,8 @@ int Intersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) 
     std::swap(na, nb);
   }
   int n = 0;
-  if (na * CliquePolicy::kCpuGallopRatio < nb) {  // galloping: binary search of each element of the small side
+  if (na * CliquePolicy::kCpuGallopRatio <
+      nb) {  // galloping: binary search of each element of the small side
     const int32_t* lo = b;
     const int32_t* end = b + nb;
     for (int i = 0; i < na && lo < end; ++i) {
@@ -134,9 +135,7 @@ class Enumerator {
     return lists_[depth];
   }
 
-  float Lambda(int level) const {
-    return lam_ >= 0.0f ? lam_ : CliquePolicy::Lambda(kmax_, level);
-  }
+  float Lambda(int level) const { return lam_ >= 0.0f ? lam_ : CliquePolicy::Lambda(kmax_, level); }
 
   // Listing and per-vertex counts only want kmax-cliques: a node whose
   // fixed and candidate vertices cannot reach kmax is skipped.
@@ -183,7 +182,8 @@ class Enumerator {
       return;
     }
     if constexpr (M == Mode::kCount) counts_[s + 1].Add(static_cast<uint64_t>(d));
-    const bool may_build = d <= CliquePolicy::kMaxBitmapDim && method_ != CountMethod::kBinarySearch;
+    const bool may_build =
+        d <= CliquePolicy::kMaxBitmapDim && method_ != CountMethod::kBinarySearch;
     if (!may_build) {
       for (int i = 0; i + 1 < d; ++i) {
         const auto [nw, dw] = Row(cand[i]);
@@ -323,38 +323,41 @@ class Enumerator {
   int32_t l1_root_ = -1;
 };
 
-// The inputs every clique target shares, checked.
-struct Problem {
+// The DAG and the edge tasks of one call, checked: the inputs the three CPU
+// targets share (the CUDA handlers' CountProblem and ListProblem add each
+// family's attributes and outputs).
+struct DagTasks {
   DagView g;
   const int32_t* tasks;  // nullptr: every edge is a task (task i is edge i)
   int64_t num_tasks;
   int32_t Task(int64_t i) const { return tasks ? tasks[i] : static_cast<int32_t>(i); }
 };
 
-ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                       ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
-                       int32_t method, bool all_edges, Problem* p) {
-  if (kmax < 3) return ffi::Error::InvalidArgument("kmax must be >= 3");
+ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
+                       ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> src,
+                       ffi::Buffer<ffi::S32> tasks, int32_t kmax, int32_t method, bool all_edges,
+                       DagTasks* p) {
+  if (kmax < 3) return rep.Invalid("kmax must be >= 3");
   if (method < 0 || method >= kNumCountMethods) {
-    return ffi::Error::InvalidArgument("unknown method code " + std::to_string(method));
+    return rep.Invalid("unknown method code " + std::to_string(method));
   }
   if (indptr.element_count() < 1 || indices.element_count() != src.element_count()) {
-    return ffi::Error::InvalidArgument("indptr must be non-empty and src match indices");
+    return rep.Invalid("indptr must be non-empty and src match indices");
   }
   p->g = DagView{.indptr = indptr.typed_data(),
                  .indices = indices.typed_data(),
                  .src = src.typed_data(),
                  .num_edges = static_cast<int64_t>(indices.element_count()),
                  .num_nodes = static_cast<int64_t>(indptr.element_count()) - 1};
-  if (ffi::Error err = ValidateDag(p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges,
-                                   p->g.src);
+  if (ffi::Error err =
+          ValidateDag(rep, p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges, p->g.src);
       !err.success()) {
     return err;
   }
   if (all_edges) {
     if (tasks.element_count() != 0) {
-      return ffi::Error::InvalidArgument("all_edges needs an empty tasks array (got " +
-                                         std::to_string(tasks.element_count()) + " task ids)");
+      return rep.Invalid("all_edges needs an empty tasks array (got " +
+                         std::to_string(tasks.element_count()) + " task ids)");
     }
     p->tasks = nullptr;
     p->num_tasks = p->g.num_edges;
@@ -364,8 +367,8 @@ ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
   p->num_tasks = static_cast<int64_t>(tasks.element_count());
   for (int64_t i = 0; i < p->num_tasks; ++i) {
     if (p->tasks[i] < -1 || p->tasks[i] >= p->g.num_edges) {
-      return ffi::Error::InvalidArgument("task " + std::to_string(p->tasks[i]) +
-                                         " is not an edge id (or -1 padding)");
+      return rep.Invalid("task " + std::to_string(p->tasks[i]) +
+                         " is not an edge id (or -1 padding)");
     }
   }
   return ffi::Error::Success();
@@ -374,11 +377,13 @@ ffi::Error CheckInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
 // Runs every task on a pool of threads pulling chunks from an atomic counter;
 // finish(thread, enumerator) collects each thread's result.
 template <Mode M, class Finish>
-void RunTasks(const Problem& p, int kmax, int32_t method, float lam, int32_t num_threads,
+void RunTasks(const DagTasks& p, int kmax, int32_t method, float lam, int32_t num_threads,
               ListOutput* list, Finish&& finish) {
   constexpr int64_t kChunk = CliquePolicy::kCpuTaskChunk;
-  int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, p.num_tasks / kChunk)));
+  int threads =
+      num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads =
+      static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, p.num_tasks / kChunk)));
   std::atomic<int64_t> next{0};
   auto work = [&](int t) {
     Enumerator<M> en(p.g, kmax, static_cast<CountMethod>(method), lam, list);
@@ -407,8 +412,8 @@ void StoreSum(const std::vector<std::vector<U128>>& partial, size_t size, uint32
 }
 
 int MaxThreads(int32_t num_threads) {
-  return std::max(1, num_threads > 0 ? num_threads
-                                     : static_cast<int>(std::thread::hardware_concurrency()));
+  return std::max(
+      1, num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 ffi::Error CliqueCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
@@ -416,14 +421,15 @@ ffi::Error CliqueCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> in
                           int32_t method, float lam, int32_t num_threads, bool all_edges,
                           int32_t /*max_degree: a CUDA routing hint*/,
                           ffi::ResultBuffer<ffi::U32> counts) {
-  Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, kmax, method, all_edges, &p);
+  const Reporter rep("kcjax_clique_count", "CPU");
+  DagTasks p;
+  if (ffi::Error err = CheckInputs(rep, indptr, indices, src, tasks, kmax, method, all_edges, &p);
       !err.success()) {
     return err;
   }
   const auto dims = counts->dimensions();
   if (dims.size() != 2 || dims[0] != kmax + 1 || dims[1] != 4) {
-    return ffi::Error::InvalidArgument("counts must have shape [kmax + 1, 4]");
+    return rep.Invalid("counts must have shape [kmax + 1, 4]");
   }
   std::vector<std::vector<U128>> partial(MaxThreads(num_threads));
   RunTasks<Mode::kCount>(p, kmax, method, lam, num_threads, nullptr,
@@ -436,14 +442,15 @@ ffi::Error CliqueListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> ind
                          ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t k,
                          int32_t method, float lam, int32_t num_threads, bool stop_when_full,
                          ffi::ResultBuffer<ffi::S32> cliques, ffi::ResultBuffer<ffi::U32> count) {
-  Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p);
+  const Reporter rep("kcjax_clique_list", "CPU");
+  DagTasks p;
+  if (ffi::Error err = CheckInputs(rep, indptr, indices, src, tasks, k, method, false, &p);
       !err.success()) {
     return err;
   }
   const auto dims = cliques->dimensions();
   if (dims.size() != 2 || dims[1] != k || count->element_count() != 4) {
-    return ffi::Error::InvalidArgument("cliques must have shape [capacity, k] and count [4]");
+    return rep.Invalid("cliques must have shape [capacity, k] and count [4]");
   }
   ListOutput list{cliques->typed_data(), dims[0], {}, {}, stop_when_full};
   std::fill(list.rows, list.rows + dims[0] * k, -1);
@@ -458,14 +465,15 @@ ffi::Error CliquePerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32
                               ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t k,
                               int32_t method, float lam, int32_t num_threads,
                               ffi::ResultBuffer<ffi::U32> counts) {
-  Problem p;
-  if (ffi::Error err = CheckInputs(indptr, indices, src, tasks, k, method, false, &p);
+  const Reporter rep("kcjax_clique_per_vertex", "CPU");
+  DagTasks p;
+  if (ffi::Error err = CheckInputs(rep, indptr, indices, src, tasks, k, method, false, &p);
       !err.success()) {
     return err;
   }
   const auto dims = counts->dimensions();
   if (dims.size() != 2 || dims[0] != p.g.num_nodes || dims[1] != 4) {
-    return ffi::Error::InvalidArgument("counts must have shape [num_nodes, 4]");
+    return rep.Invalid("counts must have shape [num_nodes, 4]");
   }
   std::vector<std::vector<U128>> partial(MaxThreads(num_threads));
   RunTasks<Mode::kPerVertex>(p, k, method, lam, num_threads, nullptr,

@@ -20,7 +20,7 @@
 // pruned: they add nothing to count_k for kmin <= k <= hmax.
 //
 // Per-vertex mode (target "kcjax_clique_pivot_local", hmax = kmin = k): the
-// same tree, resolved within kPivotLocalResolveDepth held vertices of k, and
+// same tree, resolved within kPivotPerVertexResolveDepth held vertices of k, and
 // every terminal node adds to each vertex its number of k-cliques there. A
 // terminal node holds H (the root and the non-neighbour children on its
 // path, h = |H|), the pivots S on its path (p = |S|) and candidates P; r = k - h.
@@ -45,8 +45,8 @@
 #include <vector>
 
 #include "kcjax/cliques/cliques.h"
-#include "kcjax/core/dag_check.h"
 #include "kcjax/cliques/policy.h"
+#include "kcjax/core/dag_check.h"
 #include "kcjax/core/wide_count.h"
 
 namespace ffi = xla::ffi;
@@ -56,16 +56,16 @@ namespace {
 
 static_assert(CliquePolicy::kPivotResolveDepth >= 0 && CliquePolicy::kPivotResolveDepth <= 3,
               "Resolve counts cliques of at most 3 candidates; expanded nodes need h < hmax");
-static_assert(CliquePolicy::kPivotLocalResolveDepth >= 0 &&
-                  CliquePolicy::kPivotLocalResolveDepth <= 2,
-              "LocalResolve shares out cliques of at most 2 candidates");
+static_assert(CliquePolicy::kPivotPerVertexResolveDepth >= 0 &&
+                  CliquePolicy::kPivotPerVertexResolveDepth <= 2,
+              "PerVertexResolve shares out cliques of at most 2 candidates");
 
 inline int Popcount(uint64_t x) { return __builtin_popcountll(x); }
 
 // Per-vertex target shared by all workers: 128-bit totals as (lo, hi) word
 // pairs, updated with relaxed atomics (a carry out of lo is added to hi, so
 // concurrent adds sum exactly while the total stays below 2^128).
-struct LocalSink {
+struct PerVertexSink {
   int k;
   const u128* binom;  // C(a, b), [dmax + 1][k + 1] (BinomialTable)
   std::atomic<uint64_t>* acc;
@@ -91,20 +91,20 @@ class PivotWorker {
   // hist_h / hist_p: histogram extents. Every cell written has h <= hmax and
   // h + p <= d + 1 (the held and pivot vertices other than the root are
   // distinct members of P): hist_h > min(hmax, dmax + 1), hist_p > dmax.
-  // local: the per-vertex target (hmax = kmin = local->k, no histogram), or
+  // per_vertex: the per-vertex target (hmax = kmin = per_vertex->k, no histogram), or
   // nullptr for the histogram.
   PivotWorker(const int32_t* indptr, const int32_t* indices, int64_t num_nodes, int hmax, int kmin,
-              int hist_h, int hist_p, const LocalSink* local = nullptr)
+              int hist_h, int hist_p, const PerVertexSink* per_vertex = nullptr)
       : indptr_(indptr),
         indices_(indices),
         hmax_(hmax),
         kmin_(kmin),
         hist_p_(hist_p),
-        resolve_depth_(local != nullptr ? CliquePolicy::kPivotLocalResolveDepth
-                                        : CliquePolicy::kPivotResolveDepth),
-        sink_(local),
+        resolve_depth_(per_vertex != nullptr ? CliquePolicy::kPivotPerVertexResolveDepth
+                                             : CliquePolicy::kPivotResolveDepth),
+        sink_(per_vertex),
         local_(static_cast<size_t>(num_nodes), -1),
-        hist_(local != nullptr ? 0 : static_cast<size_t>(hist_h) * hist_p) {}
+        hist_(per_vertex != nullptr ? 0 : static_cast<size_t>(hist_h) * hist_p) {}
 
   // Adds the leaves of root task v's subtree to the histogram (or its
   // per-vertex shares to the sink).
@@ -211,9 +211,9 @@ class PivotWorker {
 
   // Per-vertex Resolve of a node below frame top with r = k - h <= 2 (the
   // rules in the header comment).
-  void LocalResolve(const uint64_t* P, int w, int top, int h, int p, int n) {
+  void PerVertexResolve(const uint64_t* P, int w, int top, int h, int p, int n) {
     const int r = hmax_ - h;
-    const LocalSink& s = *sink_;
+    const PerVertexSink& s = *sink_;
     u128 edges = 0;
     if (r >= 2) {
       ForEachMember(P, w, [&](int i) { edges += DegreeIn(P, w, i); });
@@ -342,7 +342,7 @@ class PivotWorker {
         }
         if (hmax_ - ch <= resolve_depth_) {
           if (sink_ != nullptr) {
-            LocalResolve(P, w, top, ch, cp, cn);
+            PerVertexResolve(P, w, top, ch, cp, cn);
           } else {
             Resolve<kW>(P, cand + static_cast<size_t>(level + 1) * w, w, ch, cp, cn);
           }
@@ -434,13 +434,13 @@ class PivotWorker {
   const int kmin_;
   const int hist_p_;
   const int resolve_depth_;
-  const LocalSink* sink_;         // per-vertex mode, else nullptr
+  const PerVertexSink* sink_;     // per-vertex mode, else nullptr
   const int32_t* ids_ = nullptr;  // the root's candidates' vertex ids, by local index
   u128 root_held_ = 0;            // per-vertex: the root's held sum
-  std::vector<int32_t> local_;  // vertex -> index in the current root's P, else -1
-  std::vector<U128> hist_;      // [hist_h][hist_p]
-  std::vector<uint64_t> adj_;   // bitmap space, d rows of w words
-  std::vector<uint64_t> cand_;  // frame cand masks, (d + 2) rows of w words
+  std::vector<int32_t> local_;    // vertex -> index in the current root's P, else -1
+  std::vector<U128> hist_;        // [hist_h][hist_p]
+  std::vector<uint64_t> adj_;     // bitmap space, d rows of w words
+  std::vector<uint64_t> cand_;    // frame cand masks, (d + 2) rows of w words
   std::vector<uint64_t> branch_;
   std::vector<int> frame_h_, frame_p_, frame_n_;
   // Per-vertex mode, per frame: the vertex its current child added (pivots
@@ -451,25 +451,26 @@ class PivotWorker {
 
 // Checks the CSR and the root tasks shared by both targets; sets *dmax to the
 // largest candidate set of a valid task.
-ffi::Error CheckPivotInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                            ffi::Buffer<ffi::S32> tasks, int32_t num_threads, int64_t* dmax) {
+ffi::Error CheckPivotInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
+                            ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> tasks,
+                            int32_t num_threads, int64_t* dmax) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
-    return ffi::Error::InvalidArgument("indptr must be int32[n + 1] with n >= 0");
+    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
   }
   if (indices.dimensions().size() != 1) {
-    return ffi::Error::InvalidArgument("indices must be a 1-D int32 array");
+    return rep.Invalid("indices must be a 1-D int32 array");
   }
   if (tasks.dimensions().size() != 1) {
-    return ffi::Error::InvalidArgument("tasks must be a 1-D int32 array of root vertex ids");
+    return rep.Invalid("tasks must be a 1-D int32 array of root vertex ids");
   }
   if (num_threads < 0) {
-    return ffi::Error::InvalidArgument("num_threads must be >= 0 (0: all cores), got " +
-                                       std::to_string(num_threads));
+    return rep.Invalid("num_threads must be >= 0 (0: all cores), got " +
+                       std::to_string(num_threads));
   }
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
   const int32_t* ip = indptr.typed_data();
-  if (ffi::Error err =
-          ValidateDag(ip, n, indices.typed_data(), static_cast<int64_t>(indices.element_count()));
+  if (ffi::Error err = ValidateDag(rep, ip, n, indices.typed_data(),
+                                   static_cast<int64_t>(indices.element_count()));
       err.failure()) {
     return err;
   }
@@ -479,9 +480,8 @@ ffi::Error CheckPivotInputs(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> 
     const int32_t v = task[t];
     if (v == -1) continue;
     if (v < 0 || v >= n) {
-      return ffi::Error::InvalidArgument("tasks[" + std::to_string(t) + "]=" + std::to_string(v) +
-                                         " is not a vertex id in [0, " + std::to_string(n) +
-                                         ") nor -1 (padding)");
+      return rep.Invalid("tasks[" + std::to_string(t) + "]=" + std::to_string(v) +
+                         " is not a vertex id in [0, " + std::to_string(n) + ") nor -1 (padding)");
     }
     *dmax = std::max<int64_t>(*dmax, ip[v + 1] - ip[v]);
   }
@@ -523,18 +523,18 @@ std::vector<PivotWorker> RunRoots(ffi::Buffer<ffi::S32> tasks, int32_t num_threa
 ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, int32_t num_threads,
                     ffi::ResultBuffer<ffi::U32> hist) {
+  const Reporter rep("kcjax_clique_pivot", "CPU");
   const auto hdims = hist->dimensions();
-  if (ffi::Error err = CheckPivotHist(hmax, hdims); err.failure()) return err;
+  if (ffi::Error err = CheckPivotHist(rep, hmax, hdims); err.failure()) return err;
   int64_t dmax = 0;
-  if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);
+  if (ffi::Error err = CheckPivotInputs(rep, indptr, indices, tasks, num_threads, &dmax);
       err.failure()) {
     return err;
   }
   const int64_t pmax = hdims[1] - 1;
   if (dmax > pmax) {
-    return ffi::Error::InvalidArgument("candidate set of size " + std::to_string(dmax) +
-                                       " exceeds pmax=" + std::to_string(pmax) +
-                                       "; orient the graph first / pass a larger pmax");
+    return rep.Invalid("candidate set of size " + std::to_string(dmax) + " exceeds pmax=" +
+                       std::to_string(pmax) + "; orient the graph first / pass a larger pmax");
   }
   // Cells written have h <= min(hmax, dmax + 1) and p <= dmax: workers keep
   // only that corner of the histogram.
@@ -559,20 +559,22 @@ ffi::Error PivotCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   return ffi::Error::Success();
 }
 
-ffi::Error PivotLocalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                         ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t num_threads,
-                         ffi::ResultBuffer<ffi::U32> counts) {
+ffi::Error PivotPerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                             ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t num_threads,
+                             ffi::ResultBuffer<ffi::U32> counts) {
+  const Reporter rep("kcjax_clique_pivot_local", "CPU");
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (ffi::Error err = CheckPivotLocal(k, n, counts->dimensions()); err.failure()) return err;
+  if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure())
+    return err;
   int64_t dmax = 0;
-  if (ffi::Error err = CheckPivotInputs(indptr, indices, tasks, num_threads, &dmax);
+  if (ffi::Error err = CheckPivotInputs(rep, indptr, indices, tasks, num_threads, &dmax);
       err.failure()) {
     return err;
   }
   std::vector<std::atomic<uint64_t>> acc(2 * static_cast<size_t>(n));
   if (k <= dmax + 1) {  // else no root reaches k vertices: every count is 0
     const std::vector<u128> binom = BinomialTable(static_cast<int>(dmax), k);
-    const LocalSink sink{k, binom.data(), acc.data()};
+    const PerVertexSink sink{k, binom.data(), acc.data()};
     RunRoots(tasks, num_threads, [&] {
       return PivotWorker(indptr.typed_data(), indices.typed_data(), n, k, k, 0, 0, &sink);
     });
@@ -600,7 +602,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu, kcjax::PivotCpu,
                                   .Ret<ffi::Buffer<ffi::U32>>()  // hist
 );
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu, kcjax::PivotLocalCpu,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu, kcjax::PivotPerVertexCpu,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::S32>>()  // indptr
                                   .Arg<ffi::Buffer<ffi::S32>>()  // indices

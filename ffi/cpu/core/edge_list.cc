@@ -61,8 +61,7 @@ bool ParseId(const char** pp, const char* end, int64_t line, const char* which, 
   for (; p < end && IsDigit(*p); ++p) {
     const int64_t d = *p - '0';
     if (v > (kMaxId - d) / 10) {
-      return fail(std::string(which) + " vertex id '" + Token(start, end) +
-                  "' overflows int64");
+      return fail(std::string(which) + " vertex id '" + Token(start, end) + "' overflows int64");
     }
     v = v * 10 + d;
   }

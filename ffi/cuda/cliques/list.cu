@@ -28,28 +28,28 @@
 // read from memory that another warp may change, such as the stop flag, are
 // read by lane 0 and broadcast). Arena memory written by some lanes is read
 // by other lanes only after a __syncwarp (IntersectPos ends with one).
-#include <cub/device/device_radix_sort.cuh>
-
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 #include "kcjax/cliques/list_cuda.h"
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/csr.h"
 #include "kcjax/cuda/intersect.cuh"
 #include "kcjax/cuda/limits.h"
+#include "kcjax/cuda/tasks.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
-#include "kcjax/cliques/policy.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 namespace {
+
+using namespace kcjax::cuda;  // the shared primitives
 
 using Policy = CliquePolicy;
 
 constexpr int kMaxThreads = Policy::kListWarpsPerBlock * kWarp;
 constexpr int kPrepassWarps = Policy::kListPrepassWarps;
-
 
 // Lane 0 reads *flag (written by other warps) and broadcasts it, so that the
 // decision taken on it is warp-uniform. flag == nullptr: never set.
@@ -407,7 +407,7 @@ __global__ void __launch_bounds__(kMaxThreads) ListDfsKernel(ListArgs a) {
 // Pre-pass: one warp per task (grid-stride). keys[i] = d (0 for padding),
 // vals[i] = the edge id; stats collects max d, tasks with d >= k - 2 and one
 // invalid task id.
-__global__ void __launch_bounds__(kPrepassWarps * kWarp)
+__global__ void __launch_bounds__(kPrepassWarps* kWarp)
     ListPrepassKernel(DagView g, const int32_t* tasks, int64_t num_tasks, int k, uint32_t* keys,
                       int32_t* vals, ListStats* stats) {
   const int lane = LaneId();
@@ -436,50 +436,23 @@ __global__ void __launch_bounds__(kPrepassWarps * kWarp)
   }
 }
 
-// Byte offsets inside the pre-pass scratch: [stats | task counter | stop]
-// header, keys/vals before and after the sort, cub's temporary storage.
-struct PrepassLayout {
-  size_t stats, counter, stop, keys_in, keys_out, vals_in, vals_out, temp, temp_bytes, total;
-  static PrepassLayout Make(int64_t n) {
-    PrepassLayout l;
-    const int64_t items = std::max<int64_t>(n, 1);
-    const size_t a = RoundUp(items * 4, kScratchAlign);
-    l.stats = 0;
-    l.counter = sizeof(ListStats);
-    l.stop = l.counter + sizeof(int);
-    l.keys_in = kScratchAlign;
-    l.keys_out = l.keys_in + a;
-    l.vals_in = l.keys_out + a;
-    l.vals_out = l.vals_in + a;
-    l.temp = l.vals_out + a;
-    l.temp_bytes = 0;
-    cub::DeviceRadixSort::SortPairsDescending(
-        nullptr, l.temp_bytes, static_cast<const uint32_t*>(nullptr),
-        static_cast<uint32_t*>(nullptr), static_cast<const int32_t*>(nullptr),
-        static_cast<int32_t*>(nullptr), static_cast<int>(items), 0, 32);
-    l.total = l.temp + RoundUp(static_cast<int64_t>(l.temp_bytes), kScratchAlign);
-    return l;
-  }
-};
-
-template <typename T>
-T* At(void* base, size_t offset) {
-  return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
-}
+// The pre-pass's scratch is the shared task stage's (kcjax/cuda/tasks.h);
+// its header holds [stats | task counter | stop].
+constexpr size_t kStatsOffset = 0;
+constexpr size_t kCounterOffset = sizeof(ListStats);
+constexpr size_t kStopOffset = kCounterOffset + sizeof(int);
+static_assert(kStopOffset + sizeof(int) <= kTaskHeaderBytes, "the header fits the task stage's");
 
 }  // namespace
 
-size_t ListPrepassScratchBytes(int64_t num_tasks) { return PrepassLayout::Make(num_tasks).total; }
-
 const ListStats* ListPrepassStats(const void* scratch) {
-  return reinterpret_cast<const ListStats*>(static_cast<const char*>(scratch) +
-                                            PrepassLayout::Make(0).stats);
+  return TaskLayout::At<ListStats>(scratch, kStatsOffset);
 }
 
 cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
                               cudaStream_t stream) {
-  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
-  cudaError_t err = cudaMemsetAsync(scratch, 0, kScratchAlign, stream);  // stats, counter, stop
+  const TaskLayout l = TaskLayout::Make(p.num_tasks);
+  cudaError_t err = cudaMemsetAsync(scratch, 0, kTaskHeaderBytes, stream);  // stats, counter, stop
   if (err != cudaSuccess) return err;
   if (p.per_vertex) {
     err = cudaMemsetAsync(p.counts, 0, static_cast<size_t>(p.dag.num_nodes) * 4 * sizeof(uint32_t),
@@ -493,11 +466,12 @@ cudaError_t LaunchListPrepass(const ListProblem& p, void* scratch, int num_sms,
   }
   if (err != cudaSuccess || p.num_tasks == 0) return err;
   const int64_t want = CeilDiv(p.num_tasks, kPrepassWarps);
-  const int blocks =
-      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
+  const int blocks = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>(want, int64_t{num_sms} * Policy::kListPrepassBlocksPerSm)));
   ListPrepassKernel<<<blocks, kPrepassWarps * kWarp, 0, stream>>>(
-      p.dag, p.tasks, p.num_tasks, p.k, At<uint32_t>(scratch, l.keys_in),
-      At<int32_t>(scratch, l.vals_in), At<ListStats>(scratch, l.stats));
+      p.dag, p.tasks, p.num_tasks, p.k, TaskLayout::At<uint32_t>(scratch, l.keys_in),
+      TaskLayout::At<int32_t>(scratch, l.vals_in),
+      TaskLayout::At<ListStats>(scratch, kStatsOffset));
   return cudaGetLastError();
 }
 
@@ -509,12 +483,10 @@ cudaError_t PlanList(const ListProblem& p, const ListStats& stats, int num_sms, 
   plan->arena_words = static_cast<size_t>(lay.words);
   const int64_t arena_bytes = lay.words * static_cast<int64_t>(sizeof(int32_t));
   int per_sm = 0;
-  cudaError_t err =
-      p.per_vertex
-          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ListDfsKernel<true>,
-                                                          kMaxThreads, 0)
-          : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ListDfsKernel<false>,
-                                                          kMaxThreads, 0);
+  cudaError_t err = p.per_vertex ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                       &per_sm, ListDfsKernel<true>, kMaxThreads, 0)
+                                 : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                       &per_sm, ListDfsKernel<false>, kMaxThreads, 0);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   const int64_t resident = int64_t{num_sms} * per_sm * Policy::kListWarpsPerBlock;
@@ -523,39 +495,27 @@ cudaError_t PlanList(const ListProblem& p, const ListStats& stats, int num_sms, 
       1, std::min<int64_t>({resident, fit, static_cast<int64_t>(stats.num_viable)}));
   plan->warps_per_block = static_cast<int>(std::min<int64_t>(warps, Policy::kListWarpsPerBlock));
   plan->blocks = static_cast<int>(CeilDiv(warps, plan->warps_per_block));
-  plan->scratch_bytes = static_cast<size_t>(plan->blocks) * plan->warps_per_block *
-                        static_cast<size_t>(arena_bytes);
+  plan->scratch_bytes =
+      static_cast<size_t>(plan->blocks) * plan->warps_per_block * static_cast<size_t>(arena_bytes);
   return cudaSuccess;
 }
 
 cudaError_t LaunchList(const ListProblem& p, const ListPlan& plan, void* pre, void* arena,
                        cudaStream_t stream) {
   if (plan.blocks == 0) return cudaSuccess;
-  const PrepassLayout l = PrepassLayout::Make(p.num_tasks);
+  const TaskLayout l = TaskLayout::Make(p.num_tasks);
   // Sort only the significant bits of the keys (all keys <= max_d).
-  int end_bit = 1;
-  while (end_bit < 32 && (static_cast<uint32_t>(plan.max_d) >> end_bit) != 0) ++end_bit;
-  size_t temp_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortPairsDescending(
-      nullptr, temp_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-      static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
-      static_cast<int>(p.num_tasks), 0, end_bit, stream);
-  if (err != cudaSuccess) return err;
-  if (temp_bytes > l.temp_bytes) return cudaErrorInvalidValue;  // sized for 32 bits: never
-  temp_bytes = l.temp_bytes;
-  err = cub::DeviceRadixSort::SortPairsDescending(
-      At<void>(pre, l.temp), temp_bytes, At<const uint32_t>(pre, l.keys_in),
-      At<uint32_t>(pre, l.keys_out), At<const int32_t>(pre, l.vals_in),
-      At<int32_t>(pre, l.vals_out), static_cast<int>(p.num_tasks), 0, end_bit, stream);
+  cudaError_t err = SortTasksDescending(pre, l, nullptr, p.num_tasks,
+                                        TaskKeyBits(static_cast<uint32_t>(plan.max_d)), stream);
   if (err != cudaSuccess) return err;
   ListArgs a;
   a.g = p.dag;
-  a.tasks = At<const int32_t>(pre, l.vals_out);
-  a.keys = At<const uint32_t>(pre, l.keys_out);
+  a.tasks = TaskLayout::At<const int32_t>(pre, l.vals_out);
+  a.keys = TaskLayout::At<const uint32_t>(pre, l.keys_out);
   a.num_tasks = static_cast<int>(p.num_tasks);
   a.k = p.k;
-  a.task_counter = At<int>(pre, l.counter);
-  a.stop = At<int>(pre, l.stop);
+  a.task_counter = TaskLayout::At<int>(pre, kCounterOffset);
+  a.stop = TaskLayout::At<int>(pre, kStopOffset);
   a.stop_when_full = p.stop_when_full;
   a.cliques = p.cliques;
   a.capacity = static_cast<u64>(p.capacity);
@@ -571,4 +531,4 @@ cudaError_t LaunchList(const ListProblem& p, const ListPlan& plan, void* pre, vo
   return cudaGetLastError();
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

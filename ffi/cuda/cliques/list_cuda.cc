@@ -8,6 +8,8 @@
 // the task sizes (pre-pass), read back 16 bytes of statistics (the one host
 // synchronization: invalid tasks, arena size), sort the tasks largest first
 // and run the persistent DFS kernel.
+#include "kcjax/cliques/list_cuda.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,10 +17,10 @@
 #include <string>
 
 #include "kcjax/cliques/cliques.h"
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/scratch.h"
-#include "kcjax/cliques/list_cuda.h"
-#include "kcjax/cliques/policy.h"
+#include "kcjax/cuda/tasks.h"
 
 namespace ffi = xla::ffi;
 
@@ -42,8 +44,8 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32>& indptr,
                        std::to_string(indices.element_count()) + ")");
   if (tasks.dimensions().size() != 1)
     return rep.Invalid("tasks must be a 1-D int32 array of edge ids (-1: padding)");
-  if (k < 3) return rep.Invalid("kmax (the clique size k) must be >= 3 (got " +
-                                std::to_string(k) + ")");
+  if (k < 3)
+    return rep.Invalid("kmax (the clique size k) must be >= 3 (got " + std::to_string(k) + ")");
   if (method < 0 || method >= kcjax::kNumCountMethods)
     return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
                        std::to_string(kcjax::kNumCountMethods) + ") (got " +
@@ -59,7 +61,7 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32>& indptr,
 
 // Runs the whole pipeline for a problem whose outputs are set.
 ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& scratch,
-               kcjax::cuda::ListProblem& p) {
+               kcjax::cliques::ListProblem& p) {
   if (reinterpret_cast<uintptr_t>(p.counts) % 8 != 0)
     return rep.Internal("the count output is not 8-byte aligned");
   int dev = 0, num_sms = 0;
@@ -70,12 +72,13 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
 
   // ---- Phase 1: outputs, task sizes. ----
   kcjax::cuda::DeviceScratch memory(scratch, stream);
-  const size_t pre_bytes = kcjax::cuda::ListPrepassScratchBytes(p.num_tasks);
+  const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
-    return rep.Exhausted(pre_bytes, "the task pre-pass (too many tasks for the free GPU "
-                                    "memory: split the task list)");
-  err = kcjax::cuda::LaunchListPrepass(p, pre, num_sms, stream);
+    return rep.Exhausted(pre_bytes,
+                         "the task pre-pass (too many tasks for the free GPU "
+                         "memory: split the task list)");
+  err = kcjax::cliques::LaunchListPrepass(p, pre, num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (p.num_tasks == 0) return ffi::Error::Success();
 
@@ -87,21 +90,20 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
     return rep.Failed(
         "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
         "not register it as command-buffer compatible)");
-  kcjax::cuda::ListStats stats;
-  err = cudaMemcpyAsync(&stats, kcjax::cuda::ListPrepassStats(pre), sizeof(stats),
+  kcjax::cliques::ListStats stats;
+  err = cudaMemcpyAsync(&stats, kcjax::cliques::ListPrepassStats(pre), sizeof(stats),
                         cudaMemcpyDeviceToHost, stream);
   if (err != cudaSuccess) return rep.Cuda("copying task statistics to the host", err);
   err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
   if (stats.bad_task != 0)
-    return rep.Invalid("tasks[" + std::to_string(stats.bad_task - 1) +
-                       "] = " + std::to_string(stats.bad_task_value) +
-                       " is not an edge id in [0, " + std::to_string(p.dag.num_edges) +
-                       ") nor -1 (padding)");
+    return rep.Invalid("tasks[" + std::to_string(stats.bad_task - 1) + "] = " +
+                       std::to_string(stats.bad_task_value) + " is not an edge id in [0, " +
+                       std::to_string(p.dag.num_edges) + ") nor -1 (padding)");
 
   // ---- Phase 2: sort, persistent DFS. ----
-  kcjax::cuda::ListPlan plan;
-  err = kcjax::cuda::PlanList(p, stats, num_sms, &plan);
+  kcjax::cliques::ListPlan plan;
+  err = kcjax::cliques::PlanList(p, stats, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the listing kernel (occupancy)", err);
   if (plan.blocks == 0) return ffi::Error::Success();  // no task can hold a k-clique
   void* arena = memory.Allocate(plan.scratch_bytes);
@@ -112,15 +114,15 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
                              " bytes for k = " + std::to_string(p.k) +
                              " and a largest candidate set of " + std::to_string(plan.max_d) +
                              "; use a degeneracy orientation, a smaller k, or free GPU memory)");
-  err = kcjax::cuda::LaunchList(p, plan, pre, arena, stream);
+  err = kcjax::cliques::LaunchList(p, plan, pre, arena, stream);
   if (err != cudaSuccess) return rep.Cuda("listing kernel launch (sort or DFS)", err);
   return ffi::Error::Success();
 }
 
-kcjax::cuda::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
-                                     ffi::Buffer<ffi::S32>& src, ffi::Buffer<ffi::S32>& tasks,
-                                     int32_t k) {
-  kcjax::cuda::ListProblem p{};
+kcjax::cliques::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr,
+                                        ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& src,
+                                        ffi::Buffer<ffi::S32>& tasks, int32_t k) {
+  kcjax::cliques::ListProblem p{};
   p.dag.indptr = indptr.typed_data();
   p.dag.indices = indices.typed_data();
   p.dag.src = src.typed_data();
@@ -145,7 +147,7 @@ ffi::Error CliqueListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (dims.size() != 2 || dims[1] != k || count->element_count() != 4)
     return rep.Invalid("cliques must be int32[capacity, k] (k = " + std::to_string(k) +
                        ") and count uint32[4]");
-  kcjax::cuda::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
+  kcjax::cliques::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
   p.per_vertex = false;
   p.stop_when_full = stop_when_full;
   p.cliques = cliques->typed_data();
@@ -168,7 +170,7 @@ ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
     return rep.Invalid("counts must be uint32[num_nodes, 4] = [" +
                        std::to_string(indptr.element_count() - 1) +
                        ", 4] (128-bit counts per vertex)");
-  kcjax::cuda::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
+  kcjax::cliques::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
   p.per_vertex = true;
   p.counts = counts->typed_data();
   return Run(rep, stream, scratch, p);

@@ -5,35 +5,33 @@
 //
 // Pipeline (driven by ffi/cuda/cliques/pivot_cuda.cc):
 //   PrepareKernel  validates CSR and tasks, keys every task by d + 1, stats;
-//   cub radix sort tasks by key, descending (largest candidate sets first);
+//   the shared task stage sorts tasks by key, descending (largest candidate
+//                  sets first; kcjax/cuda/tasks.h);
 //   CountKernel    persistent warps pull roots from three queues (d > 128:
 //                  global-memory workspace; 16 <= d <= 128 one at a time;
 //                  d < 16 in chunks) and add leaves to a block-shared
 //                  histogram cache flushed once into the 128-bit output.
 //
-// Per-vertex mode (kcjax_clique_pivot_local, template flag kLocal): the same
+// Per-vertex mode (kcjax_clique_pivot_local, template flag kPerVertex): the same
 // walk; every terminal node adds its k-clique shares to its candidates and to
 // the held and pivot sums of its frame, which move up the path as children
-// finish (LocalSmall / LocalLarge, FrameSums; rules in cliques/pivot.cc).
+// finish (PerVertexSmall / PerVertexLarge, FrameSums; rules in cliques/pivot.cc).
 //
 // Warp-level invariants of the DFS (both paths):
 //   * every value steering control flow (masks, h, p, n, top, pending) is
 //     warp-uniform: each lane computes it from the same shared or global data
 //     or from a full-warp reduction;
 //   * only lane 0 adds to the histogram.
-#include <cub/device/device_radix_sort.cuh>
-
 #include <algorithm>
 #include <climits>
 
 #include "kcjax/cliques/pivot_cuda.h"
-#include "kcjax/cuda/warp.cuh"
-#include "kcjax/cuda/wide.cuh"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/wide_count.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
 
-namespace kcjax {
-namespace pivot {
+namespace kcjax::cliques {
 namespace {
 
 using namespace kcjax::cuda;
@@ -45,8 +43,9 @@ static_assert(kSmallMax >= CliquePolicy::kPivotChunkDegree && kSmallMax <= 128,
               "small roots use rows of at most two 64-bit words");
 static_assert(CliquePolicy::kPivotChunkDegree <= 64, "chunked roots use one-word rows");
 static_assert(kResolve >= 0 && kResolve <= 3, "see Resolve in cliques/pivot.cc");
-constexpr int kLocalResolve = CliquePolicy::kPivotLocalResolveDepth;
-static_assert(kLocalResolve >= 0 && kLocalResolve <= 2, "see LocalResolve in cliques/pivot.cc");
+constexpr int kPerVertexResolve = CliquePolicy::kPivotPerVertexResolveDepth;
+static_assert(kPerVertexResolve >= 0 && kPerVertexResolve <= 2,
+              "see PerVertexResolve in cliques/pivot.cc");
 
 // ---------------------------------------------------------------------------
 // Histogram
@@ -71,8 +70,8 @@ struct Hist {
 // ---------------------------------------------------------------------------
 // Per-vertex shares
 
-// 128-bit per-vertex totals and the binomial table (PivotParams::local, binom).
-struct LocalSink {
+// 128-bit per-vertex totals and the binomial table (PivotParams::per_vertex, binom).
+struct PerVertexSink {
   u64* acc;
   const u64* binom;
   int k;
@@ -102,14 +101,14 @@ struct Shares {
 };
 
 // A leaf (h, p + n) whose n candidates join the pivots.
-__device__ Shares LeafShares(const LocalSink& s, int h, int p, int n) {
+__device__ Shares LeafShares(const PerVertexSink& s, int h, int p, int n) {
   const int r = s.k - h;
   const u128 pivot = s.C(p + n - 1, r - 1);
   return {s.C(p + n, r), pivot, pivot, 0};
 }
 
-// A node resolved in closed form (r = k - h <= kLocalResolve).
-__device__ Shares ResolveShares(const LocalSink& s, int h, int p, int n, u64 edges) {
+// A node resolved in closed form (r = k - h <= kPerVertexResolve).
+__device__ Shares ResolveShares(const PerVertexSink& s, int h, int p, int n, u64 edges) {
   const int r = s.k - h;
   const u128 c1 = static_cast<u128>(n), c2 = edges;
   return {s.C(p, r) + c1 * s.C(p, r - 1) + c2 * s.C(p, r - 2),
@@ -153,7 +152,7 @@ struct FrameSums {
   }
   // Frame top's current child is done: its sums go to the vertex it added
   // and up to frame top - 1 (or the root).
-  __device__ void CloseChild(const LocalSink& s, int top) {
+  __device__ void CloseChild(const PerVertexSink& s, int top) {
     const u128 held = Load128(sums + 4 * top), pivot = Load128(sums + 4 * top + 2);
     if (held == 0) return;  // no k-clique below (pivot <= held)
     const int a = added[top];
@@ -171,11 +170,8 @@ struct FrameSums {
 // The sinks of a count kernel: the histogram, or the per-vertex totals.
 struct Sinks {
   Hist hist;
-  LocalSink local;
+  PerVertexSink per_vertex;
 };
-
-
-
 
 // Word q of the mask of members {0..d-1}.
 __device__ __forceinline__ u64 FullWord(int d, int q) {
@@ -201,8 +197,8 @@ __device__ __forceinline__ int Select64(u64 x, int r) {
 // inside the sorted candidate list ids[0..d): lane per row i, each entry x of
 // N+(ids[i]) located among ids[i+1..d) by binary search (rows are ascending,
 // so the search window only moves right).
-__device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const int32_t* ids,
-                           int d, u64* adj, int w, int lane) {
+__device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const int32_t* ids, int d,
+                           u64* adj, int w, int lane) {
   for (int q = lane; q < d * w; q += 32) adj[q] = 0;
   __syncwarp();
   const int32_t last = ids[d - 1];
@@ -235,22 +231,22 @@ __device__ void BuildSpace(const int32_t* indptr, const int32_t* indices, const 
 // node's mask and the top frame live in registers of every lane.
 
 // Per-warp shared arena for rows of up to kMaxW words.
-template <int kMaxW, bool kLocal>
+template <int kMaxW, bool kPerVertex>
 struct SmallArena {
   static constexpr int kDim = 64 * kMaxW;
   static constexpr int kLevels = kDim + 2;  // DFS depth <= d + 1
-  static constexpr int kSumWords = kLocal ? 4 * kLevels : 0;
+  static constexpr int kSumWords = kPerVertex ? 4 * kLevels : 0;
   static constexpr size_t kBytes =
       sizeof(u64) * (static_cast<size_t>(kDim) * kMaxW + 2 * kLevels * kMaxW + kSumWords) +
       sizeof(uint32_t) * kLevels + sizeof(int32_t) * kDim +
-      (kLocal ? sizeof(int32_t) * kLevels : 0);
+      (kPerVertex ? sizeof(int32_t) * kLevels : 0);
   u64* adj;        // kDim rows
   u64* cand;       // frame masks, kLevels rows
   u64* branch;     // frame branch masks, kLevels rows
-  u64* sums;       // kLocal: FrameSums::sums, kLevels frames
+  u64* sums;       // kPerVertex: FrameSums::sums, kLevels frames
   uint32_t* meta;  // frame h | p << 10 | n << 20 (all <= 129)
   int32_t* ids;    // the root's candidate list
-  int32_t* added;  // kLocal: FrameSums::added, kLevels frames
+  int32_t* added;  // kPerVertex: FrameSums::added, kLevels frames
 
   __device__ SmallArena(unsigned char* base) {
     adj = reinterpret_cast<u64*>(base);
@@ -259,7 +255,7 @@ struct SmallArena {
     sums = branch + kLevels * kMaxW;
     meta = reinterpret_cast<uint32_t*>(sums + kSumWords);
     ids = reinterpret_cast<int32_t*>(meta + kLevels);
-    added = kLocal ? ids + kDim : nullptr;
+    added = kPerVertex ? ids + kDim : nullptr;
   }
 };
 
@@ -298,8 +294,8 @@ __device__ __forceinline__ void ScanSmall(const u64 (&P)[kW], int cn, const u64*
 
 // Resolve of cliques/pivot.cc: cells (h + j, p) += c_j(P), j <= min(3, hmax - h).
 template <int kW>
-__device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
-                             const u64* adj, const Hist& hist, int lane) {
+__device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax, const u64* adj,
+                             const Hist& hist, int lane) {
   const int jmax = hmax - h;
   if (lane == 0) {
     hist.Add(h, p, 1);
@@ -339,8 +335,9 @@ __device__ void ResolveSmall(const u64 (&P)[kW], int cn, int h, int p, int hmax,
 // Warp-wide: for_each(f) calls f(i) for each candidate i, spread over the
 // lanes; degree(i) is |P & row(i)|. Lane 0 adds the node's shares to `fs`.
 template <typename ForEach, typename Degree>
-__device__ void LocalTerminal(const LocalSink& s, FrameSums& fs, int top, int cn, int h, int p,
-                              bool resolve, int lane, ForEach&& for_each, Degree&& degree) {
+__device__ void PerVertexTerminal(const PerVertexSink& s, FrameSums& fs, int top, int cn, int h,
+                                  int p, bool resolve, int lane, ForEach&& for_each,
+                                  Degree&& degree) {
   Shares sh;
   if (resolve) {
     u64 twice = 0;  // sum of degrees inside P
@@ -359,12 +356,12 @@ __device__ void LocalTerminal(const LocalSink& s, FrameSums& fs, int top, int cn
   });
 }
 
-// LocalTerminal of a small root: P in registers, rows of kW words in shared
+// PerVertexTerminal of a small root: P in registers, rows of kW words in shared
 // memory.
 template <int kW>
-__device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, int top,
-                           const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
-  LocalTerminal(
+__device__ void PerVertexSmall(const PerVertexSink& s, FrameSums& fs, const u64* adj, int top,
+                               const u64 (&P)[kW], int cn, int h, int p, bool resolve, int lane) {
+  PerVertexTerminal(
       s, fs, top, cn, h, p, resolve, lane,
       [&](auto f) {
         for (int r = lane; r < cn; r += 32) f(SelectW<kW>(P, r));
@@ -385,8 +382,8 @@ __device__ void LocalSmall(const LocalSink& s, FrameSums& fs, const u64* adj, in
 // follows; a pop reads slot top in every lane and __syncwarp follows, so
 // every lane reads a slot only after it was written and before it is
 // overwritten.
-template <int kW, int kMaxW, bool kLocal>
-__device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal>& ar,
+template <int kW, int kMaxW, bool kPerVertex>
+__device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kPerVertex>& ar,
                           const Sinks& out, int lane, int32_t v, int32_t base, int d) {
   const Hist& hist = out.hist;
   for (int i = lane; i < d; i += 32) ar.ids[i] = prm.indices[base + i];
@@ -407,13 +404,13 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
   while (true) {
     if (pending) {
       pending = false;
-      const bool resolve = hmax - ch <= (kLocal ? kLocalResolve : kResolve);
+      const bool resolve = hmax - ch <= (kPerVertex ? kPerVertexResolve : kResolve);
       bool leaf = cn <= 1;
       int best = 0, pivot = 0;
       if (!leaf && !resolve) ScanSmall<kW>(P, cn, adj, lane, &best, &pivot, &leaf);
       if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
-        if constexpr (kLocal) {
-          LocalSmall<kW>(out.local, fs, adj, top, P, cn, ch, cp, !leaf, lane);
+        if constexpr (kPerVertex) {
+          PerVertexSmall<kW>(out.per_vertex, fs, adj, top, P, cn, ch, cp, !leaf, lane);
         } else if (leaf) {
           if (lane == 0) hist.Add(ch, cp + cn, 1);
         } else {
@@ -433,7 +430,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
         __syncwarp();
       }
       ++top;
-      if constexpr (kLocal) {
+      if constexpr (kPerVertex) {
         if (lane == 0) fs.Open(top, pivot | kPivotTag);
       }
       const u64* row = adj + pivot * kW;
@@ -455,8 +452,8 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       continue;
     }
     if (top < 0) break;
-    if constexpr (kLocal) {
-      if (lane == 0) fs.CloseChild(out.local, top);
+    if constexpr (kPerVertex) {
+      if (lane == 0) fs.CloseChild(out.per_vertex, top);
     }
     int x = -1;  // first remaining non-neighbour (unrolled: TB stays in registers)
 #pragma unroll
@@ -487,7 +484,7 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       TC[q] &= ~hit;
     }
     --tn;
-    if constexpr (kLocal) {
+    if constexpr (kPerVertex) {
       if (lane == 0) fs.added[top] = x;
     }
     const u64* row = adj + x * kW;
@@ -504,13 +501,13 @@ __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kLocal
       pending = true;
     }
   }
-  if constexpr (kLocal) {
-    if (lane == 0) out.local.Add(v, fs.root_held);
+  if constexpr (kPerVertex) {
+    if (lane == 0) out.per_vertex.Add(v, fs.root_held);
   }
 }
 
-template <int kMaxW, bool kLocal>
-__device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal>& ar,
+template <int kMaxW, bool kPerVertex>
+__device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kPerVertex>& ar,
                           const Sinks& out, int lane, int32_t v) {
   __syncwarp();  // no lane still reads the previous root's arena
   const int32_t base = prm.indptr[v];
@@ -518,8 +515,8 @@ __device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal
   if (1 + d < prm.kmin) return;  // h + p + |P| < kmin at the root
   if (d == 0) {
     if (lane == 0) {
-      if constexpr (kLocal) {
-        out.local.Add(v, out.local.C(0, prm.hmax - 1));
+      if constexpr (kPerVertex) {
+        out.per_vertex.Add(v, out.per_vertex.C(0, prm.hmax - 1));
       } else {
         out.hist.Add(1, 0, 1);
       }
@@ -527,9 +524,9 @@ __device__ void SmallRoot(const PivotParams& prm, const SmallArena<kMaxW, kLocal
     return;
   }
   if (kMaxW == 1 || d <= 64) {
-    SmallTask<1, kMaxW, kLocal>(prm, ar, out, lane, v, base, d);
+    SmallTask<1, kMaxW, kPerVertex>(prm, ar, out, lane, v, base, d);
   } else {
-    SmallTask<kMaxW, kMaxW, kLocal>(prm, ar, out, lane, v, base, d);
+    SmallTask<kMaxW, kMaxW, kPerVertex>(prm, ar, out, lane, v, base, d);
   }
 }
 
@@ -631,10 +628,11 @@ __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax
   }
 }
 
-// LocalTerminal of a large root: P is w words in global memory.
-__device__ void LocalLarge(const LocalSink& s, FrameSums& fs, const u64* adj, int w, int top,
-                           const u64* P, int cn, int h, int p, bool resolve, int lane) {
-  LocalTerminal(
+// PerVertexTerminal of a large root: P is w words in global memory.
+__device__ void PerVertexLarge(const PerVertexSink& s, FrameSums& fs, const u64* adj, int w,
+                               int top, const u64* P, int cn, int h, int p, bool resolve,
+                               int lane) {
+  PerVertexTerminal(
       s, fs, top, cn, h, p, resolve, lane, [&](auto f) { ForMembers(P, w, lane, f); },
       [&](int i) {
         const u64* row = adj + static_cast<size_t>(i) * w;
@@ -644,9 +642,8 @@ __device__ void LocalLarge(const LocalSink& s, FrameSums& fs, const u64* adj, in
       });
 }
 
-template <bool kLocal>
-__device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int lane,
-                          int32_t v) {
+template <bool kPerVertex>
+__device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int lane, int32_t v) {
   const Hist& hist = out.hist;
   __syncwarp();  // no lane still reads the previous root's workspace
   const int32_t base = prm.indptr[v];
@@ -668,13 +665,13 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       pending = false;
       const int level = top + 1;
       u64* P = ar.cand + static_cast<size_t>(level) * w;
-      const bool resolve = hmax - ch <= (kLocal ? kLocalResolve : kResolve);
+      const bool resolve = hmax - ch <= (kPerVertex ? kPerVertexResolve : kResolve);
       bool leaf = cn <= 1;
       int best = 0, pivot = 0;
       if (!leaf && !resolve) ScanLarge(P, w, cn, adj, lane, &best, &pivot, &leaf);
       if (leaf || resolve) {  // leaf: empty, one vertex (the pivot), or a clique
-        if constexpr (kLocal) {
-          LocalLarge(out.local, fs, adj, w, top, P, cn, ch, cp, !leaf, lane);
+        if constexpr (kPerVertex) {
+          PerVertexLarge(out.per_vertex, fs, adj, w, top, P, cn, ch, cp, !leaf, lane);
         } else if (leaf) {
           if (lane == 0) hist.Add(ch, cp + cn, 1);
         } else {
@@ -696,7 +693,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
         ar.meta[3 * level] = ch;
         ar.meta[3 * level + 1] = cp;
         ar.meta[3 * level + 2] = cn - 1;
-        if constexpr (kLocal) fs.Open(level, pivot | kPivotTag);
+        if constexpr (kPerVertex) fs.Open(level, pivot | kPivotTag);
       }
       __syncwarp();
       top = level;
@@ -709,8 +706,8 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
     }
     if (top < 0) break;
     const int level = top;
-    if constexpr (kLocal) {
-      if (lane == 0) fs.CloseChild(out.local, level);
+    if constexpr (kPerVertex) {
+      if (lane == 0) fs.CloseChild(out.per_vertex, level);
     }
     const int h = ar.meta[3 * level], p = ar.meta[3 * level + 1], n = ar.meta[3 * level + 2];
     u64* B = ar.branch + static_cast<size_t>(level) * w;
@@ -727,7 +724,7 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       B[k] = bk & (bk - 1);
       P[k] &= ~(1ull << (x & 63));
       ar.meta[3 * level + 2] = n - 1;
-      if constexpr (kLocal) fs.added[level] = x;
+      if constexpr (kPerVertex) fs.added[level] = x;
     }
     __syncwarp();
     const u64* row = adj + static_cast<size_t>(x) * w;
@@ -747,8 +744,8 @@ __device__ void LargeRoot(const PivotParams& prm, u64* ws, const Sinks& out, int
       pending = true;
     }
   }
-  if constexpr (kLocal) {
-    if (lane == 0) out.local.Add(v, fs.root_held);
+  if constexpr (kPerVertex) {
+    if (lane == 0) out.per_vertex.Add(v, fs.root_held);
   }
 }
 
@@ -804,7 +801,7 @@ __global__ void PrepareKernel(const int32_t* __restrict__ indptr,
   }
 }
 
-template <int kMaxW, bool kLocal>
+template <int kMaxW, bool kPerVertex>
 __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerSm)
     CountKernel(PivotParams prm) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -812,21 +809,19 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   for (int f = threadIdx.x; f < kCacheCells; f += blockDim.x) cache[f] = 0;
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const Sinks out{{cache, prm.hist, prm.hist_p, prm.out_p}, {prm.local, prm.binom, prm.hmax}};
-  using Arena = SmallArena<kMaxW, kLocal>;
+  const Sinks out{{cache, prm.hist, prm.hist_p, prm.out_p}, {prm.per_vertex, prm.binom, prm.hmax}};
+  using Arena = SmallArena<kMaxW, kPerVertex>;
   const Arena arena(smem + sizeof(u64) * kCacheCells + Arena::kBytes * warp);
   const int gwarp = blockIdx.x * kWarps + warp;
 
   if (gwarp < prm.num_large_warps) {
     u64* ws = prm.large_scratch + static_cast<size_t>(gwarp) * prm.large_warp_words;
-    for (int t = PullTask(prm.counters, 1); t < prm.num_large;
-         t = PullTask(prm.counters, 1)) {
-      LargeRoot<kLocal>(prm, ws, out, lane, prm.tasks[t]);
+    for (int t = PullTask(prm.counters, 1); t < prm.num_large; t = PullTask(prm.counters, 1)) {
+      LargeRoot<kPerVertex>(prm, ws, out, lane, prm.tasks[t]);
     }
   }
   const int num_heavy = prm.num_heavy - prm.num_large;
-  for (int t = PullTask(prm.counters + 1, 1); t < num_heavy;
-       t = PullTask(prm.counters + 1, 1)) {
+  for (int t = PullTask(prm.counters + 1, 1); t < num_heavy; t = PullTask(prm.counters + 1, 1)) {
     SmallRoot(prm, arena, out, lane, prm.tasks[prm.num_large + t]);
   }
   const int num_tiny = prm.num_valid - prm.num_heavy;
@@ -847,15 +842,15 @@ __global__ void __launch_bounds__(kWarps * 32, CliquePolicy::kPivotMinBlocksPerS
   }
 }
 
-template <int kMaxW, bool kLocal>
+template <int kMaxW, bool kPerVertex>
 size_t SmemBytes() {
-  return sizeof(u64) * kCacheCells + SmallArena<kMaxW, kLocal>::kBytes * kWarps;
+  return sizeof(u64) * kCacheCells + SmallArena<kMaxW, kPerVertex>::kBytes * kWarps;
 }
 
 // Calls f(kernel, dynamic shared memory bytes) for the variant `shape`.
 template <typename F>
 cudaError_t WithCountKernel(PivotKernelShape shape, F&& f) {
-  if (shape.local) {
+  if (shape.per_vertex) {
     return shape.small_w == 1 ? f(CountKernel<1, true>, SmemBytes<1, true>())
                               : f(CountKernel<2, true>, SmemBytes<2, true>());
   }
@@ -870,26 +865,11 @@ cudaError_t LaunchPivotPrepare(cudaStream_t stream, const int32_t* indptr, const
                                uint32_t* keys, PivotStats* stats) {
   constexpr int kThreads = CliquePolicy::kElementwiseThreads;
   const int64_t work = std::max<int64_t>(std::max<int64_t>(n, num_tasks), 1);
-  const int blocks = static_cast<int>(std::min<int64_t>((work + kThreads - 1) / kThreads, CliquePolicy::kElementwiseMaxBlocks));
+  const int blocks = static_cast<int>(
+      std::min<int64_t>((work + kThreads - 1) / kThreads, CliquePolicy::kElementwiseMaxBlocks));
   PrepareKernel<<<blocks, kThreads, 0, stream>>>(indptr, indices, n, m, tasks, num_tasks, keys,
                                                  stats);
   return cudaGetLastError();
-}
-
-size_t PivotSortTempBytes(int32_t num_tasks) {
-  size_t bytes = 0;
-  cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
-                                            static_cast<uint32_t*>(nullptr),
-                                            static_cast<const int32_t*>(nullptr),
-                                            static_cast<int32_t*>(nullptr), num_tasks);
-  return bytes;
-}
-
-cudaError_t LaunchPivotSort(cudaStream_t stream, void* temp, size_t temp_bytes,
-                            const uint32_t* keys_in, uint32_t* keys_out, const int32_t* tasks_in,
-                            int32_t* tasks_out, int32_t num_tasks, int end_bit) {
-  return cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys_in, keys_out, tasks_in,
-                                                   tasks_out, num_tasks, 0, end_bit, stream);
 }
 
 int64_t PivotLargeWarpWords(int32_t dcap) {
@@ -921,16 +901,15 @@ cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks)
   });
 }
 
-cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params,
-                             PivotKernelShape shape, int blocks) {
+cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, PivotKernelShape shape,
+                             int blocks) {
   return WithCountKernel(shape, [&](auto kernel, size_t smem) {
-    const cudaError_t e = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(smem));
     if (e != cudaSuccess) return e;
     kernel<<<blocks, kWarps * 32, smem, stream>>>(params);
     return cudaGetLastError();
   });
 }
 
-}  // namespace pivot
-}  // namespace kcjax
+}  // namespace kcjax::cliques

@@ -19,10 +19,11 @@
 #include <vector>
 
 #include "kcjax/cliques/cliques.h"
-#include "kcjax/core/ffi.h"
-#include "kcjax/cuda/scratch.h"
 #include "kcjax/cliques/policy.h"
+#include "kcjax/core/ffi.h"
 #include "kcjax/core/wide_count.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/tasks.h"
 
 namespace ffi = xla::ffi;
 
@@ -47,21 +48,20 @@ struct Call {
   }
 };
 
-ffi::Error CheckShapes(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                       ffi::Buffer<ffi::S32> tasks) {
+ffi::Error CheckShapes(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
+                       ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> tasks) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
-    return ffi::Error::InvalidArgument("indptr must be int32[n + 1] with n >= 0");
+    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
   }
   if (indices.dimensions().size() != 1) {
-    return ffi::Error::InvalidArgument("indices must be a 1-D int32 array");
+    return rep.Invalid("indices must be a 1-D int32 array");
   }
   if (tasks.dimensions().size() != 1) {
-    return ffi::Error::InvalidArgument("tasks must be a 1-D int32 array of root vertex ids");
+    return rep.Invalid("tasks must be a 1-D int32 array of root vertex ids");
   }
   if (indptr.element_count() - 1 >= INT_MAX || indices.element_count() > INT_MAX ||
       tasks.element_count() > INT_MAX) {
-    return ffi::Error::InvalidArgument(
-        "graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
+    return rep.Invalid("graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
   }
   return ffi::Error::Success();
 }
@@ -72,9 +72,9 @@ ffi::Error CheckShapes(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indic
 // after zero() and only if some task is valid.
 template <typename Zero, typename Setup>
 ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                    ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, bool local,
+                    ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin, bool per_vertex,
                     Zero&& zero, Setup&& setup) {
-  using pivot::PivotStats;
+  using cliques::PivotStats;
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count());
   const int32_t num_tasks = static_cast<int32_t>(tasks.element_count());
@@ -85,22 +85,25 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
     return err == cudaSuccess ? ffi::Error::Success() : call.rep.Cuda("zeroing the output", err);
   }
 
-  // 1. Validation and statistics.
-  auto stats = call.Scratch<PivotStats>(1);
-  auto keys = call.Scratch<uint32_t>(2 * static_cast<size_t>(num_tasks));
-  auto sorted = call.Scratch<int32_t>(num_tasks);
-  auto counters = call.Scratch<int32_t>(3);
-  if (!stats || !keys || !sorted || !counters) {
-    return call.OutOfScratch(12 * static_cast<size_t>(num_tasks), "the task lists");
-  }
-  if ((err = cudaMemsetAsync(*stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
+  // 1. Validation and statistics. One task-stage scratch (kcjax/cuda/tasks.h):
+  // its header holds the stats and the kernel's three task counters; the
+  // caller's task array is the sort's input values.
+  const cuda::TaskLayout layout = cuda::TaskLayout::Make(num_tasks, /*with_vals_in=*/false);
+  void* task_scratch = call.scratch.Allocate(layout.total);
+  if (task_scratch == nullptr) return call.OutOfScratch(layout.total, "the task lists");
+  static_assert(sizeof(PivotStats) + 3 * sizeof(int32_t) <= cuda::kTaskHeaderBytes,
+                "the stats and counters fit the task stage's header");
+  auto* stats = cuda::TaskLayout::At<PivotStats>(task_scratch, layout.header);
+  auto* counters = cuda::TaskLayout::At<int32_t>(task_scratch, layout.header + sizeof(PivotStats));
+  auto* keys = cuda::TaskLayout::At<uint32_t>(task_scratch, layout.keys_in);
+  if ((err = cudaMemsetAsync(stats, 0, sizeof(PivotStats), stream)) != cudaSuccess) {
     return call.rep.Cuda("zeroing stats", err);
   }
-  err = pivot::LaunchPivotPrepare(stream, indptr.typed_data(), indices.typed_data(), n, m,
-                                  tasks.typed_data(), num_tasks, *keys, *stats);
+  err = cliques::LaunchPivotPrepare(stream, indptr.typed_data(), indices.typed_data(), n, m,
+                                    tasks.typed_data(), num_tasks, keys, stats);
   if (err != cudaSuccess) return call.rep.Cuda("launching the prepare kernel", err);
   PivotStats st{};
-  if ((err = cudaMemcpyAsync(&st, *stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
+  if ((err = cudaMemcpyAsync(&st, stats, sizeof(st), cudaMemcpyDeviceToHost, stream)) !=
           cudaSuccess ||
       (err = cudaStreamSynchronize(stream)) != cudaSuccess) {
     return call.rep.Cuda("reading the prepare kernel's stats", err);
@@ -113,32 +116,26 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
         "(u -> v iff u < v)");
   }
   if (st.bad_task != 0) {
-    return call.rep.Invalid("tasks[" + std::to_string(st.bad_task - 1) +
-                                       "]=" + std::to_string(st.bad_task_value) +
-                                       " is not a vertex id in [0, " + std::to_string(n) +
-                                       ") nor -1 (padding)");
+    return call.rep.Invalid(
+        "tasks[" + std::to_string(st.bad_task - 1) + "]=" + std::to_string(st.bad_task_value) +
+        " is not a vertex id in [0, " + std::to_string(n) + ") nor -1 (padding)");
   }
   if ((err = zero()) != cudaSuccess) return call.rep.Cuda("zeroing the output", err);
   if (st.num_valid == 0) return ffi::Error::Success();
-  pivot::PivotParams prm{};
+  cliques::PivotParams prm{};
   if (ffi::Error e = setup(st, prm); e.failure()) return e;
-  if (prm.hist == nullptr && prm.local == nullptr) return ffi::Error::Success();
+  if (prm.hist == nullptr && prm.per_vertex == nullptr) return ffi::Error::Success();
 
   // 2. Largest candidate sets first.
-  int end_bit = 1;
-  while (end_bit < 32 && (static_cast<uint32_t>(st.max_d) + 1) >> end_bit != 0) ++end_bit;
-  const size_t temp_bytes = pivot::PivotSortTempBytes(num_tasks);
-  auto temp = call.Scratch<unsigned char>(temp_bytes);
-  if (!temp) return call.OutOfScratch(temp_bytes, "sorting the tasks");
-  err = pivot::LaunchPivotSort(stream, *temp, temp_bytes, *keys, *keys + num_tasks,
-                               tasks.typed_data(), *sorted, num_tasks, end_bit);
+  err = cuda::SortTasksDescending(task_scratch, layout, tasks.typed_data(), num_tasks,
+                                  cuda::TaskKeyBits(static_cast<uint32_t>(st.max_d) + 1), stream);
   if (err != cudaSuccess) return call.rep.Cuda("sorting the tasks", err);
 
   // 3. Launch shape: persistent blocks, no more than there is work for.
-  const pivot::PivotKernelShape shape{st.max_small_d > 64 ? 2 : 1, local};
+  const cliques::PivotKernelShape shape{st.max_small_d > 64 ? 2 : 1, per_vertex};
   int device = 0, max_blocks = 0;
   if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-      (err = pivot::PivotCountMaxBlocks(device, shape, &max_blocks)) != cudaSuccess) {
+      (err = cliques::PivotCountMaxBlocks(device, shape, &max_blocks)) != cudaSuccess) {
     return call.rep.Cuda("querying the count kernel's occupancy", err);
   }
   constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
@@ -150,7 +147,7 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   // 4. Workspace of roots with d > kPivotSmallMaxDim: as many warps as fit
   // the budget (at least one), never more than such roots.
   if (st.num_large > 0) {
-    prm.large_warp_words = pivot::PivotLargeWarpWords(st.max_d);
+    prm.large_warp_words = cliques::PivotLargeWarpWords(st.max_d);
     const int64_t warp_bytes = prm.large_warp_words * 8;
     const int64_t fit = CliquePolicy::kPivotLargeScratchBytes / warp_bytes;
     prm.num_large_warps = static_cast<int32_t>(std::max<int64_t>(
@@ -163,19 +160,19 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
     }
     prm.large_scratch = *ws;
   }
-  if ((err = cudaMemsetAsync(*counters, 0, 3 * sizeof(int32_t), stream)) != cudaSuccess) {
+  if ((err = cudaMemsetAsync(counters, 0, 3 * sizeof(int32_t), stream)) != cudaSuccess) {
     return call.rep.Cuda("zeroing the task counters", err);
   }
   prm.indptr = indptr.typed_data();
   prm.indices = indices.typed_data();
-  prm.tasks = *sorted;
+  prm.tasks = cuda::TaskLayout::At<int32_t>(task_scratch, layout.vals_out);
   prm.num_large = st.num_large;
   prm.num_heavy = st.num_heavy;
   prm.num_valid = st.num_valid;
-  prm.counters = *counters;
+  prm.counters = counters;
   prm.hmax = hmax;
   prm.kmin = kmin;
-  err = pivot::LaunchPivotCount(stream, prm, shape, blocks);
+  err = cliques::LaunchPivotCount(stream, prm, shape, blocks);
   if (err != cudaSuccess) return call.rep.Cuda("launching the count kernel", err);
   return ffi::Error::Success();
 }
@@ -184,18 +181,19 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                      ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin,
                      int32_t /*num_threads: CPU only*/, ffi::ResultBuffer<ffi::U32> hist) {
-  if (ffi::Error e = CheckShapes(indptr, indices, tasks); e.failure()) return e;
+  const Reporter rep("kcjax_clique_pivot");
+  if (ffi::Error e = CheckShapes(rep, indptr, indices, tasks); e.failure()) return e;
   const auto hdims = hist->dimensions();
-  if (ffi::Error err = CheckPivotHist(hmax, hdims); err.failure()) return err;
+  if (ffi::Error err = CheckPivotHist(rep, hmax, hdims); err.failure()) return err;
   const int64_t pmax = hdims[1] - 1;
   auto* out = reinterpret_cast<unsigned long long*>(hist->typed_data());
-  Call call{Reporter("kcjax_clique_pivot"), stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
+  Call call{rep, stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
   auto zero = [&] { return cudaMemsetAsync(out, 0, hist->size_bytes(), stream); };
-  auto setup = [&](const pivot::PivotStats& st, pivot::PivotParams& prm) {
+  auto setup = [&](const cliques::PivotStats& st, cliques::PivotParams& prm) {
     if (st.max_d > pmax) {
       return call.rep.Invalid("candidate set of size " + std::to_string(st.max_d) +
-                                         " exceeds pmax=" + std::to_string(pmax) +
-                                         "; orient the graph first / pass a larger pmax");
+                              " exceeds pmax=" + std::to_string(pmax) +
+                              "; orient the graph first / pass a larger pmax");
     }
     prm.hist = out;
     prm.out_p = static_cast<int32_t>(hdims[1]);
@@ -206,17 +204,20 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   return RunPivot(call, indptr, indices, tasks, hmax, kmin, false, zero, setup);
 }
 
-ffi::Error PivotLocalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
-                          ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                          ffi::Buffer<ffi::S32> tasks, int32_t k, int32_t /*num_threads: CPU only*/,
-                          ffi::ResultBuffer<ffi::U32> counts) {
-  if (ffi::Error e = CheckShapes(indptr, indices, tasks); e.failure()) return e;
+ffi::Error PivotPerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
+                              ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                              ffi::Buffer<ffi::S32> tasks, int32_t k,
+                              int32_t /*num_threads: CPU only*/,
+                              ffi::ResultBuffer<ffi::U32> counts) {
+  const Reporter rep("kcjax_clique_pivot_local");
+  if (ffi::Error e = CheckShapes(rep, indptr, indices, tasks); e.failure()) return e;
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (ffi::Error err = CheckPivotLocal(k, n, counts->dimensions()); err.failure()) return err;
+  if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure())
+    return err;
   auto* out = reinterpret_cast<unsigned long long*>(counts->typed_data());
-  Call call{Reporter("kcjax_clique_pivot_local"), stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
+  Call call{rep, stream, kcjax::cuda::DeviceScratch(xla_scratch, stream)};
   auto zero = [&] { return cudaMemsetAsync(out, 0, counts->size_bytes(), stream); };
-  auto setup = [&](const pivot::PivotStats& st, pivot::PivotParams& prm) {
+  auto setup = [&](const cliques::PivotStats& st, cliques::PivotParams& prm) {
     if (k > st.max_d + 1) return ffi::Error::Success();  // no root reaches k: all zero
     // Pageable host memory: the copy has read the table when it returns.
     const std::vector<u128> binom = BinomialTable(st.max_d, k);
@@ -226,7 +227,7 @@ ffi::Error PivotLocalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch
     const cudaError_t err =
         cudaMemcpyAsync(*table, binom.data(), bytes, cudaMemcpyHostToDevice, stream);
     if (err != cudaSuccess) return call.rep.Cuda("copying the binomial table", err);
-    prm.local = out;
+    prm.per_vertex = out;
     prm.binom = *table;
     return ffi::Error::Success();
   };
@@ -249,7 +250,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda, kcjax::PivotCuda,
                                   .Ret<ffi::Buffer<ffi::U32>>()  // hist
 );
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda, kcjax::PivotLocalCuda,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda, kcjax::PivotPerVertexCuda,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<cudaStream_t>>()
                                   .Ctx<ffi::ScratchAllocator>()

@@ -34,6 +34,7 @@
 #include <string>
 
 #include "kcjax/core/csr.h"
+#include "kcjax/core/ffi.h"
 #include "xla/ffi/api/ffi.h"
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cpu);
@@ -52,26 +53,27 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda);
 namespace kcjax {
 
 // Attribute and output-shape checks of the pivot targets (contracts below),
-// shared by their CPU and CUDA handlers. Dims: the result's dimensions().
+// shared by their CPU and CUDA handlers. Dims: the result's dimensions();
+// errors through the handler's reporter.
 template <typename Dims>
-xla::ffi::Error CheckPivotHist(int32_t hmax, const Dims& dims) {
+xla::ffi::Error CheckPivotHist(const Reporter& rep, int32_t hmax, const Dims& dims) {
   if (hmax < 1) {
-    return xla::ffi::Error::InvalidArgument("hmax must be >= 1, got " + std::to_string(hmax));
+    return rep.Invalid("hmax must be >= 1, got " + std::to_string(hmax));
   }
   if (dims.size() != 3 || dims[0] != static_cast<int64_t>(hmax) + 1 || dims[1] < 1 ||
       dims[2] != 4) {
-    return xla::ffi::Error::InvalidArgument(
-        "hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" + std::to_string(hmax));
+    return rep.Invalid("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
+                       std::to_string(hmax));
   }
   return xla::ffi::Error::Success();
 }
 
 template <typename Dims>
-xla::ffi::Error CheckPivotLocal(int32_t k, int64_t num_nodes, const Dims& dims) {
-  if (k < 1) return xla::ffi::Error::InvalidArgument("k must be >= 1, got " + std::to_string(k));
+xla::ffi::Error CheckPivotPerVertex(const Reporter& rep, int32_t k, int64_t num_nodes,
+                                    const Dims& dims) {
+  if (k < 1) return rep.Invalid("k must be >= 1, got " + std::to_string(k));
   if (dims.size() != 2 || dims[0] != num_nodes || dims[1] != 4) {
-    return xla::ffi::Error::InvalidArgument("counts must be uint32[n, 4] with n=" +
-                                            std::to_string(num_nodes));
+    return rep.Invalid("counts must be uint32[n, 4] with n=" + std::to_string(num_nodes));
   }
   return xla::ffi::Error::Success();
 }

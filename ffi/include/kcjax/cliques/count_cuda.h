@@ -28,18 +28,21 @@
 
 #include "kcjax/core/csr.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 
+// One clique-count call: the DAG, its edge tasks, the count's attributes and
+// its output (a distinct concept from ListProblem: other attributes, other
+// outputs; the CPU handlers' DagTasks is the inputs both share).
 struct CountProblem {
-  DagView dag;  // device pointers, src required
-  const int32_t* tasks;    // device, [num_tasks]; < 0 or >= num_edges: skipped;
-                           // nullptr: task i is edge i (num_tasks == num_edges)
+  DagView dag;           // device pointers, src required
+  const int32_t* tasks;  // device, [num_tasks]; < 0 or >= num_edges: skipped;
+                         // nullptr: task i is edge i (num_tasks == num_edges)
   int64_t num_tasks;
-  int32_t kmax;    // >= 3
-  int32_t method;  // kcjax::CountMethod, validated by the caller
-  float lam;       // < 0: CliquePolicy::Lambda
+  int32_t kmax;        // >= 3
+  int32_t method;      // kcjax::CountMethod, validated by the caller
+  float lam;           // < 0: CliquePolicy::Lambda
   int32_t max_degree;  // the DAG's largest out-degree if the caller knows it, else < 0
-  uint32_t* counts;  // device, [kmax + 1][4] 128-bit little-endian limbs
+  uint32_t* counts;    // device, [kmax + 1][4] 128-bit little-endian limbs
 };
 
 // Boundaries in the descending-sorted task array (task i has work key k_i;
@@ -58,8 +61,8 @@ struct TaskClasses {
   int32_t large_end;
   int32_t medium_end;
   int32_t small_end;
-  int32_t max_key;
   int32_t heavy_end;
+  int32_t max_key;
   // Set by the pre-pass when a key exceeds the max_degree hint (the sort may
   // lack bits, a device-bounds plan's arenas are too small): sort again with
   // all bits and plan from the classes.
@@ -72,23 +75,23 @@ size_t ShallowScratchBytes();
 cudaError_t LaunchShallow(const CountProblem& problem, void* scratch, int num_sms,
                           cudaStream_t stream);
 
-// Scratch needed by LaunchPrepass (256-byte aligned base expected).
-size_t PrepassScratchBytes(int64_t num_tasks);
+// The pre-pass's scratch is the shared task stage's (kcjax/cuda/tasks.h:
+// TaskScratchBytes(num_tasks), TaskLayout), its header the TaskClasses.
+inline const TaskClasses* CountClasses(const void* task_scratch) {
+  return static_cast<const TaskClasses*>(task_scratch);
+}
 
 // Zeroes problem.counts, computes counts[3] and sorts the tasks. Writes the
-// TaskClasses to *PrepassClasses(scratch) on the device; nothing more to do
+// TaskClasses to *CountClasses(scratch) on the device; nothing more to do
 // when problem.kmax == 3 (the classes are then all empty).
 cudaError_t LaunchPrepass(const CountProblem& problem, void* scratch, int num_sms,
                           cudaStream_t stream);
-const TaskClasses* PrepassClasses(const void* scratch);
-const int32_t* PrepassSortedTasks(const void* scratch, int64_t num_tasks);
-const uint32_t* PrepassSortedKeys(const void* scratch, int64_t num_tasks);
 
 // Grid shapes and scratch of the solve phase, derived from the host copy of
 // the task classes, or (device_bounds) from the max_degree hint alone.
 struct SolvePlan {
   int num_sms = 0;
-  // One entry per kernel: 0 huge/list, 1 large/block, 2 medium/warp, 3 small.
+  // One entry per kernel: 0 huge/sorted-list, 1 large/block, 2 medium/warp, 3 small.
   int64_t begin[4] = {0, 0, 0, 0};
   int64_t end[4] = {0, 0, 0, 0};
   // device_bounds: the kernels read their ranges from the pre-pass's
@@ -98,11 +101,11 @@ struct SolvePlan {
   bool device_bounds = false;
   int begin_field[4] = {-1, -1, -1, -1};
   int end_field[4] = {-1, -1, -1, -1};
-  int dim[4] = {0, 0, 0, 0};           // largest key in the range
-  int blocks[4] = {0, 0, 0, 0};        // persistent grid (0: not launched)
-  size_t smem[4] = {0, 0, 0, 0};       // dynamic shared memory per block
+  int dim[4] = {0, 0, 0, 0};             // largest key in the range
+  int blocks[4] = {0, 0, 0, 0};          // persistent grid (0: not launched)
+  size_t smem[4] = {0, 0, 0, 0};         // dynamic shared memory per block
   size_t arena_bytes[4] = {0, 0, 0, 0};  // global scratch for the kernel
-  bool arena_in_smem = false;          // medium kernel keeps its arenas on chip
+  bool arena_in_smem = false;            // medium kernel keeps its arenas on chip
   // KCMiner with λ(kmax, 2) >= 1/2: medium tasks are split into level-3 units
   // (task, candidate) pulled from one counter (prefix sum of task sizes).
   bool split3 = false;
@@ -115,7 +118,7 @@ struct SolvePlan {
   int heavy_dim = 0;
   int heavy_build_blocks = 0, heavy_blocks = 0;
   size_t heavy_smem = 0, heavy_arena_bytes = 0, heavy_slot_bytes = 0, heavy_scan_bytes = 0;
-  size_t scratch_bytes = 0;            // total (work counters + arenas)
+  size_t scratch_bytes = 0;  // total (work counters + arenas)
 };
 
 // Sorts the pre-pass keys (descending) and writes the classes; LaunchPrepass
@@ -148,4 +151,4 @@ bool UseDeviceBounds(const CountProblem& problem);
 cudaError_t CopyClassesAsync(const void* prepass_scratch, TaskClasses* host, cudaEvent_t done,
                              cudaStream_t stream);
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

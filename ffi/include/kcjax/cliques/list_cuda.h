@@ -20,17 +20,19 @@
 
 #include "kcjax/core/csr.h"
 
-namespace kcjax::cuda {
+namespace kcjax::cliques {
 
+// One listing or per-vertex call: the DAG, its edge tasks, k and the outputs
+// (distinct from CountProblem: a single size k, cliques or per-vertex counts).
 struct ListProblem {
-  DagView dag;  // device pointers, src required
-  const int32_t* tasks;    // device, [num_tasks]; -1: padding
-  int64_t num_tasks;  // < 2^31 - 1 (checked by the handler)
-  int32_t k;          // clique size, >= 3
-  bool per_vertex;    // false: listing, true: per-vertex counts
+  DagView dag;           // device pointers, src required
+  const int32_t* tasks;  // device, [num_tasks]; -1: padding
+  int64_t num_tasks;     // < 2^31 - 1 (checked by the handler)
+  int32_t k;             // clique size, >= 3
+  bool per_vertex;       // false: listing, true: per-vertex counts
   // Listing (per_vertex == false).
   bool stop_when_full;
-  int32_t* cliques;   // device, [capacity, k]
+  int32_t* cliques;  // device, [capacity, k]
   int64_t capacity;
   // Listing: count uint32[4]; per-vertex: counts uint32[num_nodes, 4]. Both
   // 128-bit little-endian, 8-byte aligned (viewed as uint64 (lo, hi) pairs).
@@ -45,25 +47,25 @@ struct ListStats {
   int32_t bad_task_value;
 };
 
-// Scratch of the pre-pass (and of the DFS kernel's counters), 256-byte
-// aligned base expected.
-size_t ListPrepassScratchBytes(int64_t num_tasks);
+// The pre-pass's scratch (and the DFS kernel's counters) is the shared
+// task stage's (kcjax/cuda/tasks.h: TaskScratchBytes(num_tasks)); its header
+// holds the ListStats.
 cudaError_t LaunchListPrepass(const ListProblem& problem, void* scratch, int num_sms,
                               cudaStream_t stream);
 const ListStats* ListPrepassStats(const void* scratch);
 
 // Launch shape and arena size of the DFS kernel for the largest task size.
 struct ListPlan {
-  int max_d = 0;              // frame size: largest candidate set
-  int blocks = 0;             // persistent grid (0: nothing to launch)
+  int max_d = 0;   // frame size: largest candidate set
+  int blocks = 0;  // persistent grid (0: nothing to launch)
   int warps_per_block = 0;
-  size_t arena_words = 0;     // int32 words of one warp's arena
-  size_t scratch_bytes = 0;   // arenas of all warps
+  size_t arena_words = 0;    // int32 words of one warp's arena
+  size_t scratch_bytes = 0;  // arenas of all warps
 };
 
 cudaError_t PlanList(const ListProblem& problem, const ListStats& stats, int num_sms,
                      ListPlan* plan);
-cudaError_t LaunchList(const ListProblem& problem, const ListPlan& plan,
-                       void* prepass_scratch, void* arena, cudaStream_t stream);
+cudaError_t LaunchList(const ListProblem& problem, const ListPlan& plan, void* prepass_scratch,
+                       void* arena, cudaStream_t stream);
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::cliques

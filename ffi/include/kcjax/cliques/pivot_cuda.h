@@ -7,8 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace kcjax {
-namespace pivot {
+namespace kcjax::cliques {
 
 // Filled by LaunchPivotPrepare (zero it first). d = |N+(v)| of a task's root.
 struct PivotStats {
@@ -29,14 +28,9 @@ cudaError_t LaunchPivotPrepare(cudaStream_t stream, const int32_t* indptr, const
                                int32_t n, int32_t m, const int32_t* tasks, int32_t num_tasks,
                                uint32_t* keys, PivotStats* stats);
 
-// Bytes of temporary storage LaunchPivotSort needs for num_tasks items.
-size_t PivotSortTempBytes(int32_t num_tasks);
-
-// Sorts tasks by key (descending; keys below 2^end_bit), so that valid tasks
-// come first, largest candidate sets first.
-cudaError_t LaunchPivotSort(cudaStream_t stream, void* temp, size_t temp_bytes,
-                            const uint32_t* keys_in, uint32_t* keys_out, const int32_t* tasks_in,
-                            int32_t* tasks_out, int32_t num_tasks, int end_bit);
+// Tasks are then sorted by key, descending, with the shared task stage
+// (kcjax/cuda/tasks.h; the caller's task array as its values), so that
+// valid tasks come first, largest candidate sets first.
 
 // Global scratch (in 64-bit words) one warp needs for a root with d > 128
 // candidates, for every d <= dcap: bitmap space, DFS frames and frame data.
@@ -45,7 +39,7 @@ int64_t PivotLargeWarpWords(int32_t dcap);
 struct PivotParams {
   const int32_t* indptr;
   const int32_t* indices;
-  // Tasks sorted by LaunchPivotSort: [0, num_large) have d > 128,
+  // Tasks sorted by key (descending): [0, num_large) have d > 128,
   // [num_large, num_heavy) have kPivotChunkDegree <= d <= 128, and
   // [num_heavy, num_valid) smaller ones (taken in chunks).
   const int32_t* tasks;
@@ -65,17 +59,17 @@ struct PivotParams {
   int64_t large_warp_words;
   int32_t num_large_warps;
   // Per-vertex mode (kcjax_clique_pivot_local; hmax = kmin = k, hist unused):
-  // local = n zeroed 128-bit totals as (lo, hi) pairs; binom = C(a, b) as
+  // per_vertex = n zeroed 128-bit totals as (lo, hi) pairs; binom = C(a, b) as
   // (lo, hi) pairs, [max_d + 1][hmax + 1] (kcjax::BinomialTable).
-  unsigned long long* local;
+  unsigned long long* per_vertex;
   const unsigned long long* binom;
 };
 
 // The count kernel's variants: small_w in {1, 2} is the row width (64-bit
-// words) of the largest small root; local selects the per-vertex mode.
+// words) of the largest small root; per_vertex selects the per-vertex mode.
 struct PivotKernelShape {
   int small_w;
-  bool local;
+  bool per_vertex;
 };
 
 // Dynamic shared memory of one block of the count kernel.
@@ -89,5 +83,4 @@ cudaError_t PivotCountMaxBlocks(int device, PivotKernelShape shape, int* blocks)
 cudaError_t LaunchPivotCount(cudaStream_t stream, const PivotParams& params, PivotKernelShape shape,
                              int blocks);
 
-}  // namespace pivot
-}  // namespace kcjax
+}  // namespace kcjax::cliques

@@ -29,8 +29,8 @@ inline constexpr int kPivotTag = 1 << 30;
 
 struct CliquePolicy {
   // Task-size classes (candidate-set size of an edge task), as in KCMiner.
-  static constexpr int kSmallTaskMax = 32;    // < 32: one 32-bit word per row
-  static constexpr int kWarpTaskMax = 1024;   // 32..1024: one warp per task
+  static constexpr int kSmallTaskMax = 32;   // < 32: one 32-bit word per row
+  static constexpr int kWarpTaskMax = 1024;  // 32..1024: one warp per task
   // Largest candidate set a bitmap space is built over. Larger sets keep
   // intersecting sorted lists until they shrink below it (no degree limit).
   static constexpr int kMaxBitmapDim = 8192;
@@ -139,8 +139,8 @@ struct CliquePolicy {
   static constexpr int kPivotResolveDepth = 3;
   // The per-vertex counter (kcjax_clique_pivot_local) resolves nodes within
   // this many held vertices of k: each candidate's share then needs only its
-  // degree inside the candidate set (see LocalResolve in cliques/pivot.cc).
-  static constexpr int kPivotLocalResolveDepth = 2;
+  // degree inside the candidate set (see PerVertexResolve in cliques/pivot.cc).
+  static constexpr int kPivotPerVertexResolveDepth = 2;
   // Root tasks a CPU worker takes per grab from the shared task counter.
   static constexpr int kPivotCpuChunk = 16;
   // Edge tasks a CPU worker of the count/list/per-vertex handlers takes per
@@ -196,9 +196,6 @@ struct CliquePolicy {
   // any current GPU; the loops stride over the rest).
   static constexpr int kElementwiseThreads = 256;
   static constexpr int kElementwiseMaxBlocks = 4096;
-  // The size-class kernel: one warp per class boundary (huge, large, medium,
-  // small end and the heavy-split end).
-  static constexpr int kClassWarps = 5;
 };
 
 }  // namespace kcjax

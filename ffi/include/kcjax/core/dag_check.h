@@ -4,19 +4,21 @@
 #include <cstdint>
 #include <string>
 
+#include "kcjax/core/ffi.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace kcjax {
 
 // Checks indptr/indices form a DAG with ascending rows (u -> v only if u < v,
 // ids in range), and, when src is given, that src[e] is the row of edge e, so
-// every access the CPU workers make is in bounds. O(n + m).
-inline xla::ffi::Error ValidateDag(const int32_t* indptr, int64_t n, const int32_t* indices,
-                                   int64_t m, const int32_t* src = nullptr) {
-  auto bad = [](const std::string& what) {
-    return xla::ffi::Error::InvalidArgument(
-        "the graph is not an oriented DAG: " + what +
-        " (rows ascending, every entry above its row; build it with kcjax.orient)");
+// every access the CPU workers make is in bounds. O(n + m). Errors through
+// rep (the handler's reporter).
+inline xla::ffi::Error ValidateDag(const Reporter& rep, const int32_t* indptr, int64_t n,
+                                   const int32_t* indices, int64_t m,
+                                   const int32_t* src = nullptr) {
+  auto bad = [&rep](const std::string& what) {
+    return rep.Invalid("the graph is not an oriented DAG: " + what +
+                       " (rows ascending, every entry above its row; build it with kcjax.orient)");
   };
   if (indptr[0] != 0 || indptr[n] != m) {
     return bad("indptr must start at 0 and end at len(indices)=" + std::to_string(m));

@@ -39,9 +39,9 @@ class Reporter {
   }
   // Temporary memory the call could not get (kResourceExhausted).
   xla::ffi::Error Exhausted(size_t bytes, const std::string& what) const {
-    return xla::ffi::Error(xla::ffi::ErrorCode::kResourceExhausted,
-                           Prefix() + "cannot allocate " + std::to_string(bytes) +
-                               " bytes of scratch for " + what);
+    return xla::ffi::Error(
+        xla::ffi::ErrorCode::kResourceExhausted,
+        Prefix() + "cannot allocate " + std::to_string(bytes) + " bytes of scratch for " + what);
   }
 #ifdef KCJAX_WITH_CUDA
   // A failed CUDA runtime call or launch (kInternal).

@@ -51,12 +51,16 @@ __device__ __forceinline__ void Member2(const int32_t* a1, int n1, int32_t x1, c
     const int32_t v1 = len1 > 0 ? a1[lo1 + h1] : 0;
     const int32_t v2 = len2 > 0 ? a2[lo2 + h2] : 0;
     if (len1 > 0) {
-      if (v1 < x1) lo1 += h1 + 1, len1 -= h1 + 1;
-      else len1 = h1;
+      if (v1 < x1)
+        lo1 += h1 + 1, len1 -= h1 + 1;
+      else
+        len1 = h1;
     }
     if (len2 > 0) {
-      if (v2 < x2) lo2 += h2 + 1, len2 -= h2 + 1;
-      else len2 = h2;
+      if (v2 < x2)
+        lo2 += h2 + 1, len2 -= h2 + 1;
+      else
+        len2 = h2;
     }
   }
   const int32_t f1 = lo1 < n1 ? a1[lo1] : 0;
@@ -68,7 +72,8 @@ __device__ __forceinline__ void Member2(const int32_t* a1, int n1, int32_t x1, c
 // |a ∩ b| (a, b sorted); if out != nullptr also writes the intersection, in
 // ascending order, to out. Iterates the shorter list and binary-searches the
 // longer one. Warp-uniform result.
-__device__ inline int WarpIntersect(const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) {
+__device__ inline int WarpIntersect(const int32_t* a, int na, const int32_t* b, int nb,
+                                    int32_t* out) {
   const int lane = LaneId();
   if (na > nb) {
     const int32_t* t = a;

@@ -55,8 +55,7 @@ class DeviceScratch {
  public:
   static constexpr size_t kAlign = kScratchAlign;
 
-  DeviceScratch(xla::ffi::ScratchAllocator& xla, cudaStream_t stream)
-      : xla_(xla), stream_(stream) {
+  DeviceScratch(xla::ffi::ScratchAllocator& xla, cudaStream_t stream) : xla_(xla), stream_(stream) {
     int device = 0;
     if (cudaGetDevice(&device) == cudaSuccess) {
       pool_ = ScratchPool(device);

@@ -29,9 +29,7 @@ __device__ __forceinline__ unsigned LaneMaskLt() { return (1u << LaneId()) - 1u;
 // from kernel parameters and threadIdx at every use inside a hot loop
 // (about twenty instructions per scheduler step of the heavy kernel; an
 // empty inline asm does not stop it).
-__device__ __forceinline__ uint32_t KeepInRegister(uint32_t v) {
-  return __shfl_sync(kFull, v, 0);
-}
+__device__ __forceinline__ uint32_t KeepInRegister(uint32_t v) { return __shfl_sync(kFull, v, 0); }
 // The same for a pointer (two shuffles): its address is formed once instead
 // of from a kernel parameter and an offset at every load through it.
 template <typename T>
