@@ -11,9 +11,11 @@
 //   B. direction: kcjax::NextBottomUp (hubs in the frontier / all hubs > γ).
 //      At the switch level, the unvisited vertices are collected once.
 //   C. expansion: top-down per class (small: a thread, middle: a warp, large:
-//      a block, extreme: the whole grid per vertex); bottom-up a thread per
-//      unvisited vertex, stopping at the first neighbour in the frontier,
-//      looking first in a shared-memory cache of the frontier's hubs.
+//      a block, extreme: the whole grid per vertex); bottom-up per class too
+//      (a thread, a warp, a block per unvisited vertex), stopping at the first
+//      batch holding a frontier neighbour, looking first in a shared-memory
+//      cache of the frontier's hubs. Every edge walk loads kEdgeBatch ids and
+//      distances before it stores.
 //   D. bottom-up only: the next unvisited queue is this one minus what this
 //      level visited (prefix sum again), which also counts the next frontier
 //      and its hubs, so no full scan is needed while bottom-up.
