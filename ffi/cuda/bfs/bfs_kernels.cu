@@ -11,9 +11,11 @@
 //   B. direction: kcjax::NextBottomUp (hubs in the frontier / all hubs > γ).
 //      At the switch level, the unvisited vertices are collected once.
 //   C. expansion: top-down per class (small: a thread, middle: a warp, large:
-//      a block, extreme: the whole grid per vertex); bottom-up a thread per
-//      unvisited vertex, stopping at the first neighbour in the frontier,
-//      looking first in a shared-memory cache of the frontier's hubs.
+//      a block, extreme: the whole grid per vertex); bottom-up per class too
+//      (a thread, a warp, a block per unvisited vertex), stopping at the first
+//      batch holding a frontier neighbour, looking first in a shared-memory
+//      cache of the frontier's hubs. Every edge walk loads kEdgeBatch ids and
+//      distances before it stores.
 //   D. bottom-up only: the next unvisited queue is this one minus what this
 //      level visited (prefix sum again), which also counts the next frontier
 //      and its hubs, so no full scan is needed while bottom-up.
@@ -26,6 +28,7 @@
 // the same distance and a valid parent.
 #include <cooperative_groups.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kcjax/bfs/policy.h"
@@ -179,11 +182,56 @@ __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_
   return tot[0];
 }
 
-__device__ __forceinline__ void Visit(int32_t* dist, int32_t* parent, int32_t w, int32_t u,
-                                      int32_t next_level) {
-  if (__ldcg(dist + w) >= 0) return;
-  dist[w] = next_level;
-  if (parent != nullptr) parent[w] = u;
+constexpr int kBatch = BfsPolicy::kEdgeBatch;
+
+// Top-down: u's neighbours indices[e], e = lo, lo + step, ... < hi, kBatch at a
+// time. A batch's ids, then their distances, are loaded before any store (the
+// stores to dist would otherwise order every next load behind them), so a
+// thread has kBatch gathers in flight instead of one.
+__device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                           int64_t lo, int64_t hi, int64_t step, int32_t u,
+                                           int32_t next_level) {
+  for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
+    int32_t w[kBatch], d[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t e = e0 + j * step;
+      w[j] = e < hi ? __ldg(p.indices + e) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : 0;
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      if (d[j] >= 0) continue;
+      dist[w[j]] = next_level;
+      if (parent != nullptr) parent[w[j]] = u;
+    }
+  }
+}
+
+// Bottom-up: a neighbour in the frontier (distance `level`, or in the hub
+// cache) among one batch e0, e0 + step, ... < hi; -1 if none. Ids and
+// distances are loaded batch-wide as in VisitRange.
+__device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int32_t* dist,
+                                                 const int32_t* hc, bool cache, int64_t e0,
+                                                 int64_t hi, int64_t step, int32_t level) {
+  int32_t w[kBatch], d[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const int64_t e = e0 + j * step;
+    w[j] = e < hi ? __ldg(p.indices + e) : -1;
+  }
+  if (cache) {
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (w[j] >= 0 && hc[HubSlot(w[j])] == w[j]) return w[j];
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : -1;
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j)
+    if (w[j] >= 0 && d[j] == level) return w[j];
+  return -1;
 }
 
 // Phase C, top-down: every class queue with its mapping.
@@ -196,34 +244,38 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
   const int32_t* q = sc.queue;
   for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
     const int32_t u = __ldcg(q + i);
-    for (int32_t e = p.indptr[u]; e < p.indptr[u + 1]; ++e) Visit(dist, parent, p.indices[e], u, next);
+    VisitRange(p, dist, parent, p.indptr[u], p.indptr[u + 1], 1, u, next);
   }
   q += lv.cls[0];
   const int64_t warps = threads / 32, wid = tid / 32;
   for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
     const int32_t u = __ldcg(q + i);
-    for (int32_t e = p.indptr[u] + lane; e < p.indptr[u + 1]; e += 32)
-      Visit(dist, parent, p.indices[e], u, next);
+    VisitRange(p, dist, parent, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next);
   }
   q += lv.cls[1];
   for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
     const int32_t u = __ldcg(q + i);
-    for (int32_t e = p.indptr[u] + threadIdx.x; e < p.indptr[u + 1]; e += blockDim.x)
-      Visit(dist, parent, p.indices[e], u, next);
+    VisitRange(p, dist, parent, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u, next);
   }
   q += lv.cls[2];
   for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
     const int32_t u = __ldcg(q + i);
-    for (int64_t e = p.indptr[u] + tid; e < p.indptr[u + 1]; e += threads)
-      Visit(dist, parent, p.indices[static_cast<int32_t>(e)], u, next);
+    VisitRange(p, dist, parent, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
   }
 }
 
 // Phase C, bottom-up over the unvisited queue, with the hub cache if asked.
+// Blocks walk the queue in block-wide chunks. Below kBfsClasses a thread
+// searches each vertex's list; from kBfsClasses on, a thread takes degrees
+// below kSmallMax, a warp those up to kMiddleMax and the whole block the rest,
+// every one stopping at the first batch that holds a frontier neighbour (one
+// thread walking a hub's list alone costs its degree in serial L2 round trips).
 __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
                                const int32_t* unv, int count, int hubs, const SingleScratch& sc,
                                bool cache) {
   __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
+  __shared__ int32_t wide[kThreads];
+  __shared__ int num_wide;
   if (cache) {
     for (int i = threadIdx.x; i < BfsPolicy::kHubCacheSlots; i += blockDim.x) hc[i] = -1;
     __syncthreads();
@@ -234,18 +286,59 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
     }
     __syncthreads();
   }
+  const bool classes = p.method >= kBfsClasses;
+  const int32_t next = level + 1;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (int64_t i = tid; i < count; i += threads) {
-    const int32_t v = __ldcg(unv + i);
-    for (int32_t e = p.indptr[v]; e < p.indptr[v + 1]; ++e) {
-      const int32_t u = p.indices[e];
-      if ((cache && hc[HubSlot(u)] == u) || __ldcg(dist + u) == level) {
-        dist[v] = level + 1;
-        if (parent != nullptr) parent[v] = u;
-        break;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x; base < count;
+       base += threads) {
+    if (threadIdx.x == 0) num_wide = 0;
+    __syncthreads();
+    const int64_t i = base + threadIdx.x;
+    if (i < count) {
+      const int32_t v = __ldcg(unv + i);
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (classes && hi - lo >= BfsPolicy::kSmallMax) {
+        wide[atomicAdd(&num_wide, 1)] = v;
+      } else {
+        for (int32_t e0 = lo; e0 < hi; e0 += kBatch) {
+          const int32_t u = ParentInBatch(p, dist, hc, cache, e0, hi, 1, level);
+          if (u < 0) continue;
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+          break;
+        }
       }
     }
+    __syncthreads();
+    const int nw = num_wide;
+    for (int k = warp; k < nw; k += kWarps) {  // middle: a warp each
+      const int32_t v = wide[k];
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo > BfsPolicy::kMiddleMax) continue;
+      for (int32_t e0 = lo; e0 < hi; e0 += 32 * kBatch) {
+        const int32_t u = ParentInBatch(p, dist, hc, cache, e0 + lane, hi, 32, level);
+        if (u >= 0) {  // several finders store the same distance and valid parents
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+        }
+        if (__any_sync(0xffffffffu, u >= 0)) break;
+      }
+    }
+    for (int k = 0; k < nw; ++k) {  // large: the whole block each
+      const int32_t v = wide[k];
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo <= BfsPolicy::kMiddleMax) continue;
+      for (int64_t e0 = lo; e0 < hi; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
+        const int32_t u = ParentInBatch(p, dist, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
+        if (u >= 0) {
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+        }
+        if (__syncthreads_or(u >= 0)) break;
+      }
+    }
+    __syncthreads();  // wide and num_wide are rewritten by the next chunk
   }
   if (cache) __syncthreads();  // hc is rebuilt by the next bottom-up level
 }
@@ -354,11 +447,20 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
   }
 }
 
-__global__ void __launch_bounds__(kThreads) BfsSingleKernel(BfsProblem p, SingleScratch sc) {
+__global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm) BfsSingleKernel(BfsProblem p, SingleScratch sc) {
   cg::grid_group grid = cg::this_grid();
   int parity = 0, tick = 0;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Every row starts at -1 and the flags at 0 (here, not as separate memset
+  // launches before the kernel); the grid sync orders this before the sources.
+  const int64_t cells = p.s * p.n;
+  for (int64_t i = tid; i < cells; i += stride) {
+    p.dist[i] = -1;
+    if (p.parent != nullptr) p.parent[i] = -1;
+  }
+  if (tid < 3) sc.flags[tid] = 0;
+  grid.sync();
   int total_hubs = 0;
   if (p.method >= kBfsDirection) {
     int c[1] = {0}, off[1], tot[1];
@@ -370,7 +472,7 @@ __global__ void __launch_bounds__(kThreads) BfsSingleKernel(BfsProblem p, Single
     int32_t* dist = p.dist + s * p.n;
     int32_t* parent = p.parent != nullptr ? p.parent + s * p.n : nullptr;
     const int32_t src = p.sources[s];
-    if (src < 0 || src >= p.n) continue;  // the row stays -1 (memset by the host)
+    if (src < 0 || src >= p.n) continue;  // the row stays -1
     if (tid == 0) {
       dist[src] = 0;
       if (parent != nullptr) parent[src] = src;
@@ -497,7 +599,9 @@ cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
       p.bitset ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsBitsetKernel, kThreads, 0)
                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
   if (err != cudaSuccess) return err;
-  plan->grid = max(1, per_sm) * num_sms;
+  const int64_t resident = static_cast<int64_t>(max(1, per_sm)) * num_sms;
+  const int64_t work = std::max(p.n, p.m / BfsPolicy::kEdgesPerThread);
+  plan->grid = static_cast<int>(std::max<int64_t>(1, std::min(resident, CeilDiv(work, kThreads))));
   const size_t n = static_cast<size_t>(p.n);
   if (p.bitset) {
     plan->scratch_bytes = 3 * AlignUp(n * sizeof(uint64_t)) + AlignUp(3 * sizeof(int32_t));
@@ -510,10 +614,6 @@ cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
 }
 
 cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cudaStream_t stream) {
-  const size_t rows = static_cast<size_t>(p.s) * static_cast<size_t>(p.n) * sizeof(int32_t);
-  cudaError_t err = cudaMemsetAsync(p.dist, 0xff, rows, stream);
-  if (err == cudaSuccess && p.parent != nullptr) err = cudaMemsetAsync(p.parent, 0xff, rows, stream);
-  if (err != cudaSuccess) return err;
   char* at = static_cast<char*>(scratch);
   auto take = [&at](size_t bytes) {
     void* r = at;
@@ -528,7 +628,12 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
     sc.front[0] = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
     sc.front[1] = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
     sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
-    err = cudaMemsetAsync(sc.flags, 0, 3 * sizeof(int32_t), stream);
+    // Batched sources: memsets here keep the kernel's registers for the pull
+    // (their launch cost is shared by 64 traversals a group).
+    const size_t rows = static_cast<size_t>(p.s) * n * sizeof(int32_t);
+    cudaError_t err = cudaMemsetAsync(p.dist, 0xff, rows, stream);
+    if (err == cudaSuccess && p.parent != nullptr) err = cudaMemsetAsync(p.parent, 0xff, rows, stream);
+    if (err == cudaSuccess) err = cudaMemsetAsync(sc.flags, 0, 3 * sizeof(int32_t), stream);
     if (err != cudaSuccess) return err;
     void* args[] = {&problem, &sc};
     return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsBitsetKernel), plan.grid, kThreads,
@@ -541,8 +646,6 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
   sc.hubs = static_cast<int32_t*>(take(n * sizeof(int32_t)));
   sc.block_tot = static_cast<int32_t*>(take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
   sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
-  err = cudaMemsetAsync(sc.flags, 0, 3 * sizeof(int32_t), stream);
-  if (err != cudaSuccess) return err;
   void* args[] = {&problem, &sc};
   return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,
                                      args, 0, stream);

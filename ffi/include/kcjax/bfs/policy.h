@@ -57,6 +57,16 @@ struct BfsPolicy {
   static constexpr int kBlockThreads = 256;
   // Sources per bit-parallel group (the bitmap word width).
   static constexpr int kBitsetWidth = 64;
+  // Neighbours a CUDA thread gathers before it stores: the ids, then their
+  // distances, are all in flight at once (a hop is two L2 round trips, not 2 × batch).
+  static constexpr int kEdgeBatch = 4;
+  // CSR entries per thread that size the cooperative grid: a small graph gets
+  // max(n, m / kEdgesPerThread) threads, not occupancy × SMs, so its grid syncs and
+  // grid scans span few blocks (large graphs still fill the device).
+  static constexpr int kEdgesPerThread = 8;
+  // Resident blocks per SM the single-source kernel is compiled for: 80 registers,
+  // enough for kEdgeBatch ids and distances without spilling (at 4 blocks, 64 spill).
+  static constexpr int kSingleMinBlocksPerSm = 3;
 };
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
