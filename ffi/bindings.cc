@@ -8,6 +8,7 @@
 
 #include "kcjax/cliques.h"
 #include "kcjax/edge_list.h"
+#include "kcjax/truss/truss.h"
 
 namespace py = pybind11;
 
@@ -38,6 +39,7 @@ PYBIND11_MODULE(_kcjax, m) {
     d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cpu);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cpu);
     d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cpu);
+    d["kcjax_truss"] = Capsule(kcjax_truss_cpu);
     return d;
   });
   m.def("cuda_registrations", []() {
@@ -48,6 +50,7 @@ PYBIND11_MODULE(_kcjax, m) {
     d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cuda);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cuda);
     d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cuda);
+    d["kcjax_truss"] = Capsule(kcjax_truss_cuda);
 #endif
     return d;
   });

@@ -2,7 +2,7 @@
 
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
-core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques)
+core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques), :mod:`kcjax.truss` (k-truss)
 and :mod:`kcjax.parallel` (meshes and processes).
 """
 
@@ -21,6 +21,14 @@ from kcjax.graph.io import GraphFormatError, load, save
 from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
 from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
 from kcjax.parallel import initialize_from_env_or_args
+from kcjax.truss.truss import METHODS as TRUSS_METHODS
+from kcjax.truss.truss import (
+    edge_support,
+    k_truss,
+    k_truss_mask,
+    max_truss,
+    truss_numbers,
+)
 
 __version__ = "0.1.0"
 
@@ -30,6 +38,7 @@ __all__ = [
     "METHODS",
     "ORDERS",
     "STRATEGIES",
+    "TRUSS_METHODS",
     "CanonReport",
     "Graph",
     "GraphFormatError",
@@ -45,12 +54,16 @@ __all__ = [
     "count_cliques_limbs",
     "count_cliques_sharded",
     "degeneracy",
+    "edge_support",
     "generators",
     "initialize_from_env_or_args",
     "iter_cliques",
+    "k_truss",
+    "k_truss_mask",
     "limbs_to_int",
     "list_cliques",
     "load",
+    "max_truss",
     "orient",
     "psum_limbs",
     "save",
@@ -58,4 +71,5 @@ __all__ = [
     "split_tasks",
     "task_costs",
     "transitivity",
+    "truss_numbers",
 ]
