@@ -1,4 +1,4 @@
-"""The ``kcjax`` command line: count, list, info and demo.
+"""The ``kcjax`` command line: count, list, info, truss and demo.
 
 Usage errors and bad input (a missing file, a malformed line, k < 1, ...)
 print one line ``kcjax: error: ...`` on stderr and exit with 2; a failure
@@ -33,6 +33,8 @@ from kcjax.graph.graph import Graph
 from kcjax.graph.io import GraphFormatError, load
 from kcjax.graph.orient import ORDERS, degeneracy, orient
 from kcjax.parallel import initialize_from_env_or_args
+from kcjax.truss.truss import METHODS as TRUSS_METHODS
+from kcjax.truss.truss import k_truss_mask, truss_numbers
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100
@@ -146,6 +148,24 @@ def _build_parser() -> _Parser:
     info.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     info.set_defaults(run=_run_info)
 
+    truss = sub.add_parser(
+        "truss",
+        help="k-truss, maximal k-truss or full truss decomposition of a graph file",
+        description="The k-truss (networkx convention: every edge in >= k - 2 triangles of "
+        "the truss), the maximal k-truss, or every edge's trussness. -o writes the edges "
+        "('u v' lines; 'u v trussness' with --decompose) to a .txt file.",
+    )
+    truss.add_argument("graph", help="graph file")
+    which = truss.add_mutually_exclusive_group()
+    which.add_argument("-k", type=int, help="the k of the k-truss (>= 2)")
+    which.add_argument("--max", action="store_true", help="the maximal k-truss")
+    which.add_argument("--decompose", action="store_true", help="every edge's trussness")
+    truss.add_argument("-o", "--output", metavar="OUT", help="write the edges to OUT.txt")
+    truss.add_argument("--method", choices=TRUSS_METHODS, default="dag", help="support pass")
+    truss.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
+    truss.add_argument("--json", action="store_true", help="print one JSON object")
+    truss.set_defaults(run=_run_truss)
+
     demo = sub.add_parser(
         "demo",
         help="count k = 3..8 on a generated graph (or on GRAPH)",
@@ -257,6 +277,56 @@ def _run_list(args: argparse.Namespace) -> int:
     finally:
         tmp.unlink(missing_ok=True)
     print(f"wrote {total:,} {args.k}-cliques to {out} in {list_s:.3f} s")
+    return 0
+
+
+def _run_truss(args: argparse.Namespace) -> int:
+    if args.k is None and not args.max and not args.decompose:
+        raise _UsageError("give one of -k K, --max or --decompose")
+    if args.k is not None and args.k < 2:
+        raise _UsageError(f"k must be >= 2 (the 2-truss is the whole graph), got {args.k}")
+    out = Path(args.output) if args.output else None
+    if out is not None and out.suffix != ".txt":
+        raise _UsageError(f"output must end in .txt, got {args.output!r}")
+    graph, load_s = _timed(lambda: load(args.graph))
+    opts = {"method": args.method, "num_threads": args.threads}
+    if args.k is not None:
+        mask, truss_s = _interruptible(lambda: k_truss_mask(graph, args.k, **opts))
+        k, trussness = args.k, None
+        keep = np.asarray(mask)
+    else:
+        trussness, truss_s = _interruptible(lambda: truss_numbers(graph, **opts))
+        trussness = np.asarray(trussness)
+        k = int(trussness.max()) if trussness.size else 0
+        keep = trussness >= k if (args.max and k) else np.ones(trussness.size, bool)
+    src, dst = (np.asarray(a) for a in graph.edges())
+    src, dst = src[keep], dst[keep]
+    vertices = int(np.unique(np.concatenate([src, dst])).size)
+    if out is not None:
+        cols = [src, dst] if trussness is None or args.max else [src, dst, trussness]
+        np.savetxt(out, np.stack(cols, axis=1), fmt="%d")
+    info: dict[str, Any] = {"graph": str(args.graph), "nodes": graph.num_nodes}
+    info.update({"edges": graph.num_edges, "load_s": load_s, "truss_s": truss_s})
+    if args.decompose:
+        levels = np.bincount(trussness, minlength=k + 1) if trussness.size else np.zeros(1, int)
+        at_least = np.cumsum(levels[::-1])[::-1]
+        info.update({"k_max": k, "truss_edges": {int(j): int(at_least[j]) for j in range(3, k + 1)}})
+    else:
+        info.update({"k": k, "truss_edges": int(src.size), "truss_vertices": vertices})
+    if args.json:
+        _print_json(info)
+        return 0
+    print(f"{args.graph}: {graph.num_nodes:,} vertices, {graph.num_edges:,} edges")
+    if args.decompose:
+        print(f"  k_max = {k}")
+        for j, e in info["truss_edges"].items():
+            print(f"  k = {j:<4d} {e:,} edges in the {j}-truss")
+    else:
+        name = "maximal k-truss" if args.max else "k-truss"
+        print(f"  {name}: k = {k}, {src.size:,} edges, {vertices:,} vertices")
+    print(f"  load {load_s:.3f} s, truss {truss_s:.3f} s")
+    if out is not None:
+        print(f"wrote {src.size:,} edges to {out}")
     return 0
 
 

@@ -33,6 +33,7 @@ def _lower_bound(values: jax.Array, lo: jax.Array, hi: jax.Array, x: jax.Array) 
     return lo
 
 
+@jax.jit
 def support_dense(index: EdgeIndex, alive: jax.Array) -> jax.Array:
     """int32[m]: triangles of the live edges (``alive`` bool[m]) holding each edge."""
     dag = index.dag
@@ -59,6 +60,7 @@ def support_dense(index: EdgeIndex, alive: jax.Array) -> jax.Array:
     return jax.lax.fori_loop(0, dag.max_out_degree(), body, jnp.zeros(m, jnp.int32))
 
 
+@jax.jit
 def truss_numbers_dense(index: EdgeIndex) -> jax.Array:
     """int32[m]: trussness of every edge by level-synchronous recount-and-peel."""
     m = index.src.shape[0]
@@ -82,15 +84,18 @@ def truss_numbers_dense(index: EdgeIndex) -> jax.Array:
     return jax.lax.while_loop(cond, body, state)[1]
 
 
-def k_truss_mask_dense(index: EdgeIndex, k: int, alive: jax.Array) -> jax.Array:
+@jax.jit
+def k_truss_mask_dense(index: EdgeIndex, k: jax.Array, alive: jax.Array) -> jax.Array:
     """bool[m]: the edges of the k-truss, peeling from the live edges ``alive``."""
+
+    level = jnp.maximum(jnp.asarray(k, jnp.int32), 2) - 3
 
     def cond(state):
         return state[1]
 
     def body(state):
         alive, _ = state
-        rem = alive & (support_dense(index, alive) <= k - 3)
+        rem = alive & (support_dense(index, alive) <= level)
         return alive & ~rem, jnp.any(rem)
 
     return jax.lax.while_loop(cond, body, (alive, jnp.bool_(True)))[0]

@@ -97,18 +97,18 @@ def edge_index(graph: Graph) -> EdgeIndex:
     return graph_memo(graph, "edge_index", lambda: build_edge_index(graph))
 
 
-@functools.partial(jax.jit, static_argnames=("mode", "k", "method", "num_threads"))
+@functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads"))
 def truss_call(
     graph: Graph,
     index: EdgeIndex,
     core: jax.Array,
+    k: jax.Array,
     *,
     mode: int,
-    k: int,
     method: int,
     num_threads: int,
 ) -> jax.Array:
-    """Calls target ``kcjax_truss``. Returns int32[m] (meaning set by ``mode``)."""
+    """Calls target ``kcjax_truss``; ``k`` is an int32 scalar (runtime). Returns int32[m]."""
     m = graph.num_edges
     dag = index.dag
     return call(
@@ -124,8 +124,8 @@ def truss_call(
         dag.src,
         index.dag_eid,
         core,
+        jnp.reshape(jnp.asarray(k, jnp.int32), (1,)),
         mode=np.int32(mode),
-        k=np.int32(k),
         method=np.int32(method),
         num_threads=np.int32(num_threads),
     )

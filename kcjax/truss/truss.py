@@ -44,11 +44,15 @@ def _check(graph: Graph, method: str) -> None:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
 
-def _check_k(k: int) -> int:
+def _check_k(k: int | jax.Array) -> int | jax.Array:
+    if isinstance(k, jax.core.Tracer):
+        if k.shape != () or not jnp.issubdtype(k.dtype, jnp.integer):
+            raise TypeError(f"a traced k must be an integer scalar, got {k.dtype}{list(k.shape)}")
+        return k
     try:
         k = operator.index(k)
     except TypeError:
-        raise TypeError(f"k must be a Python int (static under jit), got {type(k).__name__}") from None
+        raise TypeError(f"k must be an int, got {type(k).__name__}") from None
     if k < 2:
         raise ValueError(f"k must be >= 2 (the 2-truss is the whole graph), got {k}")
     if k > np.iinfo(np.int32).max:
@@ -87,8 +91,8 @@ def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> 
         graph,
         index,
         _no_core(graph),
+        0,
         mode=MODE_SUPPORT,
-        k=0,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
     )
@@ -118,21 +122,28 @@ def truss_numbers(graph: Graph, *, method: str = "dag", num_threads: int = 0) ->
         graph,
         index,
         _no_core(graph),
+        0,
         mode=MODE_DECOMPOSE,
-        k=0,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
     )
 
 
 def k_truss_mask(
-    graph: Graph, k: int, *, method: str = "dag", prefilter: bool = True, num_threads: int = 0
+    graph: Graph,
+    k: int | jax.Array,
+    *,
+    method: str = "dag",
+    prefilter: bool = True,
+    num_threads: int = 0,
 ) -> jax.Array:
-    """The edges of the k-truss, as a mask over ``graph.edges()``; jit-able (k static).
+    """The edges of the k-truss, as a mask over ``graph.edges()``; jit-able.
 
     Args:
       graph: the undirected graph.
-      k: the k of the k-truss (a Python int >= 2).
+      k: the k of the k-truss: an int >= 2, or under jit a traced int32 scalar
+        (a runtime value: one executable serves every k; a traced k <= 2 keeps
+        every edge).
       method: the support pass (see :func:`edge_support`) or ``"dense"``.
       prefilter: start from the (k-1)-core (the k-truss lies inside it; core
         numbers from :func:`kcjax.core_numbers`, memoized per eager graph).
@@ -154,8 +165,8 @@ def k_truss_mask(
         graph,
         index,
         core,
+        k,
         mode=MODE_KTRUSS,
-        k=k,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
     )

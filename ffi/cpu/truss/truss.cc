@@ -162,14 +162,14 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> eid, ffi::Buffer<ffi::S32> esrc,
                     ffi::Buffer<ffi::S32> edst, ffi::Buffer<ffi::S32> dag_indptr,
                     ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
-                    ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core, int32_t mode,
-                    int32_t k, int32_t method, int32_t num_threads,
+                    ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
+                    ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
                     ffi::ResultBuffer<ffi::S32> out) {
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(),
       esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
       dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
-      core.element_count(), out->element_count(), mode, k, method);
+      core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
   if (!bad.empty()) return ffi::Error::InvalidArgument("kcjax_truss: " + bad);
   View g{indptr.typed_data(),     indices.typed_data(),     eid.typed_data(),
          esrc.typed_data(),       edst.typed_data(),        dag_indptr.typed_data(),
@@ -179,6 +179,7 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   threads = std::max(threads, 1);
   int32_t* res = out->typed_data();
   std::vector<uint8_t> alive(g.m, 1);
+  const int32_t k = std::max(kbuf.typed_data()[0], 2);
   const auto tmode = static_cast<TrussMode>(mode);
   if (tmode == TrussMode::kKTruss && core.element_count() > 0) {
     const int32_t* c = core.typed_data();
@@ -216,8 +217,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cpu, kcjax::TrussCpu,
                                   .Arg<ffi::Buffer<ffi::S32>>()  // dag_src
                                   .Arg<ffi::Buffer<ffi::S32>>()  // dag_eid
                                   .Arg<ffi::Buffer<ffi::S32>>()  // core
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // k
                                   .Attr<int32_t>("mode")
-                                  .Attr<int32_t>("k")
                                   .Attr<int32_t>("method")
                                   .Attr<int32_t>("num_threads")
                                   .Ret<ffi::Buffer<ffi::S32>>()  // out

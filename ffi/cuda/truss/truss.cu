@@ -91,8 +91,10 @@ struct Csr {
   int32_t m;
 };
 
-__global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_core, int32_t k,
-                           uint8_t* state, int32_t* sup, int32_t* counters) {
+__global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_core,
+                           const int32_t* __restrict__ kbuf, uint8_t* state, int32_t* sup,
+                           int32_t* counters) {
+  const int32_t k = max(*kbuf, 2);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < g.m; e += stride) {
     bool alive = true;
@@ -200,9 +202,9 @@ struct PeelParams {
   int32_t* buf[2];  // frontier lists, double-buffered
   int32_t* heavy;   // frontier edges split over the grid
   int32_t* counters;
-  int32_t* truss;   // kDecompose: trussness output; else nullptr
-  int32_t level;
-  int32_t single;
+  int32_t* truss;       // kDecompose: trussness output; else nullptr
+  const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
+
 };
 
 __device__ __forceinline__ int32_t Load(const int32_t* p) { return __ldcg(p); }
@@ -268,7 +270,8 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
   live = WarpSum(live);
   if (lane == 0 && live) atomicAdd(C + kRemaining, live);
 
-  int32_t level = P.level;
+  const bool single = P.kbuf != nullptr;
+  int32_t level = single ? max(*P.kbuf, 2) - 3 : 0;
   int p = 0;
   for (int it = 0;; ++it) {
     grid.sync();
@@ -296,7 +299,7 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
     grid.sync();
     int32_t n = Load(C + kSize0 + p);
     if (n == 0) {
-      if (P.single) break;
+      if (single) break;
       level = Load(C + kMin0 + (it & 1));  // nothing to remove: supports stand, jump
       continue;
     }
@@ -355,7 +358,7 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
       p ^= 1;
       n = nn;
     }
-    if (P.single) break;
+    if (single) break;
     ++level;
   }
 }
@@ -382,15 +385,16 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> eid, ffi::Buffer<ffi::S32> esrc,
                      ffi::Buffer<ffi::S32> edst, ffi::Buffer<ffi::S32> dag_indptr,
                      ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
-                     ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core, int32_t mode,
-                     int32_t k, int32_t method, int32_t num_threads,
+                     ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
+                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method,
+                     int32_t num_threads,
                      ffi::ResultBuffer<ffi::S32> out) {
   (void)num_threads;
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(),
       esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
       dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
-      core.element_count(), out->element_count(), mode, k, method);
+      core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
   if (!bad.empty()) return ffi::Error::InvalidArgument("kcjax_truss: " + bad);
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
@@ -415,8 +419,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
         esrc.typed_data(),   edst.typed_data(),    m};
   const bool use_core = tmode == TrussMode::kKTruss && core.element_count() > 0;
-  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, core.typed_data(), use_core, k, state,
-                                                      sup, counters);
+  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, core.typed_data(), use_core,
+                                                      kbuf.typed_data(), state, sup, counters);
   const int warp_blocks = Blocks(int64_t{m} * kWarp, sms);
   switch (static_cast<SupportMethod>(method)) {
     case SupportMethod::kDag:
@@ -449,8 +453,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                heavy,
                counters,
                tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
-               tmode == TrussMode::kDecompose ? 0 : k - 3,
-               tmode == TrussMode::kKTruss};
+               tmode == TrussMode::kKTruss ? kbuf.typed_data() : nullptr};
   int per_sm = 0;
   err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, PeelKernel, kThreads, 0);
   if (err != cudaSuccess || per_sm < 1) return CudaError("occupancy of the peeling kernel", err);
@@ -483,8 +486,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cuda, kcjax::TrussCuda,
                                   .Arg<ffi::Buffer<ffi::S32>>()  // dag_src
                                   .Arg<ffi::Buffer<ffi::S32>>()  // dag_eid
                                   .Arg<ffi::Buffer<ffi::S32>>()  // core
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // k
                                   .Attr<int32_t>("mode")
-                                  .Attr<int32_t>("k")
                                   .Attr<int32_t>("method")
                                   .Attr<int32_t>("num_threads")
                                   .Ret<ffi::Buffer<ffi::S32>>()  // out

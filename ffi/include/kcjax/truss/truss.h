@@ -13,8 +13,10 @@
 //         dag_eid     int32[m]      edge id (position in Graph.edges()) of DAG edge d
 //         core        int32[n] or int32[0]: core numbers for the k-core prefilter
 //                                   (mode kKTruss only; int32[0]: no prefilter)
+//         k           int32[1]      mode kKTruss: the k of the k-truss (a runtime
+//                                   value, so one executable serves every k; k <= 2
+//                                   keeps every edge); else ignored
 //   attrs mode        int32  kcjax::TrussMode
-//         k           int32  mode kKTruss: the k of the k-truss (>= 2); else ignored
 //         method      int32  kcjax::SupportMethod (how supports are first counted)
 //         num_threads int32  CPU worker threads; 0: all cores (CUDA ignores)
 //   ret   out         int32[m], indexed like Graph.edges():
@@ -65,7 +67,7 @@ struct TrussPolicy {
 // Shape and attribute checks shared by both handlers. Returns an empty string when valid.
 inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t esrc, int64_t edst,
                                   int64_t dag_n1, int64_t dag_m, int64_t dag_src, int64_t dag_eid,
-                                  int64_t core, int64_t out, int32_t mode, int32_t k,
+                                  int64_t core, int64_t kbuf, int64_t out, int32_t mode,
                                   int32_t method) {
   if (n1 < 1) return "indptr must be int32[n + 1] with n >= 0";
   if (nnz % 2 != 0) return "indices must hold every undirected edge twice (int32[2m])";
@@ -80,9 +82,7 @@ inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t 
   if (out != m) return "the result must be int32[m]";
   if (mode < 0 || mode >= kNumTrussModes) return "mode must be 0, 1 or 2";
   if (method < 0 || method >= kNumSupportMethods) return "method must be 0, 1 or 2";
-  if (mode == static_cast<int32_t>(TrussMode::kKTruss) && k < 2) {
-    return "k must be >= 2, got " + std::to_string(k);
-  }
+  if (kbuf != 1) return "k must be int32[1]";
   if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
   return {};
 }
