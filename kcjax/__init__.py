@@ -2,8 +2,8 @@
 
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
-core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques), :mod:`kcjax.truss` (k-truss)
-and :mod:`kcjax.parallel` (meshes and processes).
+core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques),
+:mod:`kcjax.truss` (k-truss) and :mod:`kcjax.parallel` (meshes and processes).
 """
 
 from kcjax._native import built_with_cuda

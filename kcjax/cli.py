@@ -310,7 +310,9 @@ def _run_truss(args: argparse.Namespace) -> int:
     if args.decompose:
         levels = np.bincount(trussness, minlength=k + 1) if trussness.size else np.zeros(1, int)
         at_least = np.cumsum(levels[::-1])[::-1]
-        info.update({"k_max": k, "truss_edges": {int(j): int(at_least[j]) for j in range(3, k + 1)}})
+        info.update(
+            {"k_max": k, "truss_edges": {int(j): int(at_least[j]) for j in range(3, k + 1)}}
+        )
     else:
         info.update({"k": k, "truss_edges": int(src.size), "truss_vertices": vertices})
     if args.json:

@@ -1,4 +1,4 @@
-"""CUDA handler of kcjax_truss: equal to the CPU handler and to ground truth (skipped without a GPU)."""
+"""CUDA handler of kcjax_truss: equal to the CPU handler and to ground truth (needs a GPU)."""
 
 from __future__ import annotations
 
@@ -38,16 +38,21 @@ def _run(fn, graph: kcjax.Graph, platform: str) -> np.ndarray:
         return np.asarray(fn(_on(graph, platform)))
 
 
+def _two_hubs(leaves: int, clique: int) -> kcjax.Graph:
+    """Hubs 0 and 1 joined to each other and to every leaf 2..leaves+1, a clique on the
+    first leaves: edge {0, 1} has two long lists (peeled by the whole grid)."""
+    ids = np.arange(2, leaves + 2)
+    cu, cv = np.triu_indices(clique, 1)
+    src = np.concatenate([[0], np.zeros(leaves, int), np.ones(leaves, int), cu + 2])
+    dst = np.concatenate([[1], ids, ids, cv + 2])
+    return kcjax.Graph.from_edges(src, dst)
+
+
 RANDOM = {
     "rmat10": lambda: kcjax.generators.rmat(10, 16, seed=1),
     "rmat12": lambda: kcjax.generators.rmat(12, 16, seed=2),
     "cliques": lambda: kcjax.generators.planted_cliques(3000, 0.004, [40, 25, 9], seed=3),
-    "hub": lambda: kcjax.generators.disjoint_union(
-        kcjax.generators.complete(120),
-        kcjax.Graph.from_edges(
-            np.zeros(5000, np.int64), np.arange(1, 5001), num_nodes=5001
-        ),
-    ),
+    "hubs": lambda: _two_hubs(3000, 50),
 }
 
 

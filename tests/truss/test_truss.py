@@ -8,6 +8,7 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
+from reference import planted
 from reference.truss import (
     TRUSS_TSV,
     edge_set,
@@ -17,7 +18,6 @@ from reference.truss import (
     truss_rows,
     trussness_networkx,
 )
-from reference import planted
 
 import kcjax
 
@@ -28,7 +28,6 @@ def _graphs() -> dict[str, kcjax.Graph]:
     g = kcjax.generators
     return {
         "er": g.erdos_renyi(70, 0.15, seed=1),
-        "er_sparse": g.erdos_renyi(120, 0.04, seed=2),
         "rmat": g.rmat(7, 8, seed=3),
         "planted": kcjax.Graph.from_networkx(planted(60, 0.08, 9, seed=4)),
         "cliques": g.planted_cliques(80, 0.05, [7, 5, 4], seed=5),
@@ -37,7 +36,6 @@ def _graphs() -> dict[str, kcjax.Graph]:
         "no_nodes": kcjax.Graph.from_edges([], [], num_nodes=0),
         "one_edge": kcjax.Graph.from_edges([0], [1]),
         "triangle": kcjax.Graph.from_edges([0, 1, 2], [1, 2, 0]),
-        "star": g.star(9),
         "complete": g.complete(9),
     }
 
@@ -61,21 +59,45 @@ def test_support_matches_networkx(case, method):
     _, graph = case
     g = to_nx(graph)
     src, dst = (np.asarray(a) for a in graph.edges())
-    want = [len(set(g[u]) & set(g[v])) for u, v in zip(src.tolist(), dst.tolist())]
+    want = [len(set(g[u]) & set(g[v])) for u, v in zip(src.tolist(), dst.tolist(), strict=True)]
     got = np.asarray(kcjax.edge_support(graph, method=method))
     assert got.dtype == np.int32 and got.shape == (graph.num_edges,)
     np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("jit", [False, True])
-def test_truss_numbers_match_networkx(case, method, jit):
+def test_truss_numbers_match_networkx(case, method):
     name, graph = case
-    want = _truss(name)
-    fn = lambda g: kcjax.truss_numbers(g, method=method)  # noqa: E731
-    got = np.asarray(jax.jit(fn)(graph) if jit else fn(graph))
+    got = np.asarray(kcjax.truss_numbers(graph, method=method))
     assert got.dtype == np.int32
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, _truss(name))
+
+
+# Under jit (each graph shape compiles the whole pipeline: a few graphs suffice).
+JIT_GRAPHS = ("rmat", "cliques", "triangle", "empty")
+
+
+@pytest.mark.parametrize("name", JIT_GRAPHS)
+@pytest.mark.parametrize("method", METHODS)
+def test_under_jit(name, method, platform):
+    graph = jax.device_put(GRAPHS[name], jax.devices(platform)[0])
+    want = _truss(name)
+
+    @jax.jit
+    def program(g, k):
+        return (
+            kcjax.edge_support(g, method=method),
+            kcjax.truss_numbers(g, method=method),
+            kcjax.k_truss_mask(g, k, method=method),
+        )
+
+    for k in range(2, int(want.max(initial=2)) + 2):
+        support, truss, mask = program(graph, k)
+        np.testing.assert_array_equal(np.asarray(truss), want)
+        np.testing.assert_array_equal(np.asarray(mask), want >= k)
+    np.testing.assert_array_equal(
+        np.asarray(support), np.asarray(kcjax.edge_support(GRAPHS[name], method="edge"))
+    )
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -83,15 +105,12 @@ def test_k_truss_matches_networkx_every_k(case, method):
     name, graph = case
     g = to_nx(graph)
     k_top = int(_truss(name).max(initial=2)) + 1
-    mask_fn = jax.jit(lambda gr, k: kcjax.k_truss_mask(gr, k, method=method))
     for k in range(2, k_top + 1):
         want = edge_set(nx.k_truss(g, k))
         for prefilter in (True, False):
             mask = kcjax.k_truss_mask(graph, k, method=method, prefilter=prefilter)
             assert mask.dtype == bool
             assert masked_edges(graph, mask) == want, (k, prefilter)
-        if k in (3, k_top):
-            assert masked_edges(graph, mask_fn(graph, k)) == want, k
     sub = kcjax.k_truss(graph, 3, method=method)
     assert sub.num_nodes == graph.num_nodes
     assert edge_set(to_nx(sub)) == edge_set(nx.k_truss(g, 3))
@@ -120,9 +139,7 @@ def test_planted_clique_is_the_max_truss():
     graph, members = kcjax.generators.planted_cliques(200, 0.02, [12], seed=7, return_members=True)
     k_max, top = kcjax.max_truss(graph)
     assert k_max == 12
-    assert sorted(np.flatnonzero(np.asarray(top.degrees())).tolist()) == sorted(
-        members[0].tolist()
-    )
+    assert sorted(np.flatnonzero(np.asarray(top.degrees())).tolist()) == sorted(members[0].tolist())
 
 
 def test_directed_input_is_symmetrized():
@@ -146,8 +163,16 @@ def test_bad_inputs():
 
 
 # The shared graphs: every k from 3 to kmax + 1 against truss_counts.tsv.
-FAST = ("email-Enron", "ca-CondMat", "wiki-Vote", "ca-AstroPh", "ego-Facebook", "cit-HepTh")
-SLOW = ("soc-Epinions1", "com-amazon", "com-dblp")
+FAST = ("email-Enron", "ca-CondMat")
+SLOW = (
+    "wiki-Vote",
+    "ca-AstroPh",
+    "ego-Facebook",
+    "cit-HepTh",
+    "soc-Epinions1",
+    "com-amazon",
+    "com-dblp",
+)
 
 
 def _check_shared(graph: kcjax.Graph, name: str, method: str = "dag") -> None:

@@ -457,7 +457,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   int per_sm = 0;
   err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, PeelKernel, kThreads, 0);
   if (err != cudaSuccess || per_sm < 1) return CudaError("occupancy of the peeling kernel", err);
-  const int grid = std::min(per_sm * sms, std::max(1, Blocks(int64_t{m} * kWarp, sms)));
+  const int grid = std::min(std::min(per_sm, TrussPolicy::kPeelBlocksPerSm) * sms,
+                            Blocks(int64_t{m} * kWarp, sms));
   void* args[] = {&P};
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid),
                                     dim3(kThreads), args, 0, stream);

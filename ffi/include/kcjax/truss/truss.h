@@ -57,6 +57,8 @@ inline constexpr int32_t kNumSupportMethods = 3;
 struct TrussPolicy {
   // CUDA launch shape: 8 warps per block keeps the persistent kernel's blocks co-resident.
   static constexpr int kThreads = 256;
+  // Peeling kernel blocks per SM: few blocks keep each grid-wide sync cheap.
+  static constexpr int kPeelBlocksPerSm = 2;
   // Seed pass: largest neighbour list staged in shared memory (48 KiB of int32).
   static constexpr int kSharedList = 12288;
   // Peeling: an edge whose shorter list exceeds this is split over the whole grid
