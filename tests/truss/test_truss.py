@@ -48,7 +48,16 @@ def _truss(name: str) -> np.ndarray:
     return trussness_networkx(GRAPHS[name])
 
 
-@pytest.fixture(params=sorted(GRAPHS))
+# Every graph shape compiles the pipeline once (a few seconds on 2 cores): the default run
+# covers these, the rest run with the slow tests.
+QUICK = ("rmat", "cliques", "disconnected", "triangle", "empty")
+
+
+def _params(names, quick):
+    return [n if n in quick else pytest.param(n, marks=pytest.mark.slow) for n in sorted(names)]
+
+
+@pytest.fixture(params=_params(GRAPHS, QUICK))
 def case(request, platform):
     graph = jax.device_put(GRAPHS[request.param], jax.devices(platform)[0])
     return request.param, graph
@@ -77,8 +86,16 @@ def test_truss_numbers_match_networkx(case, method):
 JIT_GRAPHS = ("rmat", "cliques", "triangle", "empty")
 
 
-@pytest.mark.parametrize("name", JIT_GRAPHS)
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize(
+    ("name", "method"),
+    [
+        (n, m)
+        if (n, m) in {("rmat", "dag"), ("triangle", "dense")}
+        else pytest.param(n, m, marks=pytest.mark.slow)
+        for n in JIT_GRAPHS
+        for m in METHODS
+    ],
+)
 def test_under_jit(name, method, platform):
     graph = jax.device_put(GRAPHS[name], jax.devices(platform)[0])
     want = _truss(name)

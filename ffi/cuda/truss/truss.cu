@@ -199,7 +199,8 @@ struct PeelParams {
   Csr g;
   uint8_t* state;
   int32_t* sup;
-  int32_t* buf[2];  // frontier lists, double-buffered
+  int32_t* buf0;    // frontier lists, double-buffered
+  int32_t* buf1;
   int32_t* heavy;   // frontier edges split over the grid
   int32_t* counters;
   int32_t* truss;       // kDecompose: trussness output; else nullptr
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
     if (Load(C + kRemaining) == 0) break;
     // Scan: the level's frontier, and the smallest live support above it.
     if (tid == 0) C[kMin0 + ((it + 1) & 1)] = INT_MAX;
-    int32_t* curr = P.buf[p];
+    int32_t* curr = p ? P.buf1 : P.buf0;
     const int64_t scan_end = (g.m + kWarp - 1) / kWarp * kWarp;
     int32_t low = INT_MAX;
     for (int64_t e = tid; e < scan_end; e += threads) {
@@ -304,8 +305,8 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
       continue;
     }
     while (n > 0) {
-      curr = P.buf[p];
-      int32_t* next = P.buf[p ^ 1];
+      curr = p ? P.buf1 : P.buf0;
+      int32_t* next = p ? P.buf0 : P.buf1;
       int32_t* next_size = C + kSize0 + (p ^ 1);
       // Light frontier edges: a warp each; heavy ones are queued for the grid.
       for (int64_t i = warp; i < n; i += warps) {
@@ -449,7 +450,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   PeelParams P{g,
                state,
                sup,
-               {buf0, buf1},
+               buf0,
+               buf1,
                heavy,
                counters,
                tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
