@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--dense-max-edges",
         type=int,
-        default=400_000,
+        default=120_000,
         help="run the dense-JAX rows only on graphs up to this many edges",
     )
     ap.add_argument(
