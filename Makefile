@@ -18,9 +18,9 @@ test: build
 	$(VENV)/bin/python -P -m pytest -q $(PYTEST_ARGS) tests
 
 bench: build
-	$(VENV)/bin/python -P experiments/bench.py --graphs email-Enron com-dblp --ks 3-6 \
+	$(VENV)/bin/python -P experiments/cliques/bench.py --graphs email-Enron com-dblp --ks 3-6 \
 		--methods kcminer binary_search static_l2 pivot dense --repeats 3 \
-		--out experiments/results/cpu.json
+		--out experiments/results/cliques/cpu.json
 
 lint: build
 	$(VENV)/bin/python -m ruff --version >/dev/null 2>&1 || $(VENV)/bin/python -m pip install -q ruff

@@ -6,9 +6,10 @@
 #include <cstring>
 #include <string_view>
 
-#include "kcjax/cliques.h"
-#include "kcjax/edge_list.h"
-#include "kcjax/truss/truss.h"
+#include "kcjax/bfs/targets.h"
+#include "kcjax/cliques/targets.h"
+#include "kcjax/core/edge_list.h"
+#include "kcjax/truss/targets.h"
 
 namespace py = pybind11;
 
@@ -19,6 +20,12 @@ py::capsule Capsule(T* fn) {
   static_assert(std::is_invocable_r_v<XLA_FFI_Error*, T, XLA_FFI_CallFrame*>,
                 "an XLA FFI handler must have type XLA_FFI_Handler");
   return py::capsule(reinterpret_cast<void*>(fn));
+}
+
+py::dict Registrations(const kcjax::Targets& targets) {
+  py::dict d;
+  for (const auto& [name, handler] : targets) d[name] = Capsule(handler);
+  return d;
 }
 
 py::array_t<int64_t> ToArray(std::vector<int64_t>&& v) {
@@ -32,27 +39,22 @@ py::array_t<int64_t> ToArray(std::vector<int64_t>&& v) {
 PYBIND11_MODULE(_kcjax, m) {
   m.doc() = "kcjax native extension (XLA FFI handlers and readers)";
 
+  // One line per op family.
   m.def("cpu_registrations", []() {
-    py::dict d;
-    d["kcjax_clique_count"] = Capsule(kcjax_clique_count_cpu);
-    d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cpu);
-    d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cpu);
-    d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cpu);
-    d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cpu);
-    d["kcjax_truss"] = Capsule(kcjax_truss_cpu);
-    return d;
+    kcjax::Targets all;
+    for (const auto& t : kcjax::cliques::CpuTargets()) all.push_back(t);
+    for (const auto& t : kcjax::bfs::CpuTargets()) all.push_back(t);
+    for (const auto& t : kcjax::truss::CpuTargets()) all.push_back(t);
+    return Registrations(all);
   });
   m.def("cuda_registrations", []() {
-    py::dict d;
+    kcjax::Targets all;
 #ifdef KCJAX_WITH_CUDA
-    d["kcjax_clique_count"] = Capsule(kcjax_clique_count_cuda);
-    d["kcjax_clique_list"] = Capsule(kcjax_clique_list_cuda);
-    d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cuda);
-    d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cuda);
-    d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cuda);
-    d["kcjax_truss"] = Capsule(kcjax_truss_cuda);
+    for (const auto& t : kcjax::cliques::CudaTargets()) all.push_back(t);
+    for (const auto& t : kcjax::bfs::CudaTargets()) all.push_back(t);
+    for (const auto& t : kcjax::truss::CudaTargets()) all.push_back(t);
 #endif
-    return d;
+    return Registrations(all);
   });
   m.def("built_with_cuda", []() {
 #ifdef KCJAX_WITH_CUDA

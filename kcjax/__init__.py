@@ -3,73 +3,118 @@
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
 core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques),
-:mod:`kcjax.truss` (k-truss) and :mod:`kcjax.parallel` (meshes and processes).
+:mod:`kcjax.traversal` (breadth-first search), :mod:`kcjax.truss` (k-truss)
+and :mod:`kcjax.parallel` (meshes and processes).
+
+The names are imported on first use, so ``import kcjax`` (and the ``kcjax``
+command's start, which must already stop cleanly on Ctrl-C) does not wait
+for jax to load.
 """
 
-from kcjax._native import built_with_cuda
-from kcjax._wide import psum as psum_limbs
-from kcjax.cliques.auto import transitivity
-from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques, limbs_to_int
-from kcjax.cliques.dense import count_cliques_dense
-from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
-from kcjax.cliques.listing import ListingOverflowError, clique_number, iter_cliques, list_cliques
-from kcjax.cliques.local import clique_counts_per_vertex
-from kcjax.cliques.sharded import count_cliques_sharded
-from kcjax.graph import generators
-from kcjax.graph.graph import CanonReport, Graph
-from kcjax.graph.io import GraphFormatError, load, save
-from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
-from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
-from kcjax.parallel import initialize_from_env_or_args
-from kcjax.truss.truss import METHODS as TRUSS_METHODS
-from kcjax.truss.truss import (
-    edge_support,
-    k_truss,
-    k_truss_mask,
-    max_truss,
-    truss_numbers,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DAG",
-    "ENUMERATION_METHODS",
-    "METHODS",
-    "ORDERS",
-    "STRATEGIES",
-    "TRUSS_METHODS",
-    "CanonReport",
-    "Graph",
-    "GraphFormatError",
-    "ListingOverflowError",
-    "built_with_cuda",
-    "candidate_sizes",
-    "clique_counts_per_vertex",
-    "clique_number",
-    "core_numbers",
-    "count_all_cliques",
-    "count_cliques",
-    "count_cliques_dense",
-    "count_cliques_limbs",
-    "count_cliques_sharded",
-    "degeneracy",
-    "edge_support",
-    "generators",
-    "initialize_from_env_or_args",
-    "iter_cliques",
-    "k_truss",
-    "k_truss_mask",
-    "limbs_to_int",
-    "list_cliques",
-    "load",
-    "max_truss",
-    "orient",
-    "psum_limbs",
-    "save",
-    "split_sizes",
-    "split_tasks",
-    "task_costs",
-    "transitivity",
-    "truss_numbers",
-]
+# Public name -> (module, attribute in it); attribute None: the module itself.
+_EXPORTS: dict[str, tuple[str, str | None]] = {
+    "BFS_METHODS": ("kcjax.traversal.bfs", "METHODS"),
+    "BFSResult": ("kcjax.traversal.bfs", "BFSResult"),
+    "BFSValidationError": ("kcjax.traversal.validate", "BFSValidationError"),
+    "DAG": ("kcjax.graph.orient", "DAG"),
+    "ENUMERATION_METHODS": ("kcjax.cliques.kernels", "ENUMERATION_METHODS"),
+    "METHODS": ("kcjax.cliques.count", "METHODS"),
+    "ORDERS": ("kcjax.graph.orient", "ORDERS"),
+    "STRATEGIES": ("kcjax.graph.tasks", "STRATEGIES"),
+    "TRUSS_METHODS": ("kcjax.truss.truss", "METHODS"),
+    "CanonReport": ("kcjax.graph.graph", "CanonReport"),
+    "Graph": ("kcjax.graph.graph", "Graph"),
+    "GraphFormatError": ("kcjax.graph.io", "GraphFormatError"),
+    "ListingOverflowError": ("kcjax.cliques.listing", "ListingOverflowError"),
+    "bfs": ("kcjax.traversal.bfs", "bfs"),
+    "bfs_sharded": ("kcjax.traversal.sharded", "bfs_sharded"),
+    "built_with_cuda": ("kcjax._native", "built_with_cuda"),
+    "candidate_sizes": ("kcjax.graph.tasks", "candidate_sizes"),
+    "clique_counts_per_vertex": ("kcjax.cliques.local", "clique_counts_per_vertex"),
+    "clique_number": ("kcjax.cliques.listing", "clique_number"),
+    "core_numbers": ("kcjax.graph.orient", "core_numbers"),
+    "count_all_cliques": ("kcjax.cliques.count", "count_all_cliques"),
+    "count_cliques": ("kcjax.cliques.count", "count_cliques"),
+    "count_cliques_dense": ("kcjax.cliques.dense", "count_cliques_dense"),
+    "count_cliques_limbs": ("kcjax.cliques.kernels", "count_cliques_limbs"),
+    "count_cliques_sharded": ("kcjax.cliques.sharded", "count_cliques_sharded"),
+    "degeneracy": ("kcjax.graph.orient", "degeneracy"),
+    "edge_support": ("kcjax.truss.truss", "edge_support"),
+    "generators": ("kcjax.graph.generators", None),
+    "initialize_from_env_or_args": ("kcjax.parallel", "initialize_from_env_or_args"),
+    "iter_cliques": ("kcjax.cliques.listing", "iter_cliques"),
+    "k_truss": ("kcjax.truss.truss", "k_truss"),
+    "k_truss_mask": ("kcjax.truss.truss", "k_truss_mask"),
+    "limbs_to_int": ("kcjax.cliques.count", "limbs_to_int"),
+    "list_cliques": ("kcjax.cliques.listing", "list_cliques"),
+    "load": ("kcjax.graph.io", "load"),
+    "max_truss": ("kcjax.truss.truss", "max_truss"),
+    "orient": ("kcjax.graph.orient", "orient"),
+    "psum_limbs": ("kcjax._wide", "psum"),
+    "save": ("kcjax.graph.io", "save"),
+    "split_sizes": ("kcjax.graph.tasks", "split_sizes"),
+    "split_tasks": ("kcjax.graph.tasks", "split_tasks"),
+    "task_costs": ("kcjax.graph.tasks", "task_costs"),
+    "transitivity": ("kcjax.cliques.auto", "transitivity"),
+    "traversed_edges": ("kcjax.traversal.bfs", "traversed_edges"),
+    "truss_numbers": ("kcjax.truss.truss", "truss_numbers"),
+    "validate_bfs_tree": ("kcjax.traversal.validate", "validate_bfs_tree"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        module, attribute = _EXPORTS[name]
+        value = importlib.import_module(module)
+        if attribute is not None:
+            value = getattr(value, attribute)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'kcjax' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
+
+
+_SUBPACKAGES = {"cli", "cliques", "graph", "parallel", "traversal", "truss"}
+
+if TYPE_CHECKING:  # the same names, for type checkers and editors
+    from kcjax._native import built_with_cuda
+    from kcjax._wide import psum as psum_limbs
+    from kcjax.cliques.auto import transitivity
+    from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques, limbs_to_int
+    from kcjax.cliques.dense import count_cliques_dense
+    from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
+    from kcjax.cliques.listing import (
+        ListingOverflowError,
+        clique_number,
+        iter_cliques,
+        list_cliques,
+    )
+    from kcjax.cliques.local import clique_counts_per_vertex
+    from kcjax.cliques.sharded import count_cliques_sharded
+    from kcjax.graph import generators
+    from kcjax.graph.graph import CanonReport, Graph
+    from kcjax.graph.io import GraphFormatError, load, save
+    from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
+    from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
+    from kcjax.parallel import initialize_from_env_or_args
+    from kcjax.traversal.bfs import METHODS as BFS_METHODS
+    from kcjax.traversal.bfs import BFSResult, bfs, traversed_edges
+    from kcjax.traversal.sharded import bfs_sharded
+    from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree
+    from kcjax.truss.truss import METHODS as TRUSS_METHODS
+    from kcjax.truss.truss import edge_support, k_truss, k_truss_mask, max_truss, truss_numbers

@@ -1,7 +1,23 @@
-"""``python -m kcjax``: the kcjax command line."""
+"""``python -m kcjax`` and the ``kcjax`` command: the CLI, stopping cleanly from the start.
+
+Importing jax takes a while; SIGINT or SIGTERM during it, or at any later
+stage, ends the process with one line and exit status 130 / 143
+(:mod:`kcjax._interrupts`), so this module installs that before it imports
+the command line.
+"""
 
 import sys
 
-from kcjax.cli import main
+from kcjax._interrupts import stop_cleanly
 
-sys.exit(main())
+
+def run() -> int:
+    """Runs the ``kcjax`` command on ``sys.argv``; returns its exit status."""
+    with stop_cleanly("kcjax"):
+        from kcjax.cli import main
+
+        return main()
+
+
+if __name__ == "__main__":
+    sys.exit(run())

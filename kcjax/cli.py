@@ -1,4 +1,4 @@
-"""The ``kcjax`` command line: count, list, info, truss and demo.
+"""The ``kcjax`` command line: count, list, info and demo.
 
 Usage errors and bad input (a missing file, a malformed line, k < 1, ...)
 print one line ``kcjax: error: ...`` on stderr and exit with 2; a failure
@@ -9,14 +9,11 @@ valid input: its counts are zero (``n`` for k = 1 still counts its vertices).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import re
 import sys
-import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,16 +22,26 @@ import numpy as np
 from tqdm import tqdm
 
 from kcjax import __version__
+from kcjax._command import (
+    UsageError,
+    add_graph_argument,
+    check_output,
+    load_graph,
+    output_file,
+    print_json,
+    timed,
+)
+from kcjax._interrupts import stop_cleanly
 from kcjax.cliques.auto import transitivity
 from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques
 from kcjax.cliques.listing import iter_cliques, list_cliques
 from kcjax.graph.generators import rmat
 from kcjax.graph.graph import Graph
-from kcjax.graph.io import GraphFormatError, load
+from kcjax.graph.io import GraphFormatError
 from kcjax.graph.orient import ORDERS, degeneracy, orient
 from kcjax.parallel import initialize_from_env_or_args
-from kcjax.truss.truss import METHODS as TRUSS_METHODS
-from kcjax.truss.truss import k_truss_mask, truss_numbers
+from kcjax.traversal import command as bfs_command
+from kcjax.truss import command as truss_command
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100
@@ -43,19 +50,11 @@ _DEMO_SCALE, _DEMO_EDGE_FACTOR, _DEMO_SEED = 15, 4, 0
 _DEMO_KS = tuple(range(3, 9))
 
 
-class _UsageError(Exception):
-    """Bad command-line usage or input: exit status 2."""
-
-
-class _KernelStillRunning(KeyboardInterrupt):
-    """Ctrl-C while a native kernel runs: it cannot be cancelled, so the process exits."""
-
-
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise instead of printing usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
+        raise UsageError(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,21 +65,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
       The exit status: 0 on success, 1 if a computation failed, 2 for bad
-      usage or input, 130 when interrupted.
+      usage or input, 130 when interrupted (SIGINT), 143 when terminated
+      (SIGTERM). A signal ends the process at once, at any stage, with one
+      line on stderr and no partial output file.
     """
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.run(args)
+        with stop_cleanly("kcjax"):
+            return args.run(args)
     except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else 0
-    except KeyboardInterrupt as interrupt:
+    except KeyboardInterrupt:
         sys.stdout.flush()
         print("kcjax: interrupted", file=sys.stderr, flush=True)
-        if isinstance(interrupt, _KernelStillRunning):
-            os._exit(130)
         return 130
-    except (_UsageError, GraphFormatError, OSError, ValueError) as err:
+    except (UsageError, GraphFormatError, OSError, ValueError) as err:
         _fail(_describe(err))
         return 2
     except (jax.errors.JaxRuntimeError, MemoryError) as err:
@@ -99,7 +99,7 @@ def _build_parser() -> _Parser:
         description="Count the k-cliques of a graph file exactly. A graph without edges "
         "counts zero cliques of every size k >= 2.",
     )
-    count.add_argument("graph", help="edge list (.txt/.el/.gz), Matrix Market (.mtx) or .npz")
+    add_graph_argument(count)
     count.add_argument(
         "-k",
         dest="ks",
@@ -134,37 +134,23 @@ def _build_parser() -> _Parser:
         description="Write every k-clique, one per row in the file's vertex ids, to OUT "
         "(.txt: text rows; .npy: an int32[c, k] array). OUT is written whole or not at all.",
     )
-    lister.add_argument("graph", help="graph file")
-    lister.add_argument("-k", type=int, required=True, help="clique size (>= 1)")
+    add_graph_argument(lister)
+    lister.add_argument("-k", type=_one_k, required=True, help="clique size (>= 1)")
     lister.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.txt or OUT.npy")
+    lister.add_argument("--json", action="store_true", help="print one JSON object")
     lister.add_argument("--order", choices=ORDERS, default="degree", help="orientation order")
     lister.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     lister.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     lister.set_defaults(run=_run_list)
 
+    bfs_command.add_parser(sub)
+    truss_command.add_parser(sub)
+
     info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
-    info.add_argument("graph", help="graph file")
+    add_graph_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON object")
     info.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
     info.set_defaults(run=_run_info)
-
-    truss = sub.add_parser(
-        "truss",
-        help="k-truss, maximal k-truss or full truss decomposition of a graph file",
-        description="The k-truss (networkx convention: every edge in >= k - 2 triangles of "
-        "the truss), the maximal k-truss, or every edge's trussness. -o writes the edges "
-        "('u v' lines; 'u v trussness' with --decompose) to a .txt file.",
-    )
-    truss.add_argument("graph", help="graph file")
-    which = truss.add_mutually_exclusive_group()
-    which.add_argument("-k", type=int, help="the k of the k-truss (>= 2)")
-    which.add_argument("--max", action="store_true", help="the maximal k-truss")
-    which.add_argument("--decompose", action="store_true", help="every edge's trussness")
-    truss.add_argument("-o", "--output", metavar="OUT", help="write the edges to OUT.txt")
-    truss.add_argument("--method", choices=TRUSS_METHODS, default="dag", help="support pass")
-    truss.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
-    truss.add_argument("--json", action="store_true", help="print one JSON object")
-    truss.set_defaults(run=_run_truss)
 
     demo = sub.add_parser(
         "demo",
@@ -172,7 +158,7 @@ def _build_parser() -> _Parser:
         description=f"Count k-cliques for k = 3..8 on a seeded R-MAT graph (scale "
         f"{_DEMO_SCALE}, edge factor {_DEMO_EDGE_FACTOR}) or on GRAPH.",
     )
-    demo.add_argument("graph", nargs="?", help="graph file (default: generated R-MAT)")
+    add_graph_argument(demo, optional=True)
     _add_count_options(demo)
     demo.set_defaults(run=_run_demo, ks=[list(_DEMO_KS)])
     return parser
@@ -202,6 +188,16 @@ def _k_values(text: str) -> list[int]:
     return ks
 
 
+def _one_k(text: str) -> int:
+    """One clique size (``list`` writes one size per file)."""
+    ks = _k_values(text)
+    if len(ks) != 1:
+        raise argparse.ArgumentTypeError(
+            f"list writes one clique size per file, got {text.strip()!r} (run it once per k)"
+        )
+    return ks[0]
+
+
 def _threads(text: str) -> int:
     try:
         value = int(text)
@@ -214,10 +210,10 @@ def _threads(text: str) -> int:
 
 def _run_count(args: argparse.Namespace) -> int:
     if args.all == bool(args.ks):
-        raise _UsageError("give either -k K (repeatable) or --all")
+        raise UsageError("give either -k K (repeatable) or --all")
     multi = initialize_from_env_or_args(args.coordinator, args.num_processes, args.process_id)
     try:
-        graph, load_s = _timed(lambda: load(args.graph))
+        graph, load_s = load_graph(args)
         if args.all:
             return _count_all_and_report(args, graph, load_s)
         return _count_and_report(args, graph, args.graph, load_s, multi=multi)
@@ -227,7 +223,7 @@ def _run_count(args: argparse.Namespace) -> int:
 
 
 def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float) -> int:
-    counts, count_s = _interruptible(lambda: count_all_cliques(graph, num_threads=args.threads))
+    counts, count_s = timed(lambda: count_all_cliques(graph, num_threads=args.threads))
     omega = max(counts, default=0)
     return _report(
         args,
@@ -243,92 +239,45 @@ def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float)
 
 def _run_list(args: argparse.Namespace) -> int:
     out = Path(args.output)
-    if out.suffix not in (".txt", ".npy"):
-        raise _UsageError(f"output must end in .txt or .npy, got {args.output!r}")
-    if args.k < 1:
-        raise _UsageError(f"clique size k must be >= 1, got {args.k}")
-    graph, _ = _timed(lambda: load(args.graph))
+    check_output(out, (".txt", ".npy"))
+    graph, load_s = load_graph(args)
     dag = orient(graph, order=args.order)
     total = count_cliques(dag, args.k, num_threads=args.threads)
-    tmp = out.with_name(f".{out.name}.partial")
-    try:
-        with tqdm(
+    with (
+        output_file(out) as tmp,
+        tqdm(
             total=dag.num_edges,
             desc="listing",
             unit="task",
             file=sys.stderr,
             disable=args.quiet or not sys.stderr.isatty(),
             leave=False,
-        ) as bar:
-            batches = (
-                iter_cliques(
-                    dag,
-                    args.k,
-                    num_threads=args.threads,
-                    progress=lambda done, _total: bar.update(done - bar.n),
-                )
-                if args.k >= 3
-                else iter([list_cliques(dag, args.k)])
+        ) as bar,
+    ):
+        batches = (
+            iter_cliques(
+                dag,
+                args.k,
+                num_threads=args.threads,
+                progress=lambda done, _total: bar.update(done - bar.n),
             )
-            _, list_s = _interruptible(
-                lambda: _write_cliques(batches, tmp, out.suffix, total, args.k)
-            )
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    print(f"wrote {total:,} {args.k}-cliques to {out} in {list_s:.3f} s")
-    return 0
-
-
-def _run_truss(args: argparse.Namespace) -> int:
-    if args.k is None and not args.max and not args.decompose:
-        raise _UsageError("give one of -k K, --max or --decompose")
-    if args.k is not None and args.k < 2:
-        raise _UsageError(f"k must be >= 2 (the 2-truss is the whole graph), got {args.k}")
-    out = Path(args.output) if args.output else None
-    if out is not None and out.suffix != ".txt":
-        raise _UsageError(f"output must end in .txt, got {args.output!r}")
-    graph, load_s = _timed(lambda: load(args.graph))
-    opts = {"method": args.method, "num_threads": args.threads}
-    if args.k is not None:
-        mask, truss_s = _interruptible(lambda: k_truss_mask(graph, args.k, **opts))
-        k, trussness = args.k, None
-        keep = np.asarray(mask)
-    else:
-        trussness, truss_s = _interruptible(lambda: truss_numbers(graph, **opts))
-        trussness = np.asarray(trussness)
-        k = int(trussness.max()) if trussness.size else 0
-        keep = trussness >= k if (args.max and k) else np.ones(trussness.size, bool)
-    src, dst = (np.asarray(a) for a in graph.edges())
-    src, dst = src[keep], dst[keep]
-    vertices = int(np.unique(np.concatenate([src, dst])).size)
-    if out is not None:
-        cols = [src, dst] if trussness is None or args.max else [src, dst, trussness]
-        np.savetxt(out, np.stack(cols, axis=1), fmt="%d")
-    info: dict[str, Any] = {"graph": str(args.graph), "nodes": graph.num_nodes}
-    info.update({"edges": graph.num_edges, "load_s": load_s, "truss_s": truss_s})
-    if args.decompose:
-        levels = np.bincount(trussness, minlength=k + 1) if trussness.size else np.zeros(1, int)
-        at_least = np.cumsum(levels[::-1])[::-1]
-        info.update(
-            {"k_max": k, "truss_edges": {int(j): int(at_least[j]) for j in range(3, k + 1)}}
+            if args.k >= 3
+            else iter([list_cliques(dag, args.k)])
+        )
+        _, list_s = timed(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
+    if args.json:
+        print_json(
+            {
+                "graph": args.graph,
+                "k": args.k,
+                "cliques": total,
+                "output": str(out),
+                "load_s": load_s,
+                "list_s": list_s,
+            }
         )
     else:
-        info.update({"k": k, "truss_edges": int(src.size), "truss_vertices": vertices})
-    if args.json:
-        _print_json(info)
-        return 0
-    print(f"{args.graph}: {graph.num_nodes:,} vertices, {graph.num_edges:,} edges")
-    if args.decompose:
-        print(f"  k_max = {k}")
-        for j, e in info["truss_edges"].items():
-            print(f"  k = {j:<4d} {e:,} edges in the {j}-truss")
-    else:
-        name = "maximal k-truss" if args.max else "k-truss"
-        print(f"  {name}: k = {k}, {src.size:,} edges, {vertices:,} vertices")
-    print(f"  load {load_s:.3f} s, truss {truss_s:.3f} s")
-    if out is not None:
-        print(f"wrote {src.size:,} edges to {out}")
+        print(f"wrote {total:,} {args.k}-cliques to {out} in {list_s:.3f} s")
     return 0
 
 
@@ -349,10 +298,10 @@ def _write_cliques(batches: Any, path: Path, suffix: str, total: int, k: int) ->
 
 def _run_demo(args: argparse.Namespace) -> int:
     if args.graph is not None:
-        graph, load_s = _timed(lambda: load(args.graph))
+        graph, load_s = load_graph(args)
         name = args.graph
     else:
-        graph, load_s = _timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
+        graph, load_s = timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
         name = f"rmat(scale={_DEMO_SCALE}, edge_factor={_DEMO_EDGE_FACTOR}, seed={_DEMO_SEED})"
     return _count_and_report(args, graph, name, load_s)
 
@@ -361,7 +310,7 @@ def _count_and_report(
     args: argparse.Namespace, graph: Graph, name: str, load_s: float, multi: bool = False
 ) -> int:
     ks = sorted({k for group in args.ks for k in group})
-    dag, orient_s = _timed(lambda: orient(graph, order=args.order))
+    dag, orient_s = timed(lambda: orient(graph, order=args.order))
     m = dag.num_edges
     if multi or jax.device_count() > 1:
         return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s))
@@ -378,7 +327,7 @@ def _count_and_report(
             bar.total = total  # edge tasks, or vertex tasks when pivoting
             bar.update(done - bar.n)
 
-        counts, count_s = _interruptible(
+        counts, count_s = timed(
             lambda: count_cliques(
                 dag,
                 ks,
@@ -410,11 +359,11 @@ def _count_sharded_and_report(
 ) -> int:
     """Counts on every device of every process; process 0 prints."""
     if args.method == "pivot":
-        raise _UsageError("--method pivot runs on one device; drop it for a multi-device count")
+        raise UsageError("--method pivot runs on one device; drop it for a multi-device count")
     split = getattr(args, "split", "balanced")
     mesh = jax.make_mesh((jax.device_count(),), ("d",))
     threads = args.threads or max(1, (os.cpu_count() or 1) // jax.local_device_count())
-    counts, count_s = _interruptible(
+    counts, count_s = timed(
         lambda: count_cliques(
             dag, ks, method=args.method, num_threads=threads, mesh=mesh, split=split
         )
@@ -446,7 +395,7 @@ def _report(
 ) -> int:
     """Prints counts as one JSON object (--json) or as aligned text lines."""
     if args.json:
-        _print_json(
+        print_json(
             {
                 "graph": name,
                 "num_nodes": graph.num_nodes,
@@ -470,7 +419,7 @@ def _report(
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    (graph, report), load_s = _timed(lambda: load(args.graph, return_report=True))
+    (graph, report), load_s = load_graph(args, return_report=True)
     degrees = np.asarray(graph.degrees())
     stats: dict[str, Any] = {
         "graph": args.graph,
@@ -483,52 +432,16 @@ def _run_info(args: argparse.Namespace) -> int:
         "degeneracy": int(degeneracy(graph)),
     }
     for order in ORDERS:
-        stats[f"max_out_degree_{order}"] = int(orient(graph, order=order).max_out_degree())
+        stats[f"max_out_degree_by_{order}"] = int(orient(graph, order=order).max_out_degree())
     stats["triangles"] = count_cliques(graph, 3, num_threads=args.threads)
     stats["transitivity"] = round(transitivity(graph), 6)
     stats["load_s"] = load_s
     if args.json:
-        _print_json(stats)
+        print_json(stats)
     else:
         width = max(map(len, stats))
         print("\n".join(f"{key:<{width}}  {_fmt(value)}" for key, value in stats.items()))
     return 0
-
-
-def _interruptible(fn: Callable[[], Any]) -> tuple[Any, float]:
-    """Like :func:`_timed`, but runs ``fn`` in a worker thread so Ctrl-C is seen at once.
-
-    A wait inside a native kernel does not return to Python until the kernel
-    ends, so the main thread only waits on the worker. Ctrl-C while the worker
-    runs raises :class:`_KernelStillRunning` (main then exits the process).
-    """
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["value"] = _timed(fn)
-        except BaseException as err:  # re-raised in the main thread
-            outcome["error"] = err
-
-    worker = threading.Thread(target=work, name="kcjax-count", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except KeyboardInterrupt:
-        if worker.is_alive():
-            raise _KernelStillRunning from None
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    """Runs ``fn`` to completion (device work included); (result, seconds)."""
-    start = time.perf_counter()
-    result = jax.block_until_ready(fn())
-    return result, time.perf_counter() - start
 
 
 def _width(counts: dict[int, int]) -> int:
@@ -539,11 +452,6 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _print_json(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
-    sys.stdout.flush()
 
 
 def _describe(err: BaseException) -> str:

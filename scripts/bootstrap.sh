@@ -15,7 +15,7 @@ fi
 need=()
 for pair in jax:jax numpy:numpy tqdm:tqdm pybind11:pybind11 \
             scikit_build_core:scikit-build-core pytest:pytest \
-            networkx:networkx scipy:scipy; do
+            networkx:networkx scipy:scipy hypothesis:hypothesis; do
   "$PY" -c "import ${pair%%:*}" 2>/dev/null || need+=("${pair#*:}")
 done
 if ! command -v cmake >/dev/null 2>&1 && ! "$PY" -c "import cmake" 2>/dev/null; then
@@ -27,5 +27,11 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # Build against the jaxlib in this environment (the FFI ABI is only backward
-# compatible, so no isolated build with another jaxlib).
-"$PY" -m pip install -q --no-build-isolation --no-deps ${KCJAX_PIP_ARGS:-} .
+# compatible, so no isolated build with another jaxlib). Editable: the
+# package is this checkout's kcjax/ (scikit-build-core's import redirect also
+# serves the compiled extension from the environment), so Python started in
+# the checkout imports the same package as Python started anywhere else.
+# KCJAX_EDITABLE=0 installs a copy instead.
+editable=(-e)
+[ "${KCJAX_EDITABLE:-1}" = 0 ] && editable=()
+"$PY" -m pip install -q --no-build-isolation --no-deps ${KCJAX_PIP_ARGS:-} "${editable[@]}" .

@@ -113,8 +113,8 @@ def test_info(capsys, graph_file):
     assert info["num_nodes"] == 7 and info["num_edges"] == 10
     assert info["max_degree"] == 5  # vertex 3
     assert info["degeneracy"] == 3
-    assert info["max_out_degree_degeneracy"] == 3
-    assert info["max_out_degree_degree"] >= 3
+    assert info["max_out_degree_by_degeneracy"] == 3
+    assert info["max_out_degree_by_degree"] >= 3
     assert info["triangles"] == 5
     assert info["transitivity"] == round(transitivity(load(graph_file)), 6) > 0
     code, text, _ = run(capsys, "info", graph_file)
@@ -262,3 +262,35 @@ def test_python_dash_m_runs_the_cli(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["counts"] == {"4": 1}
+
+
+def test_huge_vertex_id_is_refused_before_allocating(capsys, tmp_path):
+    path = tmp_path / "huge.txt"
+    path.write_text("0 2000000000\n")
+    code, out, err = run(capsys, "info", path, "--json")
+    assert code == 2 and out == ""
+    assert "2,000,000,001 vertices" in err and "GiB" in err and "--relabel" in err
+    code, out, err = run(capsys, "info", path, "--json", "--relabel")
+    assert code == 0, err
+    assert json.loads(out)["num_nodes"] == 2
+
+
+def test_list_output_errors_name_the_users_path(capsys, tmp_path, graph_file):
+    missing = tmp_path / "missing_dir" / "out.npy"
+    code, _, err = run(capsys, "list", graph_file, "-k", "3", "-o", missing)
+    assert code == 2 and f"cannot write {missing}: directory" in err and "does not exist" in err
+    folder = tmp_path / "d.npy"
+    folder.mkdir()
+    code, _, err = run(capsys, "list", graph_file, "-k", "3", "-o", folder)
+    assert code == 2 and f"cannot write {folder}: it is a directory" in err
+    assert ".partial" not in err
+
+
+def test_list_takes_one_k_and_prints_json(capsys, tmp_path, graph_file):
+    code, _, err = run(capsys, "list", graph_file, "-k", "3-4", "-o", tmp_path / "x.npy")
+    assert code == 2 and "one clique size per file" in err
+    code, out, err = run(capsys, "list", graph_file, "-k", "3", "-o", tmp_path / "x.npy", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["k"] == 3 and summary["cliques"] == 5
+    assert np.load(tmp_path / "x.npy").shape == (5, 3)

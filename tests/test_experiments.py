@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+FOLDERS = [str(EXPERIMENTS / "cliques"), str(EXPERIMENTS / "tools")]
 
 
 @pytest.fixture(scope="module")
 def scripts():
-    sys.path.insert(0, str(EXPERIMENTS))
+    sys.path[:0] = FOLDERS
     try:
         yield {
             name: importlib.import_module(name)
@@ -35,7 +36,8 @@ def scripts():
             )
         }
     finally:
-        sys.path.remove(str(EXPERIMENTS))
+        for folder in FOLDERS:
+            sys.path.remove(folder)
 
 
 def test_bench_methods_agree(scripts, tmp_path):
@@ -178,3 +180,4 @@ def test_report_tables_from_committed_results(scripts, capsys):
     assert scripts["report"].main(["--no-plots"]) == 0
     text = capsys.readouterr().out
     assert "| com-dblp | 8 |" in text and "λ=0.25" in text and "round_robin" in text
+    assert "| rmat22-2 | 9 |" in text and "CPU handlers" in text

@@ -28,7 +28,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
+import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -42,8 +45,8 @@ from kcjax.graph.orient import core_numbers
 from kcjax.truss.kernels import build_edge_index, edge_index
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-from bench import _timed, _write, load_graph  # noqa: E402
+sys.path[:0] = [str(HERE.parent / "tools")]  # also under python -P
+from devtime import device_times  # noqa: E402
 
 ROOT = HERE.parents[1]
 SHARED = (
@@ -69,6 +72,55 @@ TIMER = (
     "median_s: wall clock around a synchronized call on a device-resident, indexed graph; "
     "device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
 )
+
+
+DATA_DIRS = [ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"]
+
+
+def load_graph(name: str) -> kcjax.Graph:
+    """A shared graph by name, or ``rmatS-EF``: R-MAT of scale S, edge factor EF (seed 1)."""
+    if name.startswith("rmat"):
+        scale, _, ef = name[4:].partition("-")
+        return kcjax.generators.rmat(int(scale), edge_factor=int(ef or 16), seed=1)
+    data = _first(DATA_DIRS)
+    if data is None:
+        raise SystemExit(f"no graph directory among {DATA_DIRS}")
+    return kcjax.load(data / f"{name}.el.gz")
+
+
+def _timed(fn, repeats: int, device: bool) -> tuple[dict, object]:
+    """Median wall clock of synchronized calls after one warm-up; with ``device`` also the
+    profiler's median device span and busy time."""
+    out = jax.block_until_ready(fn())
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(fn())
+        times.append(time.perf_counter() - t0)
+    t = {"median_s": statistics.median(times), "times_s": times}
+    if device:
+        per_device = device_times(fn, repeats)
+        if per_device:
+            first = per_device[min(per_device)]
+            t.update(device_s=first["span_s"], busy_s=first["busy_s"])
+    return t, out
+
+
+def _write(path: Path, device, repeats: int, rows: list[dict], timer: str) -> None:
+    """Writes ``{"meta": ..., "rows": rows}`` (the hardware, versions, date, timer) to path."""
+    meta = {
+        "device": str(device),
+        "device_kind": device.device_kind,
+        "platform": device.platform,
+        "host": platform.node(),
+        "jax": jax.__version__,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "repeats": repeats,
+        "timer": timer,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 
 def _first(paths: list[Path]) -> Path | None:

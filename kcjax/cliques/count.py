@@ -10,6 +10,7 @@ import jax
 import numpy as np
 
 from kcjax import _wide
+from kcjax._args import as_int, as_ints, check_choice
 from kcjax._chunks import ProgressFn, chunk_start, run_chunks, task_range
 from kcjax.cliques import kernels
 from kcjax.cliques.auto import auto_method
@@ -17,6 +18,7 @@ from kcjax.cliques.dense import count_cliques_dense
 from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
 from kcjax.cliques.sharded import count_cliques_sharded
 from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, max_out_degree
+from kcjax.graph.tasks import STRATEGIES
 
 #: Every accepted ``method``: the enumeration strategies, "pivot", "dense"
 #: (pure JAX, :mod:`kcjax.cliques.dense`) and "auto".
@@ -79,18 +81,16 @@ def count_cliques(
       The count (int) for one size, or ``{k: count}`` for several.
 
     Raises:
-      ValueError: for k < 1, an unknown method or order, or a bad chunk size.
+      TypeError: for a k that is not an int or an iterable of ints (bools,
+        floats and strings are refused).
+      ValueError: for k < 1, an unknown method, order or split, or a bad
+        chunk size.
     """
-    single = isinstance(k, (int, np.integer))
-    ks = [int(k)] if single else sorted({int(x) for x in k})
-    if not ks:
-        raise ValueError("no clique size given")
-    if ks[0] < 1:
-        raise ValueError(f"clique size k must be >= 1, got {ks[0]}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if chunk_size is not None and chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    ks, single = as_ints(k, "clique size k", minimum=1)
+    check_choice(method, "method", METHODS)
+    check_choice(split, "split", STRATEGIES)
+    if chunk_size is not None:
+        as_int(chunk_size, "chunk_size", minimum=1)
     dag = as_dag(graph, order)
     traced = is_traced(dag)
     kmax = ks[-1]

@@ -9,7 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax._args import as_int
 from kcjax._chunks import ProgressFn
+from kcjax._memory import require
 from kcjax.cliques import kernels
 from kcjax.cliques.count import count_cliques
 from kcjax.cliques.kernels import ENUMERATION_METHODS, check_enumeration_method
@@ -55,14 +57,17 @@ def list_cliques(
       count set to -1, uint32[4] 128-bit count, bool overflow).
     """
     dag = as_dag(graph, order)
-    _check(k, method)
+    k = _check(k, method)
     traced = isinstance(dag.indices, jax.core.Tracer)
     if traced and capacity is None:
         raise ValueError("list_cliques under jit needs a static capacity")
-    if not traced and capacity is None:
-        capacity = int(count_cliques(dag, k, method=method, num_threads=num_threads))
     if stop_when_full and not traced:
         raise ValueError("stop_when_full applies under jit only (eagerly the listing is exact)")
+    if not traced:
+        if capacity is None:
+            capacity = int(count_cliques(dag, k, method=method, num_threads=num_threads))
+        capacity = as_int(capacity, "capacity", minimum=0)
+        _check_listing_fits(capacity, k)
     cliques, count = _list(dag, k, capacity, method, num_threads, stop_when_full)
     if traced:
         return cliques, count, _wide.exceeds(count, capacity)
@@ -102,7 +107,7 @@ def iter_cliques(
       int32[c, k] arrays of cliques in original ids, each row ascending.
     """
     dag = as_dag(graph, order)
-    _check(k, method)
+    k = _check(k, method)
     if k < 3:
         raise ValueError("iter_cliques streams k >= 3; use list_cliques for k = 1, 2")
     if batch < 1:
@@ -171,10 +176,19 @@ def clique_number(
     return omega, np.asarray(cliques)[0]
 
 
-def _check(k: int, method: str) -> None:
-    if k < 1:
-        raise ValueError(f"clique size k must be >= 1, got {k}")
+def _check_listing_fits(rows: int, k: int) -> None:
+    """Raises ValueError before listing ``rows`` k-cliques that would not fit
+    the device (rows and their sort) or the host (the returned array)."""
+    what = f"listing {rows:,} {k}-cliques"
+    fix = "stream them with iter_cliques (CLI: kcjax list -k K -o FILE.npy)"
+    require(2 * rows * k * 4, what, fix)
+    require(rows * k * 4, what, fix, host=True)
+
+
+def _check(k: int, method: str) -> int:
+    """k as an int (>= 1), after checking it and the method."""
     check_enumeration_method(method)
+    return as_int(k, "clique size k", minimum=1)
 
 
 def _list(

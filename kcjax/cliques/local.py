@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax._args import as_int
 from kcjax.cliques import kernels
 from kcjax.cliques.auto import auto_local_method
 from kcjax.cliques.count import pivot_counts
@@ -53,8 +54,7 @@ def clique_counts_per_vertex(
         per-vertex totals are 128-bit; checked before any is computed).
     """
     dag = as_dag(graph, order)
-    if k < 1:
-        raise ValueError(f"clique size k must be >= 1, got {k}")
+    k = as_int(k, "clique size k", minimum=1)
     if method not in ("auto", "pivot", *ENUMERATION_METHODS):
         raise ValueError(
             f"method must be 'auto', 'pivot' or one of {tuple(ENUMERATION_METHODS)}, got {method!r}"

@@ -199,3 +199,28 @@ def _gnp_pairs(n: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, 
     i -= i * (i - 1) // 2 > t  # correct float rounding either way
     i += (i + 1) * i // 2 <= t
     return i, t - i * (i - 1) // 2
+
+
+def kronecker(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
+    """A Graph500 Kronecker graph: :func:`rmat` with (A, B, C) = (0.57, 0.19, 0.19).
+
+    ``edge_factor * 2**scale`` generated edges with permuted vertex ids, the
+    Graph500 benchmark's input (loops and duplicates dropped).
+
+    Args:
+      scale: log2 of the number of vertices (0..30).
+      edge_factor: generated edges per vertex (Graph500: 16).
+      seed: random seed.
+    """
+    return rmat(scale, edge_factor, 0.57, 0.19, 0.19, seed, permute=True)
+
+
+def rmat_graph500(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
+    """R-MAT with (A, B, C) = (0.45, 0.15, 0.15), the Enterprise paper's R-MAT; permuted ids.
+
+    Args:
+      scale: log2 of the number of vertices (0..30).
+      edge_factor: generated edges per vertex.
+      seed: random seed.
+    """
+    return rmat(scale, edge_factor, 0.45, 0.15, 0.15, seed, permute=True)

@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kcjax._memory import require
+
 _INT32_MAX = np.iinfo(np.int32).max
 
 
@@ -55,6 +57,9 @@ class Graph:
     def num_edges(self) -> int:
         """Number of undirected edges (static)."""
         return int(self.indices.shape[0]) // 2
+
+    def __repr__(self) -> str:
+        return f"Graph(num_nodes={self.num_nodes:,}, num_edges={self.num_edges:,})"
 
     def degrees(self) -> jax.Array:
         """int32[num_nodes]: the degree of every vertex."""
@@ -115,6 +120,14 @@ class Graph:
             raise ValueError(f"vertex id {max_id} is out of range for num_nodes={num_nodes}")
         if num_nodes > _INT32_MAX - 1 or 2 * src_np.size > _INT32_MAX:
             raise ValueError("graphs beyond 2^31 - 1 vertices or adjacency entries are unsupported")
+        require(
+            _canonical_bytes(int(num_nodes), int(src_np.size)),
+            f"a graph of {int(num_nodes):,} vertices (ids up to {max_id:,}) and "
+            f"{int(src_np.size):,} edges",
+            "relabel=True numbers the vertices that have edges 0..n-1"
+            if not relabel
+            else "use a machine with more memory",
+        )
         graph, dropped_loops, nnz = _canonicalize(src_np, dst_np, int(num_nodes))
         if not return_report:
             return graph
@@ -173,6 +186,13 @@ def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
     if s.size and min(s.min(), d.min()) < 0:
         raise ValueError("vertex ids must be non-negative")
     return s, d
+
+
+def _canonical_bytes(num_nodes: int, num_edges: int) -> int:
+    """Bytes canonicalization holds at its peak: a few int32 vertex arrays, and
+    the padded, symmetrized edge arrays with their sort buffers."""
+    padded = 1 << max(0, num_edges - 1).bit_length()
+    return 16 * (num_nodes + 1) + 48 * padded
 
 
 def row_ids(indptr: jax.Array, nnz: int) -> jax.Array:

@@ -99,7 +99,11 @@ def load(
             src, dst, None if relabel else num_nodes, relabel=relabel, return_report=return_report
         )
     except ValueError as err:
-        hint = "" if relabel else " (relabel=True renumbers the ids to 0..n-1)"
+        hint = (
+            ""
+            if relabel or "relabel" in str(err)
+            else " (relabel=True renumbers the ids to 0..n-1)"
+        )
         raise GraphFormatError(f"{path}: {err}{hint}") from err
 
 

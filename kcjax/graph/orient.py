@@ -48,6 +48,9 @@ class DAG:
         """Number of edges (static)."""
         return int(self.indices.shape[0])
 
+    def __repr__(self) -> str:
+        return f"DAG(num_nodes={self.num_nodes:,}, num_edges={self.num_edges:,})"
+
     def out_degrees(self) -> jax.Array:
         """int32[num_nodes]: out-degree of every rank."""
         return jnp.diff(self.indptr)

@@ -269,3 +269,33 @@ def test_real_graphs_match_ground_truth(shared_graph, name, ks, methods):
     for method in methods:
         got = kcjax.count_cliques(dag, list(ks), method=method)
         assert got == {k: truth[(name, k)] for k in ks}, method
+
+
+@pytest.mark.parametrize("bad", ["5", "10", 5.0, True, [3, "4"], None])
+def test_clique_sizes_must_be_integers(bad):
+    graph = kcjax.generators.complete(6)
+    with pytest.raises(TypeError, match="clique size k must be an integer"):
+        kcjax.count_cliques(graph, bad)
+
+
+@pytest.mark.parametrize("good", [np.int64(4), [np.int32(3), 4], range(3, 5)])
+def test_clique_sizes_accept_numpy_integers_and_iterables(good):
+    graph = kcjax.generators.complete(6)
+    expected = {3: 20, 4: 15}
+    out = kcjax.count_cliques(graph, good)
+    assert out == (expected[4] if np.ndim(good) == 0 else {k: expected[k] for k in good})
+
+
+def test_bad_split_is_named():
+    with pytest.raises(ValueError, match="split must be one of"):
+        kcjax.count_cliques(kcjax.generators.complete(6), 3, split="nope")
+
+
+def test_listing_past_memory_is_refused_before_the_work(monkeypatch):
+    from kcjax import _memory
+
+    graph = kcjax.generators.complete(6)
+    monkeypatch.setattr(_memory, "host_free_bytes", lambda: 100)
+    monkeypatch.setattr(_memory, "free_bytes", lambda device=None: 100)
+    with pytest.raises(ValueError, match=r"listing 15 4-cliques needs .* iter_cliques"):
+        kcjax.list_cliques(graph, 4)

@@ -107,3 +107,15 @@ def test_orient_under_jit_matches_eager():
     jitted = jax.jit(lambda g: kcjax.orient(g, order="degeneracy"))(graph)
     for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_repr_shows_sizes_not_arrays():
+    graph = kcjax.generators.complete(4)
+    assert repr(graph) == "Graph(num_nodes=4, num_edges=6)"
+    assert repr(kcjax.orient(graph)) == "DAG(num_nodes=4, num_edges=6)"
+
+
+def test_huge_ids_are_refused_before_allocating():
+    with pytest.raises(ValueError, match=r"2,000,000,001 vertices .* relabel=True"):
+        kcjax.Graph.from_edges([0], [2_000_000_000])
+    assert kcjax.Graph.from_edges([0], [2_000_000_000], relabel=True).num_nodes == 2

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "kcjax/core/ffi.h"
 #include "kcjax/truss/truss.h"
 
 namespace ffi = xla::ffi;
@@ -170,7 +171,7 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
       esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
       dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
       core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
-  if (!bad.empty()) return ffi::Error::InvalidArgument("kcjax_truss: " + bad);
+  if (!bad.empty()) return Reporter("kcjax_truss", "CPU").Invalid(bad);
   View g{indptr.typed_data(),     indices.typed_data(),     eid.typed_data(),
          esrc.typed_data(),       edst.typed_data(),        dag_indptr.typed_data(),
          dag_indices.typed_data(), dag_src.typed_data(),    dag_eid.typed_data(),

@@ -10,8 +10,8 @@
 // edges), until no round adds an edge; then the next level. Frontier edges
 // whose shorter list is long are intersected by the whole grid, not one warp.
 //
-// Small warp-intersection helpers live here until the shared
-// kcjax/cuda/intersect.cuh lands (ffi-house); they are marked for that move.
+// Intersections and warp sums come from kcjax/cuda/; the two warp helpers
+// marked below (min, aggregated push) are candidates for warp.cuh.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -21,7 +21,10 @@
 #include <optional>
 #include <string>
 
-#include "kcjax/cuda_scratch.h"
+#include "kcjax/core/ffi.h"
+#include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/warp.cuh"
 #include "kcjax/truss/truss.h"
 
 namespace ffi = xla::ffi;
@@ -30,7 +33,8 @@ namespace cg = cooperative_groups;
 namespace kcjax {
 namespace {
 
-constexpr int kWarp = 32;
+using cuda::kWarp;
+using cuda::WarpSum;
 constexpr int kThreads = TrussPolicy::kThreads;
 
 // Edge states during peeling.
@@ -47,25 +51,13 @@ enum Counter : int {
   kNumCounters = 8,
 };
 
-// [move to kcjax/cuda/intersect.cuh] First position p in [lo, hi) with col[p] >= x.
+// First position p in [lo, hi) with col[p] >= x (hi if none).
 __device__ __forceinline__ int32_t LowerBound(const int32_t* __restrict__ col, int32_t lo,
                                               int32_t hi, int32_t x) {
-  while (lo < hi) {
-    const int32_t mid = (lo + hi) >> 1;
-    if (col[mid] < x) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return lo + cuda::LowerBound(col + lo, hi - lo, x);
 }
 
 // [move to kcjax/cuda/warp.cuh]
-__device__ __forceinline__ int32_t WarpSum(int32_t x) {
-  for (int o = kWarp / 2; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
-  return x;
-}
 __device__ __forceinline__ int32_t WarpMin(int32_t x) {
   for (int o = kWarp / 2; o > 0; o >>= 1) x = min(x, __shfl_down_sync(0xffffffffu, x, o));
   return x;
@@ -371,11 +363,6 @@ __global__ void FlagsKernel(const uint8_t* __restrict__ state, int32_t m, int32_
   }
 }
 
-ffi::Error CudaError(const char* what, cudaError_t err) {
-  return ffi::Error::Internal(std::string("kcjax_truss (CUDA): ") + what + ": " +
-                              cudaGetErrorString(err));
-}
-
 int Blocks(int64_t work_threads, int sms) {
   const int64_t b = (work_threads + kThreads - 1) / kThreads;
   return static_cast<int>(std::clamp<int64_t>(b, 1, int64_t{sms} * 32));
@@ -391,12 +378,13 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      int32_t num_threads,
                      ffi::ResultBuffer<ffi::S32> out) {
   (void)num_threads;
+  const Reporter report("kcjax_truss", "CUDA");
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(),
       esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
       dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
       core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
-  if (!bad.empty()) return ffi::Error::InvalidArgument("kcjax_truss: " + bad);
+  if (!bad.empty()) return report.Invalid(bad);
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
   if (m == 0) return ffi::Error::Success();
@@ -405,17 +393,16 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   int device = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess) return CudaError("device query", err);
+  if (err != cudaSuccess) return report.Cuda("device query", err);
 
-  DeviceScratch scratch(xla_scratch, stream);
+  cuda::DeviceScratch scratch(xla_scratch, stream);
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
   auto* state = static_cast<uint8_t*>(scratch.Allocate(static_cast<size_t>(m)));
   int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data()
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* counters = static_cast<int32_t*>(scratch.Allocate(kNumCounters * sizeof(int32_t)));
   if (state == nullptr || sup == nullptr || counters == nullptr) {
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
-                      "kcjax_truss (CUDA): cannot allocate GPU scratch for the edge state");
+    return report.Exhausted(m4 * 2 + m, "the edge state");
   }
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
         esrc.typed_data(),   edst.typed_data(),    m};
@@ -437,15 +424,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                                                                                        sup);
       break;
   }
-  if ((err = cudaGetLastError()) != cudaSuccess) return CudaError("support kernel", err);
+  if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
 
   int32_t* buf0 = static_cast<int32_t*>(scratch.Allocate(m4));
   int32_t* buf1 = static_cast<int32_t*>(scratch.Allocate(m4));
   int32_t* heavy = static_cast<int32_t*>(scratch.Allocate(m4));
   if (buf0 == nullptr || buf1 == nullptr || heavy == nullptr) {
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted,
-                      "kcjax_truss (CUDA): cannot allocate GPU scratch for the peeling frontiers");
+    return report.Exhausted(m4 * 3, "the peeling frontiers");
   }
   PeelParams P{g,
                state,
@@ -458,16 +444,16 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                tmode == TrussMode::kKTruss ? kbuf.typed_data() : nullptr};
   int per_sm = 0;
   err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, PeelKernel, kThreads, 0);
-  if (err != cudaSuccess || per_sm < 1) return CudaError("occupancy of the peeling kernel", err);
+  if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the peeling kernel", err);
   const int grid = std::min(std::min(per_sm, TrussPolicy::kPeelBlocksPerSm) * sms,
                             Blocks(int64_t{m} * kWarp, sms));
   void* args[] = {&P};
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid),
                                     dim3(kThreads), args, 0, stream);
-  if (err != cudaSuccess) return CudaError("peeling kernel launch", err);
+  if (err != cudaSuccess) return report.Cuda("peeling kernel launch", err);
   if (tmode == TrussMode::kKTruss) {
     FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(state, m, out->typed_data());
-    if ((err = cudaGetLastError()) != cudaSuccess) return CudaError("flags kernel", err);
+    if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("flags kernel", err);
   }
   return ffi::Error::Success();
 }

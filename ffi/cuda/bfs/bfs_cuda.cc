@@ -1,0 +1,77 @@
+// CUDA handler of "kcjax_bfs" (contract in ffi/include/kcjax/bfs/bfs.h).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kcjax/bfs/args.h"
+#include "kcjax/bfs/bfs.h"
+#include "kcjax/bfs/bfs_cuda.h"
+#include "kcjax/core/ffi.h"
+#include "kcjax/cuda/scratch.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
+                   ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                   ffi::Buffer<ffi::S32> sources, int32_t method, int32_t direction,
+                   int32_t batch, int32_t hub_tau, ffi::ResultBuffer<ffi::S32> dist,
+                   ffi::ResultBuffer<ffi::S32> parent) {
+  const kcjax::Reporter rep("kcjax_bfs", "CUDA");
+  kcjax::bfs::Shape shape;
+  if (auto err = kcjax::bfs::CheckArgs(rep, indptr, indices, sources, method, direction, batch,
+                                       dist, parent, &shape);
+      err.failure()) {
+    return err;
+  }
+  kcjax::cuda::BfsProblem p;
+  p.indptr = indptr.typed_data();
+  p.indices = indices.typed_data();
+  p.sources = sources.typed_data();
+  p.n = shape.n;
+  p.m = shape.m;
+  p.s = shape.s;
+  const bool want_parents = shape.want_parents;
+  if (p.n == 0 || p.s == 0) return ffi::Error::Success();
+  p.dist = dist->typed_data();
+  p.parent = want_parents ? parent->typed_data() : nullptr;
+  p.method = method;
+  p.direction = direction;
+  p.bitset = batch == kcjax::kBfsBitset && p.s > 1;
+  p.tau = kcjax::HubTau(p.n, p.m, hub_tau);
+
+  int dev = 0, num_sms = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
+  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  kcjax::cuda::BfsPlan plan;
+  err = kcjax::cuda::PlanBfs(p, num_sms, &plan);
+  if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy)", err);
+  kcjax::cuda::DeviceScratch memory(scratch, stream);
+  void* buf = memory.Allocate(plan.scratch_bytes);
+  if (buf == nullptr)
+    return rep.Exhausted(plan.scratch_bytes, "the BFS queues and status arrays");
+  err = kcjax::cuda::RunBfs(p, plan, buf, stream);
+  if (err != cudaSuccess) return rep.Cuda("BFS kernel launch", err);
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, BfsCuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // sources
+                                  .Attr<int32_t>("method")
+                                  .Attr<int32_t>("direction")
+                                  .Attr<int32_t>("batch")
+                                  .Attr<int32_t>("hub_tau")
+                                  .Ret<ffi::Buffer<ffi::S32>>()  // dist
+                                  .Ret<ffi::Buffer<ffi::S32>>()  // parent
+);

@@ -1,0 +1,551 @@
+// CUDA kernels of "kcjax_bfs": Enterprise-style BFS (Liu & Huang, SC'15).
+//
+// One cooperative persistent kernel per call runs every level of every
+// traversal; levels are separated by grid syncs and the host reads nothing
+// back. Per level of a single-source traversal (methods kBfsQueue and up):
+//   A. top-down frontier: every thread scans its interleaved share of the
+//      status (distance) array, bins the vertices at this level by out-degree
+//      class, a grid-wide prefix sum of the per-thread counts gives each
+//      thread its offsets, and a second pass writes the queues (no atomics);
+//      hubs (degree > τ) also go to a hub queue.
+//   B. direction: kcjax::NextBottomUp (hubs in the frontier / all hubs > γ).
+//      At the switch level, the unvisited vertices are collected once.
+//   C. expansion: top-down per class (small: a thread, middle: a warp, large:
+//      a block, extreme: the whole grid per vertex); bottom-up a thread per
+//      unvisited vertex, stopping at the first neighbour in the frontier,
+//      looking first in a shared-memory cache of the frontier's hubs.
+//   D. bottom-up only: the next unvisited queue is this one minus what this
+//      level visited (prefix sum again), which also counts the next frontier
+//      and its hubs, so no full scan is needed while bottom-up.
+// Several sources with kBfsBitset: 64 traversals per 64-bit word; each level
+// a pull over all vertices (a thread per vertex, a warp for degree >= 32).
+//
+// Distances written by one level are read by other blocks in the next, after
+// a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
+// Writes of a child's distance and parent race benignly: every writer stores
+// the same distance and a valid parent.
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "kcjax/bfs/policy.h"
+#include "kcjax/bfs/bfs_cuda.h"
+#include "kcjax/cuda/warp.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace kcjax::cuda {
+namespace {
+
+constexpr int kThreads = BfsPolicy::kBlockThreads;
+constexpr int kWarps = kThreads / 32;
+constexpr int kScanSlots = 8;  // categories a grid scan may carry
+
+struct SingleScratch {
+  int32_t* queue;   // [n] frontier queue, classes back to back
+  int32_t* unv[2];  // [n] each: unvisited queues (bottom-up), ping-pong
+  int32_t* hubs;    // [n] hubs of the current frontier
+  int32_t* block_tot;  // [2][grid][kScanSlots]
+  int32_t* flags;      // [3] rotating "something changed" flags (scan method)
+};
+
+// Grid-wide exclusive prefix sum of per-thread counts c[0..K): off[k] is this
+// thread's offset within category k, tot[k] the grid total. block_tot is
+// double-buffered by `parity` (a grid sync separates reuse of a buffer).
+template <int K>
+__device__ void GridScan(const int (&c)[K], int (&off)[K], int (&tot)[K], int32_t* block_tot,
+                         int& parity, cg::grid_group& grid) {
+  __shared__ int warp_sums[K][kWarps];
+  __shared__ int base[K], total[K];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int32_t* buf = block_tot + static_cast<size_t>(parity) * gridDim.x * kScanSlots;
+  parity ^= 1;
+  int incl[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    incl[k] = WarpInclusiveScan(c[k]);
+    if (lane == 31) warp_sums[k][warp] = incl[k];
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int v = WarpInclusiveScan(lane < kWarps ? warp_sums[k][lane] : 0);
+      if (lane < kWarps) warp_sums[k][lane] = v;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) off[k] = incl[k] - c[k] + (warp > 0 ? warp_sums[k][warp - 1] : 0);
+  if (threadIdx.x < K) buf[blockIdx.x * kScanSlots + threadIdx.x] = warp_sums[threadIdx.x][kWarps - 1];
+  grid.sync();
+  if (warp < K) {
+    int before = 0, all = 0;
+    for (int b = lane; b < static_cast<int>(gridDim.x); b += 32) {
+      const int v = __ldcg(buf + b * kScanSlots + warp);
+      all += v;
+      if (b < static_cast<int>(blockIdx.x)) before += v;
+    }
+    before = WarpSum(before);
+    all = WarpSum(all);
+    if (lane == 0) {
+      base[warp] = before;
+      total[warp] = all;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    off[k] += base[k];
+    tot[k] = total[k];
+  }
+  __syncthreads();
+}
+
+__device__ __forceinline__ int DegreeClass(int deg, bool classes) {
+  if (!classes || deg < BfsPolicy::kSmallMax) return 0;
+  if (deg <= BfsPolicy::kMiddleMax) return 1;
+  if (deg <= BfsPolicy::kLargeMax) return 2;
+  return 3;
+}
+
+__device__ __forceinline__ uint32_t HubSlot(int32_t v) {
+  static_assert((BfsPolicy::kHubCacheSlots & (BfsPolicy::kHubCacheSlots - 1)) == 0);
+  return (static_cast<uint32_t>(v) * 2654435761u) & (BfsPolicy::kHubCacheSlots - 1);
+}
+
+// The "changed" flag of the next level. Three rotate: the one reset here was
+// last read two grid syncs ago. `tick` runs on across traversals.
+__device__ __forceinline__ int32_t* NextFlag(int32_t* flags, int& tick, int64_t tid) {
+  int32_t* flag = flags + tick % 3;
+  if (tid == 0) flags[(tick + 1) % 3] = 0;
+  tick = (tick + 1) % 3;
+  return flag;
+}
+
+__device__ __forceinline__ uint64_t LoadBits(const uint64_t* p) {
+  return __ldcg(reinterpret_cast<const unsigned long long*>(p));
+}
+
+struct Level {
+  int frontier = 0;  // vertices at this level
+  int hubs = 0;      // hubs among them
+  int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
+};
+
+// Phase A: queues of the vertices at `level` (two passes around a grid scan).
+__device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
+                               const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  const bool classes = p.method >= kBfsClasses;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int c[5] = {0, 0, 0, 0, 0};
+  for (int64_t v = tid; v < p.n; v += stride) {
+    if (__ldcg(dist + v) != level) continue;
+    const int deg = p.indptr[v + 1] - p.indptr[v];
+    ++c[DegreeClass(deg, classes)];
+    c[4] += deg > p.tau;
+  }
+  int off[5], tot[5];
+  GridScan<5>(c, off, tot, sc.block_tot, parity, grid);
+  int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
+  for (int64_t v = tid; v < p.n; v += stride) {
+    if (__ldcg(dist + v) != level) continue;
+    const int deg = p.indptr[v + 1] - p.indptr[v];
+    const int k = DegreeClass(deg, classes);
+    sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
+    if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
+  }
+  grid.sync();
+  Level out;
+  for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
+  out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
+  out.hubs = tot[4];
+  return out;
+}
+
+// The unvisited vertices (the switch level's full scan); returns their number.
+__device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_t* out,
+                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int c[1] = {0};
+  for (int64_t v = tid; v < p.n; v += stride) c[0] += __ldcg(dist + v) < 0;
+  int off[1], tot[1];
+  GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
+  for (int64_t v = tid; v < p.n; v += stride)
+    if (__ldcg(dist + v) < 0) out[off[0]++] = static_cast<int32_t>(v);
+  grid.sync();
+  return tot[0];
+}
+
+__device__ __forceinline__ void Visit(int32_t* dist, int32_t* parent, int32_t w, int32_t u,
+                                      int32_t next_level) {
+  if (__ldcg(dist + w) >= 0) return;
+  dist[w] = next_level;
+  if (parent != nullptr) parent[w] = u;
+}
+
+// Phase C, top-down: every class queue with its mapping.
+__device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
+                              const Level& lv, const SingleScratch& sc, cg::grid_group& grid) {
+  const int32_t next = level + 1;
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  const int32_t* q = sc.queue;
+  for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
+    const int32_t u = __ldcg(q + i);
+    for (int32_t e = p.indptr[u]; e < p.indptr[u + 1]; ++e) Visit(dist, parent, p.indices[e], u, next);
+  }
+  q += lv.cls[0];
+  const int64_t warps = threads / 32, wid = tid / 32;
+  for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
+    const int32_t u = __ldcg(q + i);
+    for (int32_t e = p.indptr[u] + lane; e < p.indptr[u + 1]; e += 32)
+      Visit(dist, parent, p.indices[e], u, next);
+  }
+  q += lv.cls[1];
+  for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
+    const int32_t u = __ldcg(q + i);
+    for (int32_t e = p.indptr[u] + threadIdx.x; e < p.indptr[u + 1]; e += blockDim.x)
+      Visit(dist, parent, p.indices[e], u, next);
+  }
+  q += lv.cls[2];
+  for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
+    const int32_t u = __ldcg(q + i);
+    for (int64_t e = p.indptr[u] + tid; e < p.indptr[u + 1]; e += threads)
+      Visit(dist, parent, p.indices[static_cast<int32_t>(e)], u, next);
+  }
+}
+
+// Phase C, bottom-up over the unvisited queue, with the hub cache if asked.
+__device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
+                               const int32_t* unv, int count, int hubs, const SingleScratch& sc,
+                               bool cache) {
+  __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
+  if (cache) {
+    for (int i = threadIdx.x; i < BfsPolicy::kHubCacheSlots; i += blockDim.x) hc[i] = -1;
+    __syncthreads();
+    const int load = min(hubs, 4 * BfsPolicy::kHubCacheSlots);
+    for (int i = threadIdx.x; i < load; i += blockDim.x) {
+      const int32_t h = __ldcg(sc.hubs + i);
+      hc[HubSlot(h)] = h;
+    }
+    __syncthreads();
+  }
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = tid; i < count; i += threads) {
+    const int32_t v = __ldcg(unv + i);
+    for (int32_t e = p.indptr[v]; e < p.indptr[v + 1]; ++e) {
+      const int32_t u = p.indices[e];
+      if ((cache && hc[HubSlot(u)] == u) || __ldcg(dist + u) == level) {
+        dist[v] = level + 1;
+        if (parent != nullptr) parent[v] = u;
+        break;
+      }
+    }
+  }
+  if (cache) __syncthreads();  // hc is rebuilt by the next bottom-up level
+}
+
+// Phase D: filters the unvisited queue; returns the new count, the next
+// frontier's size and its hubs (written to the hub queue).
+__device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const int32_t* in,
+                               int count, int32_t* out, Level* lv, const SingleScratch& sc,
+                               int& parity, cg::grid_group& grid) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int c[3] = {0, 0, 0};
+  for (int64_t i = tid; i < count; i += stride) {
+    const int32_t v = __ldcg(in + i);
+    if (__ldcg(dist + v) < 0) {
+      ++c[0];
+    } else {
+      ++c[1];
+      c[2] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+    }
+  }
+  int off[3], tot[3];
+  GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
+  for (int64_t i = tid; i < count; i += stride) {
+    const int32_t v = __ldcg(in + i);
+    if (__ldcg(dist + v) < 0) {
+      out[off[0]++] = v;
+    } else if ((p.indptr[v + 1] - p.indptr[v]) > p.tau) {
+      sc.hubs[off[2]++] = v;
+    }
+  }
+  grid.sync();
+  lv->frontier = tot[1];
+  lv->hubs = tot[2];
+  return tot[0];
+}
+
+// Method kBfsScan: a thread per vertex of the status array, no queues.
+__device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                             const SingleScratch& sc, int& tick, cg::grid_group& grid) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool bottom_up = p.direction == kBfsBottomUp;
+  for (int32_t level = 0;; ++level) {
+    int32_t* flag = NextFlag(sc.flags, tick, tid);
+    bool changed = false;
+    for (int64_t v = tid; v < p.n; v += stride) {
+      if (bottom_up) {
+        if (__ldcg(dist + v) >= 0) continue;
+        for (int32_t e = p.indptr[v]; e < p.indptr[v + 1]; ++e) {
+          const int32_t u = p.indices[e];
+          if (__ldcg(dist + u) == level) {
+            dist[v] = level + 1;
+            if (parent != nullptr) parent[v] = u;
+            changed = true;
+            break;
+          }
+        }
+      } else if (__ldcg(dist + v) == level) {
+        for (int32_t e = p.indptr[v]; e < p.indptr[v + 1]; ++e) {
+          const int32_t w = p.indices[e];
+          if (__ldcg(dist + w) < 0) {
+            dist[w] = level + 1;
+            if (parent != nullptr) parent[w] = static_cast<int32_t>(v);
+            changed = true;
+          }
+        }
+      }
+    }
+    if (changed) *flag = 1;
+    grid.sync();
+    if (__ldcg(flag) == 0) break;
+  }
+}
+
+// Methods kBfsQueue and up.
+__device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                               int total_hubs, const SingleScratch& sc, int& parity,
+                               cg::grid_group& grid) {
+  bool bottom_up = false;
+  int prev = 0, unv_count = 0, cur = 0;
+  Level lv;
+  for (int32_t level = 0;; ++level) {
+    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, parity, grid);
+    if (lv.frontier == 0) break;
+    const bool next_bu = NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs,
+                                      total_hubs, p.n);
+    if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
+    if (next_bu && !bottom_up) {
+      cur = 0;
+      unv_count = CollectUnvisited(p, dist, sc.unv[cur], sc, parity, grid);
+    }
+    prev = lv.frontier;
+    bottom_up = next_bu;
+    if (bottom_up) {
+      ExpandBottomUp(p, dist, parent, level, sc.unv[cur], unv_count, lv.hubs, sc,
+                     p.method >= kBfsEnterprise);
+      grid.sync();
+      unv_count = FilterUnvisited(p, dist, sc.unv[cur], unv_count, sc.unv[cur ^ 1], &lv, sc,
+                                  parity, grid);
+      cur ^= 1;
+    } else {
+      ExpandTopDown(p, dist, parent, level, lv, sc, grid);
+      grid.sync();
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) BfsSingleKernel(BfsProblem p, SingleScratch sc) {
+  cg::grid_group grid = cg::this_grid();
+  int parity = 0, tick = 0;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int total_hubs = 0;
+  if (p.method >= kBfsDirection) {
+    int c[1] = {0}, off[1], tot[1];
+    for (int64_t v = tid; v < p.n; v += stride) c[0] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+    GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
+    total_hubs = tot[0];
+  }
+  for (int64_t s = 0; s < p.s; ++s) {
+    int32_t* dist = p.dist + s * p.n;
+    int32_t* parent = p.parent != nullptr ? p.parent + s * p.n : nullptr;
+    const int32_t src = p.sources[s];
+    if (src < 0 || src >= p.n) continue;  // the row stays -1 (memset by the host)
+    if (tid == 0) {
+      dist[src] = 0;
+      if (parent != nullptr) parent[src] = src;
+    }
+    grid.sync();
+    if (p.method == kBfsScan) {
+      TraverseScan(p, dist, parent, sc, tick, grid);
+    } else {
+      TraverseQueues(p, dist, parent, total_hubs, sc, parity, grid);
+    }
+  }
+}
+
+// ---- Bit-parallel multi-source BFS ----
+
+struct BitsetScratch {
+  uint64_t* visited;   // [n]
+  uint64_t* front[2];  // [n] each
+  int32_t* flags;      // [3]
+};
+
+__global__ void __launch_bounds__(kThreads) BfsBitsetKernel(BfsProblem p, BitsetScratch sc) {
+  cg::grid_group grid = cg::this_grid();
+  constexpr int kWidth = BfsPolicy::kBitsetWidth;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  int tick = 0;
+  for (int64_t first = 0; first < p.s; first += kWidth) {
+    const int count = static_cast<int>(p.s - first < kWidth ? p.s - first : kWidth);
+    for (int64_t v = tid; v < p.n; v += stride) {
+      sc.visited[v] = 0;
+      sc.front[0][v] = 0;
+    }
+    grid.sync();
+    uint64_t full = 0;
+    for (int b = 0; b < count; ++b) {
+      const int32_t src = p.sources[first + b];
+      if (src >= 0 && src < p.n) full |= uint64_t{1} << b;
+    }
+    if (tid < count && ((full >> tid) & 1)) {
+      const int32_t src = p.sources[first + tid];
+      atomicOr(reinterpret_cast<unsigned long long*>(sc.visited + src), 1ull << tid);
+      atomicOr(reinterpret_cast<unsigned long long*>(sc.front[0] + src), 1ull << tid);
+      p.dist[(first + tid) * p.n + src] = 0;
+      if (p.parent != nullptr) p.parent[(first + tid) * p.n + src] = src;
+    }
+    grid.sync();
+    // Warps walk 32 consecutive vertices at a time: lane l owns vertex base + l.
+    const int64_t warps = stride / 32, wid = tid / 32;
+    const int64_t span = (p.n + 31) / 32 * 32;
+    for (int32_t level = 0;; ++level) {
+      const uint64_t* cur = sc.front[level & 1];
+      uint64_t* nxt = sc.front[(level + 1) & 1];
+      int32_t* flag = NextFlag(sc.flags, tick, tid);
+      bool changed = false;
+      for (int64_t base = wid * 32; base < span; base += warps * 32) {
+        const int64_t v = base + lane;
+        const bool mine = v < p.n;
+        const uint64_t seen = mine ? LoadBits(sc.visited + v) : full;
+        const uint64_t need = full & ~seen;
+        const int32_t lo = mine ? p.indptr[v] : 0, hi = mine ? p.indptr[v + 1] : 0;
+        const bool wide = need != 0 && hi - lo >= BfsPolicy::kSmallMax;
+        uint64_t acc = 0;
+        if (need != 0 && !wide) {
+          for (int32_t e = lo; e < hi; ++e) {
+            const int32_t u = p.indices[e];
+            uint64_t fresh = LoadBits(cur + u) & need & ~acc;
+            if (fresh == 0) continue;
+            acc |= fresh;
+            if (p.parent != nullptr)
+              for (uint64_t f = fresh; f != 0; f &= f - 1)
+                p.parent[(first + __ffsll(static_cast<long long>(f)) - 1) * p.n + v] = u;
+            if (acc == need) break;
+          }
+        }
+        for (unsigned todo = __ballot_sync(0xffffffffu, wide); todo != 0; todo &= todo - 1) {
+          const int owner = __ffs(todo) - 1;
+          const int64_t w = base + owner;
+          const uint64_t wneed = __shfl_sync(0xffffffffu, need, owner);
+          const int32_t wlo = __shfl_sync(0xffffffffu, lo, owner);
+          const int32_t whi = __shfl_sync(0xffffffffu, hi, owner);
+          uint64_t got = 0;
+          for (int32_t e0 = wlo; e0 < whi; e0 += 32) {
+            const int32_t e = e0 + lane;
+            if (e < whi) {
+              const int32_t u = p.indices[e];
+              const uint64_t fresh = LoadBits(cur + u) & wneed & ~got;
+              if (fresh != 0 && p.parent != nullptr)
+                for (uint64_t f = fresh; f != 0; f &= f - 1)
+                  p.parent[(first + __ffsll(static_cast<long long>(f)) - 1) * p.n + w] = u;
+              got |= fresh;
+            }
+            got = WarpOr(got);
+            if (got == wneed) break;
+          }
+          if (lane == owner) acc = got;
+        }
+        if (mine) {
+          nxt[v] = acc;
+          if (acc != 0) {
+            sc.visited[v] = seen | acc;
+            changed = true;
+            for (uint64_t f = acc; f != 0; f &= f - 1)
+              p.dist[(first + __ffsll(static_cast<long long>(f)) - 1) * p.n + v] = level + 1;
+          }
+        }
+      }
+      if (changed) *flag = 1;
+      grid.sync();
+      if (__ldcg(flag) == 0) break;
+    }
+    grid.sync();
+  }
+}
+
+size_t AlignUp(size_t x) { return (x + 255) / 256 * 256; }
+
+}  // namespace
+
+cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
+  int per_sm = 0;
+  cudaError_t err =
+      p.bitset ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsBitsetKernel, kThreads, 0)
+               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
+  if (err != cudaSuccess) return err;
+  plan->grid = max(1, per_sm) * num_sms;
+  const size_t n = static_cast<size_t>(p.n);
+  if (p.bitset) {
+    plan->scratch_bytes = 3 * AlignUp(n * sizeof(uint64_t)) + AlignUp(3 * sizeof(int32_t));
+  } else {
+    plan->scratch_bytes = 4 * AlignUp(n * sizeof(int32_t)) +
+                          AlignUp(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t)) +
+                          AlignUp(3 * sizeof(int32_t));
+  }
+  return cudaSuccess;
+}
+
+cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cudaStream_t stream) {
+  const size_t rows = static_cast<size_t>(p.s) * static_cast<size_t>(p.n) * sizeof(int32_t);
+  cudaError_t err = cudaMemsetAsync(p.dist, 0xff, rows, stream);
+  if (err == cudaSuccess && p.parent != nullptr) err = cudaMemsetAsync(p.parent, 0xff, rows, stream);
+  if (err != cudaSuccess) return err;
+  char* at = static_cast<char*>(scratch);
+  auto take = [&at](size_t bytes) {
+    void* r = at;
+    at += AlignUp(bytes);
+    return r;
+  };
+  const size_t n = static_cast<size_t>(p.n);
+  BfsProblem problem = p;
+  if (p.bitset) {
+    BitsetScratch sc;
+    sc.visited = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
+    sc.front[0] = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
+    sc.front[1] = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
+    sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
+    err = cudaMemsetAsync(sc.flags, 0, 3 * sizeof(int32_t), stream);
+    if (err != cudaSuccess) return err;
+    void* args[] = {&problem, &sc};
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsBitsetKernel), plan.grid, kThreads,
+                                       args, 0, stream);
+  }
+  SingleScratch sc;
+  sc.queue = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.unv[0] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.unv[1] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.hubs = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.block_tot = static_cast<int32_t*>(take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
+  sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
+  err = cudaMemsetAsync(sc.flags, 0, 3 * sizeof(int32_t), stream);
+  if (err != cudaSuccess) return err;
+  void* args[] = {&problem, &sc};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,
+                                     args, 0, stream);
+}
+
+}  // namespace kcjax::cuda

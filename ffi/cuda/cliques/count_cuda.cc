@@ -1,0 +1,204 @@
+// CUDA handler of "kcjax_clique_count" (contract in kcjax/cliques/cliques.h). The
+// kernels and their launchers are in count.cu.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/ffi.h"
+#include "kcjax/cliques/count_cuda.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/policy.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+const kcjax::Reporter rep("kcjax_clique_count");
+
+// Pinned host memory for one TaskClasses per thread (a handler call reads it
+// back before it returns), or nullptr if it cannot be allocated.
+kcjax::cuda::TaskClasses* PinnedClasses() {
+  struct Buffer {
+    kcjax::cuda::TaskClasses* p = nullptr;
+    bool tried = false;
+    ~Buffer() {
+      if (p != nullptr) cudaFreeHost(p);
+    }
+  };
+  thread_local Buffer buffer;
+  if (!buffer.tried) {
+    buffer.tried = true;
+    void* p = nullptr;
+    if (cudaMallocHost(&p, sizeof(kcjax::cuda::TaskClasses)) == cudaSuccess) {
+      buffer.p = static_cast<kcjax::cuda::TaskClasses*>(p);
+    } else {
+      cudaGetLastError();  // clear it: the caller reads the classes back instead
+    }
+  }
+  return buffer.p;
+}
+
+// Phase 2: the persistent kernels per size class, planned from the read-back
+// classes, or from the max_degree hint when classes is nullptr.
+ffi::Error Solve(const kcjax::cuda::CountProblem& p, const kcjax::cuda::TaskClasses* classes,
+                 void* pre, int num_sms, kcjax::cuda::DeviceScratch& memory, cudaStream_t stream) {
+  kcjax::cuda::SolvePlan plan;
+  cudaError_t err = kcjax::cuda::PlanSolve(p, classes, num_sms, &plan);
+  if (err != cudaSuccess) return rep.Cuda("planning the clique kernels (occupancy)", err);
+  if (plan.scratch_bytes == 0) return ffi::Error::Success();
+  void* work = memory.Allocate(plan.scratch_bytes);
+  if (work == nullptr)
+    return rep.Exhausted(plan.scratch_bytes,
+                         "the clique kernels (largest task key " +
+                          std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
+                          "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
+  err = kcjax::cuda::LaunchSolve(p, plan, kcjax::cuda::PrepassSortedTasks(pre, p.num_tasks),
+                                 kcjax::cuda::PrepassSortedKeys(pre, p.num_tasks),
+                                 kcjax::cuda::PrepassClasses(pre), work, stream);
+  if (err != cudaSuccess) return rep.Cuda("clique kernel launch", err);
+  return ffi::Error::Success();
+}
+
+ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
+                           ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                           ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t kmax,
+                           int32_t method, float lam, int32_t /*num_threads*/, bool all_edges,
+                           int32_t max_degree, ffi::ResultBuffer<ffi::U32> counts) {
+  // ---- Argument checks (shapes only: device data is not inspected). ----
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
+    return rep.Invalid("indptr must be int32[num_nodes + 1] with at least one element");
+  if (indices.dimensions().size() != 1)
+    return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
+  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
+    return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
+                   std::to_string(src.element_count()) + " vs " +
+                   std::to_string(indices.element_count()) + ")");
+  if (tasks.dimensions().size() != 1) return rep.Invalid("tasks must be a 1-D int32 array of edge ids");
+  if (all_edges && tasks.element_count() != 0)
+    return rep.Invalid("all_edges needs an empty tasks array (got " +
+                   std::to_string(tasks.element_count()) + " task ids)");
+  if (kmax < 3) return rep.Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
+  if (method < 0 || method >= kcjax::kNumCountMethods)
+    return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
+                   std::to_string(kcjax::kNumCountMethods) + ") (got " + std::to_string(method) +
+                   ")");
+  const auto out_dims = counts->dimensions();
+  if (out_dims.size() != 2 || out_dims[0] != int64_t{kmax} + 1 || out_dims[1] != 4)
+    return rep.Invalid("counts must be uint32[kmax + 1, 4] = [" + std::to_string(kmax + 1) +
+                   ", 4] (128-bit counts per clique size)");
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  const int64_t num_tasks = all_edges ? indices.element_count() : tasks.element_count();
+  if (num_tasks >= kMaxI32)
+    return rep.Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
+                   " >= 2^31 - 1): split the task list");
+
+  kcjax::cuda::CountProblem p;
+  p.dag.indptr = indptr.typed_data();
+  p.dag.indices = indices.typed_data();
+  p.dag.src = src.typed_data();
+  p.tasks = all_edges ? nullptr : tasks.typed_data();
+  p.dag.num_nodes = indptr.element_count() - 1;
+  p.dag.num_edges = indices.element_count();
+  p.num_tasks = num_tasks;
+  p.max_degree = max_degree;
+  p.kmax = kmax;
+  p.method = method;
+  p.lam = lam;
+  p.counts = counts->typed_data();
+
+  int dev = 0, num_sms = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
+  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+
+  kcjax::cuda::DeviceScratch memory(scratch, stream);
+  // ---- Shallow counts: one kernel, nothing read back to the host. ----
+  if (kcjax::cuda::UseShallowPath(p)) {
+    void* work = memory.Allocate(kcjax::cuda::ShallowScratchBytes());
+    if (work == nullptr)
+      return rep.Exhausted(kcjax::cuda::ShallowScratchBytes(),
+                           "the shallow kernel's work counter");
+    err = kcjax::cuda::LaunchShallow(p, work, num_sms, stream);
+    if (err != cudaSuccess) return rep.Cuda("shallow clique kernel launch", err);
+    return ffi::Error::Success();
+  }
+
+  // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
+  const size_t pre_bytes = kcjax::cuda::PrepassScratchBytes(p.num_tasks);
+  void* pre = memory.Allocate(pre_bytes);
+  if (pre == nullptr)
+    return rep.Exhausted(pre_bytes,
+                         "the task pre-pass (too many tasks for the free GPU memory: split the "
+                         "task list)");
+  err = kcjax::cuda::LaunchPrepass(p, pre, num_sms, stream);
+  if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
+  if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
+
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
+  if (capture != cudaStreamCaptureStatusNone)
+    return rep.Failed(
+        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
+        "not register it as command-buffer compatible)");
+  kcjax::cuda::TaskClasses classes;
+  kcjax::cuda::TaskClasses* pinned = nullptr;
+  if (kcjax::cuda::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
+    // ---- Solve planned from the hint, queued right behind the pre-pass;
+    // the classes come back on a side stream meanwhile. ----
+    cudaEvent_t copied = nullptr;
+    err = cudaEventCreateWithFlags(&copied, cudaEventDisableTiming);
+    if (err != cudaSuccess) return rep.Cuda("creating an event", err);
+    err = kcjax::cuda::CopyClassesAsync(pre, pinned, copied, stream);
+    ffi::Error solved = ffi::Error::Success();
+    if (err == cudaSuccess) solved = Solve(p, nullptr, pre, num_sms, memory, stream);
+    if (err == cudaSuccess) err = cudaEventSynchronize(copied);
+    cudaEventDestroy(copied);
+    if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
+    if (solved.failure()) return solved;
+    if (!pinned->key_overflow) return ffi::Error::Success();
+    classes = *pinned;  // the kernels ran no task: plan from the classes below
+  } else {
+    // ---- Read the class boundaries back (sizes the solve phase exactly). ----
+    err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+                          cudaMemcpyDeviceToHost, stream);
+    if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
+  }
+  if (classes.key_overflow) {  // the max_degree hint was below the true maximum
+    err = kcjax::cuda::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
+    if (err != cudaSuccess)
+      return rep.Cuda("re-sorting the tasks (max_degree hint too small)", err);
+    err = cudaMemcpyAsync(&classes, kcjax::cuda::PrepassClasses(pre), sizeof(classes),
+                          cudaMemcpyDeviceToHost, stream);
+    if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return rep.Cuda("re-sorting the tasks", err);
+  }
+  return Solve(p, &classes, pre, num_sms, memory, stream);
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, CliqueCountCuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+                                  .Attr<int32_t>("kmax")
+                                  .Attr<int32_t>("method")
+                                  .Attr<float>("lam")
+                                  .Attr<int32_t>("num_threads")
+                                  .Attr<bool>("all_edges")
+                                  .Attr<int32_t>("max_degree")
+                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
+);

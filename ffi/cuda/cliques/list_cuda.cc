@@ -1,0 +1,208 @@
+// CUDA handlers of "kcjax_clique_list" and "kcjax_clique_per_vertex"
+// (contracts in kcjax/cliques/cliques.h; reference: ffi/cpu/cliques/count.cc). The
+// kernels and their launchers are in list.cu.
+//
+// Every CountMethod runs the same sorted-list DFS (the method only selects
+// counting strategies; results are identical by contract), and lam is
+// ignored. Steps, all on the XLA stream: initialise the outputs and compute
+// the task sizes (pre-pass), read back 16 bytes of statistics (the one host
+// synchronization: invalid tasks, arena size), sort the tasks largest first
+// and run the persistent DFS kernel.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "kcjax/cliques/cliques.h"
+#include "kcjax/core/ffi.h"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cliques/list_cuda.h"
+#include "kcjax/cliques/policy.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+using kcjax::Reporter;
+
+// Shape checks shared by both targets (device data is inspected by the
+// pre-pass: invalid task ids are reported; the DAG itself is trusted, as by
+// the counting handler — build it with kcjax.orient).
+ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32>& indptr,
+                       ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& src,
+                       ffi::Buffer<ffi::S32>& tasks, int32_t k, int32_t method) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
+    return rep.Invalid("indptr must be int32[num_nodes + 1] with at least one element");
+  if (indices.dimensions().size() != 1)
+    return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
+  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
+    return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
+                       std::to_string(src.element_count()) + " vs " +
+                       std::to_string(indices.element_count()) + ")");
+  if (tasks.dimensions().size() != 1)
+    return rep.Invalid("tasks must be a 1-D int32 array of edge ids (-1: padding)");
+  if (k < 3) return rep.Invalid("kmax (the clique size k) must be >= 3 (got " +
+                                std::to_string(k) + ")");
+  if (method < 0 || method >= kcjax::kNumCountMethods)
+    return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
+                       std::to_string(kcjax::kNumCountMethods) + ") (got " +
+                       std::to_string(method) + ")");
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (tasks.element_count() >= kMaxI32)
+    return rep.Invalid("too many tasks for one call (" + std::to_string(tasks.element_count()) +
+                       " >= 2^31 - 1): split the task list");
+  if (indptr.element_count() - 1 >= kMaxI32 || indices.element_count() > kMaxI32)
+    return rep.Invalid("graphs must have fewer than 2^31 - 1 vertices and edges (int32 CSR)");
+  return ffi::Error::Success();
+}
+
+// Runs the whole pipeline for a problem whose outputs are set.
+ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& scratch,
+               kcjax::cuda::ListProblem& p) {
+  if (reinterpret_cast<uintptr_t>(p.counts) % 8 != 0)
+    return rep.Internal("the count output is not 8-byte aligned");
+  int dev = 0, num_sms = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
+  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+
+  // ---- Phase 1: outputs, task sizes. ----
+  kcjax::cuda::DeviceScratch memory(scratch, stream);
+  const size_t pre_bytes = kcjax::cuda::ListPrepassScratchBytes(p.num_tasks);
+  void* pre = memory.Allocate(pre_bytes);
+  if (pre == nullptr)
+    return rep.Exhausted(pre_bytes, "the task pre-pass (too many tasks for the free GPU "
+                                    "memory: split the task list)");
+  err = kcjax::cuda::LaunchListPrepass(p, pre, num_sms, stream);
+  if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
+  if (p.num_tasks == 0) return ffi::Error::Success();
+
+  // ---- Read the statistics back (sizes the arenas exactly). ----
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
+  if (capture != cudaStreamCaptureStatusNone)
+    return rep.Failed(
+        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
+        "not register it as command-buffer compatible)");
+  kcjax::cuda::ListStats stats;
+  err = cudaMemcpyAsync(&stats, kcjax::cuda::ListPrepassStats(pre), sizeof(stats),
+                        cudaMemcpyDeviceToHost, stream);
+  if (err != cudaSuccess) return rep.Cuda("copying task statistics to the host", err);
+  err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
+  if (stats.bad_task != 0)
+    return rep.Invalid("tasks[" + std::to_string(stats.bad_task - 1) +
+                       "] = " + std::to_string(stats.bad_task_value) +
+                       " is not an edge id in [0, " + std::to_string(p.dag.num_edges) +
+                       ") nor -1 (padding)");
+
+  // ---- Phase 2: sort, persistent DFS. ----
+  kcjax::cuda::ListPlan plan;
+  err = kcjax::cuda::PlanList(p, stats, num_sms, &plan);
+  if (err != cudaSuccess) return rep.Cuda("planning the listing kernel (occupancy)", err);
+  if (plan.blocks == 0) return ffi::Error::Success();  // no task can hold a k-clique
+  void* arena = memory.Allocate(plan.scratch_bytes);
+  if (arena == nullptr)
+    return rep.Exhausted(plan.scratch_bytes,
+                         "the DFS arenas (" + std::to_string(plan.blocks * plan.warps_per_block) +
+                             " warps x " + std::to_string(plan.arena_words * 4) +
+                             " bytes for k = " + std::to_string(p.k) +
+                             " and a largest candidate set of " + std::to_string(plan.max_d) +
+                             "; use a degeneracy orientation, a smaller k, or free GPU memory)");
+  err = kcjax::cuda::LaunchList(p, plan, pre, arena, stream);
+  if (err != cudaSuccess) return rep.Cuda("listing kernel launch (sort or DFS)", err);
+  return ffi::Error::Success();
+}
+
+kcjax::cuda::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
+                                     ffi::Buffer<ffi::S32>& src, ffi::Buffer<ffi::S32>& tasks,
+                                     int32_t k) {
+  kcjax::cuda::ListProblem p{};
+  p.dag.indptr = indptr.typed_data();
+  p.dag.indices = indices.typed_data();
+  p.dag.src = src.typed_data();
+  p.tasks = tasks.typed_data();
+  p.dag.num_nodes = static_cast<int64_t>(indptr.element_count()) - 1;
+  p.dag.num_edges = static_cast<int64_t>(indices.element_count());
+  p.num_tasks = static_cast<int64_t>(tasks.element_count());
+  p.k = k;
+  return p;
+}
+
+ffi::Error CliqueListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
+                          ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                          ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t k,
+                          int32_t method, float /*lam*/, int32_t /*num_threads*/,
+                          bool stop_when_full, ffi::ResultBuffer<ffi::S32> cliques,
+                          ffi::ResultBuffer<ffi::U32> count) {
+  const Reporter rep("kcjax_clique_list");
+  if (ffi::Error e = CheckInputs(rep, indptr, indices, src, tasks, k, method); !e.success())
+    return e;
+  const auto dims = cliques->dimensions();
+  if (dims.size() != 2 || dims[1] != k || count->element_count() != 4)
+    return rep.Invalid("cliques must be int32[capacity, k] (k = " + std::to_string(k) +
+                       ") and count uint32[4]");
+  kcjax::cuda::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
+  p.per_vertex = false;
+  p.stop_when_full = stop_when_full;
+  p.cliques = cliques->typed_data();
+  p.capacity = dims[0];
+  p.counts = count->typed_data();
+  return Run(rep, stream, scratch, p);
+}
+
+ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
+                               ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                               ffi::Buffer<ffi::S32> src, ffi::Buffer<ffi::S32> tasks, int32_t k,
+                               int32_t method, float /*lam*/, int32_t /*num_threads*/,
+                               ffi::ResultBuffer<ffi::U32> counts) {
+  const Reporter rep("kcjax_clique_per_vertex");
+  if (ffi::Error e = CheckInputs(rep, indptr, indices, src, tasks, k, method); !e.success())
+    return e;
+  const auto dims = counts->dimensions();
+  if (dims.size() != 2 || dims[0] != static_cast<int64_t>(indptr.element_count()) - 1 ||
+      dims[1] != 4)
+    return rep.Invalid("counts must be uint32[num_nodes, 4] = [" +
+                       std::to_string(indptr.element_count() - 1) +
+                       ", 4] (128-bit counts per vertex)");
+  kcjax::cuda::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
+  p.per_vertex = true;
+  p.counts = counts->typed_data();
+  return Run(rep, stream, scratch, p);
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cuda, CliqueListCuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+                                  .Attr<int32_t>("kmax")
+                                  .Attr<int32_t>("method")
+                                  .Attr<float>("lam")
+                                  .Attr<int32_t>("num_threads")
+                                  .Attr<bool>("stop_when_full")
+                                  .Ret<ffi::Buffer<ffi::S32>>()  // cliques
+                                  .Ret<ffi::Buffer<ffi::U32>>()  // count
+);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda, CliquePerVertexCuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
+                                  .Attr<int32_t>("kmax")
+                                  .Attr<int32_t>("method")
+                                  .Attr<float>("lam")
+                                  .Attr<int32_t>("num_threads")
+                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
+);

@@ -1,0 +1,87 @@
+// The BFS family's methods, policy and direction rule, shared by the CPU
+// handler and the CUDA kernels (no XLA headers: nvcc compiles it).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define KCJAX_BFS_HD __host__ __device__
+#else
+#define KCJAX_BFS_HD
+#endif
+
+namespace kcjax {
+
+// The ablation ladder: each method adds one of Enterprise's techniques.
+enum BfsMethod : int32_t {
+  kBfsScan = 0,        // status-array scan, a thread per vertex, no queue
+  kBfsQueue = 1,       // + streamlined frontier queue (bins + prefix sum)
+  kBfsClasses = 2,     // + out-degree classes (thread / warp / block / grid)
+  kBfsDirection = 3,   // + hub-based top-down -> bottom-up switching
+  kBfsEnterprise = 4,  // + shared-memory cache of last level's hubs
+  kNumBfsMethods = 5,
+};
+
+enum BfsDirection : int32_t {
+  kBfsAuto = 0,      // the method's rule (top-down for methods below kBfsDirection)
+  kBfsTopDown = 1,   // force top-down every level
+  kBfsBottomUp = 2,  // force bottom-up every level
+  kNumBfsDirections = 3,
+};
+
+enum BfsBatch : int32_t {
+  kBfsBitset = 0,  // 64 sources per word, one pull scan serves them all
+  kBfsEach = 1,    // one traversal per source with `method`
+  kNumBfsBatches = 2,
+};
+
+// Tuning constants of the family (one place; history in docs/tuning.md).
+struct BfsPolicy {
+  // Degree classes: below kSmallMax a thread per frontier vertex, the seed's SmallQueue.
+  static constexpr int kSmallMax = 32;
+  // Up to kMiddleMax a warp per vertex (the seed's MiddleQueue).
+  static constexpr int kMiddleMax = 256;
+  // Up to kLargeMax a block per vertex; above, the whole grid (the seed's ExtremeQueue).
+  static constexpr int kLargeMax = 65536;
+  // γ: go bottom-up when more than this share of all hubs is in the frontier (the seed's 30%).
+  static constexpr float kHubShare = 0.3f;
+  // τ = kHubDegreeFactor × average degree: hubs are the high-degree tail the seed names.
+  static constexpr int kHubDegreeFactor = 4;
+  // τ is at least this, so tiny or sparse graphs do not call every vertex a hub.
+  static constexpr int kHubMinDegree = 16;
+  // Back to top-down when the frontier shrinks below n / kBackToTopDown (Beamer's β).
+  static constexpr int kBackToTopDown = 24;
+  // Shared-memory hub cache slots per block (power of two; 4 KiB of int32).
+  static constexpr int kHubCacheSlots = 1024;
+  // Threads per block of the persistent CUDA kernels (warp-multiple, scan-friendly).
+  static constexpr int kBlockThreads = 256;
+  // Sources per bit-parallel group (the bitmap word width).
+  static constexpr int kBitsetWidth = 64;
+};
+
+// Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
+KCJAX_BFS_HD inline int64_t HubTau(int64_t n, int64_t m, int32_t override_tau) {
+  if (override_tau >= 0) return override_tau;
+  const int64_t avg = n > 0 ? m / n : 0;
+  const int64_t tau = avg * BfsPolicy::kHubDegreeFactor;
+  return tau > BfsPolicy::kHubMinDegree ? tau : BfsPolicy::kHubMinDegree;
+}
+
+// Whether the level whose frontier is described next runs bottom-up.
+//   bottom_up: the previous level's direction; frontier / prev_frontier: sizes
+//   of this level's and the previous level's frontiers; frontier_hubs /
+//   total_hubs: hubs in the frontier and in the graph.
+KCJAX_BFS_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bottom_up,
+                                      int64_t frontier, int64_t prev_frontier,
+                                      int64_t frontier_hubs, int64_t total_hubs, int64_t n) {
+  if (direction == kBfsTopDown) return false;
+  if (direction == kBfsBottomUp) return true;
+  if (method < kBfsDirection) return false;
+  if (!bottom_up) {
+    return total_hubs > 0 &&
+           static_cast<float>(frontier_hubs) > BfsPolicy::kHubShare * static_cast<float>(total_hubs);
+  }
+  return !(frontier < prev_frontier && frontier * BfsPolicy::kBackToTopDown < n);
+}
+
+}  // namespace kcjax

@@ -1,0 +1,58 @@
+// Helpers shared by every FFI handler: the one error reporter.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifdef KCJAX_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "xla/ffi/api/ffi.h"
+
+namespace kcjax {
+
+// A family's FFI targets on one platform: (target name, handler).
+using Targets = std::vector<std::pair<const char*, XLA_FFI_Handler*>>;
+
+// Builds a handler's errors, each message prefixed by "<target> (<platform>): "
+// so that a failure names the FFI target and the backend that raised it.
+class Reporter {
+ public:
+  explicit Reporter(const char* target, const char* platform = "CUDA")
+      : target_(target), platform_(platform) {}
+
+  std::string Prefix() const { return std::string(target_) + " (" + platform_ + "): "; }
+  // A bad argument, attribute or output shape (kInvalidArgument).
+  xla::ffi::Error Invalid(const std::string& msg) const {
+    return xla::ffi::Error::InvalidArgument(Prefix() + msg);
+  }
+  // The call cannot run in this context (kFailedPrecondition).
+  xla::ffi::Error Failed(const std::string& msg) const {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kFailedPrecondition, Prefix() + msg);
+  }
+  // A broken internal invariant (kInternal).
+  xla::ffi::Error Internal(const std::string& msg) const {
+    return xla::ffi::Error::Internal(Prefix() + msg);
+  }
+  // Temporary memory the call could not get (kResourceExhausted).
+  xla::ffi::Error Exhausted(size_t bytes, const std::string& what) const {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kResourceExhausted,
+                           Prefix() + "cannot allocate " + std::to_string(bytes) +
+                               " bytes of scratch for " + what);
+  }
+#ifdef KCJAX_WITH_CUDA
+  // A failed CUDA runtime call or launch (kInternal).
+  xla::ffi::Error Cuda(const std::string& what, cudaError_t err) const {
+    return Internal(what + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+  }
+#endif
+
+ private:
+  const char* target_;
+  const char* platform_;
+};
+
+}  // namespace kcjax

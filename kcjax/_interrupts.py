@@ -1,0 +1,103 @@
+"""Clean stops for the command line: SIGINT and SIGTERM at any stage, no partial files.
+
+A Python signal handler runs only when the main thread returns to the
+interpreter, which it does not while a native reader, an XLA computation or
+a kernel holds it; and letting a KeyboardInterrupt unwind through JAX's
+threads and atexit hooks can crash the process. So the CLI routes both
+signals to a pipe (``signal.set_wakeup_fd``) that a watcher thread reads: on
+the first signal it removes the output files still being written, prints one
+line and ends the process at once with 128 + the signal number (130 for
+SIGINT, 143 for SIGTERM).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_PARTIAL: set[Path] = set()
+_LOCK = threading.Lock()
+_ACTIVE = False
+
+
+@contextlib.contextmanager
+def stop_cleanly(prog: str) -> Iterator[None]:
+    """Within this block, SIGINT / SIGTERM end the process cleanly (see module doc).
+
+    Must be entered from the main thread. Outside the block the previous
+    handlers are restored; a nested block changes nothing.
+    """
+    global _ACTIVE
+    if _ACTIVE:
+        yield
+        return
+    _ACTIVE = True
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    previous = {sig: signal.signal(sig, _ignore) for sig in _SIGNALS}
+    old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    watcher = threading.Thread(
+        target=_watch, args=(read_fd, prog), name="kcjax-signals", daemon=True
+    )
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        os.close(write_fd)  # the watcher reads EOF and returns
+        watcher.join()
+        os.close(read_fd)
+        _ACTIVE = False
+
+
+@contextlib.contextmanager
+def partial_file(path: Path) -> Iterator[Path]:
+    """A temporary sibling of ``path`` to write; renamed to ``path`` on success.
+
+    The temporary file is removed if the block fails or the process is
+    stopped by a signal under :func:`stop_cleanly`, so ``path`` is either
+    complete or untouched.
+    """
+    tmp = path.with_name(f".{path.name}.partial")
+    with _LOCK:
+        _PARTIAL.add(tmp)
+    try:
+        yield tmp
+        tmp.replace(path)
+    finally:
+        with _LOCK:
+            _PARTIAL.discard(tmp)
+        tmp.unlink(missing_ok=True)
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """The Python-level handler: nothing (the watcher thread acts)."""
+
+
+def _flush_stdout() -> None:
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+
+
+def _watch(read_fd: int, prog: str) -> None:
+    data = os.read(read_fd, 1)
+    if not data:
+        return
+    with _LOCK:
+        for tmp in _PARTIAL:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    # Flush what was printed, unless stdout is blocked (a full pipe).
+    flush = threading.Thread(target=_flush_stdout, daemon=True)
+    flush.start()
+    flush.join(0.5)
+    os.write(2, f"{prog}: interrupted\n".encode())
+    os._exit(128 + data[0])

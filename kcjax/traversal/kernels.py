@@ -1,0 +1,75 @@
+"""Typed wrapper of the BFS FFI target (contract in ffi/include/kcjax/bfs/bfs.h)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax._native import call
+
+#: The ablation ladder of target ``kcjax_bfs`` (kcjax::BfsMethod); each adds
+#: one of Enterprise's techniques to the one before.
+NATIVE_METHODS: Mapping[str, int] = {
+    "scan": 0,  # status-array scan, a thread per vertex, no queue
+    "queue": 1,  # + streamlined frontier queue (per-thread bins + prefix sum)
+    "classes": 2,  # + out-degree classes (thread / warp / block / grid)
+    "direction": 3,  # + hub-based top-down -> bottom-up switching
+    "enterprise": 4,  # + shared-memory cache of the last level's hubs
+}
+
+#: kcjax::BfsDirection.
+DIRECTIONS: Mapping[str, int] = {"auto": 0, "top_down": 1, "bottom_up": 2}
+
+#: kcjax::BfsBatch: how several sources are served.
+BATCHES: Mapping[str, int] = {"bitset": 0, "each": 1}
+
+
+@functools.partial(jax.jit, static_argnames=("method", "direction", "batch", "parents", "hub_tau"))
+def bfs_native(
+    indptr: jax.Array,
+    indices: jax.Array,
+    sources: jax.Array,
+    *,
+    method: int,
+    direction: int,
+    batch: int,
+    parents: bool,
+    hub_tau: int = -1,
+) -> tuple[jax.Array, jax.Array]:
+    """Calls target ``kcjax_bfs``.
+
+    Args:
+      indptr: int32[n + 1] symmetric CSR row pointers.
+      indices: int32[m] CSR columns.
+      sources: int32[s] roots.
+      method, direction, batch: codes of :data:`NATIVE_METHODS`,
+        :data:`DIRECTIONS`, :data:`BATCHES`.
+      parents: whether to compute parents.
+      hub_tau: hub degree threshold τ (-1: the policy's rule).
+
+    Returns:
+      (dist int32[s, n], parent int32[s, n] or int32[s, 0]). Under ``vmap``
+      the handler sees every mapped source at once (``expand_dims``), so a
+      vmapped single-source call takes the batched path.
+    """
+    n = indptr.shape[-1] - 1
+    s = sources.shape[-1]
+    return call(
+        "kcjax_bfs",
+        (
+            jax.ShapeDtypeStruct((s, n), jnp.int32),
+            jax.ShapeDtypeStruct((s, n if parents else 0), jnp.int32),
+        ),
+        indptr,
+        indices,
+        sources,
+        vmap_method="expand_dims",
+        method=np.int32(method),
+        direction=np.int32(direction),
+        batch=np.int32(batch),
+        hub_tau=np.int32(hub_tau),
+    )

@@ -1,0 +1,113 @@
+"""Graph500's BFS result validation, on the host with numpy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kcjax.graph.graph import Graph
+
+
+class BFSValidationError(ValueError):
+    """A BFS result failed validation; the message names the first failure."""
+
+
+def validate_bfs_tree(graph: Graph, source: int, result: Any) -> None:
+    """Checks one BFS result as Graph500 does; raises on the first failure.
+
+    Checks: the source is its own parent at distance 0; a vertex has a parent
+    iff it has a distance; every tree edge (parent[v], v) is a graph edge with
+    dist[v] = dist[parent[v]] + 1 (so the parents form a tree rooted at the
+    source); the distances of an edge's two ends differ by at most one; every
+    vertex of the source's component is reached (no edge joins a reached and
+    an unreached vertex).
+
+    Args:
+      graph: the graph searched.
+      source: the root.
+      result: a single-source :class:`BFSResult` (with parents) or a
+        ``(distances, parents)`` pair of int32[n] arrays.
+
+    Raises:
+      BFSValidationError: naming the first failed check and a witness.
+      ValueError: for shapes that do not match the graph or no parents.
+    """
+    if isinstance(result, tuple):
+        dist, par = result
+    else:
+        dist, par = result.distances, result.parents
+    if par is None:
+        raise ValueError("validation needs parents: call kcjax.bfs(..., parents=True)")
+    n = graph.num_nodes
+    dist = np.asarray(dist).astype(np.int64)
+    par = np.asarray(par).astype(np.int64)
+    if dist.shape != (n,) or par.shape != (n,):
+        raise ValueError(
+            f"need distances and parents of shape ({n},) (one source), got {dist.shape}, "
+            f"{par.shape}"
+        )
+    source = int(source)
+    if not 0 <= source < n:
+        raise ValueError(f"source must be in [0, {n}), got {source}")
+
+    def fail(msg: str) -> None:
+        raise BFSValidationError(f"BFS from {source}: {msg}")
+
+    if dist[source] != 0 or par[source] != source:
+        fail(
+            f"the source must have distance 0 and be its own parent, got {dist[source]}, "
+            f"{par[source]}"
+        )
+    bad = np.flatnonzero((dist < 0) != (par < 0))
+    if bad.size:
+        v = int(bad[0])
+        fail(f"vertex {v} has distance {dist[v]} but parent {par[v]}")
+    if np.any(dist < -1) or np.any(par >= n) or np.any(par < -1):
+        v = int(np.flatnonzero((dist < -1) | (par >= n) | (par < -1))[0])
+        fail(f"vertex {v} has an invalid distance {dist[v]} or parent {par[v]}")
+    indptr = np.asarray(graph.indptr).astype(np.int64)
+    indices = np.asarray(graph.indices).astype(np.int64)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    child = np.flatnonzero((par >= 0) & (np.arange(n) != source))
+    pv = par[child]
+    if np.any(dist[pv] < 0) or np.any(dist[child] != dist[pv] + 1):
+        i = int(np.flatnonzero((dist[pv] < 0) | (dist[child] != dist[pv] + 1))[0])
+        fail(
+            f"tree edge ({pv[i]}, {child[i]}) joins distances {dist[pv[i]]} and "
+            f"{dist[child[i]]}, not consecutive levels"
+        )
+    # Each tree edge must be a graph edge: rows are sorted, so search the parent in v's row.
+    lo, hi = indptr[child], indptr[child + 1]
+    pos = _row_search(indices, lo, hi, pv)
+    missing = (pos >= hi) | (indices[np.minimum(pos, len(indices) - 1)] != pv)
+    if np.any(missing):
+        i = int(np.flatnonzero(missing)[0])
+        fail(f"tree edge ({pv[i]}, {child[i]}) is not an edge of the graph")
+    du, dv = dist[rows], dist[indices]
+    cross = (du >= 0) != (dv >= 0)
+    if np.any(cross):
+        i = int(np.flatnonzero(cross)[0])
+        fail(
+            f"edge ({rows[i]}, {indices[i]}) joins a reached and an unreached vertex: "
+            "the component is not fully reached"
+        )
+    gap = (du >= 0) & (np.abs(du - dv) > 1)
+    if np.any(gap):
+        i = int(np.flatnonzero(gap)[0])
+        fail(f"edge ({rows[i]}, {indices[i]}) joins distances {du[i]} and {dv[i]}")
+
+
+def _row_search(
+    indices: np.ndarray, lo: np.ndarray, hi: np.ndarray, keys: np.ndarray
+) -> np.ndarray:
+    """Vectorized lower_bound of keys[i] in the sorted slice indices[lo[i]:hi[i]]."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        active = lo < hi
+        if not np.any(active):
+            return lo
+        mid = (lo + hi) // 2
+        less = active & (indices[np.minimum(mid, len(indices) - 1)] < keys)
+        lo = np.where(less, mid + 1, lo)
+        hi = np.where(active & ~less, mid, hi)
