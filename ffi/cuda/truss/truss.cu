@@ -276,8 +276,8 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
     int32_t low = INT_MAX;
     for (int64_t e = tid; e < scan_end; e += threads) {
       bool take = false;
-      if (e < g.m && P.state[e] == kLive) {
-        const int32_t s = P.sup[e];
+      if (e < g.m && Load(P.state + e) == kLive) {
+        const int32_t s = Load(P.sup + e);
         take = s <= level;
         if (take) {
           P.state[e] = kFrontier;
