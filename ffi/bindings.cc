@@ -9,6 +9,7 @@
 #include "kcjax/bfs/targets.h"
 #include "kcjax/cliques/targets.h"
 #include "kcjax/core/edge_list.h"
+#include "kcjax/truss/targets.h"
 
 namespace py = pybind11;
 
@@ -43,6 +44,7 @@ PYBIND11_MODULE(_kcjax, m) {
     kcjax::Targets all;
     for (const auto& t : kcjax::cliques::CpuTargets()) all.push_back(t);
     for (const auto& t : kcjax::bfs::CpuTargets()) all.push_back(t);
+    for (const auto& t : kcjax::truss::CpuTargets()) all.push_back(t);
     return Registrations(all);
   });
   m.def("cuda_registrations", []() {
@@ -50,6 +52,7 @@ PYBIND11_MODULE(_kcjax, m) {
 #ifdef KCJAX_WITH_CUDA
     for (const auto& t : kcjax::cliques::CudaTargets()) all.push_back(t);
     for (const auto& t : kcjax::bfs::CudaTargets()) all.push_back(t);
+    for (const auto& t : kcjax::truss::CudaTargets()) all.push_back(t);
 #endif
     return Registrations(all);
   });

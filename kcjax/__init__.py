@@ -3,8 +3,8 @@
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
 core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques),
-:mod:`kcjax.traversal` (breadth-first search) and :mod:`kcjax.parallel`
-(meshes and processes).
+:mod:`kcjax.traversal` (breadth-first search), :mod:`kcjax.truss` (k-truss)
+and :mod:`kcjax.parallel` (meshes and processes).
 
 The names are imported on first use, so ``import kcjax`` (and the ``kcjax``
 command's start, which must already stop cleanly on Ctrl-C) does not wait
@@ -28,6 +28,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "METHODS": ("kcjax.cliques.count", "METHODS"),
     "ORDERS": ("kcjax.graph.orient", "ORDERS"),
     "STRATEGIES": ("kcjax.graph.tasks", "STRATEGIES"),
+    "TRUSS_METHODS": ("kcjax.truss.truss", "METHODS"),
     "CanonReport": ("kcjax.graph.graph", "CanonReport"),
     "Graph": ("kcjax.graph.graph", "Graph"),
     "GraphFormatError": ("kcjax.graph.io", "GraphFormatError"),
@@ -45,12 +46,16 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "count_cliques_limbs": ("kcjax.cliques.kernels", "count_cliques_limbs"),
     "count_cliques_sharded": ("kcjax.cliques.sharded", "count_cliques_sharded"),
     "degeneracy": ("kcjax.graph.orient", "degeneracy"),
+    "edge_support": ("kcjax.truss.truss", "edge_support"),
     "generators": ("kcjax.graph.generators", None),
     "initialize_from_env_or_args": ("kcjax.parallel", "initialize_from_env_or_args"),
     "iter_cliques": ("kcjax.cliques.listing", "iter_cliques"),
+    "k_truss": ("kcjax.truss.truss", "k_truss"),
+    "k_truss_mask": ("kcjax.truss.truss", "k_truss_mask"),
     "limbs_to_int": ("kcjax.cliques.count", "limbs_to_int"),
     "list_cliques": ("kcjax.cliques.listing", "list_cliques"),
     "load": ("kcjax.graph.io", "load"),
+    "max_truss": ("kcjax.truss.truss", "max_truss"),
     "orient": ("kcjax.graph.orient", "orient"),
     "psum_limbs": ("kcjax._wide", "psum"),
     "save": ("kcjax.graph.io", "save"),
@@ -59,6 +64,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "task_costs": ("kcjax.graph.tasks", "task_costs"),
     "transitivity": ("kcjax.cliques.auto", "transitivity"),
     "traversed_edges": ("kcjax.traversal.bfs", "traversed_edges"),
+    "truss_numbers": ("kcjax.truss.truss", "truss_numbers"),
     "validate_bfs_tree": ("kcjax.traversal.validate", "validate_bfs_tree"),
 }
 
@@ -83,7 +89,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
-_SUBPACKAGES = {"cli", "cliques", "graph", "parallel", "traversal"}
+_SUBPACKAGES = {"cli", "cliques", "graph", "parallel", "traversal", "truss"}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._native import built_with_cuda
@@ -110,3 +116,5 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.traversal.bfs import BFSResult, bfs, traversed_edges
     from kcjax.traversal.sharded import bfs_sharded
     from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree
+    from kcjax.truss.truss import METHODS as TRUSS_METHODS
+    from kcjax.truss.truss import edge_support, k_truss, k_truss_mask, max_truss, truss_numbers

@@ -41,6 +41,7 @@ from kcjax.graph.io import GraphFormatError
 from kcjax.graph.orient import ORDERS, degeneracy, orient
 from kcjax.parallel import initialize_from_env_or_args
 from kcjax.traversal import command as bfs_command
+from kcjax.truss import command as truss_command
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100
@@ -143,6 +144,7 @@ def _build_parser() -> _Parser:
     lister.set_defaults(run=_run_list)
 
     bfs_command.add_parser(sub)
+    truss_command.add_parser(sub)
 
     info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
     add_graph_argument(info)

@@ -1,0 +1,330 @@
+"""k-truss benchmark: decomposition, max truss and single-k trusses, with the ablation.
+
+Scope (as the peer's anchor, KTrussExplorer): the graph is loaded, canonicalized
+and indexed on the device first (not timed: the edge index of
+kcjax.truss.kernels.build_edge_index, i.e. the degree orientation and the
+CSR-entry -> edge-id maps, and the core numbers the prefilter reads; their
+one-off times are reported as ``prep_s``); each timed call runs on the device
+and waits for its result. Every row is warmed up once, then timed
+``--repeats`` times: ``median_s`` is the wall clock of a synchronized call,
+``device_s``/``busy_s`` the JAX profiler's span/busy time of its GPU work
+(median), the scope of the peer's timer. Results are checked against
+../shared/data/truss/truss_counts.tsv (every k) where the graph has rows.
+
+Rows (``op`` / ``variant``):
+  decompose / dag|edge|vertex|dense|cpu  truss_numbers (every edge's trussness, one call)
+  max_truss / dag                        truss_numbers + k_max + the k_max mask, one program
+  k_truss / dag+core|dag|edge+core|edge|vertex+core|vertex|dense+core|cpu
+                                         k_truss_mask at k = 3 and k = k_max (peer's rows)
+  support / dag|edge|vertex              edge_support alone (the support pass ablation)
+``cpu`` rows run the C++ handler on the host CPU backend (wall clock).
+
+Usage (one H200, about 4 minutes with the defaults):
+  python experiments/truss/bench.py --out experiments/results/truss_h200.json
+  python experiments/truss/bench.py --graphs com-dblp --scales --repeats 5   # one graph
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import kcjax
+from kcjax.graph.orient import core_numbers
+from kcjax.truss.kernels import build_edge_index, edge_index
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "tools")]  # also under python -P
+from devtime import device_times  # noqa: E402
+
+ROOT = HERE.parents[1]
+SHARED = (
+    "ca-AstroPh",
+    "ca-CondMat",
+    "cit-HepTh",
+    "com-amazon",
+    "com-dblp",
+    "ego-Facebook",
+    "email-Enron",
+    "soc-Epinions1",
+    "wiki-Vote",
+)
+TRUSS_TSV = [
+    ROOT / ".gpu" / "truss" / "truss_counts.tsv",
+    ROOT.parent / "shared" / "data" / "truss" / "truss_counts.tsv",
+]
+PEER_TSV = [
+    ROOT / ".gpu" / "truss-peer-h200.tsv",
+    ROOT.parent / "shared" / "data" / "anchors" / "truss-peer-h200.tsv",
+]
+TIMER = (
+    "median_s: wall clock around a synchronized call on a device-resident, indexed graph; "
+    "device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
+)
+
+
+DATA_DIRS = [ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"]
+
+
+def load_graph(name: str) -> kcjax.Graph:
+    """A shared graph by name, or ``rmatS-EF``: R-MAT of scale S, edge factor EF (seed 1)."""
+    if name.startswith("rmat"):
+        scale, _, ef = name[4:].partition("-")
+        return kcjax.generators.rmat(int(scale), edge_factor=int(ef or 16), seed=1)
+    data = _first(DATA_DIRS)
+    if data is None:
+        raise SystemExit(f"no graph directory among {DATA_DIRS}")
+    return kcjax.load(data / f"{name}.el.gz")
+
+
+def _timed(fn, repeats: int, device: bool) -> tuple[dict, object]:
+    """Median wall clock of synchronized calls after one warm-up; with ``device`` also the
+    profiler's median device span and busy time."""
+    out = jax.block_until_ready(fn())
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(fn())
+        times.append(time.perf_counter() - t0)
+    t = {"median_s": statistics.median(times), "times_s": times}
+    if device:
+        per_device = device_times(fn, repeats)
+        if per_device:
+            first = per_device[min(per_device)]
+            t.update(device_s=first["span_s"], busy_s=first["busy_s"])
+    return t, out
+
+
+def _write(path: Path, device, repeats: int, rows: list[dict], timer: str) -> None:
+    """Writes ``{"meta": ..., "rows": rows}`` (the hardware, versions, date, timer) to path."""
+    meta = {
+        "device": str(device),
+        "device_kind": device.device_kind,
+        "platform": device.platform,
+        "host": platform.node(),
+        "jax": jax.__version__,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "repeats": repeats,
+        "timer": timer,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+
+
+def _first(paths: list[Path]) -> Path | None:
+    return next((p for p in paths if p.exists()), None)
+
+
+def _tsv(paths: list[Path]) -> list[dict[str, str]]:
+    path = _first(paths)
+    if path is None:
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def _summary(src: np.ndarray, dst: np.ndarray, keep: np.ndarray) -> tuple[int, int, int]:
+    s, d = src[keep].astype(np.int64), dst[keep].astype(np.int64)
+    verts = np.unique(np.concatenate([s, d])).size
+    return int(s.size), int(verts), int(s.sum()) * 2**32 + int(d.sum())
+
+
+def _check_truss(truss: np.ndarray, src, dst, rows: dict[int, tuple[int, int, int]]) -> bool | None:
+    if not rows:
+        return None
+    if int(truss.max(initial=2)) != max(rows) - 1:
+        return False
+    return all(_summary(src, dst, truss >= k) == want for k, want in rows.items())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", nargs="*", default=list(SHARED), help="shared graph names")
+    ap.add_argument(
+        "--scales",
+        nargs="*",
+        type=int,
+        default=[20, 21, 22, 23, 24],
+        help="R-MAT scales (edge factor 16); none: skip R-MAT",
+    )
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument(
+        "--dense-max-edges",
+        type=int,
+        default=120_000,
+        help="run the dense-JAX rows only on graphs up to this many edges",
+    )
+    ap.add_argument(
+        "--cpu-max-edges",
+        type=int,
+        default=2_000_000,
+        help="run the CPU-handler rows only on graphs up to this many edges",
+    )
+    ap.add_argument("--no-ablation", action="store_true", help="only the default variant")
+    ap.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "truss.json")
+    args = ap.parse_args(argv)
+
+    device = jax.devices()[0]
+    on_gpu = device.platform == "gpu" or device.platform == "cuda"
+    truth: dict[str, dict[int, tuple[int, int, int]]] = {}
+    for r in _tsv(TRUSS_TSV):
+        truth.setdefault(r["graph"], {})[int(r["k"])] = (
+            int(r["edges"]),
+            int(r["vertices"]),
+            int(r["edge_sum"]),
+        )
+    peer = {(r["graph"], int(r["k"])): (float(r["ktx_s"]), int(r["edges"])) for r in _tsv(PEER_TSV)}
+
+    names = list(args.graphs) + [f"rmat{s}-16" for s in args.scales]
+    rows: list[dict] = []
+    t_start = time.perf_counter()
+    for name in names:
+        _bench_graph(name, args, device, on_gpu, truth.get(name, {}), peer, rows)
+        print(f"-- total {time.perf_counter() - t_start:.1f} s", flush=True)
+
+    _write(args.out, device, args.repeats, rows, TIMER)
+    _print_peer_table(rows)
+    return 0 if all(r["correct"] is not False for r in rows) else 1
+
+
+def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
+    """Every row of one graph, appended to ``rows``."""
+    t0 = time.perf_counter()
+    graph = jax.device_put(load_graph(name), device)
+    load_s = time.perf_counter() - t0
+    m = graph.num_edges
+    prep, _ = _timed(lambda g=graph: build_edge_index(g), 1, on_gpu)
+    core_t, _ = _timed(lambda g=graph: core_numbers(g), 1, on_gpu)
+    jax.block_until_ready((edge_index(graph), kcjax.k_truss_mask(graph, 3)))
+    src, dst = (np.asarray(a) for a in graph.edges())
+    base = {
+        "graph": name,
+        "edges": m,
+        "nodes": graph.num_nodes,
+        "load_s": load_s,
+        "prep_s": prep.get("device_s", prep["median_s"]),
+        "core_s": core_t.get("device_s", core_t["median_s"]),
+    }
+
+    def row(op, variant, k, timing, correct, **extra):
+        r = {**base, "op": op, "variant": variant, "k": k, "correct": correct, **extra}
+        r.update({key: timing[key] for key in ("median_s", "device_s", "busy_s") if key in timing})
+        ours = timing.get("device_s", timing["median_s"])
+        r["edges_per_s"] = m / ours if ours > 0 else math.nan
+        p = peer.get((name, k)) if op == "k_truss" else None
+        if p is not None:
+            r["peer_s"], r["x_peer"] = p[0], p[0] / ours
+        rows.append(r)
+        px = f" x_peer={r['x_peer']:.2f}" if "x_peer" in r else ""
+        print(
+            f"{name:14s} {op:9s} {variant:12s} k={k!s:4s} wall={timing['median_s']:.6f} "
+            f"dev={timing.get('device_s', math.nan):.6f} ok={correct}{px}",
+            flush=True,
+        )
+
+    lean = args.no_ablation or name.startswith(
+        "rmat"
+    )  # R-MAT: the default variant only (hubs make the seed pass slow)
+    methods = ("dag",) if lean else ("dag", "edge", "vertex")
+    k_max = None
+    for method in methods:
+        t, truss = _timed(
+            lambda g=graph, mm=method: kcjax.truss_numbers(g, method=mm), args.repeats, on_gpu
+        )
+        truss = np.asarray(truss)
+        k_max = int(truss.max(initial=2)) if m else 0
+        row("decompose", method, None, t, _check_truss(truss, src, dst, want), k_max=k_max)
+    if m <= args.dense_max_edges and not lean:
+        t, truss = _timed(lambda g=graph: kcjax.truss_numbers(g, method="dense"), 1, on_gpu)
+        row("decompose", "dense", None, t, _check_truss(np.asarray(truss), src, dst, want))
+    if m <= args.cpu_max_edges and not lean and on_gpu:
+        cpu_graph = jax.device_put(graph, jax.devices("cpu")[0])
+        with jax.default_device(jax.devices("cpu")[0]):
+            t, truss = _timed(lambda g=cpu_graph: kcjax.truss_numbers(g), 1, False)
+        row("decompose", "cpu", None, t, _check_truss(np.asarray(truss), src, dst, want))
+
+    @jax.jit
+    def max_program(g):
+        tr = kcjax.truss_numbers(g)
+        top = jnp.max(tr, initial=0)
+        return top, tr >= top
+
+    t, (top, mask) = _timed(lambda g=graph: max_program(g), args.repeats, on_gpu)
+    ok = None if not want else _summary(src, dst, np.asarray(mask)) == want[k_max]
+    row("max_truss", "dag", int(top), t, ok)
+
+    variants = [("dag", True)]
+    if not lean:
+        variants += [
+            ("dag", False),
+            ("edge", True),
+            ("edge", False),
+            ("vertex", True),
+            ("vertex", False),
+        ]
+    for k in sorted({3, k_max} if k_max and k_max >= 3 else {3}):
+        for method, pre in variants:
+            t, mask = _timed(
+                lambda g=graph, mm=method, kk=k, p=pre: kcjax.k_truss_mask(
+                    g, kk, method=mm, prefilter=p
+                ),
+                args.repeats,
+                on_gpu,
+            )
+            mask = np.asarray(mask)
+            ok = None if k not in want else _summary(src, dst, mask) == want[k]
+            row(
+                "k_truss",
+                method + ("+core" if pre else ""),
+                k,
+                t,
+                ok,
+                truss_edges=int(mask.sum()),
+            )
+        if m <= args.dense_max_edges and not lean:
+            t, mask = _timed(
+                lambda g=graph, kk=k: kcjax.k_truss_mask(g, kk, method="dense"), 1, on_gpu
+            )
+            ok = None if k not in want else _summary(src, dst, np.asarray(mask)) == want[k]
+            row("k_truss", "dense+core", k, t, ok)
+    for method in ("dag",) if lean else ("dag", "edge", "vertex"):
+        t, _ = _timed(
+            lambda g=graph, mm=method: kcjax.edge_support(g, method=mm), args.repeats, on_gpu
+        )
+        row("support", method, None, t, None)
+    del graph
+    print(f"-- {name}: {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def _print_peer_table(rows: list[dict]) -> None:
+    """The peer's rows beside ours (default variant dag+core); x > 1: kcjax faster."""
+    print(f"\n{'graph':14s} {'k':>4s} {'peer_s':>10s} {'ours_s':>10s} {'x':>6s} ok")
+    for r in rows:
+        if r["op"] == "k_truss" and r["variant"] == "dag+core" and "peer_s" in r:
+            ours = r.get("device_s", r["median_s"])
+            print(
+                f"{r['graph']:14s} {r['k']:4d} {r['peer_s']:10.6f} {ours:10.6f} "
+                f"{r['x_peer']:6.2f} {r['correct']}"
+            )
+    dec = [r for r in rows if r["op"] == "decompose" and r["variant"] == "dag"]
+    for r in dec:
+        print(
+            f"decompose {r['graph']:14s} {r.get('device_s', r['median_s']):.6f} s "
+            f"({r['edges_per_s'] / 1e6:.1f} M edges/s) k_max={r['k_max']} ok={r['correct']}"
+        )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,226 @@
+// CPU handler of "kcjax_truss" (contract in kcjax/truss/truss.h): the twin of
+// ffi/cuda/truss/truss.cu. Supports are counted by the chosen method (threads
+// split the edges or vertices); peeling is Wang & Cheng's level order, one
+// thread, with the same level rule as the GPU's level-synchronous rounds, so
+// both give the same trussness.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "kcjax/core/ffi.h"
+#include "kcjax/truss/truss.h"
+
+namespace ffi = xla::ffi;
+
+namespace kcjax {
+namespace {
+
+struct View {
+  const int32_t* indptr;
+  const int32_t* indices;
+  const int32_t* eid;
+  const int32_t* esrc;
+  const int32_t* edst;
+  const int32_t* dag_indptr;
+  const int32_t* dag_indices;
+  const int32_t* dag_src;
+  const int32_t* dag_eid;
+  int64_t n;
+  int64_t m;
+};
+
+// Calls fn(a, b) for every common element of the sorted ranges [a0, a1) and
+// [b0, b1), with a and b the positions of that element in each range.
+template <typename Fn>
+inline void Intersect(const int32_t* col, int64_t a0, int64_t a1, int64_t b0, int64_t b1, Fn fn) {
+  while (a0 < a1 && b0 < b1) {
+    const int32_t x = col[a0], y = col[b0];
+    if (x < y) {
+      ++a0;
+    } else if (y < x) {
+      ++b0;
+    } else {
+      fn(a0++, b0++);
+    }
+  }
+}
+
+void ParallelFor(int64_t count, int threads, const std::function<void(int64_t, int64_t)>& body) {
+  if (threads <= 1 || count < 4096) {
+    body(0, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const int64_t chunk = (count + threads - 1) / threads;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t lo = t * chunk, hi = std::min(count, lo + chunk);
+    if (lo < hi) pool.emplace_back(body, lo, hi);
+  }
+  for (auto& th : pool) th.join();
+}
+
+void CountSupport(const View& g, SupportMethod method, const std::vector<uint8_t>& alive,
+                  int threads, int32_t* sup) {
+  std::fill(sup, sup + g.m, 0);
+  if (method == SupportMethod::kDag) {
+    ParallelFor(g.m, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t d = lo; d < hi; ++d) {
+        const int32_t e = g.dag_eid[d];
+        if (!alive[e]) continue;
+        const int32_t a = g.dag_src[d], b = g.dag_indices[d];
+        int32_t own = 0;
+        Intersect(g.dag_indices, g.dag_indptr[a], g.dag_indptr[a + 1], g.dag_indptr[b],
+                  g.dag_indptr[b + 1], [&](int64_t i, int64_t j) {
+                    const int32_t e1 = g.dag_eid[i], e2 = g.dag_eid[j];
+                    if (!alive[e1] || !alive[e2]) return;
+                    ++own;
+                    std::atomic_ref<int32_t>(sup[e1]).fetch_add(1, std::memory_order_relaxed);
+                    std::atomic_ref<int32_t>(sup[e2]).fetch_add(1, std::memory_order_relaxed);
+                  });
+        std::atomic_ref<int32_t>(sup[e]).fetch_add(own, std::memory_order_relaxed);
+      }
+    });
+  } else if (method == SupportMethod::kEdge) {
+    ParallelFor(g.m, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t e = lo; e < hi; ++e) {
+        if (!alive[e]) continue;
+        const int32_t u = g.esrc[e], v = g.edst[e];
+        int32_t c = 0;
+        Intersect(g.indices, g.indptr[u], g.indptr[u + 1], g.indptr[v], g.indptr[v + 1],
+                  [&](int64_t i, int64_t j) { c += alive[g.eid[i]] && alive[g.eid[j]]; });
+        sup[e] = c;
+      }
+    });
+  } else {
+    // The seed's vertex pass: vertex u, each higher neighbour v, |N(u) ∩ N(v)|.
+    ParallelFor(g.n, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t u = lo; u < hi; ++u) {
+        for (int64_t p = g.indptr[u]; p < g.indptr[u + 1]; ++p) {
+          const int32_t v = g.indices[p], e = g.eid[p];
+          if (v < u || !alive[e]) continue;
+          int32_t c = 0;
+          Intersect(g.indices, g.indptr[u], g.indptr[u + 1], g.indptr[v], g.indptr[v + 1],
+                    [&](int64_t i, int64_t j) { c += alive[g.eid[i]] && alive[g.eid[j]]; });
+          sup[e] = c;
+        }
+      }
+    });
+  }
+}
+
+// Peels from level `level` on: at each level every live edge with support <= level
+// is removed (trussness level + 2), decrementing the two other edges of each live
+// triangle it closes. `single`: stop after the first level.
+void Peel(const View& g, std::vector<uint8_t>& alive, int32_t* sup, int32_t level, bool single,
+          int32_t* truss) {
+  int64_t remaining = std::count(alive.begin(), alive.end(), uint8_t{1});
+  std::vector<int32_t> stack;
+  std::vector<uint8_t> queued(g.m, 0);
+  while (remaining > 0) {
+    int32_t next_level = INT32_MAX;
+    for (int64_t e = 0; e < g.m; ++e) {
+      if (!alive[e]) continue;
+      if (sup[e] <= level) {
+        stack.push_back(static_cast<int32_t>(e));
+        queued[e] = 1;
+      } else {
+        next_level = std::min(next_level, sup[e]);
+      }
+    }
+    if (stack.empty()) {  // nothing at this level: supports are unchanged, jump
+      if (single) break;
+      level = next_level;
+      continue;
+    }
+    while (!stack.empty()) {
+      const int32_t e = stack.back();
+      stack.pop_back();
+      alive[e] = 0;
+      --remaining;
+      if (truss != nullptr) truss[e] = level + 2;
+      const int32_t u = g.esrc[e], v = g.edst[e];
+      Intersect(g.indices, g.indptr[u], g.indptr[u + 1], g.indptr[v], g.indptr[v + 1],
+                [&](int64_t i, int64_t j) {
+                  const int32_t e1 = g.eid[i], e2 = g.eid[j];
+                  if (!alive[e1] || !alive[e2]) return;
+                  for (int32_t x : {e1, e2}) {
+                    if (sup[x] > level && --sup[x] == level && !queued[x]) {
+                      queued[x] = 1;
+                      stack.push_back(x);
+                    }
+                  }
+                });
+    }
+    if (single) break;
+    ++level;
+  }
+}
+
+ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                    ffi::Buffer<ffi::S32> eid, ffi::Buffer<ffi::S32> esrc,
+                    ffi::Buffer<ffi::S32> edst, ffi::Buffer<ffi::S32> dag_indptr,
+                    ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
+                    ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
+                    ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
+                    ffi::ResultBuffer<ffi::S32> out) {
+  const std::string bad = CheckTrussCall(
+      indptr.element_count(), indices.element_count(), eid.element_count(),
+      esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
+      dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
+      core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
+  if (!bad.empty()) return Reporter("kcjax_truss", "CPU").Invalid(bad);
+  View g{indptr.typed_data(),     indices.typed_data(),     eid.typed_data(),
+         esrc.typed_data(),       edst.typed_data(),        dag_indptr.typed_data(),
+         dag_indices.typed_data(), dag_src.typed_data(),    dag_eid.typed_data(),
+         indptr.element_count() - 1, indices.element_count() / 2};
+  int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(threads, 1);
+  int32_t* res = out->typed_data();
+  std::vector<uint8_t> alive(g.m, 1);
+  const int32_t k = std::max(kbuf.typed_data()[0], 2);
+  const auto tmode = static_cast<TrussMode>(mode);
+  if (tmode == TrussMode::kKTruss && core.element_count() > 0) {
+    const int32_t* c = core.typed_data();
+    for (int64_t e = 0; e < g.m; ++e) {
+      alive[e] = c[g.esrc[e]] >= k - 1 && c[g.edst[e]] >= k - 1;
+    }
+  }
+  if (tmode == TrussMode::kSupport) {
+    CountSupport(g, static_cast<SupportMethod>(method), alive, threads, res);
+    return ffi::Error::Success();
+  }
+  std::vector<int32_t> sup(g.m);
+  CountSupport(g, static_cast<SupportMethod>(method), alive, threads, sup.data());
+  if (tmode == TrussMode::kDecompose) {
+    Peel(g, alive, sup.data(), 0, false, res);
+  } else {
+    Peel(g, alive, sup.data(), k - 3, true, nullptr);
+    for (int64_t e = 0; e < g.m; ++e) res[e] = alive[e];
+  }
+  return ffi::Error::Success();
+}
+
+}  // namespace
+}  // namespace kcjax
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cpu, kcjax::TrussCpu,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // eid
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // esrc
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // edst
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_src
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_eid
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // core
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // k
+                                  .Attr<int32_t>("mode")
+                                  .Attr<int32_t>("method")
+                                  .Attr<int32_t>("num_threads")
+                                  .Ret<ffi::Buffer<ffi::S32>>()  // out
+);

@@ -1,0 +1,92 @@
+// The k-truss op family: FFI contract, policy and the checks the CPU and CUDA
+// handlers share.
+//
+// FFI contract of target "kcjax_truss" (identical on CPU and CUDA):
+//   args  indptr      int32[n + 1]  symmetric CSR row pointers of the Graph
+//         indices     int32[2m]     symmetric CSR columns; rows sorted, no loops
+//         eid         int32[2m]     edge id of every CSR entry: the position of
+//                                   {row, col} in Graph.edges() (src < dst, CSR order)
+//         esrc, edst  int32[m]      Graph.edges(): endpoints of edge e, esrc < edst
+//         dag_indptr  int32[n + 1]  degree-oriented DAG (kcjax.orient), rank space
+//         dag_indices int32[m]
+//         dag_src     int32[m]      row of every DAG edge
+//         dag_eid     int32[m]      edge id (position in Graph.edges()) of DAG edge d
+//         core        int32[n] or int32[0]: core numbers for the k-core prefilter
+//                                   (mode kKTruss only; int32[0]: no prefilter)
+//         k           int32[1]      mode kKTruss: the k of the k-truss (a runtime
+//                                   value, so one executable serves every k; k <= 2
+//                                   keeps every edge); else ignored
+//   attrs mode        int32  kcjax::TrussMode
+//         method      int32  kcjax::SupportMethod (how supports are first counted)
+//         num_threads int32  CPU worker threads; 0: all cores (CUDA ignores)
+//   ret   out         int32[m], indexed like Graph.edges():
+//         kSupport:   triangles containing edge e
+//         kDecompose: trussness of e (largest k whose k-truss holds e; 2 if in no triangle)
+//         kKTruss:    1 if e lies in the k-truss, else 0
+//
+// Convention (networkx.k_truss): the k-truss is the largest subgraph in which
+// every edge lies in at least k - 2 triangles of that subgraph. Peeling at
+// level l removes every live edge whose live support is <= l; an edge removed
+// at level l has trussness l + 2. The k-truss is what survives level k - 3.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "xla/ffi/api/ffi.h"
+
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_cpu);
+#ifdef KCJAX_WITH_CUDA
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_cuda);
+#endif
+
+namespace kcjax {
+
+enum class TrussMode : int32_t { kSupport = 0, kDecompose = 1, kKTruss = 2 };
+inline constexpr int32_t kNumTrussModes = 3;
+
+// How the first supports are counted; every method gives identical supports.
+enum class SupportMethod : int32_t {
+  kDag = 0,     // each triangle once from the degree-oriented DAG, +1 to its three edges
+  kEdge = 1,    // one warp per edge intersects both full neighbour lists (no atomics)
+  kVertex = 2,  // the seed's pass: block per vertex, its list in shared memory,
+                // one thread per higher neighbour counts |N(u) ∩ N(v)| in a register
+};
+inline constexpr int32_t kNumSupportMethods = 3;
+
+struct TrussPolicy {
+  // CUDA launch shape: 8 warps per block keeps the persistent kernel's blocks co-resident.
+  static constexpr int kThreads = 256;
+  // Peeling kernel blocks per SM: few blocks keep each grid-wide sync cheap.
+  static constexpr int kPeelBlocksPerSm = 2;
+  // Seed pass: largest neighbour list staged in shared memory (48 KiB of int32).
+  static constexpr int kSharedList = 12288;
+  // Peeling: an edge whose shorter list exceeds this is split over the whole grid
+  // instead of one warp, so a few hub edges do not serialize a round.
+  static constexpr int kHeavyEdge = 2048;
+};
+
+// Shape and attribute checks shared by both handlers. Returns an empty string when valid.
+inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t esrc, int64_t edst,
+                                  int64_t dag_n1, int64_t dag_m, int64_t dag_src, int64_t dag_eid,
+                                  int64_t core, int64_t kbuf, int64_t out, int32_t mode,
+                                  int32_t method) {
+  if (n1 < 1) return "indptr must be int32[n + 1] with n >= 0";
+  if (nnz % 2 != 0) return "indices must hold every undirected edge twice (int32[2m])";
+  const int64_t m = nnz / 2;
+  if (eid != nnz) return "eid must be int32[2m], one edge id per CSR entry";
+  if (esrc != m || edst != m) return "esrc and edst must be int32[m]";
+  if (dag_n1 != n1) return "dag_indptr must be int32[n + 1]";
+  if (dag_m != m || dag_src != m || dag_eid != m) {
+    return "dag_indices, dag_src and dag_eid must be int32[m]";
+  }
+  if (core != 0 && core != n1 - 1) return "core must be int32[n] or int32[0]";
+  if (out != m) return "the result must be int32[m]";
+  if (mode < 0 || mode >= kNumTrussModes) return "mode must be 0, 1 or 2";
+  if (method < 0 || method >= kNumSupportMethods) return "method must be 0, 1 or 2";
+  if (kbuf != 1) return "k must be int32[1]";
+  if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
+  return {};
+}
+
+}  // namespace kcjax

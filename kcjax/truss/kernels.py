@@ -1,0 +1,131 @@
+"""The edge index of a Graph and the typed wrapper of target ``kcjax_truss``.
+
+Contract of the target: ffi/include/kcjax/truss/truss.h.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax._native import call
+from kcjax.graph.graph import Graph, row_ids
+from kcjax.graph.orient import DAG, orient
+
+#: Support-counting passes of the native target (kcjax::SupportMethod).
+SUPPORT_METHODS: dict[str, int] = {
+    "dag": 0,  # each triangle once from the degree-oriented DAG, +1 to its three edges
+    "edge": 1,  # one warp per edge intersects both full neighbour lists
+    "vertex": 2,  # the seed's vertex-strided pass, the vertex's list in shared memory
+}
+
+MODE_SUPPORT, MODE_DECOMPOSE, MODE_KTRUSS = 0, 1, 2
+
+
+@dataclasses.dataclass(frozen=True)
+class EdgeIndex:
+    """Maps between a Graph's CSR entries, its edge list and its degree-oriented DAG.
+
+    Attributes:
+      src, dst: int32[m], ``graph.edges()`` (src < dst): edge e is {src[e], dst[e]}.
+      eid: int32[2m], the edge id of every symmetric CSR entry.
+      dag: the degree-oriented DAG (:func:`kcjax.orient`).
+      dag_eid: int32[m], the edge id of every DAG edge.
+    """
+
+    src: jax.Array
+    dst: jax.Array
+    eid: jax.Array
+    dag: DAG
+    dag_eid: jax.Array
+
+
+jax.tree_util.register_dataclass(
+    EdgeIndex, data_fields=["src", "dst", "eid", "dag", "dag_eid"], meta_fields=[]
+)
+
+
+@jax.jit
+def build_edge_index(graph: Graph) -> EdgeIndex:
+    """The :class:`EdgeIndex` of ``graph``; jit-able (two sorts on the device).
+
+    Graph.edges() lists the pairs (lo, hi), lo < hi, sorted, so the rank of a
+    pair in (lo, hi) order is its edge id.
+    """
+    nnz = graph.indices.shape[0]
+    src, dst = graph.edges()
+    rows = row_ids(graph.indptr, nnz)
+    lo = jnp.minimum(rows, graph.indices)
+    hi = jnp.maximum(rows, graph.indices)
+    _, _, pos = jax.lax.sort((lo, hi, jnp.arange(nnz, dtype=jnp.int32)), num_keys=2)
+    eid = jnp.zeros(nnz, jnp.int32).at[pos].set(jnp.arange(nnz, dtype=jnp.int32) // 2)
+    dag = orient(graph, order="degree")
+    a = dag.order[dag.src]
+    b = dag.order[dag.indices]
+    m = dag.indices.shape[0]
+    _, _, dpos = jax.lax.sort(
+        (jnp.minimum(a, b), jnp.maximum(a, b), jnp.arange(m, dtype=jnp.int32)), num_keys=2
+    )
+    dag_eid = jnp.zeros(m, jnp.int32).at[dpos].set(jnp.arange(m, dtype=jnp.int32))
+    return EdgeIndex(src=src, dst=dst, eid=eid, dag=dag, dag_eid=dag_eid)
+
+
+_CACHE: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
+
+
+def graph_memo(graph: Graph, name: str, compute):
+    """``compute()`` memoized per Graph (keyed by its live ``indices`` array);
+    traced graphs (under jit) are never memoized."""
+    if isinstance(graph.indices, jax.core.Tracer):
+        return compute()
+    key = (id(graph.indices), name)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is graph.indices:
+        return hit[1]
+    value = compute()
+    _CACHE[key] = (weakref.ref(graph.indices, lambda _: _CACHE.pop(key, None)), value)
+    return value
+
+
+def edge_index(graph: Graph) -> EdgeIndex:
+    """:func:`build_edge_index`, memoized per eager Graph."""
+    return graph_memo(graph, "edge_index", lambda: build_edge_index(graph))
+
+
+@functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads"))
+def truss_call(
+    graph: Graph,
+    index: EdgeIndex,
+    core: jax.Array,
+    k: jax.Array,
+    *,
+    mode: int,
+    method: int,
+    num_threads: int,
+) -> jax.Array:
+    """Calls target ``kcjax_truss``; ``k`` is an int32 scalar (runtime). Returns int32[m]."""
+    m = graph.num_edges
+    dag = index.dag
+    return call(
+        "kcjax_truss",
+        jax.ShapeDtypeStruct((m,), jnp.int32),
+        graph.indptr,
+        graph.indices,
+        index.eid,
+        index.src,
+        index.dst,
+        dag.indptr,
+        dag.indices,
+        dag.src,
+        index.dag_eid,
+        core,
+        jnp.reshape(jnp.asarray(k, jnp.int32), (1,)),
+        mode=np.int32(mode),
+        method=np.int32(method),
+        num_threads=np.int32(num_threads),
+    )

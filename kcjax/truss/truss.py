@@ -1,0 +1,230 @@
+"""k-truss: the public entry points over target ``kcjax_truss`` and the dense formulation.
+
+Convention (``networkx.k_truss``): graphs are undirected and simple (a
+directed input is symmetrized by the Graph constructors). The k-truss is the
+largest subgraph in which every edge lies in at least k - 2 triangles *of
+that subgraph*; vertices left without edges are not part of it. The
+trussness of an edge is the largest k whose k-truss holds it (2 for an edge
+in no triangle). The maximal k-truss is the non-empty k-truss of largest k.
+
+Every per-edge array is aligned with ``graph.edges()``: entry e belongs to the
+edge {src[e], dst[e]}, src < dst, in CSR order.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax.graph.graph import Graph
+from kcjax.graph.orient import core_numbers
+from kcjax.truss import dense, kernels
+from kcjax.truss.kernels import (
+    MODE_DECOMPOSE,
+    MODE_KTRUSS,
+    MODE_SUPPORT,
+    SUPPORT_METHODS,
+    edge_index,
+    graph_memo,
+)
+
+#: Every accepted ``method``: the native support passes and "dense" (pure JAX).
+METHODS: tuple[str, ...] = (*SUPPORT_METHODS, "dense")
+
+
+def _check(graph: Graph, method: str) -> None:
+    if not isinstance(graph, Graph):
+        raise TypeError(
+            f"expected a kcjax.Graph (the undirected graph, not a DAG), got {type(graph).__name__}"
+        )
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def _check_k(k: int | jax.Array) -> int | jax.Array:
+    if isinstance(k, jax.core.Tracer):
+        if k.shape != () or not jnp.issubdtype(k.dtype, jnp.integer):
+            raise TypeError(f"a traced k must be an integer scalar, got {k.dtype}{list(k.shape)}")
+        return k
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"k must be an int, got {type(k).__name__}") from None
+    if k < 2:
+        raise ValueError(f"k must be >= 2 (the 2-truss is the whole graph), got {k}")
+    if k > np.iinfo(np.int32).max:
+        raise ValueError(f"k must fit int32, got {k}")
+    return k
+
+
+def _no_core(graph: Graph) -> jax.Array:
+    return jnp.zeros(0, jnp.int32)
+
+
+def _core(graph: Graph) -> jax.Array:
+    return graph_memo(graph, "core_numbers", lambda: core_numbers(graph))
+
+
+def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
+    """Triangles per edge.
+
+    Args:
+      graph: the undirected graph.
+      method: ``"dag"`` (each triangle once from the degree-oriented DAG),
+        ``"edge"`` (a warp per edge intersects both neighbour lists),
+        ``"vertex"`` (the seed's vertex-strided shared-memory pass) or
+        ``"dense"`` (pure JAX). All give the same numbers.
+      num_threads: CPU worker threads (0: all cores; ignored on GPUs).
+
+    Returns:
+      int32[m]: entry e is the number of triangles holding edge e of ``graph.edges()``.
+      Jit-able.
+    """
+    _check(graph, method)
+    index = edge_index(graph)
+    if method == "dense":
+        return dense.support_dense(index, jnp.ones(graph.num_edges, bool))
+    return kernels.truss_call(
+        graph,
+        index,
+        _no_core(graph),
+        0,
+        mode=MODE_SUPPORT,
+        method=SUPPORT_METHODS[method],
+        num_threads=num_threads,
+    )
+
+
+def truss_numbers(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
+    """Full truss decomposition in one call: the trussness of every edge.
+
+    One peeling run serves every k (level by level, each level's removals in
+    synchronous rounds), not a run per k.
+
+    Args:
+      graph: the undirected graph.
+      method: the support pass (see :func:`edge_support`) or ``"dense"``.
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      int32[m]: entry e is the largest k whose k-truss holds edge e of
+      ``graph.edges()`` (2 for an edge in no triangle). Edge e lies in the
+      k-truss iff ``truss[e] >= k``. Jit-able.
+    """
+    _check(graph, method)
+    index = edge_index(graph)
+    if method == "dense":
+        return dense.truss_numbers_dense(index)
+    return kernels.truss_call(
+        graph,
+        index,
+        _no_core(graph),
+        0,
+        mode=MODE_DECOMPOSE,
+        method=SUPPORT_METHODS[method],
+        num_threads=num_threads,
+    )
+
+
+def k_truss_mask(
+    graph: Graph,
+    k: int | jax.Array,
+    *,
+    method: str = "dag",
+    prefilter: bool = True,
+    num_threads: int = 0,
+) -> jax.Array:
+    """The edges of the k-truss, as a mask over ``graph.edges()``; jit-able.
+
+    Args:
+      graph: the undirected graph.
+      k: the k of the k-truss: an int >= 2, or under jit a traced int32 scalar
+        (a runtime value: one executable serves every k; a traced k <= 2 keeps
+        every edge).
+      method: the support pass (see :func:`edge_support`) or ``"dense"``.
+      prefilter: start from the (k-1)-core (the k-truss lies inside it; core
+        numbers from :func:`kcjax.core_numbers`, memoized per eager graph).
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      bool[m]: True for the edges of ``graph.edges()`` in the k-truss.
+    """
+    _check(graph, method)
+    k = _check_k(k)
+    index = edge_index(graph)
+    core = _core(graph) if prefilter else _no_core(graph)
+    if method == "dense":
+        alive = jnp.ones(graph.num_edges, bool)
+        if prefilter:
+            alive = (core[index.src] >= k - 1) & (core[index.dst] >= k - 1)
+        return dense.k_truss_mask_dense(index, k, alive)
+    flags = kernels.truss_call(
+        graph,
+        index,
+        core,
+        k,
+        mode=MODE_KTRUSS,
+        method=SUPPORT_METHODS[method],
+        num_threads=num_threads,
+    )
+    return flags != 0
+
+
+def _subgraph(graph: Graph, mask: jax.Array, relabel: bool) -> Graph:
+    index = edge_index(graph)
+    keep = np.asarray(mask)
+    src = np.asarray(index.src)[keep]
+    dst = np.asarray(index.dst)[keep]
+    if relabel:
+        return Graph.from_edges(src, dst, relabel=True)
+    return Graph.from_edges(src, dst, num_nodes=graph.num_nodes)
+
+
+def k_truss(
+    graph: Graph,
+    k: int,
+    *,
+    relabel: bool = False,
+    method: str = "dag",
+    prefilter: bool = True,
+    num_threads: int = 0,
+) -> Graph:
+    """The k-truss as a Graph (eager).
+
+    Args:
+      graph: the undirected graph.
+      k: the k of the k-truss (>= 2).
+      relabel: number the truss's vertices 0..n'-1 in increasing order of their
+        ids; by default ids are kept (``num_nodes`` unchanged, vertices outside
+        the truss left without edges).
+      method, prefilter, num_threads: as in :func:`k_truss_mask`.
+
+    Returns:
+      The k-truss. Its vertices are those with at least one truss edge.
+    """
+    mask = k_truss_mask(graph, k, method=method, prefilter=prefilter, num_threads=num_threads)
+    return _subgraph(graph, mask, relabel)
+
+
+def max_truss(
+    graph: Graph, *, relabel: bool = False, method: str = "dag", num_threads: int = 0
+) -> tuple[int, Graph]:
+    """The maximal k-truss: the non-empty k-truss of largest k (eager).
+
+    Args:
+      graph: the undirected graph.
+      relabel: as in :func:`k_truss`.
+      method, num_threads: as in :func:`truss_numbers`.
+
+    Returns:
+      ``(k_max, truss)``: k_max is the largest trussness (2 if the graph has
+      edges but no triangle; 0 if it has no edges, the truss then being empty).
+    """
+    truss = truss_numbers(graph, method=method, num_threads=num_threads)
+    if graph.num_edges == 0:
+        return 0, _subgraph(graph, truss > 0, relabel)
+    k_max = int(jnp.max(truss))
+    return k_max, _subgraph(graph, truss >= k_max, relabel)

@@ -1,0 +1,71 @@
+"""References for the truss tests: networkx trussness and the shared ground truth."""
+
+from __future__ import annotations
+
+import csv
+import functools
+
+import networkx as nx
+import numpy as np
+
+import kcjax
+from reference import DATA_DIR
+
+TRUSS_TSV = DATA_DIR.parent / "truss" / "truss_counts.tsv"
+
+
+def to_nx(graph: kcjax.Graph) -> nx.Graph:
+    src, dst = (np.asarray(a) for a in graph.edges())
+    g = nx.Graph()
+    g.add_nodes_from(range(graph.num_nodes))
+    g.add_edges_from(zip(src.tolist(), dst.tolist(), strict=True))
+    return g
+
+
+def edge_set(g: nx.Graph) -> set[tuple[int, int]]:
+    return {(min(u, v), max(u, v)) for u, v in g.edges()}
+
+
+def masked_edges(graph: kcjax.Graph, mask) -> set[tuple[int, int]]:
+    src, dst = (np.asarray(a) for a in graph.edges())
+    keep = np.asarray(mask, bool)
+    return set(zip(src[keep].tolist(), dst[keep].tolist(), strict=True))
+
+
+def trussness_networkx(graph: kcjax.Graph) -> np.ndarray:
+    """int32[m] aligned with graph.edges(): chained networkx.k_truss."""
+    g = to_nx(graph)
+    src, dst = (np.asarray(a) for a in graph.edges())
+    pos = {(int(u), int(v)): i for i, (u, v) in enumerate(zip(src, dst, strict=True))}
+    truss = np.full(len(pos), 2, np.int32)
+    k, h = 3, g
+    while h.number_of_edges():
+        h = nx.k_truss(h, k)
+        for e in edge_set(h):
+            truss[pos[e]] = k
+        k += 1
+    return truss
+
+
+@functools.cache
+def truss_rows() -> dict[str, dict[int, tuple[int, int, int]]]:
+    """graph -> k -> (edges, vertices, edge_sum) from truss_counts.tsv."""
+    rows: dict[str, dict[int, tuple[int, int, int]]] = {}
+    with open(TRUSS_TSV) as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            rows.setdefault(r["graph"], {})[int(r["k"])] = (
+                int(r["edges"]),
+                int(r["vertices"]),
+                int(r["edge_sum"]),
+            )
+    return rows
+
+
+def summary(src: np.ndarray, dst: np.ndarray) -> tuple[int, int, int]:
+    """(edges, vertices, edge_sum) of an edge set, edge_sum exact (Python ints)."""
+    verts = np.unique(np.concatenate([src, dst])).size
+    return (
+        int(src.size),
+        int(verts),
+        int(src.astype(np.int64).sum()) * 2**32 + int(dst.astype(np.int64).sum()),
+    )

@@ -1,0 +1,109 @@
+"""CUDA handler of kcjax_truss: equal to the CPU handler and to ground truth (needs a GPU)."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from reference import DATA_DIR, has_gpu
+from reference.truss import TRUSS_TSV, summary, truss_rows, trussness_networkx
+
+import kcjax
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not has_gpu(), reason="no CUDA device"),
+]
+
+NATIVE = ("dag", "edge", "vertex")
+SHARED = (
+    "email-Enron",
+    "ca-AstroPh",
+    "soc-Epinions1",
+    "wiki-Vote",
+    "ego-Facebook",
+    "ca-CondMat",
+    "cit-HepTh",
+    "com-amazon",
+    "com-dblp",
+)
+
+
+def _on(graph: kcjax.Graph, platform: str) -> kcjax.Graph:
+    return jax.device_put(graph, jax.devices(platform)[0])
+
+
+def _run(fn, graph: kcjax.Graph, platform: str) -> np.ndarray:
+    with jax.default_device(jax.devices(platform)[0]):
+        return np.asarray(fn(_on(graph, platform)))
+
+
+def _two_hubs(leaves: int, clique: int) -> kcjax.Graph:
+    """Hubs 0 and 1 joined to each other and to every leaf 2..leaves+1, a clique on the
+    first leaves: edge {0, 1} has two long lists (peeled by the whole grid)."""
+    ids = np.arange(2, leaves + 2)
+    cu, cv = np.triu_indices(clique, 1)
+    src = np.concatenate([[0], np.zeros(leaves, int), np.ones(leaves, int), cu + 2])
+    dst = np.concatenate([[1], ids, ids, cv + 2])
+    return kcjax.Graph.from_edges(src, dst)
+
+
+RANDOM = {
+    "rmat10": lambda: kcjax.generators.rmat(10, 16, seed=1),
+    "rmat12": lambda: kcjax.generators.rmat(12, 16, seed=2),
+    "cliques": lambda: kcjax.generators.planted_cliques(3000, 0.004, [40, 25, 9], seed=3),
+    "hubs": lambda: _two_hubs(3000, 50),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM))
+@pytest.mark.parametrize("method", NATIVE)
+def test_gpu_equals_cpu_random(name, method):
+    graph = RANDOM[name]()
+    for fn in (
+        lambda g: kcjax.edge_support(g, method=method),
+        lambda g: kcjax.truss_numbers(g, method=method),
+        lambda g: kcjax.k_truss_mask(g, 5, method=method),
+        lambda g: kcjax.k_truss_mask(g, 5, method=method, prefilter=False),
+    ):
+        np.testing.assert_array_equal(_run(fn, graph, "cuda"), _run(fn, graph, "cpu"))
+
+
+def test_gpu_matches_networkx_and_dense():
+    graph = kcjax.generators.rmat(8, 8, seed=4)
+    want = trussness_networkx(graph)
+    for method in (*NATIVE, "dense"):
+        got = _run(lambda g, m=method: kcjax.truss_numbers(g, method=m), graph, "cuda")
+        np.testing.assert_array_equal(got, want)
+
+
+def test_gpu_jit():
+    graph = kcjax.generators.rmat(9, 8, seed=5)
+    fn = jax.jit(lambda g: kcjax.truss_numbers(g))
+    np.testing.assert_array_equal(_run(fn, graph, "cuda"), trussness_networkx(graph))
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_gpu_shared_ground_truth(name):
+    path = DATA_DIR / f"{name}.el.gz"
+    if not path.exists() or not TRUSS_TSV.exists():
+        pytest.skip("shared data absent")
+    graph = kcjax.load(path)
+    rows = truss_rows()[name]
+    src, dst = (np.asarray(a) for a in graph.edges())
+    k_max = max(rows) - 1
+    for method in NATIVE:
+        truss = _run(lambda g, m=method: kcjax.truss_numbers(g, method=m), graph, "cuda")
+        for k, want in rows.items():
+            keep = truss >= k
+            assert summary(src[keep], dst[keep]) == want, (name, method, k)
+        for k in (3, k_max, k_max + 1):
+            for prefilter in (True, False):
+                mask = _run(
+                    lambda g, m=method, k=k, p=prefilter: kcjax.k_truss_mask(
+                        g, k, method=m, prefilter=p
+                    ),
+                    graph,
+                    "cuda",
+                )
+                assert summary(src[mask], dst[mask]) == rows[k], (name, method, k, prefilter)
