@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
@@ -132,7 +133,7 @@ def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
     for arg, served in DECLINE.get(name, {}).items():
         value = arguments.get(arg, served)
         if value is not served and value != served:
-            return f"{arg}={value!r} is not supported (only {served!r})"
+            return f"{arg}={reprlib.repr(value)} is not supported (only {served!r})"
     return True
 
 

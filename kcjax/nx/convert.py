@@ -190,30 +190,64 @@ def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
 
 
 def induced_nx_graph(g: KcjaxGraph, keep: np.ndarray) -> Any:
-    """The networkx Graph induced by the vertices where ``keep`` (bool[n]) holds.
+    """The networkx Graph induced by the vertices where ``keep`` (bool[n]) holds,
+    nodes and adjacencies in node and adjacency order (self loops dropped)."""
+    labels = g.labels
+    nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
+    return _build(g, nodes, keep, lambda u, row: row)
 
-    Nodes and adjacencies come in networkx's orders (as ``G.subgraph(nodes).copy()``
-    would give them), attribute dicts copied shallowly where the conversion kept them.
+
+def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
+    """``G.subgraph(nbunch).copy()`` exactly as networkx builds it, orders included.
+
+    networkx's filtered views iterate the kept-node set instead of the graph
+    when it is less than half as long (the node list, and each adjacency), so
+    their orders follow that set's iteration order; it is rebuilt here from
+    the same sequence.
     """
+    index = g.index
+    kept = set()
+    for u in nbunch:
+        if u in index:
+            kept.add(u)
+    keep = np.zeros(len(g), dtype=bool)
+    keep[g.ids(kept)] = True
+    labels = g.labels
+    if 2 * len(kept) < len(g):
+        nodes = list(kept)
+    else:
+        nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
+
+    def row_order(u: Hashable, row: list[Hashable]) -> list[Hashable]:
+        if 2 * len(kept) < len(row):
+            present = set(row)
+            return [v for v in kept if v in present]
+        return row
+
+    return _build(g, nodes, keep, row_order)
+
+
+def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:
     import networkx as nx
 
     H = nx.Graph()
     if g.graph_attrs is not None:
         H.graph.update(g.graph_attrs)
-    labels = g.labels
-    kept = np.flatnonzero(keep)
+    labels, index, indptr, nbrs = g.labels, g.index, g.indptr, g.nx_indices
     if g.node_attrs is not None:
-        H.add_nodes_from((labels[i], g.node_attrs[i].copy()) for i in kept)
+        H.add_nodes_from((u, g.node_attrs[index[u]].copy()) for u in nodes)
     else:
-        H.add_nodes_from(labels[i] for i in kept)
-    rows = np.repeat(np.arange(len(labels), dtype=np.int32), np.diff(g.indptr))
-    sel = keep[rows] & keep[g.nx_indices]
-    src, dst = rows[sel].tolist(), g.nx_indices[sel].tolist()
+        H.add_nodes_from(nodes)
+    edges = []
+    for u in nodes:
+        i = index[u]
+        row = [labels[j] for j in nbrs[indptr[i] : indptr[i + 1]].tolist()]
+        for v in row_order(u, row):
+            if keep[index[v]]:
+                edges.append((u, v))
     if g.edge_attrs is not None:
         ea = g.edge_attrs
-        H.add_edges_from(
-            (labels[u], labels[v], ea[labels[u]][labels[v]].copy()) for u, v in zip(src, dst)
-        )
+        H.add_edges_from((u, v, ea[u][v].copy()) for u, v in edges)
     else:
-        H.add_edges_from((labels[u], labels[v]) for u, v in zip(src, dst))
+        H.add_edges_from(edges)
     return H

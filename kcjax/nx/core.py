@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kcjax.nx.convert import KcjaxGraph, induced_nx_graph
+from kcjax.nx.convert import KcjaxGraph, subgraph_copy
 
 
 def core_numbers(g: KcjaxGraph) -> np.ndarray:
@@ -30,16 +30,13 @@ def core_number(G):
 
 
 def k_core(G, k=None, core_number=None):
-    """networkx.k_core: the induced subgraph on the nodes of core number >= k.
+    """networkx.k_core: ``G.subgraph(nodes of core number >= k).copy()``.
 
     With ``core_number`` given the filter uses it (as networkx does); the
-    result keeps the graph, node and edge attributes.
+    result keeps the graph, node and edge attributes, in networkx's orders.
     """
     if core_number is None:
-        cores = core_numbers(G)
-    else:
-        cores = np.array([core_number[u] for u in G.labels], dtype=np.int64)
+        core_number = dict(zip(G.labels, core_numbers(G).tolist(), strict=True))
     if k is None:
-        k = int(cores.max()) if cores.size else None
-    keep = cores >= k if k is not None else np.zeros(0, bool)
-    return induced_nx_graph(G, keep)
+        k = max(core_number.values())
+    return subgraph_copy(G, [v for v in core_number if core_number[v] >= k])
