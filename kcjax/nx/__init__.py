@@ -165,6 +165,19 @@ def _convert_from_nx(G: Any, *args: Any, **kwargs: Any) -> Any:
     return convert_from_nx(G, *args, **kwargs)
 
 
+def from_networkx(G: Any) -> Any:
+    """A networkx Graph as a kcjax backend graph, to convert once and pass to many calls.
+
+    Calls given the returned graph dispatch to kcjax without converting again.
+
+    Raises:
+      NotImplementedError: for directed graphs and multigraphs.
+    """
+    return _convert_from_nx(
+        G, preserve_edge_attrs=True, preserve_node_attrs=True, preserve_graph_attrs=True
+    )
+
+
 def _convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
     from kcjax.nx.convert import convert_to_nx
 
@@ -206,7 +219,6 @@ def get_info() -> dict[str, Any]:
         "short_summary": "Exact clique counting, cores and BFS on JAX devices (XLA FFI kernels).",
         "default_config": {},
         "functions": {
-            name: {"additional_docs": NOTES[name]} if name in NOTES else {}
-            for name in FUNCTIONS
+            name: {"additional_docs": NOTES[name]} if name in NOTES else {} for name in FUNCTIONS
         },
     }

@@ -125,13 +125,9 @@ class KcjaxGraph:
         if nbunch in self:
             return np.array([self.index[nbunch]], dtype=np.int32)
         try:
-            return np.fromiter(
-                (self.index[u] for u in nbunch if u in self.index), dtype=np.int32
-            )
+            return np.fromiter((self.index[u] for u in nbunch if u in self.index), dtype=np.int32)
         except TypeError as err:
-            raise nx.NetworkXError(
-                f"nbunch is not a node or a sequence of nodes: {err}"
-            ) from err
+            raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {err}") from err
 
 
 def convert_from_nx(

@@ -82,9 +82,7 @@ def eccentricity(G, v=None, sp=None, weight=None):
     start = 0
     for rows in distance_rows(G, ids):
         if (rows < 0).any():
-            raise nx.NetworkXError(
-                "Found infinite path length because the graph is not connected"
-            )
+            raise nx.NetworkXError("Found infinite path length because the graph is not connected")
         for offset, depth in enumerate(rows.max(axis=1, initial=0).tolist()):
             e[G.labels[int(ids[start + offset])]] = depth
         start += len(rows)

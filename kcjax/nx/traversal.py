@@ -112,7 +112,7 @@ def _tree(g: KcjaxGraph, source: Hashable, depth_limit: Any) -> tuple[list, list
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     """networkx.bfs_edges (undirected; no ``sort_neighbors``): a generator."""
     parents, children = _tree(G, source, depth_limit)
-    yield from zip(parents, children)
+    yield from zip(parents, children, strict=True)
 
 
 def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
@@ -128,14 +128,14 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
 def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
     """networkx.bfs_predecessors: a generator of (node, parent)."""
     parents, children = _tree(G, source, depth_limit)
-    yield from zip(children, parents)
+    yield from zip(children, parents, strict=True)
 
 
 def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
     """networkx.bfs_successors: a generator of (parent, [children]) in BFS order."""
     parents, children = _tree(G, source, depth_limit)
     parent, group = source, []
-    for p, c in zip(parents, children):
+    for p, c in zip(parents, children, strict=True):
         if p == parent:
             group.append(c)
             continue

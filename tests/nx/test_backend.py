@@ -139,7 +139,9 @@ def test_path_lengths(name, cutoff):
     G = GRAPHS[name]
     for source in itertools.islice(G, 0, None, max(1, len(G) // 3)):
         got = nx.single_source_shortest_path_length(G, source, cutoff, **KC)
-        assert list(got.items()) == list(nx.single_source_shortest_path_length(G, source, cutoff).items())
+        assert list(got.items()) == list(
+            nx.single_source_shortest_path_length(G, source, cutoff).items()
+        )
         got = nx.single_target_shortest_path_length(G, source, cutoff, **KC)
         assert got == nx.single_target_shortest_path_length(G, source, cutoff)
         assert nx.shortest_path_length(G, source, **KC) == nx.shortest_path_length(G, source)
@@ -188,7 +190,11 @@ def test_errors_match_networkx():
         (nx.shortest_path_length, (nx.path_graph(3), 0, 2), {"weight": "weight"}),
         (nx.core_number, (nx.Graph([(0, 1), (1, 1)]),), {}),
         (nx.diameter, (nx.path_graph(3),), {"usebounds": True}),
-        (nx.eccentricity, (nx.path_graph(3),), {"sp": dict(nx.all_pairs_shortest_path_length(nx.path_graph(3)))}),
+        (
+            nx.eccentricity,
+            (nx.path_graph(3),),
+            {"sp": dict(nx.all_pairs_shortest_path_length(nx.path_graph(3)))},
+        ),
         (nx.triangles, (nx.MultiGraph([(0, 1)]),), {}),
     ],
 )
@@ -224,6 +230,9 @@ def test_conversion_round_trip_and_backend_graph():
     assert list(H) == list(G) and list(H.edges) == list(G.edges)
     # A backend graph is served without conversion, by priority or by name.
     assert nx.triangles(K) == nx.triangles(G)
+    from kcjax.nx import from_networkx
+
+    assert nx.k_core(from_networkx(G), 2).edges == nx.k_core(G, 2).edges
     assert nx.single_source_shortest_path_length(K, "v3") == nx.single_source_shortest_path_length(
         G, "v3"
     )

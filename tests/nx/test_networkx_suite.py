@@ -61,7 +61,9 @@ def _backend_installed() -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _backend_installed(), reason="kcjax's networkx entry points are not installed")
+@pytest.mark.skipif(
+    not _backend_installed(), reason="kcjax's networkx entry points are not installed"
+)
 def test_networkx_suite_through_kcjax(tmp_path):
     counts = tmp_path / "counts.json"
     env = dict(os.environ)
