@@ -1,0 +1,249 @@
+"""networkx <-> kcjax conversion: the backend graph type and its caches.
+
+A :class:`KcjaxGraph` wraps a :class:`kcjax.Graph` (vertices 0..n-1 in the
+networkx graph's node order) with the node labels (any hashables) and a copy
+of networkx's adjacency order (``nx_indices``), which the traversals need to
+reproduce networkx's discovery order exactly. Oriented DAGs are cached on the
+graph. The CSR is built with numpy on the host (no device compile per graph
+shape) and is canonical: rows ascending, symmetric, no self loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from kcjax.graph.graph import Graph
+
+
+class KcjaxGraph:
+    """An undirected simple graph served by the kcjax backend.
+
+    Attributes:
+      graph: the :class:`kcjax.Graph` (vertex i is ``labels[i]``).
+      labels: list of the n node labels, in networkx's node order.
+      index: dict label -> vertex id.
+      indptr: int64[n + 1] host row pointers (shared by both orders).
+      nx_indices: int32[2m] host neighbour ids, each row in networkx's
+        adjacency order (the order a networkx traversal visits them).
+      self_loops: number of self loops the networkx graph had (dropped here;
+        functions whose results depend on them decline such graphs).
+      graph_attrs, node_attrs, edge_attrs: the networkx attribute dicts when
+        the conversion was asked to preserve them, else None.
+    """
+
+    __networkx_backend__ = "kcjax"
+
+    def __init__(
+        self,
+        labels: list[Hashable],
+        indptr: np.ndarray,
+        nx_indices: np.ndarray,
+        *,
+        self_loops: int = 0,
+        graph_attrs: dict | None = None,
+        node_attrs: list[dict] | None = None,
+        edge_attrs: dict | None = None,
+    ) -> None:
+        import jax.numpy as jnp
+
+        self.labels = labels
+        self.index = {u: i for i, u in enumerate(labels)}
+        self.indptr = indptr
+        self.nx_indices = nx_indices
+        self.self_loops = self_loops
+        self.graph_attrs = graph_attrs
+        self.node_attrs = node_attrs
+        self.edge_attrs = edge_attrs
+        n = len(labels)
+        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
+        sorted_indices = nx_indices[np.lexsort((nx_indices, rows))]
+        self.graph = Graph(
+            indptr=jnp.asarray(indptr.astype(np.int32)),
+            indices=jnp.asarray(sorted_indices.astype(np.int32)),
+            num_nodes=n,
+        )
+        self._dags: dict[str, Any] = {}
+        self._cache: dict[str, Any] = {}
+        self.__networkx_cache__: dict = {}
+
+    # The few networkx graph methods the dispatcher and our checks use.
+    def is_directed(self) -> bool:
+        return False
+
+    def is_multigraph(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self.labels)
+
+    def __contains__(self, node: Any) -> bool:
+        try:
+            return node in self.index
+        except TypeError:
+            return False
+
+    def number_of_nodes(self) -> int:
+        return len(self.labels)
+
+    def number_of_edges(self) -> int:
+        return int(self.nx_indices.size) // 2
+
+    def __repr__(self) -> str:
+        return f"KcjaxGraph(num_nodes={len(self):,}, num_edges={self.number_of_edges():,})"
+
+    def dag(self, order: str = "degree") -> Any:
+        """The graph oriented by ``order`` (cached)."""
+        if order not in self._dags:
+            from kcjax.graph.orient import orient
+
+            self._dags[order] = orient(self.graph, order)
+        return self._dags[order]
+
+    def cached(self, key: str, compute: Any) -> Any:
+        """``compute()`` once per graph (core numbers, triangle counts, ...)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def ids(self, nodes: Iterable[Hashable]) -> np.ndarray:
+        """int32 ids of ``nodes`` (all must be in the graph)."""
+        index = self.index
+        return np.fromiter((index[u] for u in nodes), dtype=np.int32)
+
+    def nbunch_ids(self, nbunch: Any) -> np.ndarray:
+        """networkx's ``nbunch_iter``: the ids of the nodes of ``nbunch`` in the graph."""
+        import networkx as nx
+
+        if nbunch is None:
+            return np.arange(len(self), dtype=np.int32)
+        if nbunch in self:
+            return np.array([self.index[nbunch]], dtype=np.int32)
+        try:
+            return np.fromiter((self.index[u] for u in nbunch if u in self.index), dtype=np.int32)
+        except TypeError as err:
+            raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {err}") from err
+
+
+def convert_from_nx(
+    G: Any,
+    edge_attrs: Any = None,
+    node_attrs: Any = None,
+    preserve_edge_attrs: bool = False,
+    preserve_node_attrs: bool = False,
+    preserve_graph_attrs: bool = False,
+    name: str | None = None,
+    graph_name: str | None = None,
+) -> KcjaxGraph:
+    """A networkx Graph as a :class:`KcjaxGraph` (``G`` itself if it is one).
+
+    Raises:
+      NotImplementedError: for directed graphs and multigraphs (networkx
+        then falls back to its own implementation).
+    """
+    if isinstance(G, KcjaxGraph):
+        return G
+    if G.is_directed() or G.is_multigraph():
+        kind = "multigraphs" if G.is_multigraph() else "directed graphs"
+        raise NotImplementedError(f"the kcjax backend does not convert {kind}")
+    labels = list(G)
+    index = {u: i for i, u in enumerate(labels)}
+    adj = G._adj
+    degrees = np.fromiter(
+        (len(nbrs) - (u in nbrs) for u, nbrs in adj.items()), dtype=np.int64, count=len(labels)
+    )
+    indptr = np.zeros(len(labels) + 1, dtype=np.int64)
+    np.cumsum(degrees, out=indptr[1:])
+    nx_indices = np.fromiter(
+        (index[v] for u, nbrs in adj.items() for v in nbrs if v != u),
+        dtype=np.int32,
+        count=int(indptr[-1]),
+    )
+    self_loops = sum(u in nbrs for u, nbrs in adj.items())
+    keep_nodes = preserve_node_attrs or bool(node_attrs)
+    keep_edges = preserve_edge_attrs or bool(edge_attrs)
+    return KcjaxGraph(
+        labels,
+        indptr,
+        nx_indices,
+        self_loops=self_loops,
+        graph_attrs=dict(G.graph) if preserve_graph_attrs else None,
+        node_attrs=[G._node[u] for u in labels] if keep_nodes else None,
+        edge_attrs={u: dict(nbrs) for u, nbrs in adj.items()} if keep_edges else None,
+    )
+
+
+def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
+    """A :class:`KcjaxGraph` as a networkx Graph; anything else unchanged."""
+    if isinstance(obj, KcjaxGraph):
+        return induced_nx_graph(obj, np.ones(len(obj), dtype=bool))
+    return obj
+
+
+def induced_nx_graph(g: KcjaxGraph, keep: np.ndarray) -> Any:
+    """The networkx Graph induced by the vertices where ``keep`` (bool[n]) holds,
+    nodes and adjacencies in node and adjacency order (self loops dropped)."""
+    labels = g.labels
+    nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
+    return _build(g, nodes, keep, lambda u, row: row)
+
+
+def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
+    """``G.subgraph(nbunch).copy()`` exactly as networkx builds it, orders included.
+
+    networkx's filtered views iterate the kept-node set instead of the graph
+    when it is less than half as long (the node list, and each adjacency), so
+    their orders follow that set's iteration order; it is rebuilt here from
+    the same sequence.
+    """
+    index = g.index
+    kept = set()
+    for u in nbunch:
+        if u in index:
+            kept.add(u)
+    keep = np.zeros(len(g), dtype=bool)
+    keep[g.ids(kept)] = True
+    labels = g.labels
+    if 2 * len(kept) < len(g):
+        nodes = list(kept)
+    else:
+        nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
+
+    def row_order(u: Hashable, row: list[Hashable]) -> list[Hashable]:
+        if 2 * len(kept) < len(row):
+            present = set(row)
+            return [v for v in kept if v in present]
+        return row
+
+    return _build(g, nodes, keep, row_order)
+
+
+def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:
+    import networkx as nx
+
+    H = nx.Graph()
+    if g.graph_attrs is not None:
+        H.graph.update(g.graph_attrs)
+    labels, index, indptr, nbrs = g.labels, g.index, g.indptr, g.nx_indices
+    if g.node_attrs is not None:
+        H.add_nodes_from((u, g.node_attrs[index[u]].copy()) for u in nodes)
+    else:
+        H.add_nodes_from(nodes)
+    edges = []
+    for u in nodes:
+        i = index[u]
+        row = [labels[j] for j in nbrs[indptr[i] : indptr[i + 1]].tolist()]
+        for v in row_order(u, row):
+            if keep[index[v]]:
+                edges.append((u, v))
+    if g.edge_attrs is not None:
+        ea = g.edge_attrs
+        H.add_edges_from((u, v, ea[u][v].copy()) for u, v in edges)
+    else:
+        H.add_edges_from(edges)
+    return H

@@ -1,0 +1,266 @@
+"""kcjax as a networkx backend: backend="kcjax" against networkx itself.
+
+Random graphs with string node labels in shuffled insertion order (so node
+order, adjacency order and label order all differ), self loops and isolated
+nodes; every served function must return exactly networkx's result, in
+networkx's order where networkx yields or builds ordered containers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+import sys
+import types
+from importlib.metadata import entry_points
+
+import pytest
+
+nx = pytest.importorskip("networkx")
+
+pytestmark = pytest.mark.skipif(
+    not entry_points(group="networkx.backends", name="kcjax"),
+    reason="kcjax's networkx entry points are not installed (pip install -e .)",
+)
+
+KC = {"backend": "kcjax"}
+
+
+@pytest.fixture(autouse=True)
+def _quiet_cache_note():
+    nx.config.warnings_to_ignore.add("cache")
+    yield
+
+
+def labeled_graph(n: int, p: float, seed: int, loops: int = 0) -> nx.Graph:
+    """G(n, p) with labels "v<i>" inserted in a shuffled order, edges in a shuffled order."""
+    rng = random.Random(seed)
+    base = nx.gnp_random_graph(n, p, seed=seed)
+    order = list(base)
+    rng.shuffle(order)
+    edges = list(base.edges())
+    rng.shuffle(edges)
+    G = nx.Graph()
+    G.add_nodes_from(f"v{i}" for i in order)
+    G.add_edges_from((f"v{u}", f"v{v}") for u, v in edges)
+    for u in rng.sample(order, loops):
+        G.add_edge(f"v{u}", f"v{u}")
+    return G
+
+
+GRAPHS = {
+    "empty": nx.Graph(),
+    "isolated": nx.empty_graph(5),
+    "sparse": labeled_graph(80, 0.04, 1, loops=2),
+    "medium": labeled_graph(60, 0.15, 2, loops=1),
+    "dense": labeled_graph(30, 0.6, 3),
+    "complete": nx.complete_graph(7),
+    "karate": nx.karate_club_graph(),
+    "disconnected": nx.disjoint_union(nx.cycle_graph(5), nx.path_graph(4)),
+}
+NO_LOOPS = {name: G for name, G in GRAPHS.items() if not nx.number_of_selfloops(G)}
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_triangles_transitivity(name):
+    G = GRAPHS[name]
+    got = nx.triangles(G, **KC)
+    assert got == nx.triangles(G) and list(got) == list(nx.triangles(G))
+    assert all(type(v) is int for v in got.values())
+    for node in itertools.islice(G, 3):
+        assert nx.triangles(G, node, **KC) == nx.triangles(G, node)
+    some = list(G)[::2] + ["missing"]
+    assert list(nx.triangles(G, some, **KC).items()) == list(nx.triangles(G, some).items())
+    t = nx.transitivity(G, **KC)
+    assert t == nx.transitivity(G) and type(t) is type(nx.transitivity(G))
+
+
+@pytest.mark.parametrize("name", NO_LOOPS)
+def test_cores(name):
+    G = GRAPHS[name]
+    assert list(nx.core_number(G, **KC).items()) == list(nx.core_number(G).items())
+    for k in (None, 1, 2, 3):
+        if k is None and len(G) == 0:
+            continue
+        got, want = nx.k_core(G, k, **KC), nx.k_core(G, k)
+        assert list(got.nodes(data=True)) == list(want.nodes(data=True))
+        assert list(got.edges(data=True)) == list(want.edges(data=True))
+        assert got.graph == want.graph
+
+
+def test_k_core_keeps_attributes():
+    G = labeled_graph(40, 0.2, 5)
+    G.graph["name"] = "g"
+    for i, u in enumerate(G):
+        G.nodes[u]["i"] = i
+    for u, v in G.edges:
+        G[u][v]["w"] = len(u) + len(v)
+    got, want = nx.k_core(G, 3, **KC), nx.k_core(G, 3)
+    assert nx.utils.graphs_equal(got, want) and got.graph == {"name": "g"}
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_enumerate_all_cliques(name):
+    G = GRAPHS[name]
+    got = nx.enumerate_all_cliques(G, **KC)
+    assert isinstance(got, types.GeneratorType)
+    assert list(got) == list(nx.enumerate_all_cliques(G))
+
+
+@pytest.mark.parametrize("name", [n for n in GRAPHS if len(GRAPHS[n])])
+@pytest.mark.parametrize("depth_limit", [None, 0, 1, 2])
+def test_bfs_orders(name, depth_limit):
+    G = GRAPHS[name]
+    for source in itertools.islice(G, 0, None, max(1, len(G) // 4)):
+        kw = {"depth_limit": depth_limit}
+        for f in (nx.bfs_edges, nx.bfs_predecessors, nx.bfs_successors):
+            got = f(G, source, **kw, **KC)
+            assert isinstance(got, types.GeneratorType)
+            assert list(got) == list(f(G, source, **kw)), f.__name__
+        got, want = nx.bfs_tree(G, source, **kw, **KC), nx.bfs_tree(G, source, **kw)
+        assert list(got.edges) == list(want.edges) and list(got) == list(want)
+        for d in range(4):
+            got = nx.descendants_at_distance(G, source, d, **KC)
+            assert got == nx.descendants_at_distance(G, source, d)
+
+
+@pytest.mark.parametrize("name", [n for n in GRAPHS if len(GRAPHS[n]) > 2])
+def test_bfs_layers(name):
+    G = GRAPHS[name]
+    nodes = list(G)
+    for sources in (nodes[0], nodes[:2], [nodes[-1], nodes[1], nodes[-1]]):
+        assert list(nx.bfs_layers(G, sources, **KC)) == list(nx.bfs_layers(G, sources))
+
+
+@pytest.mark.parametrize("name", [n for n in GRAPHS if len(GRAPHS[n])])
+@pytest.mark.parametrize("cutoff", [None, 0, 1, 2.5])
+def test_path_lengths(name, cutoff):
+    G = GRAPHS[name]
+    for source in itertools.islice(G, 0, None, max(1, len(G) // 3)):
+        got = nx.single_source_shortest_path_length(G, source, cutoff, **KC)
+        assert list(got.items()) == list(
+            nx.single_source_shortest_path_length(G, source, cutoff).items()
+        )
+        got = nx.single_target_shortest_path_length(G, source, cutoff, **KC)
+        assert got == nx.single_target_shortest_path_length(G, source, cutoff)
+        assert nx.shortest_path_length(G, source, **KC) == nx.shortest_path_length(G, source)
+        for target in itertools.islice(G, 0, None, max(1, len(G) // 3)):
+            try:
+                want = nx.shortest_path_length(G, source, target)
+            except nx.NetworkXNoPath:
+                with pytest.raises(nx.NetworkXNoPath):
+                    nx.shortest_path_length(G, source, target, **KC)
+                continue
+            assert nx.shortest_path_length(G, source, target, **KC) == want
+    got = dict(nx.all_pairs_shortest_path_length(G, cutoff, **KC))
+    assert got == dict(nx.all_pairs_shortest_path_length(G, cutoff))
+
+
+@pytest.mark.parametrize("name", ["complete", "karate", "dense", "disconnected"])
+def test_eccentricity_diameter(name):
+    G = GRAPHS[name]
+    if not nx.is_connected(G):
+        with pytest.raises(nx.NetworkXError, match="not connected"):
+            nx.eccentricity(G, **KC)
+        return
+    assert list(nx.eccentricity(G, **KC).items()) == list(nx.eccentricity(G).items())
+    node = next(iter(G))
+    assert nx.eccentricity(G, node, **KC) == nx.eccentricity(G, node)
+    assert nx.diameter(G, **KC) == nx.diameter(G)
+
+
+def test_errors_match_networkx():
+    G = GRAPHS["karate"]
+    with pytest.raises(nx.NodeNotFound, match="Source 99 is not in G"):
+        nx.single_source_shortest_path_length(G, 99, **KC)
+    with pytest.raises(nx.NetworkXError, match="not in the graph"):
+        list(nx.bfs_edges(G, 99, **KC))
+    with pytest.raises(nx.NetworkXError, match="not in the graph"):
+        list(nx.bfs_layers(G, [0, 99], **KC))
+    with pytest.raises(ValueError, match="method not supported"):
+        nx.shortest_path_length(G, 0, 1, method="bogus", **KC)
+
+
+@pytest.mark.parametrize(
+    ("func", "args", "kwargs"),
+    [
+        (nx.bfs_edges, (nx.DiGraph([(0, 1)]), 0), {}),
+        (nx.bfs_edges, (nx.path_graph(3), 0), {"sort_neighbors": sorted}),
+        (nx.shortest_path_length, (nx.path_graph(3), 0, 2), {"weight": "weight"}),
+        (nx.core_number, (nx.Graph([(0, 1), (1, 1)]),), {}),
+        (nx.diameter, (nx.path_graph(3),), {"usebounds": True}),
+        (
+            nx.eccentricity,
+            (nx.path_graph(3),),
+            {"sp": dict(nx.all_pairs_shortest_path_length(nx.path_graph(3)))},
+        ),
+        (nx.triangles, (nx.MultiGraph([(0, 1)]),), {}),
+    ],
+)
+def test_declines_what_it_does_not_serve(func, args, kwargs):
+    from kcjax.nx import can_run
+
+    verdict = can_run(func.name, args, kwargs)
+    assert isinstance(verdict, str) and verdict
+    with nx.config(backend_priority=["kcjax"], fallback_to_nx=True):
+        try:
+            want = func(*args, **kwargs)
+        except nx.NetworkXException as err:
+            want = type(err)
+    try:
+        result = func(*args, **kwargs)
+    except nx.NetworkXException as err:
+        result = type(err)
+    if isinstance(result, types.GeneratorType):
+        result, want = list(result), list(want)
+    assert result == want
+
+
+def test_conversion_round_trip_and_backend_graph():
+    from kcjax.nx.convert import KcjaxGraph
+
+    G = labeled_graph(50, 0.1, 7, loops=3)
+    K = nx.utils.backends._load_backend("kcjax").convert_from_nx(G)
+    assert isinstance(K, KcjaxGraph) and K.__networkx_backend__ == "kcjax"
+    assert len(K) == len(G) and K.number_of_edges() == G.number_of_edges() - 3
+    assert K.self_loops == 3 and list(K) == list(G)
+    H = nx.utils.backends._load_backend("kcjax").convert_to_nx(K)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    assert list(H) == list(G) and list(H.edges) == list(G.edges)
+    # A backend graph is served without conversion, by priority or by name.
+    assert nx.triangles(K) == nx.triangles(G)
+    from kcjax.nx import from_networkx
+
+    assert nx.k_core(from_networkx(G), 2).edges == nx.k_core(G, 2).edges
+    assert nx.single_source_shortest_path_length(K, "v3") == nx.single_source_shortest_path_length(
+        G, "v3"
+    )
+    # What kcjax declines on a backend graph raises (networkx does not convert back).
+    with pytest.raises(NotImplementedError):
+        nx.core_number(K)
+
+
+def test_should_run_prefers_networkx_on_small_graphs():
+    from kcjax.nx import should_run
+
+    assert isinstance(should_run("triangles", (nx.path_graph(4),), {}), str)
+    assert should_run("triangles", (nx.complete_graph(80),), {}) is True
+    assert isinstance(should_run("bfs_edges", (nx.complete_graph(80), 0), {}), str)
+
+
+def test_backend_info_lists_functions():
+    info = nx.utils.backends.backend_info["kcjax"]
+    from kcjax.nx import FUNCTIONS
+
+    assert set(info["functions"]) == set(FUNCTIONS)
+    for name in FUNCTIONS:
+        assert "kcjax" in nx.utils.backends._registered_algorithms[name].backends
+
+
+def test_imports_stay_lazy():
+    code = (
+        "import sys, kcjax; assert 'networkx' not in sys.modules, 'kcjax imported networkx';"
+        "import networkx; assert 'jax' not in sys.modules, 'networkx imported jax'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
