@@ -45,8 +45,9 @@ void BfsOne(const Csr& g, int32_t source, int32_t method, int32_t direction, int
   for (int32_t level = 0; !frontier.empty(); ++level) {
     int64_t hubs = 0;
     for (int32_t u : frontier) hubs += (g.indptr[u + 1] - g.indptr[u]) > tau;
-    const bool bu = NextBottomUp(method, direction, bottom_up, static_cast<int64_t>(frontier.size()),
-                                 prev_size, hubs, total_hubs, n);
+    const bool bu =
+        NextBottomUp(method, direction, bottom_up, static_cast<int64_t>(frontier.size()), prev_size,
+                     hubs, total_hubs, n);
     prev_size = static_cast<int64_t>(frontier.size());
     next.clear();
     if (bu) {

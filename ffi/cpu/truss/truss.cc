@@ -3,6 +3,8 @@
 // split the edges or vertices); peeling is Wang & Cheng's level order, one
 // thread, with the same level rule as the GPU's level-synchronous rounds, so
 // both give the same trussness.
+#include "kcjax/truss/truss.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "kcjax/core/ffi.h"
-#include "kcjax/truss/truss.h"
 
 namespace ffi = xla::ffi;
 
@@ -167,16 +168,17 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
                     ffi::ResultBuffer<ffi::S32> out) {
   const std::string bad = CheckTrussCall(
-      indptr.element_count(), indices.element_count(), eid.element_count(),
-      esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
-      dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
-      core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
+      indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
+      edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
+      dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
+      out->element_count(), mode, method);
   if (!bad.empty()) return Reporter("kcjax_truss", "CPU").Invalid(bad);
-  View g{indptr.typed_data(),     indices.typed_data(),     eid.typed_data(),
-         esrc.typed_data(),       edst.typed_data(),        dag_indptr.typed_data(),
-         dag_indices.typed_data(), dag_src.typed_data(),    dag_eid.typed_data(),
+  View g{indptr.typed_data(),        indices.typed_data(),       eid.typed_data(),
+         esrc.typed_data(),          edst.typed_data(),          dag_indptr.typed_data(),
+         dag_indices.typed_data(),   dag_src.typed_data(),       dag_eid.typed_data(),
          indptr.element_count() - 1, indices.element_count() / 2};
-  int threads = num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
+  int threads =
+      num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(threads, 1);
   int32_t* res = out->typed_data();
   std::vector<uint8_t> alive(g.m, 1);

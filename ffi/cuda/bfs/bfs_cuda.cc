@@ -1,4 +1,6 @@
 // CUDA handler of "kcjax_bfs" (contract in ffi/include/kcjax/bfs/bfs.h).
+#include "kcjax/bfs/bfs_cuda.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -6,7 +8,6 @@
 
 #include "kcjax/bfs/args.h"
 #include "kcjax/bfs/bfs.h"
-#include "kcjax/bfs/bfs_cuda.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/scratch.h"
 
@@ -14,11 +15,10 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
-                   ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                   ffi::Buffer<ffi::S32> sources, int32_t method, int32_t direction,
-                   int32_t batch, int32_t hub_tau, ffi::ResultBuffer<ffi::S32> dist,
-                   ffi::ResultBuffer<ffi::S32> parent) {
+ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buffer<ffi::S32> indptr,
+                   ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> sources, int32_t method,
+                   int32_t direction, int32_t batch, int32_t hub_tau,
+                   ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent) {
   const kcjax::Reporter rep("kcjax_bfs", "CUDA");
   kcjax::bfs::Shape shape;
   if (auto err = kcjax::bfs::CheckArgs(rep, indptr, indices, sources, method, direction, batch,
@@ -52,8 +52,7 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy)", err);
   kcjax::cuda::DeviceScratch memory(scratch, stream);
   void* buf = memory.Allocate(plan.scratch_bytes);
-  if (buf == nullptr)
-    return rep.Exhausted(plan.scratch_bytes, "the BFS queues and status arrays");
+  if (buf == nullptr) return rep.Exhausted(plan.scratch_bytes, "the BFS queues and status arrays");
   err = kcjax::cuda::RunBfs(p, plan, buf, stream);
   if (err != cudaSuccess) return rep.Cuda("BFS kernel launch", err);
   return ffi::Error::Success();

@@ -31,8 +31,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kcjax/bfs/policy.h"
 #include "kcjax/bfs/bfs_cuda.h"
+#include "kcjax/bfs/policy.h"
 #include "kcjax/cuda/warp.cuh"
 
 namespace cg = cooperative_groups;
@@ -45,9 +45,9 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kScanSlots = 8;  // categories a grid scan may carry
 
 struct SingleScratch {
-  int32_t* queue;   // [n] frontier queue, classes back to back
-  int32_t* unv[2];  // [n] each: unvisited queues (bottom-up), ping-pong
-  int32_t* hubs;    // [n] hubs of the current frontier
+  int32_t* queue;      // [n] frontier queue, classes back to back
+  int32_t* unv[2];     // [n] each: unvisited queues (bottom-up), ping-pong
+  int32_t* hubs;       // [n] hubs of the current frontier
   int32_t* block_tot;  // [2][grid][kScanSlots]
   int32_t* flags;      // [3] rotating "something changed" flags (scan method)
 };
@@ -80,7 +80,8 @@ __device__ void GridScan(const int (&c)[K], int (&off)[K], int (&tot)[K], int32_
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < K; ++k) off[k] = incl[k] - c[k] + (warp > 0 ? warp_sums[k][warp - 1] : 0);
-  if (threadIdx.x < K) buf[blockIdx.x * kScanSlots + threadIdx.x] = warp_sums[threadIdx.x][kWarps - 1];
+  if (threadIdx.x < K)
+    buf[blockIdx.x * kScanSlots + threadIdx.x] = warp_sums[threadIdx.x][kWarps - 1];
   grid.sync();
   if (warp < K) {
     int before = 0, all = 0;
@@ -131,8 +132,8 @@ __device__ __forceinline__ uint64_t LoadBits(const uint64_t* p) {
 }
 
 struct Level {
-  int frontier = 0;  // vertices at this level
-  int hubs = 0;      // hubs among them
+  int frontier = 0;           // vertices at this level
+  int hubs = 0;               // hubs among them
   int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
 };
 
@@ -330,7 +331,8 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo <= BfsPolicy::kMiddleMax) continue;
       for (int64_t e0 = lo; e0 < hi; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
-        const int32_t u = ParentInBatch(p, dist, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
+        const int32_t u =
+            ParentInBatch(p, dist, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
         if (u >= 0) {
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -415,17 +417,16 @@ __device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent
 }
 
 // Methods kBfsQueue and up.
-__device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                               int total_hubs, const SingleScratch& sc, int& parity,
-                               cg::grid_group& grid) {
+__device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
+                               const SingleScratch& sc, int& parity, cg::grid_group& grid) {
   bool bottom_up = false;
   int prev = 0, unv_count = 0, cur = 0;
   Level lv;
   for (int32_t level = 0;; ++level) {
     if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (lv.frontier == 0) break;
-    const bool next_bu = NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs,
-                                      total_hubs, p.n);
+    const bool next_bu =
+        NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs, total_hubs, p.n);
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (next_bu && !bottom_up) {
       cur = 0;
@@ -437,8 +438,8 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
       ExpandBottomUp(p, dist, parent, level, sc.unv[cur], unv_count, lv.hubs, sc,
                      p.method >= kBfsEnterprise);
       grid.sync();
-      unv_count = FilterUnvisited(p, dist, sc.unv[cur], unv_count, sc.unv[cur ^ 1], &lv, sc,
-                                  parity, grid);
+      unv_count =
+          FilterUnvisited(p, dist, sc.unv[cur], unv_count, sc.unv[cur ^ 1], &lv, sc, parity, grid);
       cur ^= 1;
     } else {
       ExpandTopDown(p, dist, parent, level, lv, sc, grid);
@@ -447,7 +448,8 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
   }
 }
 
-__global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm) BfsSingleKernel(BfsProblem p, SingleScratch sc) {
+__global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
+    BfsSingleKernel(BfsProblem p, SingleScratch sc) {
   cg::grid_group grid = cg::this_grid();
   int parity = 0, tick = 0;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -596,8 +598,9 @@ size_t AlignUp(size_t x) { return (x + 255) / 256 * 256; }
 cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   int per_sm = 0;
   cudaError_t err =
-      p.bitset ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsBitsetKernel, kThreads, 0)
-               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
+      p.bitset
+          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsBitsetKernel, kThreads, 0)
+          : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
   if (err != cudaSuccess) return err;
   const int64_t resident = static_cast<int64_t>(max(1, per_sm)) * num_sms;
   const int64_t work = std::max(p.n, p.m / BfsPolicy::kEdgesPerThread);
@@ -606,9 +609,10 @@ cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   if (p.bitset) {
     plan->scratch_bytes = 3 * AlignUp(n * sizeof(uint64_t)) + AlignUp(3 * sizeof(int32_t));
   } else {
-    plan->scratch_bytes = 4 * AlignUp(n * sizeof(int32_t)) +
-                          AlignUp(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t)) +
-                          AlignUp(3 * sizeof(int32_t));
+    plan->scratch_bytes =
+        4 * AlignUp(n * sizeof(int32_t)) +
+        AlignUp(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t)) +
+        AlignUp(3 * sizeof(int32_t));
   }
   return cudaSuccess;
 }
@@ -632,19 +636,21 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
     // (their launch cost is shared by 64 traversals a group).
     const size_t rows = static_cast<size_t>(p.s) * n * sizeof(int32_t);
     cudaError_t err = cudaMemsetAsync(p.dist, 0xff, rows, stream);
-    if (err == cudaSuccess && p.parent != nullptr) err = cudaMemsetAsync(p.parent, 0xff, rows, stream);
+    if (err == cudaSuccess && p.parent != nullptr)
+      err = cudaMemsetAsync(p.parent, 0xff, rows, stream);
     if (err == cudaSuccess) err = cudaMemsetAsync(sc.flags, 0, 3 * sizeof(int32_t), stream);
     if (err != cudaSuccess) return err;
     void* args[] = {&problem, &sc};
-    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsBitsetKernel), plan.grid, kThreads,
-                                       args, 0, stream);
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsBitsetKernel), plan.grid,
+                                       kThreads, args, 0, stream);
   }
   SingleScratch sc;
   sc.queue = static_cast<int32_t*>(take(n * sizeof(int32_t)));
   sc.unv[0] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
   sc.unv[1] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
   sc.hubs = static_cast<int32_t*>(take(n * sizeof(int32_t)));
-  sc.block_tot = static_cast<int32_t*>(take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
+  sc.block_tot = static_cast<int32_t*>(
+      take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
   sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
   void* args[] = {&problem, &sc};
   return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,

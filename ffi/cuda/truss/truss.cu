@@ -42,7 +42,7 @@ constexpr uint8_t kDead = 0, kLive = 1, kFrontier = 2, kNext = 3;
 
 // Counters of the peeling kernel (int32 slots).
 enum Counter : int {
-  kSize0 = 0,      // frontier sizes, double-buffered
+  kSize0 = 0,  // frontier sizes, double-buffered
   kSize1 = 1,
   kRemaining = 2,  // live edges
   kHeavy = 3,      // heavy frontier edges this round
@@ -137,8 +137,7 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
 __global__ void SupportEdgeKernel(Csr g, const uint8_t* __restrict__ state, int32_t* sup) {
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  for (int64_t e = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; e < g.m;
-       e += warps) {
+  for (int64_t e = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; e < g.m; e += warps) {
     if (!state[e]) continue;
     const int32_t u = g.esrc[e], v = g.edst[e];
     int32_t a0 = g.indptr[u], a1 = g.indptr[u + 1], b0 = g.indptr[v], b1 = g.indptr[v + 1];
@@ -191,13 +190,12 @@ struct PeelParams {
   Csr g;
   uint8_t* state;
   int32_t* sup;
-  int32_t* buf0;    // frontier lists, double-buffered
+  int32_t* buf0;  // frontier lists, double-buffered
   int32_t* buf1;
-  int32_t* heavy;   // frontier edges split over the grid
+  int32_t* heavy;  // frontier edges split over the grid
   int32_t* counters;
   int32_t* truss;       // kDecompose: trussness output; else nullptr
   const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
-
 };
 
 __device__ __forceinline__ int32_t Load(const int32_t* p) { return __ldcg(p); }
@@ -218,9 +216,8 @@ __device__ __forceinline__ void Decrement(const PeelParams& P, int32_t x, int32_
 }
 
 // The triangle (e, e1, e2) as frontier edge e is removed.
-__device__ __forceinline__ void OnTriangle(const PeelParams& P, int32_t e, int32_t e1,
-                                           int32_t e2, int32_t level, int32_t* next,
-                                           int32_t* next_size) {
+__device__ __forceinline__ void OnTriangle(const PeelParams& P, int32_t e, int32_t e1, int32_t e2,
+                                           int32_t level, int32_t* next, int32_t* next_size) {
   const uint8_t s1 = Load(P.state + e1), s2 = Load(P.state + e2);
   if (s1 == kDead || s2 == kDead) return;
   const bool f1 = s1 == kFrontier, f2 = s2 == kFrontier;
@@ -374,16 +371,15 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> edst, ffi::Buffer<ffi::S32> dag_indptr,
                      ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
                      ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
-                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method,
-                     int32_t num_threads,
+                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
                      ffi::ResultBuffer<ffi::S32> out) {
   (void)num_threads;
   const Reporter report("kcjax_truss", "CUDA");
   const std::string bad = CheckTrussCall(
-      indptr.element_count(), indices.element_count(), eid.element_count(),
-      esrc.element_count(), edst.element_count(), dag_indptr.element_count(),
-      dag_indices.element_count(), dag_src.element_count(), dag_eid.element_count(),
-      core.element_count(), kbuf.element_count(), out->element_count(), mode, method);
+      indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
+      edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
+      dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
+      out->element_count(), mode, method);
   if (!bad.empty()) return report.Invalid(bad);
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
@@ -392,7 +388,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 
   int device = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess) return report.Cuda("device query", err);
 
   cuda::DeviceScratch scratch(xla_scratch, stream);
@@ -421,7 +418,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
       break;
     case SupportMethod::kVertex:
       SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(g, n, state,
-                                                                                       sup);
+                                                                                      sup);
       break;
   }
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
@@ -448,8 +445,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   const int grid = std::min(std::min(per_sm, TrussPolicy::kPeelBlocksPerSm) * sms,
                             Blocks(int64_t{m} * kWarp, sms));
   void* args[] = {&P};
-  err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid),
-                                    dim3(kThreads), args, 0, stream);
+  err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid), dim3(kThreads),
+                                    args, 0, stream);
   if (err != cudaSuccess) return report.Cuda("peeling kernel launch", err);
   if (tmode == TrussMode::kKTruss) {
     FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(state, m, out->typed_data());

@@ -88,8 +88,8 @@ KCJAX_BFS_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bo
   if (direction == kBfsBottomUp) return true;
   if (method < kBfsDirection) return false;
   if (!bottom_up) {
-    return total_hubs > 0 &&
-           static_cast<float>(frontier_hubs) > BfsPolicy::kHubShare * static_cast<float>(total_hubs);
+    return total_hubs > 0 && static_cast<float>(frontier_hubs) >
+                                 BfsPolicy::kHubShare * static_cast<float>(total_hubs);
   }
   return !(frontier < prev_frontier && frontier * BfsPolicy::kBackToTopDown < n);
 }

@@ -1,0 +1,31 @@
+"""Small run for compute-sanitizer: every native k-truss method and mode once.
+
+A planted-clique graph (a 40-clique in G(600, 0.03)) and a two-hub graph whose
+hub edges take the grid-split path: support, full decomposition and one
+k-truss mask per support method. Built on the CPU backend so XLA's own GPU
+compilations stay out of the tool.
+
+Usage: python experiments/truss/sanitize_run.py
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+import kcjax
+
+with jax.default_device(jax.devices("cpu")[0]):
+    planted = kcjax.generators.planted_cliques(600, 0.03, [40], seed=1)
+    hubs = np.arange(2, 6002)
+    src = np.concatenate([np.zeros(6000, np.int64), np.ones(6000, np.int64), [0], hubs[:-1]])
+    dst = np.concatenate([hubs, hubs, [1], hubs[1:]])
+    two_hubs = kcjax.Graph.from_edges(src, dst)
+gpu = jax.devices()[0]
+for name, graph in (("planted", planted), ("two_hubs", two_hubs)):
+    graph = jax.device_put(graph, gpu)
+    for method in ("dag", "edge", "vertex"):
+        support = np.asarray(kcjax.edge_support(graph, method=method))
+        trussness = np.asarray(kcjax.truss_numbers(graph, method=method))
+        mask = np.asarray(kcjax.k_truss_mask(graph, 4, method=method))
+        print(name, method, support.sum(), trussness.max(), mask.sum(), flush=True)
