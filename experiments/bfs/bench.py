@@ -167,9 +167,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument(
-        "-o", "--output", type=Path, default=ROOT / "experiments/results/bfs/bfs.json"
-    )
+    ap.add_argument("-o", "--output", type=Path, default=ROOT / "experiments/results/bfs/bfs.json")
     ap.add_argument("--scales", default="20,21,22,23,24", help="Kronecker scales (edge factor 16)")
     ap.add_argument("--sources", type=int, default=64, help="random sources per Kronecker graph")
     ap.add_argument("--repeats", type=int, default=3)

@@ -173,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         help="run the CPU-handler rows only on graphs up to this many edges",
     )
     ap.add_argument("--no-ablation", action="store_true", help="only the default variant")
-    ap.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "truss" / "truss.json")
+    ap.add_argument(
+        "--out", type=Path, default=ROOT / "experiments" / "results" / "truss" / "truss.json"
+    )
     args = ap.parse_args(argv)
 
     device = jax.devices()[0]
