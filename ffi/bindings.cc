@@ -8,6 +8,7 @@
 
 #include "kcjax/cliques.h"
 #include "kcjax/edge_list.h"
+#include "kcjax/match/match.h"
 
 namespace py = pybind11;
 
@@ -38,6 +39,8 @@ PYBIND11_MODULE(_kcjax, m) {
     d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cpu);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cpu);
     d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cpu);
+    d["kcjax_match_count"] = Capsule(kcjax_match_count_cpu);
+    d["kcjax_match_list"] = Capsule(kcjax_match_list_cpu);
     return d;
   });
   m.def("cuda_registrations", []() {
@@ -48,6 +51,8 @@ PYBIND11_MODULE(_kcjax, m) {
     d["kcjax_clique_per_vertex"] = Capsule(kcjax_clique_per_vertex_cuda);
     d["kcjax_clique_pivot"] = Capsule(kcjax_clique_pivot_cuda);
     d["kcjax_clique_pivot_local"] = Capsule(kcjax_clique_pivot_local_cuda);
+    d["kcjax_match_count"] = Capsule(kcjax_match_count_cuda);
+    d["kcjax_match_list"] = Capsule(kcjax_match_list_cuda);
 #endif
     return d;
   });
