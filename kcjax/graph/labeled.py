@@ -84,10 +84,29 @@ class LabeledGraph:
         if relabel:
             if s.size and max(s.max(), d.max()) >= lab.size:
                 raise ValueError(f"vertex id out of range for {lab.size} labels")
-            ids = np.unique(np.concatenate([s, d]))
-            lab = lab[ids]
-        graph = Graph.from_edges(s, d, num_nodes=None if relabel else lab.size, relabel=relabel)
+            lab = lab[np.unique(np.concatenate([s, d]))]
+        if s.shape != d.shape:
+            raise ValueError(f"src and dst must have equal length, got {s.size} and {d.size}")
+        if s.size and min(s.min(), d.min()) < 0:
+            raise ValueError("vertex ids must be non-negative")
+        if relabel and s.size:
+            _, inverse = np.unique(np.concatenate([s, d]), return_inverse=True)
+            s, d = inverse[: s.size], inverse[s.size :]
+        if s.size and max(s.max(), d.max()) >= lab.size:
+            raise ValueError(
+                f"vertex id {max(s.max(), d.max())} is out of range for {lab.size} labels"
+            )
+        indptr, indices = _csr(s, d, lab.size)
+        graph = Graph(jnp.asarray(indptr), jnp.asarray(indices), int(lab.size))
         return cls(graph=graph, labels=jnp.asarray(lab, jnp.int32))
+
+    def edge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each undirected edge once on the host: (src, dst) int32[m], src < dst, CSR order."""
+        indptr = np.asarray(self.graph.indptr)
+        indices = np.asarray(self.graph.indices)[: indptr[-1]]
+        rows = np.repeat(np.arange(self.num_nodes, dtype=np.int32), np.diff(indptr))
+        keep = rows < indices
+        return rows[keep], indices[keep]
 
     @classmethod
     def from_networkx(cls, g: Any, label: str = "label") -> LabeledGraph:
@@ -116,8 +135,8 @@ class LabeledGraph:
         g = nx.Graph()
         lab = np.asarray(self.labels)
         g.add_nodes_from((i, {label: int(x)}) for i, x in enumerate(lab))
-        src, dst = self.graph.edges()
-        g.add_edges_from(zip(np.asarray(src).tolist(), np.asarray(dst).tolist(), strict=True))
+        src, dst = self.edge_arrays()
+        g.add_edges_from(zip(src.tolist(), dst.tolist(), strict=True))
         return g
 
     def label_counts(self) -> dict[int, int]:
@@ -127,6 +146,20 @@ class LabeledGraph:
 
 
 jax.tree_util.register_dataclass(LabeledGraph, data_fields=["graph", "labels"], meta_fields=[])
+
+
+def _csr(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric CSR on the host: loops dropped, duplicates merged, rows sorted."""
+    if n >= 2**31 - 1 or 2 * src.size >= 2**31:
+        raise ValueError("graphs beyond 2^31 - 1 vertices or adjacency entries are unsupported")
+    keep = src != dst
+    u = np.concatenate([src[keep], dst[keep]])
+    v = np.concatenate([dst[keep], src[keep]])
+    key = np.unique(u * np.int64(max(n, 1)) + v)
+    rows = (key // max(n, 1)).astype(np.int64)
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr.astype(np.int32), (key % max(n, 1)).astype(np.int32)
 
 
 def _as_labels(labels: Any) -> np.ndarray:
@@ -151,6 +184,9 @@ def load_labeled(path: PathLike) -> LabeledGraph:
       FileNotFoundError: no such file.
     """
     text = _read_text(path)
+    fast = _parse_fast(text)
+    if fast is not None:
+        return LabeledGraph.from_edges(*fast)
     lines = text.split("\n")
     it = ((i + 1, ln.split()) for i, ln in enumerate(lines))
     header = None
@@ -223,11 +259,49 @@ def load_labeled(path: PathLike) -> LabeledGraph:
     return LabeledGraph.from_edges(s, d, labels)
 
 
+def _parse_fast(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(src, dst, labels) of a well-formed file in one vectorized pass, else None.
+
+    Any irregularity (or a check that fails) returns None and the line parser
+    produces the precise error.
+    """
+    body = [ln for ln in text.split("\n") if ln.strip()]
+    if not body:
+        return None
+    head = body[0].split()
+    if len(head) != 3 or head[0] != "t" or not head[1].isdigit() or not head[2].isdigit():
+        return None
+    n, m = int(head[1]), int(head[2])
+    if len(body) != 1 + n + m:
+        return None
+    try:
+        vt = np.array(" ".join(body[1 : 1 + n]).split(), dtype=object)
+        et = np.array(" ".join(body[1 + n :]).split(), dtype=object)
+        if vt.size != 4 * n or (m and et.size not in (3 * m, 4 * m)):
+            return None
+        v = vt.reshape(n, 4)
+        e = et.reshape(m, -1) if m else np.zeros((0, 3), object)
+        if np.any(v[:, 0] != "v") or np.any(e[:, 0] != "e"):
+            return None
+        vi = v[:, 1:].astype(np.int64)
+        ei = e[:, 1:3].astype(np.int64)
+    except ValueError:
+        return None
+    if np.any(vi[:, 0] != np.arange(n)) or np.any(np.abs(vi[:, 1]) >= 2**31):
+        return None
+    if m and (ei.min() < 0 or ei.max() >= n):
+        return None
+    deg = np.bincount(ei.reshape(-1), minlength=n)
+    if np.any(deg != vi[:, 2]):
+        return None
+    return ei[:, 0], ei[:, 1], vi[:, 1]
+
+
 def save_labeled(graph: LabeledGraph, path: PathLike) -> None:
     """Writes ``graph`` as a ``.graph`` file (gzipped when the name ends in .gz)."""
     lab = np.asarray(graph.labels)
     deg = np.asarray(graph.graph.degrees())
-    src, dst = (np.asarray(a) for a in graph.graph.edges())
+    src, dst = graph.edge_arrays()
     out = [f"t {graph.num_nodes} {src.size}"]
     out += [f"v {i} {int(x)} {int(d)}" for i, (x, d) in enumerate(zip(lab, deg, strict=True))]
     out += [f"e {int(u)} {int(v)}" for u, v in zip(src, dst, strict=True)]
