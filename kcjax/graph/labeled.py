@@ -58,9 +58,7 @@ class LabeledGraph:
         return self.graph.num_edges
 
     @classmethod
-    def from_edges(
-        cls, src: Any, dst: Any, labels: Any, *, relabel: bool = False
-    ) -> LabeledGraph:
+    def from_edges(cls, src: Any, dst: Any, labels: Any, *, relabel: bool = False) -> LabeledGraph:
         """Builds a labeled graph from an edge list and per-vertex labels.
 
         Label-aware canonicalization: self loops are dropped and edges

@@ -19,9 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
-from kcjax.graph.graph import Graph
 from kcjax.match.plan import (
     Order,
     Prepared,
@@ -199,15 +199,27 @@ def count_embeddings(
         from kcjax.match.sharded import count_embeddings_sharded
 
         limbs = count_embeddings_sharded(
-            data, query, mesh, axis_name=axis_name, induced=induced, blacklist=blacklist,
-            dominance=dominance, order=order, num_threads=num_threads,
+            data,
+            query,
+            mesh,
+            axis_name=axis_name,
+            induced=induced,
+            blacklist=blacklist,
+            dominance=dominance,
+            order=order,
+            num_threads=num_threads,
         )
         return _wide.to_int(limbs)
     if engine == "dfs":
         return _wide.to_int(
             count_embeddings_limbs(
-                data, query, induced=induced, blacklist=blacklist, dominance=dominance,
-                order=order, num_threads=num_threads,
+                data,
+                query,
+                induced=induced,
+                blacklist=blacklist,
+                dominance=dominance,
+                order=order,
+                num_threads=num_threads,
             )
         )
     from kcjax.match import levels
@@ -343,7 +355,10 @@ def iter_embeddings(
             ptr[1 : stop - start + 1] = np.cumsum(chunks[start:stop])
             ptr[stop - start + 1 :] = ptr[stop - start]
             rows, found = kernels.match_list(
-                p, jnp.asarray(sel), jnp.asarray(ptr), capacity=max(batch, total),
+                p,
+                jnp.asarray(sel),
+                jnp.asarray(ptr),
+                capacity=max(batch, total),
                 num_threads=num_threads,
             )
             if _wide.to_int(found) != total:

@@ -13,8 +13,14 @@ from kcjax.match.plan import Prepared
 
 
 @functools.partial(jax.jit, static_argnames=("per_root", "num_threads"))
-def match_count(p: Prepared, roots: jax.Array, task_ptr: jax.Array, *, per_root: bool = False,
-                num_threads: int = 0) -> jax.Array:
+def match_count(
+    p: Prepared,
+    roots: jax.Array,
+    task_ptr: jax.Array,
+    *,
+    per_root: bool = False,
+    num_threads: int = 0,
+) -> jax.Array:
     """Calls ``kcjax_match_count`` on the given roots.
 
     Returns:
@@ -38,8 +44,9 @@ def match_count(p: Prepared, roots: jax.Array, task_ptr: jax.Array, *, per_root:
 
 
 @functools.partial(jax.jit, static_argnames=("capacity", "num_threads"))
-def match_list(p: Prepared, roots: jax.Array, task_ptr: jax.Array, *, capacity: int,
-               num_threads: int = 0) -> tuple[jax.Array, jax.Array]:
+def match_list(
+    p: Prepared, roots: jax.Array, task_ptr: jax.Array, *, capacity: int, num_threads: int = 0
+) -> tuple[jax.Array, jax.Array]:
     """Calls ``kcjax_match_list``: (int32[capacity, q] rows in level order, uint32[4] found)."""
     q = p.plan.shape[0]
     return call(

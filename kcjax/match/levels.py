@@ -187,9 +187,18 @@ class _Search:
             ss = np.zeros(pad, np.int32)
             ss[: b - a] = src_start[a:b]
             node, v, ok = _expand(
-                jnp.asarray(imgs), jnp.asarray(ss), jnp.asarray(sl), self.p.indptr,
-                self.p.indices, self.p.lists, self.p.cand, level=level, size=size,
-                others=others, nonadj=nj, free=free,
+                jnp.asarray(imgs),
+                jnp.asarray(ss),
+                jnp.asarray(sl),
+                self.p.indptr,
+                self.p.indices,
+                self.p.lists,
+                self.p.cand,
+                level=level,
+                size=size,
+                others=others,
+                nonadj=nj,
+                free=free,
             )
             found = int(jnp.sum(ok))
             if level == self.q - 1:

@@ -121,7 +121,9 @@ def query_spec(query: LabeledGraph | QuerySpec) -> QuerySpec:
         if isinstance(query.labels, jax.core.Tracer) or isinstance(
             query.graph.indices, jax.core.Tracer
         ):
-            raise TypeError("the query must be concrete: close over it instead of passing it to jit")
+            raise TypeError(
+                "the query must be concrete: close over it instead of passing it to jit"
+            )
         src, dst = query.edge_arrays()
         spec = QuerySpec(
             labels=tuple(int(x) for x in np.asarray(query.labels)),
@@ -308,7 +310,9 @@ def _pack_bits(mask: jax.Array) -> jax.Array:
     q, n = mask.shape
     w = (n + 31) // 32
     m = jnp.zeros((q, w * 32), bool).at[:, :n].set(mask).reshape(q, w, 32)
-    return jnp.sum(m.astype(jnp.uint32) << jnp.arange(32, dtype=jnp.uint32), axis=2, dtype=jnp.uint32)
+    return jnp.sum(
+        m.astype(jnp.uint32) << jnp.arange(32, dtype=jnp.uint32), axis=2, dtype=jnp.uint32
+    )
 
 
 class Flags(NamedTuple):
