@@ -144,6 +144,9 @@ def count_embeddings_limbs(
 ) -> jax.Array:
     """Counts embeddings of ``query`` in ``data`` on the device; jit-able in ``data``.
 
+    The plan is shared with :func:`find_embeddings` and :func:`match_stats`
+    (one compilation per data-graph shape bucket and query size).
+
     Args: as :func:`count_embeddings` (native depth-first engine).
 
     Returns:

@@ -40,7 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.graph.graph import Graph, row_ids
+from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
 
 #: Largest query handled (level masks are 32-bit words).
@@ -195,14 +195,33 @@ class Prepared(NamedTuple):
     stats: jax.Array
 
 
+#: Largest q * n * q compared at once by the profile test (above it, one query
+#: vertex at a time: bounded memory on large graphs, fewer kernels on small ones).
+PROFILE_VECTOR_MAX = 1 << 27
+
+
 def _profile_ok(nlc_v: jax.Array, slot_v: jax.Array, qa: QueryArrays) -> jax.Array:
     """bool[q, n]: v passes query vertex u's label and neighbour-label test."""
+    q, n = qa.adj.shape[0], slot_v.shape[0]
+    if q * q * n <= PROFILE_VECTOR_MAX:
+        covers = jnp.all(nlc_v[None, :, :] >= qa.nlc[:, None, :], axis=2)
+        return (slot_v[None, :] == qa.qlabel_index[:, None]) & covers
 
     def one(args):
         u_slot, u_nlc = args
         return (slot_v == u_slot) & jnp.all(nlc_v >= u_nlc[None, :], axis=1)
 
     return jax.lax.map(one, (qa.qlabel_index, qa.nlc))
+
+
+def _rows(indptr: jax.Array, e: int) -> jax.Array:
+    """int32[e]: the row of every CSR entry (entries past indptr[n] get row n - 1).
+
+    A scatter and a cumulative sum (cheaper to compile than a repeat).
+    """
+    n = indptr.shape[0] - 1
+    mark = jnp.zeros(e + 1, jnp.int32).at[indptr[1:]].add(1)[:e]
+    return jnp.minimum(jnp.cumsum(mark, dtype=jnp.int32), max(n - 1, 0))
 
 
 def _neighbour_label_counts(
@@ -252,7 +271,7 @@ def _twin_classes(
     n = indptr.shape[0] - 1
     e = indices.shape[0]
     deg = jnp.diff(indptr)
-    rows = row_ids(indptr, e)
+    rows = _rows(indptr, e)
     live = jnp.arange(e) < indptr[n]
     h1 = jnp.zeros(n, jnp.uint32).at[rows].add(jnp.where(live, _mix(indices, 1, 0x85EBCA6B), 0))
     h2 = jnp.zeros(n, jnp.uint32).at[rows].add(jnp.where(live, _mix(indices, 7, 0xC2B2AE35), 0))
@@ -354,7 +373,7 @@ def prepare(
     q = qa.adj.shape[0]
     e = g.indices.shape[0]
     labels = data.labels
-    rows = row_ids(g.indptr, e)
+    rows = _rows(g.indptr, e)
     nbr = jnp.where(jnp.arange(e) < g.indptr[n], g.indices, 0)
     pos = jnp.clip(jnp.searchsorted(qa.qlabels, labels), 0, q - 1).astype(jnp.int32)
     real = jnp.arange(n) < num_valid
@@ -387,7 +406,7 @@ def prepare(
     indptr = jnp.where(fl.blacklist, fptr, g.indptr)
     indices = jnp.where(fl.blacklist, fidx, nbr)
     is_rep, size = _twin_classes(indptr, indices, keep, labels)
-    rptr, ridx = _filter_csr(indptr, indices, row_ids(indptr, e), is_rep)
+    rptr, ridx = _filter_csr(indptr, indices, _rows(indptr, e), is_rep)
     indptr = jnp.where(fl.dominance, rptr, indptr)
     indices = jnp.where(fl.dominance, ridx, indices)
     mult = jnp.where(fl.dominance, size, keep.astype(jnp.int32))
