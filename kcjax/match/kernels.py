@@ -38,6 +38,7 @@ def match_count(
         p.lists,
         roots,
         task_ptr,
+        p.leaf_sum,
         per_root=bool(per_root),
         num_threads=np.int32(num_threads),
     )
@@ -63,5 +64,6 @@ def match_list(
         p.lists,
         roots,
         task_ptr,
+        p.leaf_sum,
         num_threads=np.int32(num_threads),
     )

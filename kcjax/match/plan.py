@@ -176,6 +176,9 @@ class Prepared(NamedTuple):
       roots: int32[n] level-0 candidates, most expensive first, -1 padded.
       task_ptr: int32[n + 1] prefix sum of level-1 chunk counts per root.
       order: int32[q] query vertex matched at each level.
+      leaf_sum: int32[n] sum of mult over each vertex's neighbours that are
+        candidates of the last level (the kernels' count of a last level with
+        one backward neighbour).
       rounds: int32 blacklist rounds taken.
       stats: int32[5 + 3q]: [label matches, survivors, kept, classes, twins] then
         per query vertex: candidates by label, after the profile filter (no
@@ -191,6 +194,7 @@ class Prepared(NamedTuple):
     roots: jax.Array
     task_ptr: jax.Array
     order: jax.Array
+    leaf_sum: jax.Array
     rounds: jax.Array
     stats: jax.Array
 
@@ -437,6 +441,14 @@ def prepare(
         axis=1,
     )
     deg = jnp.diff(indptr)
+    leaf_c = cand_levels[q - 1]
+    rows2 = _rows(indptr, e)
+    live2 = jnp.arange(e) < indptr[n]
+    leaf_sum = (
+        jnp.zeros(n, jnp.int32)
+        .at[rows2]
+        .add(jnp.where(live2 & leaf_c[indices], mult[indices], 0))
+    )
     cost = jnp.where(cand_levels[0], deg, -1)
     roots = jnp.argsort(-cost, stable=True).astype(jnp.int32)
     roots = jnp.where(cost[roots] >= 0, roots, -1)
@@ -473,6 +485,7 @@ def prepare(
         roots=roots,
         task_ptr=task_ptr,
         order=lvl,
+        leaf_sum=leaf_sum,
         rounds=rounds,
         stats=stats,
     )

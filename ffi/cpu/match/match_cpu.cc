@@ -35,6 +35,17 @@ class Searcher {
 
   // Embeddings (weighted) extending the images of levels < level.
   u128 Count(int level) {
+    if (level == m_.q - 1 && level >= 2) {
+      const int32_t* p = m_.plan + 4 * level;
+      const uint32_t back = static_cast<uint32_t>(p[0]);
+      if (p[1] == 0 && back != 0 && (back & (back - 1)) == 0) {
+        const int32_t pivot = img_[std::countr_zero(back)];
+        int64_t total = m_.leaf_sum[pivot];
+        for (int j = 0; j < level; ++j)
+          total -= InCand(level, img_[j]) && Adjacent(pivot, img_[j]);
+        return static_cast<u128>(total);
+      }
+    }
     u128 total = 0;
     ForEachCandidate(level, [&](int32_t v, uint32_t w) {
       if (level == m_.q - 1) {
@@ -135,11 +146,14 @@ int Threads(int32_t requested) {
 ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
                  ffi::Buffer<ffi::S32>& mult, ffi::Buffer<ffi::U32>& cand,
                  ffi::Buffer<ffi::S32>& plan, ffi::Buffer<ffi::S32>& lists,
-                 ffi::Buffer<ffi::S32>& roots, ffi::Buffer<ffi::S32>& task_ptr, MatchView* view) {
+                 ffi::Buffer<ffi::S32>& roots, ffi::Buffer<ffi::S32>& task_ptr,
+                 ffi::Buffer<ffi::S32>& leaf_sum, MatchView* view) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
     return Invalid(target, "indptr must be int32[n + 1]");
   const int64_t n = indptr.element_count() - 1;
-  if (mult.element_count() != n) return Invalid(target, "mult must be int32[n]");
+  if (static_cast<int64_t>(mult.element_count()) != n ||
+      static_cast<int64_t>(leaf_sum.element_count()) != n)
+    return Invalid(target, "mult and leaf_sum must be int32[n]");
   if (plan.dimensions().size() != 2 || plan.dimensions()[1] != 4)
     return Invalid(target, "plan must be int32[q, 4]");
   const int64_t q = plan.dimensions()[0];
@@ -152,7 +166,7 @@ ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<
   if (task_ptr.element_count() != roots.element_count() + 1)
     return Invalid(target, "task_ptr must be int32[r + 1]");
   const int32_t* ip = indptr.typed_data();
-  if (ip[0] != 0 || ip[n] > indices.element_count())
+  if (ip[0] != 0 || ip[n] > static_cast<int64_t>(indices.element_count()))
     return Invalid(target, "indptr does not fit indices");
   const int64_t c = lists.dimensions()[0], stride = lists.dimensions()[1];
   const int32_t* pl = plan.typed_data();
@@ -165,10 +179,10 @@ ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<
       return Invalid(target, "a level without backward neighbours needs a list row");
   }
   const int32_t* r = roots.typed_data();
-  for (int64_t i = 0; i < roots.element_count(); ++i)
+  for (int64_t i = 0; i < static_cast<int64_t>(roots.element_count()); ++i)
     if (r[i] < -1 || r[i] >= n) return Invalid(target, "roots must be vertex ids or -1");
   const int32_t* l = lists.typed_data();
-  for (int64_t i = 0; i < lists.element_count(); ++i)
+  for (int64_t i = 0; i < static_cast<int64_t>(lists.element_count()); ++i)
     if (l[i] < -1 || l[i] >= n) return Invalid(target, "lists must hold vertex ids or -1");
   *view = MatchView{ip,
                     indices.typed_data(),
@@ -176,6 +190,7 @@ ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<
                     cand.typed_data(),
                     pl,
                     l,
+                    leaf_sum.typed_data(),
                     n,
                     cand.dimensions()[1],
                     stride,
@@ -191,14 +206,15 @@ ffi::Error MatchCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> ind
                          ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                          ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                          ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                         bool per_root, int32_t num_threads, ffi::ResultBuffer<ffi::U32> out) {
+                         ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t num_threads, ffi::ResultBuffer<ffi::U32> out) {
   constexpr const char* kTarget = "kcjax_match_count";
   MatchView view;
-  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, &view);
+  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
+                       &view);
       err.failure())
     return err;
   const int64_t r = roots.element_count();
-  if (out->element_count() != (per_root ? r : 1) * 4)
+  if (static_cast<int64_t>(out->element_count()) != (per_root ? r : 1) * 4)
     return Invalid(kTarget, "counts must be uint32[per_root ? r : 1, 4]");
   std::vector<u128> per(r, 0);
   std::atomic<int64_t> next{0};
@@ -234,11 +250,12 @@ ffi::Error MatchListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
                         ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                         ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                         ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                        int32_t num_threads, ffi::ResultBuffer<ffi::S32> rows,
+                        ffi::Buffer<ffi::S32> leaf_sum, int32_t num_threads, ffi::ResultBuffer<ffi::S32> rows,
                         ffi::ResultBuffer<ffi::U32> found_out) {
   constexpr const char* kTarget = "kcjax_match_list";
   MatchView view;
-  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, &view);
+  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
+                       &view);
       err.failure())
     return err;
   for (int64_t v = 0; v < view.num_nodes; ++v)
@@ -284,7 +301,8 @@ auto BindMatchInputs() {
       .Arg<ffi::Buffer<ffi::S32>>()   // plan
       .Arg<ffi::Buffer<ffi::S32>>()   // lists
       .Arg<ffi::Buffer<ffi::S32>>()   // roots
-      .Arg<ffi::Buffer<ffi::S32>>();  // task_ptr
+      .Arg<ffi::Buffer<ffi::S32>>()   // task_ptr
+      .Arg<ffi::Buffer<ffi::S32>>();  // leaf_sum
 }
 
 }  // namespace

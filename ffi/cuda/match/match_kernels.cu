@@ -238,6 +238,19 @@ __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
           __syncwarp();
           ++level;
           InitLevel(m, s, level, lane, 0, -1);
+          if (!kList && level == q - 1 && level >= 2 && s.pivot[level] >= 0 &&
+              __ldg(m.plan + 4 * level + 1) == 0 &&
+              __popc(static_cast<uint32_t>(__ldg(m.plan + 4 * level))) == 1) {
+            // One backward neighbour: the precomputed candidate-neighbour sum
+            // of the pivot image, less the earlier images among them.
+            const int32_t pv = s.img[s.pivot[level]];
+            const bool hit = lane < level && InCand(m, level, s.img[lane]) &&
+                             Adjacent(m, pv, s.img[lane]);
+            const int used = __popc(__ballot_sync(kFull, hit));
+            const int64_t leaf = static_cast<int64_t>(__ldg(m.leaf_sum + pv)) - used;
+            acc += s.weight[level - 1] * static_cast<u128>(leaf);
+            --level;
+          }
         }
       }
     }
@@ -275,12 +288,14 @@ ffi::Error CheckShapes(const char* target, ffi::Buffer<ffi::S32>& indptr,
                        ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& mult,
                        ffi::Buffer<ffi::U32>& cand, ffi::Buffer<ffi::S32>& plan,
                        ffi::Buffer<ffi::S32>& lists, ffi::Buffer<ffi::S32>& roots,
-                       ffi::Buffer<ffi::S32>& task_ptr, MatchView* view) {
+                       ffi::Buffer<ffi::S32>& task_ptr, ffi::Buffer<ffi::S32>& leaf_sum,
+                       MatchView* view) {
   if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
     return Invalid(target, "indptr must be int32[n + 1]");
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (static_cast<int64_t>(mult.element_count()) != n)
-    return Invalid(target, "mult must be int32[n]");
+  if (static_cast<int64_t>(mult.element_count()) != n ||
+      static_cast<int64_t>(leaf_sum.element_count()) != n)
+    return Invalid(target, "mult and leaf_sum must be int32[n]");
   if (plan.dimensions().size() != 2 || plan.dimensions()[1] != 4)
     return Invalid(target, "plan must be int32[q, 4]");
   const int64_t q = plan.dimensions()[0];
@@ -297,6 +312,7 @@ ffi::Error CheckShapes(const char* target, ffi::Buffer<ffi::S32>& indptr,
                     cand.typed_data(),
                     plan.typed_data(),
                     lists.typed_data(),
+                    leaf_sum.typed_data(),
                     n,
                     cand.dimensions()[1],
                     lists.dimensions()[1],
@@ -348,12 +364,13 @@ ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_all
                           ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                           ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                           ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                          bool per_root, int32_t /*num_threads*/,
+                          ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t /*num_threads*/,
                           ffi::ResultBuffer<ffi::U32> out) {
   constexpr const char* kTarget = "kcjax_match_count";
   MatchView view;
   if (auto err =
-          CheckShapes(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, &view);
+          CheckShapes(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr,
+                      leaf_sum, &view);
       err.failure())
     return err;
   const int64_t r = static_cast<int64_t>(roots.element_count());
@@ -379,12 +396,13 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
                          ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                          ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                          ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                         int32_t /*num_threads*/, ffi::ResultBuffer<ffi::S32> rows,
+                         ffi::Buffer<ffi::S32> leaf_sum, int32_t /*num_threads*/, ffi::ResultBuffer<ffi::S32> rows,
                          ffi::ResultBuffer<ffi::U32> found_out) {
   constexpr const char* kTarget = "kcjax_match_list";
   MatchView view;
   if (auto err =
-          CheckShapes(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, &view);
+          CheckShapes(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr,
+                      leaf_sum, &view);
       err.failure())
     return err;
   if (rows->dimensions().size() != 2 || rows->dimensions()[1] != view.q)
@@ -425,6 +443,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cuda, kcjax::match::MatchCountCu
                                   .Arg<ffi::Buffer<ffi::S32>>()  // lists
                                   .Arg<ffi::Buffer<ffi::S32>>()  // roots
                                   .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
                                   .Attr<bool>("per_root")
                                   .Attr<int32_t>("num_threads")
                                   .Ret<ffi::Buffer<ffi::U32>>());
@@ -440,6 +459,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cuda, kcjax::match::MatchListCuda
                                   .Arg<ffi::Buffer<ffi::S32>>()  // lists
                                   .Arg<ffi::Buffer<ffi::S32>>()  // roots
                                   .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
                                   .Attr<int32_t>("num_threads")
                                   .Ret<ffi::Buffer<ffi::S32>>()    // rows
                                   .Ret<ffi::Buffer<ffi::U32>>());  // found

@@ -31,6 +31,12 @@
 //         task_ptr int32[r + 1]  prefix sum over roots of ceil(|level-1 source|
 //                                / 32) (the CUDA handler's task split; the CPU
 //                                handler checks its shape only)
+//         leaf_sum int32[n]      sum of mult[w] over the neighbours w of v that
+//                                are candidates of the last level. Where the
+//                                last level (q >= 3) has one backward neighbour
+//                                and no non-adjacency mask, it is counted as
+//                                leaf_sum[pivot image] minus the earlier images
+//                                that are such neighbours, without a scan.
 //   attrs per_root    bool      one count per root (else one total)
 //         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
 //   ret   counts   uint32[R, 4]  R = r with per_root, else 1: 128-bit
@@ -68,6 +74,7 @@ struct MatchView {
   const uint32_t* cand;
   const int32_t* plan;
   const int32_t* lists;
+  const int32_t* leaf_sum;
   int64_t num_nodes;
   int64_t words;        // cand row stride
   int64_t list_stride;  // lists row stride
