@@ -245,6 +245,7 @@ def find_embeddings(
     capacity: int | None = None,
     blacklist: bool = True,
     order: Order = "gvsm",
+    engine: Engine = "dfs",
     num_threads: int = 0,
 ) -> Any:
     """Lists the embeddings of ``query`` in ``data``.
@@ -260,6 +261,8 @@ def find_embeddings(
         :func:`count_embeddings` (listing does not share branches).
       limit: eagerly, stop after this many embeddings.
       capacity: rows to allocate (required under jit).
+      engine: "dfs" (native kernels) or, eagerly without ``limit``,
+        "prefix_tree" / "flat" (the level engines, bounded device memory).
 
     Returns:
       Eagerly without ``limit``: int32[c, |V(q)|], row r maps query vertex j
@@ -269,12 +272,23 @@ def find_embeddings(
       Under jit: ``(int32[capacity, |V(q)|] with rows past the count -1 (sorted
       rows first), uint32[4] number found (> capacity on overflow), bool overflow)``.
     """
-    _check(data, "dfs", order)
+    _check(data, engine, order)
     spec = query_spec(query)
     traced = _traced(data)
     p = prepare_match(
         data, spec, induced=induced, blacklist=blacklist, dominance=False, order=order
     )
+    if engine in ("prefix_tree", "flat"):
+        if traced or limit is not None:
+            raise ValueError(f"engine={engine!r} lists eagerly and without a limit")
+        from kcjax.match import levels
+
+        rows = levels.list_levels(p, storage=engine)
+        if rows.shape[0] == 0:
+            return np.zeros((0, spec.size), np.int32)
+        return np.asarray(_finish_rows(jnp.asarray(rows), p.order))
+    if engine != "dfs":
+        raise ValueError(f"find_embeddings supports engines dfs, prefix_tree, flat; got {engine!r}")
     if traced:
         if capacity is None:
             raise ValueError("find_embeddings under jit needs a static capacity")

@@ -445,9 +445,7 @@ def prepare(
     rows2 = _rows(indptr, e)
     live2 = jnp.arange(e) < indptr[n]
     leaf_sum = (
-        jnp.zeros(n, jnp.int32)
-        .at[rows2]
-        .add(jnp.where(live2 & leaf_c[indices], mult[indices], 0))
+        jnp.zeros(n, jnp.int32).at[rows2].add(jnp.where(live2 & leaf_c[indices], mult[indices], 0))
     )
     cost = jnp.where(cand_levels[0], deg, -1)
     roots = jnp.argsort(-cost, stable=True).astype(jnp.int32)

@@ -84,6 +84,17 @@ def test_listing_is_networkx_set(platform, name, size, g, q):
         assert [tuple(r) for r in rows.tolist()] == sorted(ref)
 
 
+@pytest.mark.parametrize("engine", ["prefix_tree", "flat"])
+def test_level_engine_listing(engine):
+    g = _data("few_labels")
+    for size in (1, 4, 6):
+        q = walk_query(g, size, seed=size)
+        d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+        ref = nx_embeddings(g, q, induced=True)
+        rows = kcjax.find_embeddings(d, qq, induced=True, engine=engine)
+        assert [tuple(r) for r in rows.tolist()] == sorted(ref)
+
+
 def test_under_jit_count_and_listing():
     g = _data("many_labels")
     q = walk_query(g, 4, seed=4)
