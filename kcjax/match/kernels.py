@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax._native import call
-from kcjax.match.plan import Prepared
+from kcjax.match.plan import Prepared, task_width
 
 
 @functools.partial(jax.jit, static_argnames=("per_root", "num_threads"))
@@ -41,6 +41,7 @@ def match_count(
         p.leaf_sum,
         per_root=bool(per_root),
         num_threads=np.int32(num_threads),
+        task_width=np.int32(task_width(p.plan.shape[0])),
     )
 
 
@@ -66,4 +67,5 @@ def match_list(
         task_ptr,
         p.leaf_sum,
         num_threads=np.int32(num_threads),
+        task_width=np.int32(task_width(q)),
     )

@@ -174,7 +174,7 @@ class Prepared(NamedTuple):
       plan: int32[q, 4] per level [back mask, non-adjacency mask, list row, list length].
       lists: int32[c, n] candidate lists of the free levels (row 0: level 0), -1 padded.
       roots: int32[n] level-0 candidates, most expensive first, -1 padded.
-      task_ptr: int32[n + 1] prefix sum of level-1 chunk counts per root.
+      task_ptr: int32[n + 1] prefix sum of the GPU tasks per root (see :func:`task_width`).
       order: int32[q] query vertex matched at each level.
       leaf_sum: int32[n] sum of mult over each vertex's neighbours that are
         candidates of the last level (the kernels' count of a last level with
@@ -216,6 +216,16 @@ def _profile_ok(nlc_v: jax.Array, slot_v: jax.Array, qa: QueryArrays) -> jax.Arr
         return (slot_v == u_slot) & jnp.all(nlc_v >= u_nlc[None, :], axis=1)
 
     return jax.lax.map(one, (qa.qlabel_index, qa.nlc))
+
+
+def task_width(q: int) -> int:
+    """Level-1 entries per GPU task (task_ptr counts tasks of this width).
+
+    One entry per task for q >= 3: a warp per (root, level-1 vertex) spreads a
+    heavy root's subtree over many warps; 32 for q <= 2, where level 1 is the
+    counted level and a warp checks 32 entries at once.
+    """
+    return 32 if q <= 2 else 1
 
 
 def _rows(indptr: jax.Array, e: int) -> jax.Array:
@@ -454,7 +464,8 @@ def prepare(
         first = jnp.ones(n, jnp.int32)
     else:
         first = jnp.where(back[1] != 0, deg[jnp.maximum(roots, 0)], plan[1, 3])
-    chunks = jnp.where(roots >= 0, (first + 31) // 32, 0)
+    width = task_width(q)
+    chunks = jnp.where(roots >= 0, (first + width - 1) // width, 0)
     task_ptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(chunks, dtype=jnp.int32)])
     by_label = jnp.sum(slot_v[None, :] == qa.qlabel_index[:, None], axis=1, dtype=jnp.int32)
     stats = jnp.concatenate(

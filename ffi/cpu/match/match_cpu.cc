@@ -172,7 +172,9 @@ ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<
   const int32_t* pl = plan.typed_data();
   for (int64_t i = 0; i < q; ++i) {
     const uint32_t below = i == 0 ? 0u : (i >= 32 ? ~0u : ((1u << i) - 1u));
-    if ((static_cast<uint32_t>(pl[4 * i]) & ~below) || (static_cast<uint32_t>(pl[4 * i + 1]) & ~below))
+    const uint32_t back = static_cast<uint32_t>(pl[4 * i]);
+    const uint32_t nonadj = static_cast<uint32_t>(pl[4 * i + 1]);
+    if ((back & ~below) || (nonadj & ~below))
       return Invalid(target, "plan masks may only name earlier levels");
     if (i > 0 && pl[4 * i] == 0 && (pl[4 * i + 2] < 0 || pl[4 * i + 2] >= c ||
                                     pl[4 * i + 3] < 0 || pl[4 * i + 3] > stride))
@@ -206,13 +208,15 @@ ffi::Error MatchCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> ind
                          ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                          ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                          ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                         ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t num_threads, ffi::ResultBuffer<ffi::U32> out) {
+                         ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t num_threads,
+                         int32_t task_width, ffi::ResultBuffer<ffi::U32> out) {
   constexpr const char* kTarget = "kcjax_match_count";
   MatchView view;
   if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
                        &view);
       err.failure())
     return err;
+  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
   const int64_t r = roots.element_count();
   if (static_cast<int64_t>(out->element_count()) != (per_root ? r : 1) * 4)
     return Invalid(kTarget, "counts must be uint32[per_root ? r : 1, 4]");
@@ -250,7 +254,8 @@ ffi::Error MatchListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
                         ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                         ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                         ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                        ffi::Buffer<ffi::S32> leaf_sum, int32_t num_threads, ffi::ResultBuffer<ffi::S32> rows,
+                        ffi::Buffer<ffi::S32> leaf_sum, int32_t num_threads, int32_t task_width,
+                        ffi::ResultBuffer<ffi::S32> rows,
                         ffi::ResultBuffer<ffi::U32> found_out) {
   constexpr const char* kTarget = "kcjax_match_list";
   MatchView view;
@@ -258,6 +263,7 @@ ffi::Error MatchListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
                        &view);
       err.failure())
     return err;
+  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
   for (int64_t v = 0; v < view.num_nodes; ++v)
     if (view.mult[v] > 1) return Invalid(kTarget, "listing needs mult == 1 (no shared branches)");
   if (rows->dimensions().size() != 2 || rows->dimensions()[1] != view.q)
@@ -312,9 +318,11 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cpu, kcjax::match::MatchCountCpu
                               kcjax::match::BindMatchInputs()
                                   .Attr<bool>("per_root")
                                   .Attr<int32_t>("num_threads")
+                                  .Attr<int32_t>("task_width")
                                   .Ret<ffi::Buffer<ffi::U32>>());
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cpu, kcjax::match::MatchListCpu,
                               kcjax::match::BindMatchInputs()
                                   .Attr<int32_t>("num_threads")
+                                  .Attr<int32_t>("task_width")
                                   .Ret<ffi::Buffer<ffi::S32>>()    // rows
                                   .Ret<ffi::Buffer<ffi::U32>>());  // found

@@ -2,9 +2,9 @@
 // kcjax/match/match.h; reference: ffi/cpu/match/match_cpu.cc).
 //
 // Warp-per-task depth-first backtracking. A task is one root and one chunk of
-// 32 entries of its level-1 source list (task_ptr, built by the caller, gives
-// each root's chunk count), so a root of high degree is spread over many
-// warps. A warp keeps its search stack in shared memory: per level the source
+// task_width entries of its level-1 source list (task_ptr, built by the
+// caller, gives each root's chunk count), so a root of high degree is spread
+// over many warps. A warp keeps its search stack in shared memory: per level the source
 // list, the chunk position and the ballot of valid candidates of the chunk
 // still to descend into. Each lane checks one candidate (candidate bitmap,
 // multiplicity, adjacency to the other backward images by binary search,
@@ -133,9 +133,10 @@ __device__ __forceinline__ void AtomicAdd128(ull* p, u128 v) {
 // else add counts to counts (per root or one total).
 template <bool kList>
 __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
-    MatchKernel(MatchView m, const int32_t* __restrict__ roots, const int32_t* __restrict__ task_ptr,
-                int64_t r, ull* next_task, ull* counts, bool per_root, int32_t* rows, int64_t cap,
-                ull* found) {
+    MatchKernel(MatchView m, const int32_t* __restrict__ roots,
+                const int32_t* __restrict__ task_ptr,
+                int64_t r, int32_t width, ull* next_task, ull* counts, bool per_root, int32_t* rows,
+                int64_t cap, ull* found) {
   __shared__ WarpStack stacks[MatchPolicy::kWarpsPerBlock];
   const int lane = threadIdx.x & 31;
   WarpStack& s = stacks[threadIdx.x >> 5];
@@ -180,7 +181,7 @@ __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
         acc = s.weight[0];
       }
     } else {
-      InitLevel(m, s, 1, lane, chunk * 32, chunk * 32 + 32);
+      InitLevel(m, s, 1, lane, chunk * width, chunk * width + width);
       int level = 1;
       while (level >= 1) {
         if (s.mask[level] == 0) {
@@ -346,16 +347,16 @@ class Scratch {
 
 template <bool kList>
 cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* roots,
-                   const int32_t* task_ptr, int64_t r, ull* next_task, ull* counts, bool per_root,
-                   int32_t* rows, int64_t cap, ull* found) {
+                   const int32_t* task_ptr, int64_t r, int32_t width, ull* next_task, ull* counts,
+                   bool per_root, int32_t* rows, int64_t cap, ull* found) {
   int device = 0, sms = 0, per_sm = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   const int threads = 32 * MatchPolicy::kWarpsPerBlock;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, MatchKernel<kList>, threads, 0);
   const int blocks = sms * (per_sm > 0 ? per_sm : 1);
-  MatchKernel<kList><<<blocks, threads, 0, stream>>>(view, roots, task_ptr, r, next_task, counts,
-                                                     per_root, rows, cap, found);
+  MatchKernel<kList><<<blocks, threads, 0, stream>>>(view, roots, task_ptr, r, width, next_task,
+                                                     counts, per_root, rows, cap, found);
   return cudaGetLastError();
 }
 
@@ -365,7 +366,7 @@ ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_all
                           ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                           ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
                           ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t /*num_threads*/,
-                          ffi::ResultBuffer<ffi::U32> out) {
+                          int32_t task_width, ffi::ResultBuffer<ffi::U32> out) {
   constexpr const char* kTarget = "kcjax_match_count";
   MatchView view;
   if (auto err =
@@ -373,6 +374,7 @@ ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_all
                       leaf_sum, &view);
       err.failure())
     return err;
+  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
   const int64_t r = static_cast<int64_t>(roots.element_count());
   if (static_cast<int64_t>(out->element_count()) != (per_root ? r : 1) * 4)
     return Invalid(kTarget, "counts must be uint32[per_root ? r : 1, 4]");
@@ -385,7 +387,7 @@ ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_all
     return ffi::Error(ffi::ErrorCode::kResourceExhausted, "kcjax_match_count (CUDA): no scratch");
   if ((err = cudaMemsetAsync(next, 0, sizeof(ull), stream)) != cudaSuccess)
     return CudaError(kTarget, "memset", err);
-  err = Launch<false>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, next,
+  err = Launch<false>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, next,
                       reinterpret_cast<ull*>(out->typed_data()), per_root, nullptr, 0, nullptr);
   if (err != cudaSuccess) return CudaError(kTarget, "launch", err);
   return ffi::Error::Success();
@@ -396,7 +398,9 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
                          ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
                          ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
                          ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                         ffi::Buffer<ffi::S32> leaf_sum, int32_t /*num_threads*/, ffi::ResultBuffer<ffi::S32> rows,
+                         ffi::Buffer<ffi::S32> leaf_sum, int32_t /*num_threads*/,
+                         int32_t task_width,
+                         ffi::ResultBuffer<ffi::S32> rows,
                          ffi::ResultBuffer<ffi::U32> found_out) {
   constexpr const char* kTarget = "kcjax_match_list";
   MatchView view;
@@ -408,6 +412,7 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
   if (rows->dimensions().size() != 2 || rows->dimensions()[1] != view.q)
     return Invalid(kTarget, "rows must be int32[cap, q]");
   if (found_out->element_count() != 4) return Invalid(kTarget, "found must be uint32[4]");
+  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
   const int64_t cap = rows->dimensions()[0];
   const int64_t r = static_cast<int64_t>(roots.element_count());
   cudaError_t err = cudaMemsetAsync(rows->typed_data(), 0xff, rows->size_bytes(), stream);
@@ -419,8 +424,8 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
   if ((err = cudaMemsetAsync(words, 0, 2 * sizeof(ull), stream)) != cudaSuccess)
     return CudaError(kTarget, "memset", err);
   if (r > 0) {
-    err = Launch<true>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, words, nullptr,
-                       false, rows->typed_data(), cap, words + 1);
+    err = Launch<true>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width,
+                       words, nullptr, false, rows->typed_data(), cap, words + 1);
     if (err != cudaSuccess) return CudaError(kTarget, "launch", err);
   }
   StoreFound<<<1, 1, 0, stream>>>(words + 1, cap, found_out->typed_data());
@@ -446,6 +451,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cuda, kcjax::match::MatchCountCu
                                   .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
                                   .Attr<bool>("per_root")
                                   .Attr<int32_t>("num_threads")
+                                  .Attr<int32_t>("task_width")
                                   .Ret<ffi::Buffer<ffi::U32>>());
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cuda, kcjax::match::MatchListCuda,
                               ffi::Ffi::Bind()
@@ -461,5 +467,6 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cuda, kcjax::match::MatchListCuda
                                   .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
                                   .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
                                   .Attr<int32_t>("num_threads")
+                                  .Attr<int32_t>("task_width")
                                   .Ret<ffi::Buffer<ffi::S32>>()    // rows
                                   .Ret<ffi::Buffer<ffi::U32>>());  // found

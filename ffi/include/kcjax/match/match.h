@@ -29,8 +29,8 @@
 //         lists    int32[c, L]   candidate id lists of the free levels
 //         roots    int32[r]      level-0 images to search from; -1 is padding
 //         task_ptr int32[r + 1]  prefix sum over roots of ceil(|level-1 source|
-//                                / 32) (the CUDA handler's task split; the CPU
-//                                handler checks its shape only)
+//                                / task_width) (the CUDA handler's task split;
+//                                the CPU handler checks its shape only)
 //         leaf_sum int32[n]      sum of mult[w] over the neighbours w of v that
 //                                are candidates of the last level. Where the
 //                                last level (q >= 3) has one backward neighbour
@@ -39,12 +39,14 @@
 //                                that are such neighbours, without a scan.
 //   attrs per_root    bool      one count per root (else one total)
 //         num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
+//         task_width  int32     level-1 source entries per CUDA task, 1..32
+//                               (the CPU handler checks the range only)
 //   ret   counts   uint32[R, 4]  R = r with per_root, else 1: 128-bit
 //                                little-endian number of embeddings (weighted
 //                                by the multiplicities), modulo 2^128.
 //
 // FFI contract of target "kcjax_match_list": the same args (mult must be all
-// ones) and num_threads; ret rows int32[cap, q] (level order; rows past the
+// ones), num_threads and task_width; ret rows int32[cap, q] (level order; rows past the
 // number written are -1; row order unspecified) and found uint32[4]: the
 // number of embeddings found, stopping once it exceeds cap (found > cap:
 // the rows are a truncated listing, flagged).
