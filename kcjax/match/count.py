@@ -182,11 +182,12 @@ def count_embeddings(
       query: the labeled query graph (concrete, 1..32 vertices).
       induced: also map non-edges to non-edges.
       blacklist: iterated neighbour-label pre-pruning (False: one filter pass).
-      dominance: vertices with equal labels and neighbourhoods share one branch.
+      dominance: vertices with equal labels and neighbourhoods share one branch
+        (the "dfs" engine; the level and dense engines run without it).
       order: "gvsm" (greedy on GVSM's g) or "naive" (breadth-first by id).
       engine: "dfs" (native kernels, the default), "prefix_tree" or "flat"
-        (level-by-level expansion in JAX, chunked), "dense" (adjacency
-        matrix; small data graphs).
+        (level-by-level expansion in JAX, chunked, eager), "dense" (adjacency
+        matrix, eager; small data graphs, always blacklist and GVSM order).
       mesh: a ``jax.sharding.Mesh``: deal the roots over ``axis_name``'s
         devices by estimated cost and sum the counts exactly ("dfs" only).
       axis_name: the mesh axis (default: its first).
