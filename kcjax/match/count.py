@@ -26,9 +26,8 @@ from kcjax.match.plan import (
     Order,
     Prepared,
     QuerySpec,
-    flags,
-    prepare,
-    query_arrays,
+    pack,
+    prepare_packed,
     query_spec,
 )
 
@@ -123,12 +122,11 @@ def prepare_match(
     n = data.num_nodes
     if not _traced(data):
         data = _padded(data)
-    return prepare(
-        data,
-        query_arrays(spec),
-        flags(induced=induced, blacklist=blacklist, dominance=dominance, order=order),
-        jnp.int32(n),
-        comps=spec.components(),
+    if order not in ("gvsm", "naive"):
+        raise ValueError(f"order must be 'gvsm' or 'naive', got {order!r}")
+    fl = (bool(induced), bool(blacklist), bool(dominance), order == "naive")
+    return prepare_packed(
+        data, jnp.asarray(pack(spec, fl, n)), q=spec.size, comps=spec.components()
     )
 
 

@@ -145,6 +145,12 @@ class QueryArrays(NamedTuple):
 
 
 def query_arrays(spec: QuerySpec) -> QueryArrays:
+    """The query's :class:`QueryArrays` as device arrays."""
+    return QueryArrays(*(jnp.asarray(a) for a in _query_numpy(spec)))
+
+
+def _query_numpy(spec: QuerySpec) -> QueryArrays:
+    """:class:`QueryArrays` fields as host numpy arrays."""
     q = spec.size
     lab = np.asarray(spec.labels, np.int64)
     distinct = np.unique(lab)
@@ -155,11 +161,11 @@ def query_arrays(spec: QuerySpec) -> QueryArrays:
     for u in range(q):
         np.add.at(nlc[u], slot[adj[u]], 1)
     return QueryArrays(
-        qlabels=jnp.asarray(qlabels, jnp.int32),
-        qlabel_index=jnp.asarray(slot, jnp.int32),
-        adj=jnp.asarray(adj),
-        nlc=jnp.asarray(nlc),
-        naive=jnp.asarray(spec.naive_order()),
+        qlabels=qlabels.astype(np.int32),
+        qlabel_index=slot.astype(np.int32),
+        adj=adj,
+        nlc=nlc,
+        naive=spec.naive_order(),
     )
 
 
@@ -357,14 +363,54 @@ class Flags(NamedTuple):
     naive_order: jax.Array
 
 
-def flags(*, induced: bool, blacklist: bool, dominance: bool, order: Order) -> Flags:
-    if order not in ("gvsm", "naive"):
-        raise ValueError(f"order must be 'gvsm' or 'naive', got {order!r}")
-    return Flags(*(jnp.bool_(bool(x)) for x in (induced, blacklist, dominance, order == "naive")))
+def pack(spec: QuerySpec, fl: tuple[bool, bool, bool, bool], num_valid: int) -> np.ndarray:
+    """The query arrays, the four flags and num_valid in one int32 host array.
+
+    Layout: labels slots [q], label index [q], adjacency [q*q], NLC [q*q],
+    naive order [q], flags [4], num_valid [1]. One transfer per call instead
+    of ten (see :func:`prepare_packed`).
+    """
+    qa = _query_numpy(spec)
+    parts = [
+        np.asarray(qa.qlabels),
+        np.asarray(qa.qlabel_index),
+        np.asarray(qa.adj, np.int32).reshape(-1),
+        np.asarray(qa.nlc).reshape(-1),
+        np.asarray(qa.naive),
+        np.asarray(fl, np.int32),
+        np.asarray([num_valid], np.int32),
+    ]
+    return np.concatenate(parts).astype(np.int32)
+
+
+@functools.partial(jax.jit, static_argnames=("q", "comps"))
+def prepare_packed(data: LabeledGraph, packed: jax.Array, *, q: int, comps: int) -> Prepared:
+    """:func:`prepare` with its query inputs in one :func:`pack` array; jit-able."""
+    o = np.cumsum([0, q, q, q * q, q * q, q, 4, 1])
+    qa = QueryArrays(
+        qlabels=packed[o[0] : o[1]],
+        qlabel_index=packed[o[1] : o[2]],
+        adj=packed[o[2] : o[3]].reshape(q, q) != 0,
+        nlc=packed[o[3] : o[4]].reshape(q, q),
+        naive=packed[o[4] : o[5]],
+    )
+    fl = Flags(*(packed[o[5] + i] != 0 for i in range(4)))
+    return _prepare(data, qa, fl, packed[o[6]], comps=comps)
 
 
 @functools.partial(jax.jit, static_argnames=("comps",))
 def prepare(
+    data: LabeledGraph, qa: QueryArrays, fl: Flags, num_valid: jax.Array, *, comps: int
+) -> Prepared:
+    """Prunes the data graph for a query and builds the search plan; jit-able.
+
+    The stages are :func:`_prepare`'s; :func:`prepare_packed` takes the same
+    inputs as one array.
+    """
+    return _prepare(data, qa, fl, num_valid, comps=comps)
+
+
+def _prepare(
     data: LabeledGraph, qa: QueryArrays, fl: Flags, num_valid: jax.Array, *, comps: int
 ) -> Prepared:
     """Prunes the data graph for a query and builds the search plan; jit-able.
