@@ -148,7 +148,11 @@ __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
     if (lane == 0) task = atomicAdd(next_task, 1ull);
     task = __shfl_sync(kFull, task, 0);
     if (static_cast<int64_t>(task) >= num_tasks) break;
-    if (kList && *reinterpret_cast<volatile ull*>(found) > static_cast<ull>(cap)) break;
+    if (kList) {
+      int full = 0;  // read once and broadcast: every lane must leave together
+      if (lane == 0) full = *reinterpret_cast<volatile ull*>(found) > static_cast<ull>(cap);
+      if (__shfl_sync(kFull, full, 0)) break;
+    }
     // The root owning this task: the last i with task_ptr[i] <= task.
     int64_t lo = 0, hi = r;
     while (hi - lo > 1) {
