@@ -64,7 +64,12 @@ def test_every_ablation_variant_same_count(name, size, g, q):
             assert got == ref, (induced, bl, dom, order)
 
 
-@pytest.mark.parametrize(("name", "size", "g", "q"), CASES[1::6], ids=IDS[1::6])
+ENGINE_CASES = [(c, i) for c, i in zip(CASES, IDS, strict=True) if c[1] in (2, 5)]
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "g", "q"), [c for c, _ in ENGINE_CASES], ids=[i for _, i in ENGINE_CASES]
+)
 @pytest.mark.parametrize("engine", ["prefix_tree", "flat", "dense"])
 def test_engines_same_count(name, size, g, q, engine):
     d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
@@ -87,7 +92,7 @@ def test_listing_is_networkx_set(platform, name, size, g, q):
 @pytest.mark.parametrize("engine", ["prefix_tree", "flat"])
 def test_level_engine_listing(engine):
     g = _data("few_labels")
-    for size in (1, 4, 6):
+    for size in (1, 5):
         q = walk_query(g, size, seed=size)
         d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
         ref = nx_embeddings(g, q, induced=True)
