@@ -9,6 +9,7 @@
 #include "kcjax/bfs/targets.h"
 #include "kcjax/cliques/targets.h"
 #include "kcjax/core/edge_list.h"
+#include "kcjax/match/targets.h"
 #include "kcjax/truss/targets.h"
 
 namespace py = pybind11;
@@ -45,6 +46,7 @@ PYBIND11_MODULE(_kcjax, m) {
     for (const auto& t : kcjax::cliques::CpuTargets()) all.push_back(t);
     for (const auto& t : kcjax::bfs::CpuTargets()) all.push_back(t);
     for (const auto& t : kcjax::truss::CpuTargets()) all.push_back(t);
+    for (const auto& t : kcjax::match::CpuTargets()) all.push_back(t);
     return Registrations(all);
   });
   m.def("cuda_registrations", []() {
@@ -53,6 +55,7 @@ PYBIND11_MODULE(_kcjax, m) {
     for (const auto& t : kcjax::cliques::CudaTargets()) all.push_back(t);
     for (const auto& t : kcjax::bfs::CudaTargets()) all.push_back(t);
     for (const auto& t : kcjax::truss::CudaTargets()) all.push_back(t);
+    for (const auto& t : kcjax::match::CudaTargets()) all.push_back(t);
 #endif
     return Registrations(all);
   });

@@ -3,8 +3,9 @@
 Every public name lives here; the subpackages are the rooms they come from:
 :mod:`kcjax.graph` (the shared core: files, the canonical graph, orientation,
 core numbers, the tasks stage, generators), :mod:`kcjax.cliques` (k-cliques),
-:mod:`kcjax.traversal` (breadth-first search), :mod:`kcjax.truss` (k-truss)
-and :mod:`kcjax.parallel` (meshes and processes).
+:mod:`kcjax.traversal` (breadth-first search), :mod:`kcjax.truss` (k-truss),
+:mod:`kcjax.match` (labeled subgraph matching) and :mod:`kcjax.parallel`
+(meshes and processes).
 
 The names are imported on first use, so ``import kcjax`` (and the ``kcjax``
 command's start, which must already stop cleanly on Ctrl-C) does not wait
@@ -36,6 +37,14 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "bfs": ("kcjax.traversal.bfs", "bfs"),
     "bfs_sharded": ("kcjax.traversal.sharded", "bfs_sharded"),
     "built_with_cuda": ("kcjax._native", "built_with_cuda"),
+    "LabeledGraph": ("kcjax.graph.labeled", "LabeledGraph"),
+    "count_embeddings": ("kcjax.match.count", "count_embeddings"),
+    "count_embeddings_limbs": ("kcjax.match.count", "count_embeddings_limbs"),
+    "find_embeddings": ("kcjax.match.count", "find_embeddings"),
+    "iter_embeddings": ("kcjax.match.count", "iter_embeddings"),
+    "load_labeled": ("kcjax.graph.labeled", "load_labeled"),
+    "match_stats": ("kcjax.match.count", "match_stats"),
+    "save_labeled": ("kcjax.graph.labeled", "save_labeled"),
     "candidate_sizes": ("kcjax.graph.tasks", "candidate_sizes"),
     "clique_counts_per_vertex": ("kcjax.cliques.local", "clique_counts_per_vertex"),
     "clique_number": ("kcjax.cliques.listing", "clique_number"),
@@ -89,7 +98,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
-_SUBPACKAGES = {"cli", "cliques", "graph", "parallel", "traversal", "truss"}
+_SUBPACKAGES = {"cli", "cliques", "graph", "match", "parallel", "traversal", "truss"}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._native import built_with_cuda
@@ -109,8 +118,16 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.graph import generators
     from kcjax.graph.graph import CanonReport, Graph
     from kcjax.graph.io import GraphFormatError, load, save
+    from kcjax.graph.labeled import LabeledGraph, load_labeled, save_labeled
     from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
     from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
+    from kcjax.match.count import (
+        count_embeddings,
+        count_embeddings_limbs,
+        find_embeddings,
+        iter_embeddings,
+        match_stats,
+    )
     from kcjax.parallel import initialize_from_env_or_args
     from kcjax.traversal.bfs import METHODS as BFS_METHODS
     from kcjax.traversal.bfs import BFSResult, bfs, traversed_edges

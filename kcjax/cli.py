@@ -1,4 +1,4 @@
-"""The ``kcjax`` command line: count, list, info and demo.
+"""The ``kcjax`` command line: count, list, info, demo and match (kcjax/match/cli.py).
 
 Usage errors and bad input (a missing file, a malformed line, k < 1, ...)
 print one line ``kcjax: error: ...`` on stderr and exit with 2; a failure
@@ -161,6 +161,10 @@ def _build_parser() -> _Parser:
     add_graph_argument(demo, optional=True)
     _add_count_options(demo)
     demo.set_defaults(run=_run_demo, ks=[list(_DEMO_KS)])
+
+    from kcjax.match.cli import add_parser as add_match_parser
+
+    add_match_parser(sub)
     return parser
 
 

@@ -283,7 +283,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
     const int load = min(hubs, 4 * BfsPolicy::kHubCacheSlots);
     for (int i = threadIdx.x; i < load; i += blockDim.x) {
       const int32_t h = __ldcg(sc.hubs + i);
-      hc[HubSlot(h)] = h;
+      atomicExch(&hc[HubSlot(h)], h);  // colliding hubs: one wins (a cache, not a set)
     }
     __syncthreads();
   }

@@ -1,0 +1,325 @@
+// CPU handlers of "kcjax_match_count" and "kcjax_match_list" (contracts in
+// kcjax/match/match.h): the reference twin of the CUDA handlers.
+//
+// Depth-first backtracking over the levels. A level with backward neighbours
+// draws its candidates from the adjacency row of the backward neighbour's
+// image with the smallest degree (the pivot) and keeps those in the level's
+// candidate bitmap, adjacent to every other backward image (binary search),
+// non-adjacent to the images of its non-adjacency mask (induced), and used
+// fewer than mult[v] times so far. The last level is counted, not descended.
+// Worker threads take roots from an atomic counter.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kcjax/match/match.h"
+
+namespace ffi = xla::ffi;
+
+namespace kcjax::match {
+namespace {
+
+using u128 = unsigned __int128;
+
+ffi::Error Invalid(const char* target, const std::string& msg) {
+  return ffi::Error::InvalidArgument(std::string(target) + " (CPU): " + msg);
+}
+
+class Searcher {
+ public:
+  explicit Searcher(const MatchView& m) : m_(m) {}
+
+  // Embeddings (weighted) extending the images of levels < level.
+  u128 Count(int level) {
+    if (level == m_.q - 1 && level >= 2) {
+      const int32_t* p = m_.plan + 4 * level;
+      const uint32_t back = static_cast<uint32_t>(p[0]);
+      if (p[1] == 0 && back != 0 && (back & (back - 1)) == 0) {
+        const int32_t pivot = img_[std::countr_zero(back)];
+        int64_t total = m_.leaf_sum[pivot];
+        for (int j = 0; j < level; ++j) total -= InCand(level, img_[j]) && Adjacent(pivot, img_[j]);
+        return static_cast<u128>(total);
+      }
+    }
+    u128 total = 0;
+    ForEachCandidate(level, [&](int32_t v, uint32_t w) {
+      if (level == m_.q - 1) {
+        total += w;
+      } else {
+        img_[level] = v;
+        total += static_cast<u128>(w) * Count(level + 1);
+      }
+      return true;
+    });
+    return total;
+  }
+
+  // Writes completions of levels < level to rows; false once `found` passes cap.
+  bool List(int level, int32_t* rows, int64_t cap, std::atomic<int64_t>& found) {
+    return ForEachCandidate(level, [&](int32_t v, uint32_t) {
+      img_[level] = v;
+      if (level < m_.q - 1) return List(level + 1, rows, cap, found);
+      const int64_t slot = found.fetch_add(1, std::memory_order_relaxed);
+      if (slot >= cap) return false;
+      std::copy(img_, img_ + m_.q, rows + slot * m_.q);
+      return true;
+    });
+  }
+
+  void SetRoot(int32_t v) { img_[0] = v; }
+
+  // Weight of root v (0 if it is not a level-0 candidate).
+  uint32_t RootWeight(int32_t v) const {
+    return InCand(0, v) ? static_cast<uint32_t>(std::max(m_.mult[v], 0)) : 0u;
+  }
+
+ private:
+  bool InCand(int level, int32_t v) const {
+    return (m_.cand[level * m_.words + (v >> 5)] >> (v & 31)) & 1u;
+  }
+  bool Adjacent(int32_t a, int32_t b) const {
+    int64_t da = m_.indptr[a + 1] - m_.indptr[a];
+    int64_t db = m_.indptr[b + 1] - m_.indptr[b];
+    if (db < da) std::swap(a, b);
+    const int32_t* lo = m_.indices + m_.indptr[a];
+    const int32_t* hi = m_.indices + m_.indptr[a + 1];
+    return std::binary_search(lo, hi, b);
+  }
+
+  // Calls fn(v, weight) for every valid image of `level`; stops when fn
+  // returns false (and returns false).
+  template <typename Fn>
+  bool ForEachCandidate(int level, Fn&& fn) {
+    const int32_t* p = m_.plan + 4 * level;
+    const uint32_t back = static_cast<uint32_t>(p[0]);
+    const uint32_t nonadj = static_cast<uint32_t>(p[1]);
+    const int32_t* src;
+    int64_t len;
+    int pivot = -1;
+    if (back != 0) {
+      int64_t best = -1;
+      for (uint32_t b = back; b; b &= b - 1) {
+        const int j = std::countr_zero(b);
+        const int64_t d = m_.indptr[img_[j] + 1] - m_.indptr[img_[j]];
+        if (best < 0 || d < best) {
+          best = d;
+          pivot = j;
+        }
+      }
+      src = m_.indices + m_.indptr[img_[pivot]];
+      len = best;
+    } else {
+      src = m_.lists + static_cast<int64_t>(p[2]) * m_.list_stride;
+      len = p[3];
+    }
+    const uint32_t others = back & ~(pivot >= 0 ? (1u << pivot) : 0u);
+    for (int64_t k = 0; k < len; ++k) {
+      const int32_t v = src[k];
+      if (v < 0 || !InCand(level, v)) continue;
+      int used = 0;
+      for (int j = 0; j < level; ++j) used += img_[j] == v;
+      if (used >= m_.mult[v]) continue;
+      bool ok = true;
+      for (uint32_t b = others; ok && b; b &= b - 1) ok = Adjacent(img_[std::countr_zero(b)], v);
+      for (uint32_t b = nonadj; ok && b; b &= b - 1) ok = !Adjacent(img_[std::countr_zero(b)], v);
+      if (!ok) continue;
+      if (!fn(v, static_cast<uint32_t>(m_.mult[v] - used))) return false;
+    }
+    return true;
+  }
+
+  const MatchView& m_;
+  int32_t img_[kMaxQuery] = {};
+};
+
+int Threads(int32_t requested) {
+  if (requested > 0) return requested;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Validates shapes and ids; fills view.
+ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
+                 ffi::Buffer<ffi::S32>& mult, ffi::Buffer<ffi::U32>& cand,
+                 ffi::Buffer<ffi::S32>& plan, ffi::Buffer<ffi::S32>& lists,
+                 ffi::Buffer<ffi::S32>& roots, ffi::Buffer<ffi::S32>& task_ptr,
+                 ffi::Buffer<ffi::S32>& leaf_sum, MatchView* view) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
+    return Invalid(target, "indptr must be int32[n + 1]");
+  const int64_t n = indptr.element_count() - 1;
+  if (static_cast<int64_t>(mult.element_count()) != n ||
+      static_cast<int64_t>(leaf_sum.element_count()) != n)
+    return Invalid(target, "mult and leaf_sum must be int32[n]");
+  if (plan.dimensions().size() != 2 || plan.dimensions()[1] != 4)
+    return Invalid(target, "plan must be int32[q, 4]");
+  const int64_t q = plan.dimensions()[0];
+  if (q < 1 || q > kMaxQuery)
+    return Invalid(target, "query size must be in [1, 32], got " + std::to_string(q));
+  if (cand.dimensions().size() != 2 || cand.dimensions()[0] != q || cand.dimensions()[1] * 32 < n)
+    return Invalid(target, "cand must be uint32[q, >= ceil(n / 32)]");
+  if (lists.dimensions().size() != 2) return Invalid(target, "lists must be int32[c, L]");
+  if (task_ptr.element_count() != roots.element_count() + 1)
+    return Invalid(target, "task_ptr must be int32[r + 1]");
+  const int32_t* ip = indptr.typed_data();
+  if (ip[0] != 0 || ip[n] > static_cast<int64_t>(indices.element_count()))
+    return Invalid(target, "indptr does not fit indices");
+  const int64_t c = lists.dimensions()[0], stride = lists.dimensions()[1];
+  const int32_t* pl = plan.typed_data();
+  for (int64_t i = 0; i < q; ++i) {
+    const uint32_t below = i == 0 ? 0u : (i >= 32 ? ~0u : ((1u << i) - 1u));
+    const uint32_t back = static_cast<uint32_t>(pl[4 * i]);
+    const uint32_t nonadj = static_cast<uint32_t>(pl[4 * i + 1]);
+    if ((back & ~below) || (nonadj & ~below))
+      return Invalid(target, "plan masks may only name earlier levels");
+    if (i > 0 && pl[4 * i] == 0 &&
+        (pl[4 * i + 2] < 0 || pl[4 * i + 2] >= c || pl[4 * i + 3] < 0 || pl[4 * i + 3] > stride))
+      return Invalid(target, "a level without backward neighbours needs a list row");
+  }
+  const int32_t* r = roots.typed_data();
+  for (int64_t i = 0; i < static_cast<int64_t>(roots.element_count()); ++i)
+    if (r[i] < -1 || r[i] >= n) return Invalid(target, "roots must be vertex ids or -1");
+  const int32_t* l = lists.typed_data();
+  for (int64_t i = 0; i < static_cast<int64_t>(lists.element_count()); ++i)
+    if (l[i] < -1 || l[i] >= n) return Invalid(target, "lists must hold vertex ids or -1");
+  *view = MatchView{ip,
+                    indices.typed_data(),
+                    mult.typed_data(),
+                    cand.typed_data(),
+                    pl,
+                    l,
+                    leaf_sum.typed_data(),
+                    n,
+                    cand.dimensions()[1],
+                    stride,
+                    static_cast<int32_t>(q)};
+  return ffi::Error::Success();
+}
+
+void StoreLimbs(u128 v, uint32_t* out) {
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<uint32_t>(v >> (32 * i));
+}
+
+ffi::Error MatchCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                         ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
+                         ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
+                         ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
+                         ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t num_threads,
+                         int32_t task_width, ffi::ResultBuffer<ffi::U32> out) {
+  constexpr const char* kTarget = "kcjax_match_count";
+  MatchView view;
+  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
+                       &view);
+      err.failure())
+    return err;
+  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
+  const int64_t r = roots.element_count();
+  if (static_cast<int64_t>(out->element_count()) != (per_root ? r : 1) * 4)
+    return Invalid(kTarget, "counts must be uint32[per_root ? r : 1, 4]");
+  std::vector<u128> per(r, 0);
+  std::atomic<int64_t> next{0};
+  const int32_t* rt = roots.typed_data();
+  auto work = [&]() {
+    Searcher s(view);
+    for (int64_t i; (i = next.fetch_add(1)) < r;) {
+      const int32_t v = rt[i];
+      if (v < 0) continue;
+      const uint32_t w = s.RootWeight(v);
+      if (w == 0) continue;
+      s.SetRoot(v);
+      per[i] = view.q == 1 ? u128{w} : static_cast<u128>(w) * s.Count(1);
+    }
+  };
+  const int t = static_cast<int>(std::min<int64_t>(Threads(num_threads), std::max<int64_t>(r, 1)));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < t; ++i) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  uint32_t* o = out->typed_data();
+  if (per_root) {
+    for (int64_t i = 0; i < r; ++i) StoreLimbs(per[i], o + 4 * i);
+  } else {
+    u128 total = 0;
+    for (u128 x : per) total += x;
+    StoreLimbs(total, o);
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error MatchListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                        ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
+                        ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
+                        ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
+                        ffi::Buffer<ffi::S32> leaf_sum, int32_t num_threads, int32_t task_width,
+                        ffi::ResultBuffer<ffi::S32> rows, ffi::ResultBuffer<ffi::U32> found_out) {
+  constexpr const char* kTarget = "kcjax_match_list";
+  MatchView view;
+  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
+                       &view);
+      err.failure())
+    return err;
+  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
+  for (int64_t v = 0; v < view.num_nodes; ++v)
+    if (view.mult[v] > 1) return Invalid(kTarget, "listing needs mult == 1 (no shared branches)");
+  if (rows->dimensions().size() != 2 || rows->dimensions()[1] != view.q)
+    return Invalid(kTarget, "rows must be int32[cap, q]");
+  if (found_out->element_count() != 4) return Invalid(kTarget, "found must be uint32[4]");
+  const int64_t cap = rows->dimensions()[0];
+  int32_t* out = rows->typed_data();
+  std::fill(out, out + cap * view.q, -1);
+  const int64_t r = roots.element_count();
+  std::atomic<int64_t> next{0}, found{0};
+  const int32_t* rt = roots.typed_data();
+  auto work = [&]() {
+    Searcher s(view);
+    for (int64_t i; (i = next.fetch_add(1)) < r && found.load() <= cap;) {
+      const int32_t v = rt[i];
+      if (v < 0 || s.RootWeight(v) == 0) continue;
+      s.SetRoot(v);
+      if (view.q == 1) {
+        const int64_t slot = found.fetch_add(1);
+        if (slot < cap) out[slot] = v;
+      } else if (!s.List(1, out, cap, found)) {
+        break;
+      }
+    }
+  };
+  const int t = static_cast<int>(std::min<int64_t>(Threads(num_threads), std::max<int64_t>(r, 1)));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < t; ++i) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  StoreLimbs(static_cast<u128>(std::min<int64_t>(found.load(), cap + 1)), found_out->typed_data());
+  return ffi::Error::Success();
+}
+
+auto BindMatchInputs() {
+  return ffi::Ffi::Bind()
+      .Arg<ffi::Buffer<ffi::S32>>()   // indptr
+      .Arg<ffi::Buffer<ffi::S32>>()   // indices
+      .Arg<ffi::Buffer<ffi::S32>>()   // mult
+      .Arg<ffi::Buffer<ffi::U32>>()   // cand
+      .Arg<ffi::Buffer<ffi::S32>>()   // plan
+      .Arg<ffi::Buffer<ffi::S32>>()   // lists
+      .Arg<ffi::Buffer<ffi::S32>>()   // roots
+      .Arg<ffi::Buffer<ffi::S32>>()   // task_ptr
+      .Arg<ffi::Buffer<ffi::S32>>();  // leaf_sum
+}
+
+}  // namespace
+}  // namespace kcjax::match
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cpu, kcjax::match::MatchCountCpu,
+                              kcjax::match::BindMatchInputs()
+                                  .Attr<bool>("per_root")
+                                  .Attr<int32_t>("num_threads")
+                                  .Attr<int32_t>("task_width")
+                                  .Ret<ffi::Buffer<ffi::U32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cpu, kcjax::match::MatchListCpu,
+                              kcjax::match::BindMatchInputs()
+                                  .Attr<int32_t>("num_threads")
+                                  .Attr<int32_t>("task_width")
+                                  .Ret<ffi::Buffer<ffi::S32>>()    // rows
+                                  .Ret<ffi::Buffer<ffi::U32>>());  // found

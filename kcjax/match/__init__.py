@@ -1,0 +1,1 @@
+"""Labeled subgraph matching (GVSM-style): pruning, order, native search, listing."""

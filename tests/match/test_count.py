@@ -1,0 +1,208 @@
+"""count_embeddings / find_embeddings / iter_embeddings against networkx on random labeled graphs.
+
+Data graphs share one shape bucket (n <= 32, 2m <= 256) so that one
+compilation per query size serves every case.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import networkx as nx
+import numpy as np
+import pytest
+from reference.matching import nx_embeddings, random_labeled, walk_query
+
+import kcjax
+from kcjax import LabeledGraph
+from kcjax.match.count import ListingOverflowError
+
+# (name, n, p, labels, parts): few and many labels, connected and disconnected.
+DATA = {
+    "few_labels": (24, 0.3, 2, 1, 11),
+    "many_labels": (24, 0.3, 6, 1, 12),
+    "disconnected": (30, 0.6, 3, 3, 13),
+}
+SIZES = range(1, 9)
+
+
+def _data(name: str) -> nx.Graph:
+    n, p, labels, parts, seed = DATA[name]
+    return random_labeled(n, p, labels, seed=seed, parts=parts)
+
+
+def _cases():
+    for name in DATA:
+        g = _data(name)
+        assert 128 < 2 * g.number_of_edges() <= 256, "keep the data graphs in one shape bucket"
+        for size in SIZES if name != "disconnected" else (3, 6):
+            yield name, size, g, walk_query(g, size, seed=size)
+
+
+CASES = list(_cases())
+IDS = [f"{name}-q{size}" for name, size, *_ in CASES]
+
+
+@pytest.mark.parametrize(("name", "size", "g", "q"), CASES, ids=IDS)
+def test_count_matches_networkx(platform, name, size, g, q):
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = len(nx_embeddings(g, q, induced=induced))
+        assert kcjax.count_embeddings(d, qq, induced=induced) == ref
+
+
+@pytest.mark.parametrize(("name", "size", "g", "q"), CASES[::3], ids=IDS[::3])
+def test_every_ablation_variant_same_count(name, size, g, q):
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = len(nx_embeddings(g, q, induced=induced))
+        for bl, dom, order in itertools.product((True, False), (True, False), ("gvsm", "naive")):
+            got = kcjax.count_embeddings(
+                d, qq, induced=induced, blacklist=bl, dominance=dom, order=order
+            )
+            assert got == ref, (induced, bl, dom, order)
+
+
+ENGINE_CASES = [(c, i) for c, i in zip(CASES, IDS, strict=True) if c[1] in (2, 5)]
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "g", "q"), [c for c, _ in ENGINE_CASES], ids=[i for _, i in ENGINE_CASES]
+)
+@pytest.mark.parametrize("engine", ["prefix_tree", "flat", "dense"])
+def test_engines_same_count(name, size, g, q, engine):
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = len(nx_embeddings(g, q, induced=induced))
+        assert kcjax.count_embeddings(d, qq, induced=induced, engine=engine) == ref
+
+
+@pytest.mark.parametrize(("name", "size", "g", "q"), CASES[::2], ids=IDS[::2])
+def test_listing_is_networkx_set(platform, name, size, g, q):
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = nx_embeddings(g, q, induced=induced)
+        rows = kcjax.find_embeddings(d, qq, induced=induced)
+        assert rows.dtype == np.int32 and rows.shape == (len(ref), size)
+        assert {tuple(r) for r in rows.tolist()} == ref
+        assert [tuple(r) for r in rows.tolist()] == sorted(ref)
+
+
+@pytest.mark.parametrize("engine", ["prefix_tree", "flat"])
+def test_level_engine_listing(engine):
+    g = _data("few_labels")
+    for size in (1, 5):
+        q = walk_query(g, size, seed=size)
+        d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+        ref = nx_embeddings(g, q, induced=True)
+        rows = kcjax.find_embeddings(d, qq, induced=True, engine=engine)
+        assert [tuple(r) for r in rows.tolist()] == sorted(ref)
+
+
+def test_under_jit_count_and_listing():
+    g = _data("many_labels")
+    q = walk_query(g, 4, seed=4)
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    ref = nx_embeddings(g, q)
+    limbs = jax.jit(lambda d: kcjax.count_embeddings_limbs(d, qq))(d)
+    assert kcjax.limbs_to_int(limbs) == len(ref)
+    cap = len(ref) + 3
+    rows, found, over = jax.jit(lambda d: kcjax.find_embeddings(d, qq, capacity=cap))(d)
+    assert kcjax.limbs_to_int(found) == len(ref) and not bool(over)
+    rows = np.asarray(rows)
+    assert {tuple(r) for r in rows[: len(ref)].tolist()} == ref
+    assert np.all(rows[len(ref) :] == -1)
+    if len(ref) > 1:
+        small = len(ref) - 1
+        _, found, over = jax.jit(lambda d: kcjax.find_embeddings(d, qq, capacity=small))(d)
+        assert bool(over) and kcjax.limbs_to_int(found) > small
+
+
+def test_limit_flags_truncation():
+    g = _data("few_labels")
+    q = walk_query(g, 3, seed=1)
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    ref = nx_embeddings(g, q)
+    assert len(ref) > 5
+    rows, truncated = kcjax.find_embeddings(d, qq, limit=5)
+    assert truncated and rows.shape == (5, 3) and {tuple(r) for r in rows.tolist()} <= ref
+    rows, truncated = kcjax.find_embeddings(d, qq, limit=len(ref))
+    assert not truncated and {tuple(r) for r in rows.tolist()} == ref
+    with pytest.raises(ListingOverflowError):
+        kcjax.find_embeddings(d, qq, capacity=len(ref) - 1)
+
+
+@pytest.mark.parametrize("batch", [1, 7, 1000])
+def test_iter_embeddings_streams_everything(batch):
+    g = _data("few_labels")
+    q = walk_query(g, 4, seed=2)
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    ref = nx_embeddings(g, q)
+    parts = list(kcjax.iter_embeddings(d, qq, batch=batch))
+    got = [tuple(r) for p in parts for r in p.tolist()]
+    assert len(got) == len(ref) and set(got) == ref
+
+
+def test_absent_label_gives_zero():
+    g = _data("many_labels")
+    q = nx.path_graph(3)
+    for v, lab in zip(q, (0, 99, 1), strict=True):
+        q.nodes[v]["label"] = lab
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    assert kcjax.count_embeddings(d, qq) == 0
+    assert kcjax.find_embeddings(d, qq).shape == (0, 3)
+
+
+def test_disconnected_query():
+    g = _data("many_labels")
+    q = nx.Graph()
+    q.add_nodes_from([(0, {"label": 0}), (1, {"label": 1}), (2, {"label": 2}), (3, {"label": 0})])
+    q.add_edges_from([(0, 1), (2, 3)])
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = nx_embeddings(g, q, induced=induced)
+        assert kcjax.count_embeddings(d, qq, induced=induced) == len(ref)
+        assert {tuple(r) for r in kcjax.find_embeddings(d, qq, induced=induced).tolist()} == ref
+
+
+def test_twins_share_a_branch_exactly():
+    # A star: the leaves are twins; counts reach past 2^64 with branch sharing.
+    leaves = 2000
+    star = LabeledGraph.from_edges(
+        np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
+    )
+    q = LabeledGraph.from_edges(np.zeros(7, int), np.arange(1, 8), [0] + [1] * 7)
+    expect = 1
+    for i in range(7):
+        expect *= leaves - i
+    assert expect > 2**64
+    assert kcjax.count_embeddings(star, q) == expect
+    stats = kcjax.match_stats(star, q)
+    assert stats["twins"] == leaves - 1 and stats["classes"] == 2
+    small = LabeledGraph.from_edges(np.zeros(4, int), np.arange(1, 5), [0, 1, 1, 1, 1])
+    assert kcjax.count_embeddings(small, q) == 0
+    assert kcjax.count_embeddings(small, q, dominance=False) == 0
+
+
+def test_stats_report_pruning():
+    g = _data("many_labels")
+    q = walk_query(g, 5, seed=5)
+    s = kcjax.match_stats(LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q))
+    assert s["rounds"] >= 1 and sorted(s["order"]) == list(range(5))
+    for a, b, c in zip(s["cand_label"], s["cand_profile"], s["cand_final"], strict=True):
+        assert a >= b >= c
+
+
+def test_bad_inputs():
+    g = _data("many_labels")
+    d = LabeledGraph.from_networkx(g)
+    big = LabeledGraph.from_edges(np.arange(32), np.arange(1, 33), np.zeros(33, int))
+    with pytest.raises(ValueError, match="query size"):
+        kcjax.count_embeddings(d, big)
+    with pytest.raises(TypeError, match="LabeledGraph"):
+        kcjax.count_embeddings(kcjax.Graph.from_edges([0], [1]), d)
+    with pytest.raises(ValueError, match="engine"):
+        kcjax.count_embeddings(d, d, engine="nope")
+    with pytest.raises(ValueError, match="order"):
+        kcjax.count_embeddings(d, d, order="nope")

@@ -1,0 +1,60 @@
+"""Every row of ../shared/data/matching/counts.tsv on the CPU handler.
+
+The cheap rows (hprd, yeast's 16-vertex queries) run by default; the rest
+are marked ``slow`` (tests/match/test_gpu.py covers every row on a GPU).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import pytest
+from reference.matching import counts_rows, data_path, query_path
+
+import kcjax
+
+ROWS = counts_rows()
+CHEAP = {("hprd", None), ("yeast", 16)}
+
+
+def _cheap(row: dict[str, str]) -> bool:
+    q = int(row["query_vertices"])
+    return (row["data_graph"], None) in CHEAP or (row["data_graph"], q) in CHEAP
+
+
+PARAMS = [
+    pytest.param(
+        r, id=f"{r['data_graph']}-{r['query']}", marks=() if _cheap(r) else pytest.mark.slow
+    )
+    for r in ROWS
+]
+
+
+@functools.cache
+def load_data(name: str) -> kcjax.LabeledGraph:
+    return kcjax.load_labeled(data_path(name))
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("row", PARAMS)
+def test_counts_tsv_row_cpu(row):
+    with jax.default_device(jax.devices("cpu")[0]):
+        data = load_data(row["data_graph"])
+        query = kcjax.load_labeled(query_path(row["data_graph"], row["query"]))
+        assert query.num_nodes == int(row["query_vertices"])
+        assert query.num_edges == int(row["query_edges"])
+        assert kcjax.count_embeddings(data, query) == int(row["embeddings"])
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+def test_hprd_listing_matches_count():
+    with jax.default_device(jax.devices("cpu")[0]):
+        data = load_data("hprd")
+        for row in ROWS:
+            if row["data_graph"] != "hprd":
+                continue
+            query = kcjax.load_labeled(query_path("hprd", row["query"]))
+            rows = kcjax.find_embeddings(data, query)
+            assert rows.shape == (int(row["embeddings"]), query.num_nodes)
+            assert len({tuple(r) for r in rows.tolist()}) == rows.shape[0]

@@ -1,0 +1,133 @@
+"""CUDA handlers of the matching targets: CPU == GPU exactly, every counts.tsv row.
+
+Skipped without a GPU. Run on the GPU machine:
+``python -m pytest -q tests/match/test_gpu.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import jax
+import numpy as np
+import pytest
+from reference import has_gpu
+from reference.matching import (
+    counts_rows,
+    data_path,
+    nx_embeddings,
+    query_path,
+    random_labeled,
+    walk_query,
+)
+
+import kcjax
+from kcjax import LabeledGraph
+
+pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA device")
+ROWS = counts_rows()
+
+
+def _on(platform: str):
+    return jax.default_device(jax.devices(platform)[0])
+
+
+@functools.cache
+def _data(name: str, platform: str) -> LabeledGraph:
+    with _on(platform):
+        return kcjax.load_labeled(data_path(name))
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r['data_graph']}-{r['query']}" for r in ROWS])
+def test_counts_tsv_row_gpu(row):
+    query = kcjax.load_labeled(query_path(row["data_graph"], row["query"]))
+    with _on("cuda"):
+        data = _data(row["data_graph"], "cuda")
+        kcjax.count_embeddings(data, query)  # compile
+        t = time.perf_counter()
+        got = kcjax.count_embeddings(data, query)
+        seconds = time.perf_counter() - t
+    assert got == int(row["embeddings"])
+    print(f"{row['data_graph']} {row['query']}: {seconds:.4f} s wall")
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("variant", ["no_blacklist", "no_dominance", "naive", "induced"])
+def test_variants_cpu_equals_gpu_on_yeast(variant):
+    kw = {
+        "no_blacklist": {"blacklist": False},
+        "no_dominance": {"dominance": False},
+        "naive": {"order": "naive"},
+        "induced": {"induced": True},
+    }[variant]
+    for row in ROWS:
+        if row["data_graph"] != "yeast":
+            continue
+        query = kcjax.load_labeled(query_path("yeast", row["query"]))
+        with _on("cpu"):
+            cpu = kcjax.count_embeddings(_data("yeast", "cpu"), query, **kw)
+        with _on("cuda"):
+            gpu = kcjax.count_embeddings(_data("yeast", "cuda"), query, **kw)
+        assert cpu == gpu
+        if variant != "induced":
+            assert gpu == int(row["embeddings"])
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("name", ["hprd", "yeast"])
+def test_listing_cpu_equals_gpu(name):
+    for row in ROWS:
+        if row["data_graph"] != name or int(row["embeddings"]) > 1_000_000:
+            continue
+        query = kcjax.load_labeled(query_path(name, row["query"]))
+        with _on("cpu"):
+            cpu = kcjax.find_embeddings(_data(name, "cpu"), query)
+        with _on("cuda"):
+            gpu = kcjax.find_embeddings(_data(name, "cuda"), query)
+        assert np.array_equal(cpu, gpu)
+        assert cpu.shape[0] == int(row["embeddings"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_cpu_equals_gpu_and_networkx(seed):
+    g = random_labeled(40, 0.2, 1 + seed, seed=seed)
+    for size in (1, 3, 5, 7):
+        q = walk_query(g, size, seed=seed + size)
+        d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+        for induced in (False, True):
+            ref = nx_embeddings(g, q, induced=induced)
+            with _on("cuda"):
+                d_gpu = LabeledGraph.from_networkx(g)
+                assert kcjax.count_embeddings(d_gpu, qq, induced=induced) == len(ref)
+                rows = kcjax.find_embeddings(d_gpu, qq, induced=induced)
+            assert [tuple(r) for r in rows.tolist()] == sorted(ref)
+            with _on("cpu"):
+                assert kcjax.count_embeddings(d, qq, induced=induced) == len(ref)
+
+
+def test_gpu_limit_and_iter():
+    g = random_labeled(40, 0.3, 2, seed=9)
+    q = walk_query(g, 4, seed=1)
+    ref = nx_embeddings(g, q)
+    qq = LabeledGraph.from_networkx(q)
+    with _on("cuda"):
+        d = LabeledGraph.from_networkx(g)
+        rows, truncated = kcjax.find_embeddings(d, qq, limit=10)
+        assert truncated == (len(ref) > 10) and {tuple(r) for r in rows.tolist()} <= ref
+        got = [tuple(r) for b in kcjax.iter_embeddings(d, qq, batch=50) for r in b.tolist()]
+    assert len(got) == len(ref) and set(got) == ref
+
+
+def test_gpu_twins_past_2_64():
+    leaves = 2000
+    with _on("cuda"):
+        star = LabeledGraph.from_edges(
+            np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
+        )
+        q = LabeledGraph.from_edges(np.zeros(7, int), np.arange(1, 8), [0] + [1] * 7)
+        expect = 1
+        for i in range(7):
+            expect *= leaves - i
+        assert kcjax.count_embeddings(star, q) == expect

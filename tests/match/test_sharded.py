@@ -1,0 +1,77 @@
+"""count_embeddings(..., mesh=) on 4 forced host CPU devices (in a child pytest)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+from reference.matching import nx_embeddings, random_labeled, walk_query
+
+import kcjax
+from kcjax import LabeledGraph
+from kcjax.match.count import prepare_match
+from kcjax.match.sharded import deal_roots
+
+FORCED_DEVICES = 4
+multidevice = pytest.mark.skipif(
+    jax.device_count() < FORCED_DEVICES,
+    reason="needs 4 devices; run by test_forced_host_devices_subprocess",
+)
+
+
+def test_deal_roots_partitions_every_root():
+    g = random_labeled(24, 0.3, 2, seed=5)
+    d, q = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(walk_query(g, 4, seed=3))
+    p = prepare_match(d, q)
+    roots, ptr = deal_roots(p, 3)
+    want = np.asarray(p.roots)
+    assert sorted(roots[roots >= 0].tolist()) == sorted(want[want >= 0].tolist())
+    assert ptr.shape == (3, roots.shape[1] + 1) and np.all(np.diff(ptr, axis=1) >= 0)
+
+
+def test_forced_host_devices_subprocess():
+    flags = os.environ.get("XLA_FLAGS", "")
+    env = dict(
+        os.environ,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={FORCED_DEVICES}".strip(),
+    )
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+    cmd += ["-k", "multidevice", str(Path(__file__).resolve())]
+    proc = subprocess.run(
+        cmd, cwd=os.getcwd(), env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
+
+
+@multidevice
+@pytest.mark.parametrize("induced", [False, True])
+def test_multidevice_counts_match_networkx(induced):
+    mesh = jax.make_mesh((FORCED_DEVICES,), ("d",))
+    for seed, size in ((1, 3), (2, 5), (3, 6)):
+        g = random_labeled(24, 0.3, 2, seed=seed)
+        q = walk_query(g, size, seed=seed)
+        d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+        ref = len(nx_embeddings(g, q, induced=induced))
+        got = kcjax.count_embeddings(d, qq, induced=induced, mesh=mesh, num_threads=1)
+        assert got == ref == kcjax.count_embeddings(d, qq, induced=induced)
+
+
+@multidevice
+def test_multidevice_twins_past_2_64():
+    mesh = jax.make_mesh((FORCED_DEVICES,), ("d",))
+    leaves = 2000
+    star = LabeledGraph.from_edges(
+        np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
+    )
+    q = LabeledGraph.from_edges(np.zeros(7, int), np.arange(1, 8), [0] + [1] * 7)
+    expect = 1
+    for i in range(7):
+        expect *= leaves - i
+    assert kcjax.count_embeddings(star, q, mesh=mesh) == expect
