@@ -22,6 +22,7 @@
 #include "kcjax/cuda/wide.cuh"
 #include "kcjax/match/args.h"
 #include "kcjax/match/match.h"
+#include "kcjax/match/policy.h"
 
 namespace ffi = xla::ffi;
 
@@ -31,12 +32,6 @@ namespace {
 using u128 = unsigned __int128;
 using cuda::kFull;
 using cuda::u64;
-
-// Tuning constants of the matching kernels (MARKED FOR THE MOVE to a shared
-// policy header once ffi-house lands).
-struct MatchPolicy {
-  static constexpr int kWarpsPerBlock = 8;  // 256 threads: enough warps per SM to hide gathers
-};
 
 struct WarpStack {
   const int32_t* src[kMaxQuery];
