@@ -12,10 +12,11 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
-#include <string>
 #include <thread>
 #include <vector>
 
+#include "kcjax/core/ffi.h"
+#include "kcjax/match/args.h"
 #include "kcjax/match/match.h"
 
 namespace ffi = xla::ffi;
@@ -24,10 +25,6 @@ namespace kcjax::match {
 namespace {
 
 using u128 = unsigned __int128;
-
-ffi::Error Invalid(const char* target, const std::string& msg) {
-  return ffi::Error::InvalidArgument(std::string(target) + " (CPU): " + msg);
-}
 
 class Searcher {
  public:
@@ -141,63 +138,6 @@ int Threads(int32_t requested) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Validates shapes and ids; fills view.
-ffi::Error Check(const char* target, ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
-                 ffi::Buffer<ffi::S32>& mult, ffi::Buffer<ffi::U32>& cand,
-                 ffi::Buffer<ffi::S32>& plan, ffi::Buffer<ffi::S32>& lists,
-                 ffi::Buffer<ffi::S32>& roots, ffi::Buffer<ffi::S32>& task_ptr,
-                 ffi::Buffer<ffi::S32>& leaf_sum, MatchView* view) {
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
-    return Invalid(target, "indptr must be int32[n + 1]");
-  const int64_t n = indptr.element_count() - 1;
-  if (static_cast<int64_t>(mult.element_count()) != n ||
-      static_cast<int64_t>(leaf_sum.element_count()) != n)
-    return Invalid(target, "mult and leaf_sum must be int32[n]");
-  if (plan.dimensions().size() != 2 || plan.dimensions()[1] != 4)
-    return Invalid(target, "plan must be int32[q, 4]");
-  const int64_t q = plan.dimensions()[0];
-  if (q < 1 || q > kMaxQuery)
-    return Invalid(target, "query size must be in [1, 32], got " + std::to_string(q));
-  if (cand.dimensions().size() != 2 || cand.dimensions()[0] != q || cand.dimensions()[1] * 32 < n)
-    return Invalid(target, "cand must be uint32[q, >= ceil(n / 32)]");
-  if (lists.dimensions().size() != 2) return Invalid(target, "lists must be int32[c, L]");
-  if (task_ptr.element_count() != roots.element_count() + 1)
-    return Invalid(target, "task_ptr must be int32[r + 1]");
-  const int32_t* ip = indptr.typed_data();
-  if (ip[0] != 0 || ip[n] > static_cast<int64_t>(indices.element_count()))
-    return Invalid(target, "indptr does not fit indices");
-  const int64_t c = lists.dimensions()[0], stride = lists.dimensions()[1];
-  const int32_t* pl = plan.typed_data();
-  for (int64_t i = 0; i < q; ++i) {
-    const uint32_t below = i == 0 ? 0u : (i >= 32 ? ~0u : ((1u << i) - 1u));
-    const uint32_t back = static_cast<uint32_t>(pl[4 * i]);
-    const uint32_t nonadj = static_cast<uint32_t>(pl[4 * i + 1]);
-    if ((back & ~below) || (nonadj & ~below))
-      return Invalid(target, "plan masks may only name earlier levels");
-    if (i > 0 && pl[4 * i] == 0 &&
-        (pl[4 * i + 2] < 0 || pl[4 * i + 2] >= c || pl[4 * i + 3] < 0 || pl[4 * i + 3] > stride))
-      return Invalid(target, "a level without backward neighbours needs a list row");
-  }
-  const int32_t* r = roots.typed_data();
-  for (int64_t i = 0; i < static_cast<int64_t>(roots.element_count()); ++i)
-    if (r[i] < -1 || r[i] >= n) return Invalid(target, "roots must be vertex ids or -1");
-  const int32_t* l = lists.typed_data();
-  for (int64_t i = 0; i < static_cast<int64_t>(lists.element_count()); ++i)
-    if (l[i] < -1 || l[i] >= n) return Invalid(target, "lists must hold vertex ids or -1");
-  *view = MatchView{ip,
-                    indices.typed_data(),
-                    mult.typed_data(),
-                    cand.typed_data(),
-                    pl,
-                    l,
-                    leaf_sum.typed_data(),
-                    n,
-                    cand.dimensions()[1],
-                    stride,
-                    static_cast<int32_t>(q)};
-  return ffi::Error::Success();
-}
-
 void StoreLimbs(u128 v, uint32_t* out) {
   for (int i = 0; i < 4; ++i) out[i] = static_cast<uint32_t>(v >> (32 * i));
 }
@@ -208,16 +148,13 @@ ffi::Error MatchCountCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> ind
                          ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
                          ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t num_threads,
                          int32_t task_width, ffi::ResultBuffer<ffi::U32> out) {
-  constexpr const char* kTarget = "kcjax_match_count";
+  const Reporter rep("kcjax_match_count", "CPU");
+  const Inputs in{indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum};
   MatchView view;
-  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
-                       &view);
-      err.failure())
-    return err;
-  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
+  if (auto err = CheckInputs(rep, in, task_width, &view); err.failure()) return err;
+  if (auto err = CheckCounts(rep, in, per_root, out); err.failure()) return err;
+  if (auto err = CheckHostData(rep, in, view, /*listing=*/false); err.failure()) return err;
   const int64_t r = roots.element_count();
-  if (static_cast<int64_t>(out->element_count()) != (per_root ? r : 1) * 4)
-    return Invalid(kTarget, "counts must be uint32[per_root ? r : 1, 4]");
   std::vector<u128> per(r, 0);
   std::atomic<int64_t> next{0};
   const int32_t* rt = roots.typed_data();
@@ -254,18 +191,12 @@ ffi::Error MatchListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
                         ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
                         ffi::Buffer<ffi::S32> leaf_sum, int32_t num_threads, int32_t task_width,
                         ffi::ResultBuffer<ffi::S32> rows, ffi::ResultBuffer<ffi::U32> found_out) {
-  constexpr const char* kTarget = "kcjax_match_list";
+  const Reporter rep("kcjax_match_list", "CPU");
+  const Inputs in{indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum};
   MatchView view;
-  if (auto err = Check(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum,
-                       &view);
-      err.failure())
-    return err;
-  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
-  for (int64_t v = 0; v < view.num_nodes; ++v)
-    if (view.mult[v] > 1) return Invalid(kTarget, "listing needs mult == 1 (no shared branches)");
-  if (rows->dimensions().size() != 2 || rows->dimensions()[1] != view.q)
-    return Invalid(kTarget, "rows must be int32[cap, q]");
-  if (found_out->element_count() != 4) return Invalid(kTarget, "found must be uint32[4]");
+  if (auto err = CheckInputs(rep, in, task_width, &view); err.failure()) return err;
+  if (auto err = CheckListing(rep, view, rows, found_out); err.failure()) return err;
+  if (auto err = CheckHostData(rep, in, view, /*listing=*/true); err.failure()) return err;
   const int64_t cap = rows->dimensions()[0];
   int32_t* out = rows->typed_data();
   std::fill(out, out + cap * view.q, -1);

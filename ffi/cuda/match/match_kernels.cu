@@ -14,9 +14,15 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <string>
 
+#include "kcjax/core/ffi.h"
+#include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/warp.cuh"
+#include "kcjax/cuda/wide.cuh"
+#include "kcjax/match/args.h"
 #include "kcjax/match/match.h"
+#include "kcjax/match/policy.h"
 
 namespace ffi = xla::ffi;
 
@@ -24,15 +30,8 @@ namespace kcjax::match {
 namespace {
 
 using u128 = unsigned __int128;
-using ull = unsigned long long;
-
-// Tuning constants of the matching kernels (MARKED FOR THE MOVE to a shared
-// policy header once ffi-house lands).
-struct MatchPolicy {
-  static constexpr int kWarpsPerBlock = 8;  // 256 threads: enough warps per SM to hide gathers
-};
-
-constexpr unsigned kFull = 0xffffffffu;
+using cuda::kFull;
+using cuda::u64;
 
 struct WarpStack {
   const int32_t* src[kMaxQuery];
@@ -49,6 +48,9 @@ __device__ __forceinline__ bool InCand(const MatchView& m, int level, int32_t v)
   return (__ldg(m.cand + level * m.words + (v >> 5)) >> (v & 31)) & 1u;
 }
 
+// a and b adjacent: a search of the shorter row that stops at the first hit
+// (kept over cuda::Member, whose full lower_bound makes the count kernel spill
+// 20 bytes at its 32 registers).
 __device__ __forceinline__ bool Adjacent(const MatchView& m, int32_t a, int32_t b) {
   int32_t lo = __ldg(m.indptr + a), hi = __ldg(m.indptr + a + 1);
   const int32_t lb = __ldg(m.indptr + b), hb = __ldg(m.indptr + b + 1);
@@ -121,12 +123,9 @@ __device__ __forceinline__ uint32_t Check(const MatchView& m, const WarpStack& s
   return static_cast<uint32_t>(mult - used);
 }
 
-__device__ __forceinline__ void AtomicAdd128(ull* p, u128 v) {
-  const ull lo = static_cast<ull>(v);
-  const ull old = atomicAdd(p, lo);
-  const ull carry = (old + lo < old) ? 1ull : 0ull;
-  const ull hi = static_cast<ull>(v >> 64) + carry;
-  if (hi) atomicAdd(p + 1, hi);
+// cell[0..1] += v (one 128-bit count of counts).
+__device__ __forceinline__ void AddCount(u64* cell, u128 v) {
+  cuda::AtomicAdd128(cell, static_cast<u64>(v), static_cast<u64>(v >> 64));
 }
 
 // kList: write embeddings to rows (capacity cap) and count them in *found;
@@ -134,35 +133,28 @@ __device__ __forceinline__ void AtomicAdd128(ull* p, u128 v) {
 template <bool kList>
 __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
     MatchKernel(MatchView m, const int32_t* __restrict__ roots,
-                const int32_t* __restrict__ task_ptr, int64_t r, int32_t width, ull* next_task,
-                ull* counts, bool per_root, int32_t* rows, int64_t cap, ull* found) {
+                const int32_t* __restrict__ task_ptr, int64_t r, int32_t width, u64* next_task,
+                u64* counts, bool per_root, int32_t* rows, int64_t cap, u64* found) {
   __shared__ WarpStack stacks[MatchPolicy::kWarpsPerBlock];
-  const int lane = threadIdx.x & 31;
-  WarpStack& s = stacks[threadIdx.x >> 5];
+  const int lane = cuda::LaneId();
+  WarpStack& s = stacks[cuda::WarpInBlock()];
   const int64_t num_tasks = __ldg(task_ptr + r);
   const int q = m.q;
   u128 total = 0;
   for (;;) {
-    ull task = 0;
+    u64 task = 0;
     if (lane == 0) task = atomicAdd(next_task, 1ull);
     task = __shfl_sync(kFull, task, 0);
     if (static_cast<int64_t>(task) >= num_tasks) break;
     if (kList) {
       int full = 0;  // read once and broadcast: every lane must leave together
-      if (lane == 0) full = *reinterpret_cast<volatile ull*>(found) > static_cast<ull>(cap);
+      if (lane == 0) full = *reinterpret_cast<volatile u64*>(found) > static_cast<u64>(cap);
       if (__shfl_sync(kFull, full, 0)) break;
     }
-    // The root owning this task: the last i with task_ptr[i] <= task.
-    int64_t lo = 0, hi = r;
-    while (hi - lo > 1) {
-      const int64_t mid = (lo + hi) >> 1;
-      if (__ldg(task_ptr + mid) <= static_cast<int64_t>(task)) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    const int64_t ri = lo;
+    // The root owning this task: the last i < r with task_ptr[i] <= task (0
+    // if none), i.e. how many of task_ptr[1, r) are <= task.
+    const int64_t ri =
+        cuda::LowerBound(task_ptr + 1, static_cast<int>(r - 1), static_cast<int32_t>(task) + 1);
     const int32_t chunk = static_cast<int32_t>(task - __ldg(task_ptr + ri));
     const int32_t root = __ldg(roots + ri);
     if (root < 0 || root >= m.num_nodes || !InCand(m, 0, root) || __ldg(m.mult + root) <= 0)
@@ -177,8 +169,8 @@ __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
     if (q == 1) {
       if (kList) {
         if (lane == 0) {
-          const ull slot = atomicAdd(found, 1ull);
-          if (slot < static_cast<ull>(cap)) rows[slot] = root;
+          const u64 slot = atomicAdd(found, 1ull);
+          if (slot < static_cast<u64>(cap)) rows[slot] = root;
         }
       } else {
         acc = s.weight[0];
@@ -202,21 +194,20 @@ __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
           __syncwarp();
           if (level == q - 1) {
             if (kList) {
-              ull slot = 0;
-              if (lane == 0 && bal) slot = atomicAdd(found, static_cast<ull>(__popc(bal)));
+              u64 slot = 0;
+              if (lane == 0 && bal) slot = atomicAdd(found, static_cast<u64>(__popc(bal)));
               slot = __shfl_sync(kFull, slot, 0);
               if (w != 0) {
-                const ull at = slot + __popc(bal & ((1u << lane) - 1u));
-                if (at < static_cast<ull>(cap)) {
+                const u64 at = slot + __popc(bal & cuda::LaneMaskLt());
+                if (at < static_cast<u64>(cap)) {
                   int32_t* row = rows + at * q;
                   for (int j = 0; j < q - 1; ++j) row[j] = s.img[j];
                   row[q - 1] = v;
                 }
               }
-              if (bal && slot + __popc(bal) > static_cast<ull>(cap)) break;
+              if (bal && slot + __popc(bal) > static_cast<u64>(cap)) break;
             } else {
-              ull sum = w;
-              for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(kFull, sum, off);
+              const u64 sum = cuda::WarpSum64(w);
               acc += s.weight[level - 1] * static_cast<u128>(sum);
             }
             continue;
@@ -260,91 +251,27 @@ __global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
     }
     if (!kList && lane == 0) {
       if (per_root) {
-        if (acc) AtomicAdd128(counts + 2 * ri, acc);
+        if (acc) AddCount(counts + 2 * ri, acc);
       } else {
         total += acc;
       }
     }
   }
-  if (!kList && !per_root && lane == 0 && total) AtomicAdd128(counts, total);
+  if (!kList && !per_root && lane == 0 && total) AddCount(counts, total);
 }
 
-__global__ void StoreFound(const ull* found, int64_t cap, uint32_t* out) {
-  const ull f = *found > static_cast<ull>(cap) ? static_cast<ull>(cap) + 1 : *found;
+__global__ void StoreFound(const u64* found, int64_t cap, uint32_t* out) {
+  const u64 f = *found > static_cast<u64>(cap) ? static_cast<u64>(cap) + 1 : *found;
   out[0] = static_cast<uint32_t>(f);
   out[1] = static_cast<uint32_t>(f >> 32);
   out[2] = 0;
   out[3] = 0;
 }
 
-ffi::Error Invalid(const char* target, const std::string& msg) {
-  return ffi::Error::InvalidArgument(std::string(target) + " (CUDA): " + msg);
-}
-
-ffi::Error CudaError(const char* target, const char* what, cudaError_t err) {
-  return ffi::Error::Internal(std::string(target) + " (CUDA): " + what + ": " +
-                              cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
-}
-
-// Shape checks (device data is trusted: the Python wrappers build it; ids out
-// of range in roots or lists are skipped by the kernel).
-ffi::Error CheckShapes(const char* target, ffi::Buffer<ffi::S32>& indptr,
-                       ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& mult,
-                       ffi::Buffer<ffi::U32>& cand, ffi::Buffer<ffi::S32>& plan,
-                       ffi::Buffer<ffi::S32>& lists, ffi::Buffer<ffi::S32>& roots,
-                       ffi::Buffer<ffi::S32>& task_ptr, ffi::Buffer<ffi::S32>& leaf_sum,
-                       MatchView* view) {
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
-    return Invalid(target, "indptr must be int32[n + 1]");
-  const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (static_cast<int64_t>(mult.element_count()) != n ||
-      static_cast<int64_t>(leaf_sum.element_count()) != n)
-    return Invalid(target, "mult and leaf_sum must be int32[n]");
-  if (plan.dimensions().size() != 2 || plan.dimensions()[1] != 4)
-    return Invalid(target, "plan must be int32[q, 4]");
-  const int64_t q = plan.dimensions()[0];
-  if (q < 1 || q > kMaxQuery)
-    return Invalid(target, "query size must be in [1, 32], got " + std::to_string(q));
-  if (cand.dimensions().size() != 2 || cand.dimensions()[0] != q || cand.dimensions()[1] * 32 < n)
-    return Invalid(target, "cand must be uint32[q, >= ceil(n / 32)]");
-  if (lists.dimensions().size() != 2) return Invalid(target, "lists must be int32[c, L]");
-  if (task_ptr.element_count() != roots.element_count() + 1)
-    return Invalid(target, "task_ptr must be int32[r + 1]");
-  *view = MatchView{
-      indptr.typed_data(),  indices.typed_data(),  mult.typed_data(),      cand.typed_data(),
-      plan.typed_data(),    lists.typed_data(),    leaf_sum.typed_data(),  n,
-      cand.dimensions()[1], lists.dimensions()[1], static_cast<int32_t>(q)};
-  return ffi::Error::Success();
-}
-
-// Scratch words from XLA's allocator, else stream-ordered cudaMallocAsync.
-class Scratch {
- public:
-  Scratch(ffi::ScratchAllocator& xla, cudaStream_t stream) : xla_(xla), stream_(stream) {}
-  ~Scratch() {
-    if (owned_) cudaFreeAsync(owned_, stream_);
-  }
-  ull* Words(size_t count) {
-    const size_t bytes = count * sizeof(ull);
-    if (auto p = xla_.Allocate(bytes, 16); p.has_value() && *p != nullptr)
-      return static_cast<ull*>(*p);
-    if (cudaMallocAsync(&owned_, bytes, stream_) != cudaSuccess) {
-      cudaGetLastError();
-      owned_ = nullptr;
-    }
-    return static_cast<ull*>(owned_);
-  }
-
- private:
-  ffi::ScratchAllocator& xla_;
-  cudaStream_t stream_;
-  void* owned_ = nullptr;
-};
-
 template <bool kList>
 cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* roots,
-                   const int32_t* task_ptr, int64_t r, int32_t width, ull* next_task, ull* counts,
-                   bool per_root, int32_t* rows, int64_t cap, ull* found) {
+                   const int32_t* task_ptr, int64_t r, int32_t width, u64* next_task, u64* counts,
+                   bool per_root, int32_t* rows, int64_t cap, u64* found) {
   int device = 0, sms = 0, per_sm = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -363,28 +290,23 @@ ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_all
                           ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
                           ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t /*num_threads*/,
                           int32_t task_width, ffi::ResultBuffer<ffi::U32> out) {
-  constexpr const char* kTarget = "kcjax_match_count";
+  const Reporter rep("kcjax_match_count", "CUDA");
+  const Inputs in{indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum};
   MatchView view;
-  if (auto err = CheckShapes(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr,
-                             leaf_sum, &view);
-      err.failure())
-    return err;
-  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
+  if (auto err = CheckInputs(rep, in, task_width, &view); err.failure()) return err;
+  if (auto err = CheckCounts(rep, in, per_root, out); err.failure()) return err;
   const int64_t r = static_cast<int64_t>(roots.element_count());
-  if (static_cast<int64_t>(out->element_count()) != (per_root ? r : 1) * 4)
-    return Invalid(kTarget, "counts must be uint32[per_root ? r : 1, 4]");
   cudaError_t err = cudaMemsetAsync(out->typed_data(), 0, out->size_bytes(), stream);
-  if (err != cudaSuccess) return CudaError(kTarget, "memset", err);
+  if (err != cudaSuccess) return rep.Cuda("memset", err);
   if (r == 0) return ffi::Error::Success();
-  Scratch scratch(scratch_alloc, stream);
-  ull* next = scratch.Words(1);
-  if (next == nullptr)
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted, "kcjax_match_count (CUDA): no scratch");
-  if ((err = cudaMemsetAsync(next, 0, sizeof(ull), stream)) != cudaSuccess)
-    return CudaError(kTarget, "memset", err);
+  cuda::DeviceScratch scratch(scratch_alloc, stream);
+  auto* next = static_cast<u64*>(scratch.Allocate(sizeof(u64)));
+  if (next == nullptr) return rep.Exhausted(sizeof(u64), "the task counter");
+  if ((err = cudaMemsetAsync(next, 0, sizeof(u64), stream)) != cudaSuccess)
+    return rep.Cuda("memset", err);
   err = Launch<false>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, next,
-                      reinterpret_cast<ull*>(out->typed_data()), per_root, nullptr, 0, nullptr);
-  if (err != cudaSuccess) return CudaError(kTarget, "launch", err);
+                      reinterpret_cast<u64*>(out->typed_data()), per_root, nullptr, 0, nullptr);
+  if (err != cudaSuccess) return rep.Cuda("launch", err);
   return ffi::Error::Success();
 }
 
@@ -396,33 +318,28 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
                          ffi::Buffer<ffi::S32> leaf_sum, int32_t /*num_threads*/,
                          int32_t task_width, ffi::ResultBuffer<ffi::S32> rows,
                          ffi::ResultBuffer<ffi::U32> found_out) {
-  constexpr const char* kTarget = "kcjax_match_list";
+  const Reporter rep("kcjax_match_list", "CUDA");
+  const Inputs in{indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum};
   MatchView view;
-  if (auto err = CheckShapes(kTarget, indptr, indices, mult, cand, plan, lists, roots, task_ptr,
-                             leaf_sum, &view);
-      err.failure())
-    return err;
-  if (rows->dimensions().size() != 2 || rows->dimensions()[1] != view.q)
-    return Invalid(kTarget, "rows must be int32[cap, q]");
-  if (found_out->element_count() != 4) return Invalid(kTarget, "found must be uint32[4]");
-  if (task_width < 1 || task_width > 32) return Invalid(kTarget, "task_width must be in [1, 32]");
+  if (auto err = CheckInputs(rep, in, task_width, &view); err.failure()) return err;
+  if (auto err = CheckListing(rep, view, rows, found_out); err.failure()) return err;
   const int64_t cap = rows->dimensions()[0];
   const int64_t r = static_cast<int64_t>(roots.element_count());
   cudaError_t err = cudaMemsetAsync(rows->typed_data(), 0xff, rows->size_bytes(), stream);
-  if (err != cudaSuccess) return CudaError(kTarget, "memset", err);
-  Scratch scratch(scratch_alloc, stream);
-  ull* words = scratch.Words(2);  // next task, found
-  if (words == nullptr)
-    return ffi::Error(ffi::ErrorCode::kResourceExhausted, "kcjax_match_list (CUDA): no scratch");
-  if ((err = cudaMemsetAsync(words, 0, 2 * sizeof(ull), stream)) != cudaSuccess)
-    return CudaError(kTarget, "memset", err);
+  if (err != cudaSuccess) return rep.Cuda("memset", err);
+  cuda::DeviceScratch scratch(scratch_alloc, stream);
+  constexpr size_t kWords = 2 * sizeof(u64);  // next task, found
+  auto* words = static_cast<u64*>(scratch.Allocate(kWords));
+  if (words == nullptr) return rep.Exhausted(kWords, "the task and embedding counters");
+  if ((err = cudaMemsetAsync(words, 0, kWords, stream)) != cudaSuccess)
+    return rep.Cuda("memset", err);
   if (r > 0) {
     err = Launch<true>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width,
                        words, nullptr, false, rows->typed_data(), cap, words + 1);
-    if (err != cudaSuccess) return CudaError(kTarget, "launch", err);
+    if (err != cudaSuccess) return rep.Cuda("launch", err);
   }
   StoreFound<<<1, 1, 0, stream>>>(words + 1, cap, found_out->typed_data());
-  if ((err = cudaGetLastError()) != cudaSuccess) return CudaError(kTarget, "launch", err);
+  if ((err = cudaGetLastError()) != cudaSuccess) return rep.Cuda("launch", err);
   return ffi::Error::Success();
 }
 

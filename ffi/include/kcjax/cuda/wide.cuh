@@ -17,6 +17,14 @@ __device__ __forceinline__ void AtomicAdd128(u64* cell, u64 v) {
   if (old + v < old) atomicAdd(cell + 1, 1ull);
 }
 
+// cell[0..1] += (hi << 64 | lo): a full 128-bit addend, exact modulo 2^128
+// (the carry of the low word joins the high word's one atomic).
+__device__ __forceinline__ void AtomicAdd128(u64* cell, u64 lo, u64 hi) {
+  const u64 old = atomicAdd(cell, lo);
+  hi += old + lo < old ? 1ull : 0ull;
+  if (hi != 0) atomicAdd(cell + 1, hi);
+}
+
 // out viewed as (lo, hi) pairs = little-endian uint32[..., 4] limbs; adds v to
 // pair `slot`.
 __device__ __forceinline__ void GlobalAdd128(u64* out, int64_t slot, u64 v) {
