@@ -1,4 +1,5 @@
-"""The ``kcjax`` command line: count, list, info, demo and match (kcjax/match/cli.py).
+"""The ``kcjax`` command line: count, list, info, demo; bfs, truss and match come from
+each family's ``command.py``.
 
 Usage errors and bad input (a missing file, a malformed line, k < 1, ...)
 print one line ``kcjax: error: ...`` on stderr and exit with 2; a failure
@@ -38,10 +39,16 @@ from kcjax.cliques.listing import iter_cliques, list_cliques
 from kcjax.graph.generators import rmat
 from kcjax.graph.graph import Graph
 from kcjax.graph.io import GraphFormatError
+from kcjax.graph.labeled import LabeledGraph
 from kcjax.graph.orient import ORDERS, degeneracy, orient
+from kcjax.match import command as match_command
+from kcjax.match.count import count_embeddings
 from kcjax.parallel import initialize_from_env_or_args
 from kcjax.traversal import command as bfs_command
+from kcjax.traversal.bfs import bfs
+from kcjax.traversal.validate import validate_bfs_tree
 from kcjax.truss import command as truss_command
+from kcjax.truss.truss import max_truss
 
 #: Target number of task chunks of a count (progress granularity vs. overhead).
 _CHUNKS = 100
@@ -154,17 +161,16 @@ def _build_parser() -> _Parser:
 
     demo = sub.add_parser(
         "demo",
-        help="count k = 3..8 on a generated graph (or on GRAPH)",
+        help="every family on a generated graph (or on GRAPH)",
         description=f"Count k-cliques for k = 3..8 on a seeded R-MAT graph (scale "
-        f"{_DEMO_SCALE}, edge factor {_DEMO_EDGE_FACTOR}) or on GRAPH.",
+        f"{_DEMO_SCALE}, edge factor {_DEMO_EDGE_FACTOR}) or on GRAPH, with a BFS from the "
+        "vertex of largest degree, the maximal k-truss and the embeddings of a labeled "
+        "triangle under seeded random labels.",
     )
     add_graph_argument(demo, optional=True)
     _add_count_options(demo)
     demo.set_defaults(run=_run_demo, ks=[list(_DEMO_KS)])
-
-    from kcjax.match.cli import add_parser as add_match_parser
-
-    add_match_parser(sub)
+    match_command.add_parser(sub)
     return parser
 
 
@@ -307,11 +313,45 @@ def _run_demo(args: argparse.Namespace) -> int:
     else:
         graph, load_s = timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
         name = f"rmat(scale={_DEMO_SCALE}, edge_factor={_DEMO_EDGE_FACTOR}, seed={_DEMO_SEED})"
-    return _count_and_report(args, graph, name, load_s)
+    return _count_and_report(args, graph, name, load_s, extra=_demo_families(graph))
+
+
+def _demo_families(graph: Graph) -> tuple[dict[str, Any], list[str]]:
+    """One result of every other family on the demo graph: (JSON fields, text lines).
+
+    BFS from the vertex of largest degree (checked by Graph500's validation),
+    the maximal k-truss, and the embeddings of a labeled triangle in the
+    graph with seeded random labels (4 labels).
+    """
+    source = int(np.argmax(np.asarray(graph.degrees()))) if graph.num_nodes else 0
+    fields: dict[str, Any] = {}
+    lines = []
+    if graph.num_nodes:
+        result = bfs(graph, source)
+        validate_bfs_tree(graph, source, result)
+        reached = int(np.sum(np.asarray(result.distances) >= 0))
+        fields["bfs"] = {"source": source, "reached": reached, "depth": int(result.depth)}
+        lines.append(f"bfs     from {source}: {reached:,} reached, depth {int(result.depth)}")
+    k, truss = max_truss(graph)
+    fields["max_truss"] = {"k": k, "edges": truss.num_edges}
+    lines.append(f"truss   max k-truss k = {k}, {truss.num_edges:,} edges")
+    src, dst = (np.asarray(a) for a in graph.edges())
+    labels = np.random.default_rng(_DEMO_SEED).integers(0, 4, graph.num_nodes)
+    data = LabeledGraph.from_edges(src, dst, labels)
+    triangle = LabeledGraph.from_edges([0, 1, 2], [1, 2, 0], [0, 1, 2])
+    found = count_embeddings(data, triangle)
+    fields["labeled_triangles"] = found
+    lines.append(f"match   labeled triangle (labels 0,1,2 of 4): {found:,} embeddings")
+    return fields, lines
 
 
 def _count_and_report(
-    args: argparse.Namespace, graph: Graph, name: str, load_s: float, multi: bool = False
+    args: argparse.Namespace,
+    graph: Graph,
+    name: str,
+    load_s: float,
+    multi: bool = False,
+    extra: tuple[dict[str, Any], list[str]] | None = None,
 ) -> int:
     ks = sorted({k for group in args.ks for k in group})
     dag, orient_s = timed(lambda: orient(graph, order=args.order))
@@ -347,9 +387,9 @@ def _count_and_report(
         graph,
         {k: counts[k] for k in ks},
         {"load_s": load_s, "orient_s": orient_s, "count_s": count_s},
-        {"order": args.order, "method": args.method},
+        {"order": args.order, "method": args.method, **(extra[0] if extra else {})},
         "",
-        [f"order   {args.order}   method {args.method}"],
+        [f"order   {args.order}   method {args.method}", *(extra[1] if extra else [])],
     )
 
 

@@ -158,6 +158,14 @@ def test_demo_generated_graph(capsys, monkeypatch):
     assert sorted(result["counts"]) == [str(k) for k in range(3, 9)]
     assert result["graph"].startswith("rmat(scale=7")
     assert result["num_nodes"] == 128
+    graph = generators.rmat(7, 4, seed=0)
+    g = nx.Graph(list(zip(*(np.asarray(x).tolist() for x in graph.edges()), strict=True)))
+    kmax = result["max_truss"]["k"]
+    assert nx.k_truss(g, kmax).number_of_edges() == result["max_truss"]["edges"] > 0
+    assert nx.k_truss(g, kmax + 1).number_of_edges() == 0
+    source = result["bfs"]["source"]
+    assert result["bfs"]["reached"] == len(nx.node_connected_component(g, source))
+    assert result["labeled_triangles"] >= 0
 
 
 def test_count_all(capsys, graph_file):
