@@ -89,3 +89,25 @@ def test_python_started_in_the_checkout_imports_the_package(code):
     )
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip() == f"kcjax {kcjax.__version__}"
+
+
+@pytest.mark.parametrize(
+    ("command", "delay_s"),
+    [
+        (["truss", "--decompose", "-o", "OUT.txt"], 6.0),
+        (["bfs", "--sources", "512", "-o", "OUT.npy"], 6.0),
+    ],
+)
+def test_family_commands_stop_cleanly(big_graph, tmp_path, command, delay_s):
+    args = [
+        command[0],
+        str(big_graph),
+        *(a.replace("OUT", str(tmp_path / "out")) for a in command[1:]),
+    ]
+    done = _stop(args, delay_s, signal.SIGINT, tmp_path)
+    if done.returncode == 0:
+        pytest.skip(f"{command[0]} finished before the signal on this machine")
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines()[-1:] == ["kcjax: interrupted"], done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

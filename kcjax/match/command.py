@@ -9,14 +9,15 @@ stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
+from kcjax._command import UsageError, check_output, output_file, print_json, timed
 from kcjax.graph.labeled import load_labeled
 from kcjax.match.count import count_embeddings, iter_embeddings
 
@@ -49,23 +50,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs ``kcjax match``; returns the exit status."""
+    out = Path(args.output) if args.output else None
     if args.list:
-        if not args.output:
-            raise ValueError("--list needs -o FILE (.txt or .npy)")
-        out = Path(args.output)
-        if out.suffix not in (".txt", ".npy"):
-            raise ValueError(f"output must end in .txt or .npy, got {args.output!r}")
+        if out is None:
+            raise UsageError("--list needs -o FILE (.txt or .npy)")
+        check_output(out, (".txt", ".npy"))
         if out.suffix == ".npy" and len(args.queries) != 1:
-            raise ValueError("a .npy output holds one query's embeddings; use .txt for several")
-    elif args.output:
-        raise ValueError("-o FILE applies with --list")
+            raise UsageError("a .npy output holds one query's embeddings; use .txt for several")
+    elif out is not None:
+        raise UsageError("-o FILE applies with --list")
     if args.threads < 0:
-        raise ValueError(f"--threads must be >= 0, got {args.threads}")
-    t0 = time.perf_counter()
-    data = load_labeled(args.data)
-    load_s = time.perf_counter() - t0
+        raise UsageError(f"--threads must be >= 0, got {args.threads}")
+    data, load_s = timed(lambda: load_labeled(args.data))
     queries = [(path, load_labeled(path)) for path in args.queries]
-    results = []
     bar = tqdm(
         queries,
         desc="queries",
@@ -74,55 +71,23 @@ def run(args: argparse.Namespace) -> int:
         disable=args.quiet or args.json or not sys.stderr.isatty(),
         leave=False,
     )
-    tmp = None
-    handle = None
     if args.list:
-        out = Path(args.output)
-        tmp = out.with_name(f".{out.name}.partial")
-        if out.suffix == ".txt":
-            handle = tmp.open("w")
-    try:
-        for path, query in bar:
-            t = time.perf_counter()
-            count = count_embeddings(data, query, induced=args.induced, num_threads=args.threads)
-            if args.list:
-                batches = iter_embeddings(
-                    data, query, induced=args.induced, num_threads=args.threads
-                )
-                if handle is not None:
-                    handle.write(f"# {path}\n")
-                    for b in batches:
-                        np.savetxt(handle, b, fmt="%d")
-                else:
-                    rows = [b for b in batches]
-                    arr = np.concatenate(rows) if rows else np.zeros((0, query.num_nodes), np.int32)
-                    with tmp.open("wb") as f:
-                        np.save(f, arr.astype(np.int32))
-            results.append(
-                {"query": str(path), "embeddings": count, "seconds": time.perf_counter() - t}
-            )
-        if handle is not None:
-            handle.close()
-            handle = None
-        if tmp is not None:
-            tmp.replace(Path(args.output))
-    finally:
-        if handle is not None:
-            handle.close()
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
+        with output_file(out) as tmp, tmp.open("wb") as handle:
+            results = [
+                _match_one(args, data, path, query, handle, out.suffix) for path, query in bar
+            ]
+    else:
+        results = [_match_one(args, data, path, query, None, "") for path, query in bar]
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "data": args.data,
-                    "vertices": data.num_nodes,
-                    "edges": data.num_edges,
-                    "induced": args.induced,
-                    "load_s": load_s,
-                    "queries": results,
-                }
-            )
+        print_json(
+            {
+                "data": args.data,
+                "vertices": data.num_nodes,
+                "edges": data.num_edges,
+                "induced": args.induced,
+                "load_s": load_s,
+                "queries": results,
+            }
         )
     else:
         for r in results:
@@ -130,3 +95,22 @@ def run(args: argparse.Namespace) -> int:
         if args.list:
             print(f"wrote the embeddings to {args.output}")
     return 0
+
+
+def _match_one(
+    args: argparse.Namespace, data: Any, path: str, query: Any, handle: Any, suffix: str
+) -> dict[str, Any]:
+    """Counts one query's embeddings (and writes them to ``handle`` with --list)."""
+    start = time.perf_counter()
+    count = count_embeddings(data, query, induced=args.induced, num_threads=args.threads)
+    if handle is not None:
+        batches = iter_embeddings(data, query, induced=args.induced, num_threads=args.threads)
+        if suffix == ".txt":
+            handle.write(f"# {path}\n".encode())
+            for batch in batches:
+                np.savetxt(handle, batch, fmt="%d")
+        else:
+            rows = list(batches)
+            arr = np.concatenate(rows) if rows else np.zeros((0, query.num_nodes), np.int32)
+            np.save(handle, arr.astype(np.int32))
+    return {"query": str(path), "embeddings": count, "seconds": time.perf_counter() - start}

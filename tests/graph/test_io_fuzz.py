@@ -181,3 +181,40 @@ def test_zlib_garbage_after_a_valid_member(tmp_path):
     path.write_bytes(gzip.compress(b"0 1\n1 2\n") + zlib.compress(b"junk")[:5])
     with pytest.raises(GraphFormatError):
         kcjax.load(path)
+
+
+@st.composite
+def labeled_graph_text(draw) -> tuple[bytes, set[tuple[int, int]], list[int]]:
+    n = draw(st.integers(1, 10))
+    labels = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=15))
+    edges = {(min(u, v), max(u, v)) for u, v in pairs if u != v}
+    degree = [sum(v in e for e in edges) for v in range(n)]
+    lines = [f"t {n} {len(edges)}"]
+    lines += [f"v {v} {labels[v]} {degree[v]}" for v in range(n)]
+    lines += [f"e {u} {v}" for u, v in sorted(edges)]
+    return ("\n".join(lines) + "\n").encode(), edges, labels
+
+
+@FUZZ
+@given(
+    g=labeled_graph_text(),
+    damage=st.one_of(st.none(), st.tuples(st.floats(0, 1), st.binary(max_size=3))),
+    gz=st.booleans(),
+)
+def test_labeled_graph_files_load_or_raise_format_errors(tmp_path_factory, g, damage, gz):
+    text, edges, labels = g
+    if damage is not None:
+        at = int(damage[0] * len(text))
+        text = text[:at] + damage[1] + text[at + len(damage[1]) + 1 :]
+    path = tmp_path_factory.mktemp("fuzz") / ("q.graph.gz" if gz else "q.graph")
+    path.write_bytes(gzip.compress(text) if gz else text)
+    try:
+        graph = kcjax.load_labeled(path)
+    except GraphFormatError:
+        assert damage is not None, "refused a valid .graph file"
+        return
+    if damage is None:
+        s, d = graph.edge_arrays()
+        assert set(zip(s.tolist(), d.tolist(), strict=True)) == edges
+        assert np.asarray(graph.labels).tolist() == labels
