@@ -27,7 +27,7 @@ from pathlib import Path
 
 import jax
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from devtime import device_times  # noqa: E402
 
 import kcjax  # noqa: E402
