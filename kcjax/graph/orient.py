@@ -88,18 +88,22 @@ def is_traced(dag: DAG) -> bool:
     return isinstance(dag.indices, jax.core.Tracer)
 
 
-def memo(dag: DAG, name: str, compute: Callable[[], _T]) -> _T:
-    """``compute()``, memoized per DAG (keyed by its live ``indices`` array).
+def memo(graph: Graph | DAG, name: str, compute: Callable[[], _T]) -> _T:
+    """``compute()``, memoized per Graph or DAG (keyed by its live ``indices`` array).
 
-    Eager facts about a DAG (its largest out-degree, transitivity, densest
-    core) are computed once however many calls ask for them.
+    Eager facts about a graph (a DAG's largest out-degree, transitivity,
+    densest core; a Graph's core numbers and edge index) are computed once
+    however many calls ask for them. Traced graphs (under jit) are never
+    memoized.
     """
-    key = (id(dag.indices), name)
+    if isinstance(graph.indices, jax.core.Tracer):
+        return compute()
+    key = (id(graph.indices), name)
     hit = _DAG_CACHE.get(key)
-    if hit is not None and hit[0]() is dag.indices:
+    if hit is not None and hit[0]() is graph.indices:
         return hit[1]
     value = compute()
-    _DAG_CACHE[key] = (weakref.ref(dag.indices, lambda _: _DAG_CACHE.pop(key, None)), value)
+    _DAG_CACHE[key] = (weakref.ref(graph.indices, lambda _: _DAG_CACHE.pop(key, None)), value)
     return value
 
 

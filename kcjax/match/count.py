@@ -64,7 +64,7 @@ def _round_up(x: int) -> int:
     return -(-x // step) * step
 
 
-_PAD_CACHE: dict[int, tuple[Any, LabeledGraph]] = {}
+_PAD_CACHE: dict[tuple[int, int], tuple[Any, Any, LabeledGraph]] = {}
 
 
 def _padded(data: LabeledGraph) -> LabeledGraph:
@@ -80,9 +80,10 @@ def _padded(data: LabeledGraph) -> LabeledGraph:
     n_pad, e_pad = _round_up(n), _round_up(e)
     if (n_pad, e_pad) == (n, e):
         return data
-    hit = _PAD_CACHE.get(id(g.indices))
-    if hit is not None and hit[0] is g.indices:
-        return hit[1]
+    key = (id(g.indices), id(data.labels))  # a graph may carry other labels
+    hit = _PAD_CACHE.get(key)
+    if hit is not None and hit[0] is g.indices and hit[1] is data.labels:
+        return hit[2]
     indptr = np.asarray(g.indptr)
     indptr = np.concatenate([indptr, np.full(n_pad - n, indptr[-1], np.int32)])
     indices = np.concatenate([np.asarray(g.indices), np.zeros(e_pad - e, np.int32)])
@@ -92,7 +93,7 @@ def _padded(data: LabeledGraph) -> LabeledGraph:
     )
     if len(_PAD_CACHE) >= 8:
         _PAD_CACHE.pop(next(iter(_PAD_CACHE)))
-    _PAD_CACHE[id(g.indices)] = (g.indices, out)
+    _PAD_CACHE[key] = (g.indices, data.labels, out)
     return out
 
 

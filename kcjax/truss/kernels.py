@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import weakref
 
 import jax
 import jax.numpy as jnp
@@ -15,7 +14,7 @@ import numpy as np
 
 from kcjax._native import call
 from kcjax.graph.graph import Graph, row_ids
-from kcjax.graph.orient import DAG, orient
+from kcjax.graph.orient import DAG, memo, orient
 
 #: Support-counting passes of the native target (kcjax::SupportMethod).
 SUPPORT_METHODS: dict[str, int] = {
@@ -75,26 +74,9 @@ def build_edge_index(graph: Graph) -> EdgeIndex:
     return EdgeIndex(src=src, dst=dst, eid=eid, dag=dag, dag_eid=dag_eid)
 
 
-_CACHE: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
-
-
-def graph_memo(graph: Graph, name: str, compute):
-    """``compute()`` memoized per Graph (keyed by its live ``indices`` array);
-    traced graphs (under jit) are never memoized."""
-    if isinstance(graph.indices, jax.core.Tracer):
-        return compute()
-    key = (id(graph.indices), name)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is graph.indices:
-        return hit[1]
-    value = compute()
-    _CACHE[key] = (weakref.ref(graph.indices, lambda _: _CACHE.pop(key, None)), value)
-    return value
-
-
 def edge_index(graph: Graph) -> EdgeIndex:
     """:func:`build_edge_index`, memoized per eager Graph."""
-    return graph_memo(graph, "edge_index", lambda: build_edge_index(graph))
+    return memo(graph, "edge_index", lambda: build_edge_index(graph))
 
 
 @functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads"))

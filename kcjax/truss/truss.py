@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax.graph.graph import Graph
-from kcjax.graph.orient import core_numbers
+from kcjax.graph.orient import core_numbers, memo
 from kcjax.truss import dense, kernels
 from kcjax.truss.kernels import (
     MODE_DECOMPOSE,
@@ -28,7 +28,6 @@ from kcjax.truss.kernels import (
     MODE_SUPPORT,
     SUPPORT_METHODS,
     edge_index,
-    graph_memo,
 )
 
 #: Every accepted ``method``: the native support passes and "dense" (pure JAX).
@@ -65,7 +64,7 @@ def _no_core(graph: Graph) -> jax.Array:
 
 
 def _core(graph: Graph) -> jax.Array:
-    return graph_memo(graph, "core_numbers", lambda: core_numbers(graph))
+    return memo(graph, "core_numbers", lambda: core_numbers(graph))
 
 
 def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:

@@ -3,20 +3,15 @@ host devices: run in a child pytest (the device count is fixed when JAX starts).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import jax
 import networkx as nx
 import numpy as np
 import pytest
+from reference import run_multidevice_tests
 
 import kcjax
 
 FORCED_DEVICES = 4
-TESTS = Path(__file__).resolve().parent
 
 multidevice = pytest.mark.skipif(
     jax.device_count() < FORCED_DEVICES,
@@ -35,17 +30,7 @@ def test_one_device_mesh():
 
 
 def test_forced_host_devices_subprocess():
-    flags = os.environ.get("XLA_FLAGS", "")
-    env = dict(
-        os.environ,
-        JAX_PLATFORMS="cpu",
-        XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={FORCED_DEVICES}".strip(),
-    )
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    cmd += ["-k", "multidevice", str(Path(__file__).resolve())]
-    proc = subprocess.run(
-        cmd, cwd=TESTS.parents[1], env=env, capture_output=True, text=True, timeout=300
-    )
+    proc = run_multidevice_tests(__file__, FORCED_DEVICES)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     assert " passed" in proc.stdout and "failed" not in proc.stdout
 

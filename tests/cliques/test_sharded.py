@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
-from reference import clique_counts_networkx, ground_truth
+from reference import clique_counts_networkx, ground_truth, run_multidevice_tests
 
 import kcjax
 from kcjax import parallel
@@ -218,17 +218,7 @@ def test_initialize_rejects_bad_settings(monkeypatch, args, env, match):
     jax.device_count() >= FORCED_DEVICES, reason="the multidevice tests run directly"
 )
 def test_forced_host_devices_subprocess():
-    flags = os.environ.get("XLA_FLAGS", "")
-    env = dict(
-        os.environ,
-        JAX_PLATFORMS="cpu",
-        XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={FORCED_DEVICES}".strip(),
-    )
-    cmd = [sys.executable, "-P", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    cmd += ["-k", "multidevice", str(Path(__file__).resolve())]
-    proc = subprocess.run(
-        cmd, cwd=TESTS.parent, env=env, capture_output=True, text=True, timeout=300
-    )
+    proc = run_multidevice_tests(__file__, FORCED_DEVICES)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     assert " passed" in proc.stdout and "failed" not in proc.stdout
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -72,3 +75,18 @@ def ground_truth() -> dict[tuple[str, int], int]:
         name, k, count, _ = line.split("\t")
         table[(name, int(k))] = int(count)
     return table
+
+
+def run_multidevice_tests(test_file: str, devices: int) -> subprocess.CompletedProcess:
+    """Runs the tests of ``test_file`` marked by name "multidevice" in a child
+    pytest on ``devices`` forced CPU host devices (XLA's device count is fixed
+    at startup, so it cannot be changed in this process)."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    env = dict(
+        os.environ,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={devices}".strip(),
+    )
+    cmd = [sys.executable, "-P", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+    cmd += ["-k", "multidevice", str(Path(test_file).resolve())]
+    return subprocess.run(cmd, cwd=_ROOT, env=env, capture_output=True, text=True, timeout=300)
