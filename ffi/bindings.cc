@@ -8,6 +8,7 @@
 
 #include "kcjax/bfs/targets.h"
 #include "kcjax/cliques/targets.h"
+#include "kcjax/core/targets.h"
 #include "kcjax/core/edge_list.h"
 #include "kcjax/match/targets.h"
 #include "kcjax/truss/targets.h"
@@ -43,6 +44,7 @@ PYBIND11_MODULE(_kcjax, m) {
   // One line per op family.
   m.def("cpu_registrations", []() {
     kcjax::Targets all;
+    for (const auto& t : kcjax::core::CpuTargets()) all.push_back(t);
     for (const auto& t : kcjax::cliques::CpuTargets()) all.push_back(t);
     for (const auto& t : kcjax::bfs::CpuTargets()) all.push_back(t);
     for (const auto& t : kcjax::truss::CpuTargets()) all.push_back(t);
@@ -52,6 +54,7 @@ PYBIND11_MODULE(_kcjax, m) {
   m.def("cuda_registrations", []() {
     kcjax::Targets all;
 #ifdef KCJAX_WITH_CUDA
+    for (const auto& t : kcjax::core::CudaTargets()) all.push_back(t);
     for (const auto& t : kcjax::cliques::CudaTargets()) all.push_back(t);
     for (const auto& t : kcjax::bfs::CudaTargets()) all.push_back(t);
     for (const auto& t : kcjax::truss::CudaTargets()) all.push_back(t);

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "STRATEGIES": ("kcjax.graph.tasks", "STRATEGIES"),
     "TRUSS_METHODS": ("kcjax.truss.truss", "METHODS"),
     "CanonReport": ("kcjax.graph.graph", "CanonReport"),
+    "CliqueCostEstimate": ("kcjax.cliques.auto", "CliqueCostEstimate"),
     "Graph": ("kcjax.graph.graph", "Graph"),
     "GraphFormatError": ("kcjax.graph.io", "GraphFormatError"),
     "ListingOverflowError": ("kcjax.cliques.listing", "ListingOverflowError"),
@@ -46,6 +47,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "match_stats": ("kcjax.match.count", "match_stats"),
     "save_labeled": ("kcjax.graph.labeled", "save_labeled"),
     "candidate_sizes": ("kcjax.graph.tasks", "candidate_sizes"),
+    "clear_memo": ("kcjax.graph.orient", "clear_memo"),
+    "clique_cost_estimate": ("kcjax.cliques.auto", "clique_cost_estimate"),
     "clique_counts_per_vertex": ("kcjax.cliques.local", "clique_counts_per_vertex"),
     "clique_number": ("kcjax.cliques.listing", "clique_number"),
     "core_numbers": ("kcjax.graph.orient", "core_numbers"),
@@ -103,7 +106,7 @@ _SUBPACKAGES = {"cli", "cliques", "graph", "match", "parallel", "traversal", "tr
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._native import built_with_cuda
     from kcjax._wide import psum as psum_limbs
-    from kcjax.cliques.auto import transitivity
+    from kcjax.cliques.auto import CliqueCostEstimate, clique_cost_estimate, transitivity
     from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques, limbs_to_int
     from kcjax.cliques.dense import count_cliques_dense
     from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
@@ -119,7 +122,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.graph.graph import CanonReport, Graph
     from kcjax.graph.io import GraphFormatError, load, save
     from kcjax.graph.labeled import LabeledGraph, load_labeled, save_labeled
-    from kcjax.graph.orient import DAG, ORDERS, core_numbers, degeneracy, orient
+    from kcjax.graph.orient import DAG, ORDERS, clear_memo, core_numbers, degeneracy, orient
     from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
     from kcjax.match.count import (
         count_embeddings,

@@ -32,7 +32,7 @@ def scripts():
                 "timeline",
                 "ncu_table",
                 "ncu_source",
-                "auto_features",
+                "auto_validation",
             )
         }
     finally:
@@ -131,31 +131,26 @@ def test_ncu_source_sums_opcodes_and_drops_repeated_launches(scripts):
     assert table[0]["blocks"][1]["opcodes"] == "LDG POPC"
 
 
-def test_auto_features_match_the_package(scripts, tmp_path):
+def test_auto_validation_measures_and_fits(scripts, tmp_path):
     import kcjax
-    from kcjax import generators
 
-    out = tmp_path / "features.json"
-    assert (
-        scripts["auto_features"].main(["--graphs", "rmat8-4", "--repeats", "1", "--out", str(out)])
-        == 0
-    )
-    (row,) = json.loads(out.read_text())["rows"]
-    graph = generators.rmat(8, edge_factor=4, seed=1)
-    cores = kcjax.core_numbers(graph)
-    assert row["degeneracy"] == int(kcjax.degeneracy(graph))
-    assert row["max_core_vertices"] == int((cores == row["degeneracy"]).sum())
-    assert row["transitivity"] == pytest.approx(kcjax.transitivity(graph))
-    size, edges = row["max_core_vertices"], row["max_core_edges"]
-    assert row["max_core_is_clique"] == (edges == size * (size - 1) // 2)
-    # A planted clique larger than the rest's cores is the densest core, whole.
-    planted = generators.planted_cliques(200, 0.02, [12], seed=3)
-    prow = scripts["auto_features"].features_of(planted, "planted", repeats=1)
-    assert (prow["degeneracy"], prow["max_core_vertices"], prow["max_core_is_clique"]) == (
-        11,
-        12,
-        True,
-    )
+    out = tmp_path / "validation.json"
+    args = ["--graphs", "rmat8-4", "--ks", "3-5", "--repeats", "1", "--out", str(out)]
+    assert scripts["auto_validation"].main(args) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["k"] for r in rows] == [3, 4, 5]
+    graph = kcjax.generators.rmat(8, edge_factor=4, seed=1)
+    for r in rows:
+        assert r["correct"] and r["split"] == "shared"
+        assert int(r["count"]) == kcjax.count_cliques(graph, r["k"], method="pivot")
+        est = kcjax.clique_cost_estimate(graph, r["k"])
+        assert r["enumeration_work"] == pytest.approx(est.enumeration_work)
+    fitted = scripts["auto_validation"].fit([{**r, "split": "report"} for r in rows] + rows)
+    assert fitted["fit"]["rows"] == fitted["report"]["rows"] == 3
+    assert fitted["fit"]["max_ratio"] >= 1.0
+    # Every validation builder makes a graph (the smallest ones, here).
+    small = scripts["auto_validation"].VALIDATION["cl20k+K50"]()
+    assert small.num_nodes == 20_000 and kcjax.clique_number(small)[0] >= 50
 
 
 def test_bench_rejects_unknown_method(scripts):

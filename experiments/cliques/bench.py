@@ -16,7 +16,7 @@ Methods: every enumeration method, ``pivot``, ``dense``, ``auto`` (the
 device program that eager ``count_cliques`` dispatches for the method it
 picks, the peers' scope; the whole eager call, result copy and Python finish
 included, is reported beside it as ``eager_median_s``/``eager_device_s``; the
-DAG's transitivity, which the rule reads, is cached after the warm-up and its
+cost estimate the rule reads is memoized after the warm-up and its
 first-call time reported); ``METHOD@LAM`` runs
 an enumeration method with λ overridden (the λ sweep); ``list`` times
 ``list_cliques`` into a preallocated device buffer (cliques per second);
@@ -192,7 +192,7 @@ def bench_one(
         # call (result copy and the Python finish included) is kept beside it.
         clear_memo()
         t0 = time.perf_counter()
-        kcjax.transitivity(dag)
+        kcjax.clique_cost_estimate(dag, k)
         first = time.perf_counter() - t0
         chose = auto.auto_method(dag, k)
         if chose == "pivot":
@@ -229,7 +229,7 @@ def bench_one(
         eager, count = _timed(lambda: kcjax.count_cliques(dag, k, method="auto"), repeats, device)
         t.update(
             chose=chose,
-            transitivity_first_call_s=first,
+            estimate_first_call_s=first,
             eager_median_s=eager["median_s"],
             eager_device_s=eager.get("device_s"),
         )

@@ -1,33 +1,62 @@
 """What ``method="auto"`` stands for, and the graph facts it reads.
 
-The rules were fitted to one H200 and the shared graphs (docs/tuning.md gives
-the measurements); every fact they read is memoized per DAG, so repeated
-calls on one DAG pay for it once.
+The rule weighs an estimate of the enumeration work against an estimate of
+how the pivot tree branches (:func:`clique_cost_estimate`); its thresholds
+were fitted on one H200 to half of a generated validation set and the
+shared graphs, and checked on the other half (docs/tuning.md). Every
+estimate is memoized per DAG and k, so repeated calls pay for it once.
 """
 
 from __future__ import annotations
+
+import functools
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax._args import as_int
 from kcjax.cliques.kernels import count_cliques_limbs
-from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, dag_core_numbers, is_traced, memo
+from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, memo
+from kcjax.graph.tasks import candidate_sizes
 
-#: ``count_cliques(method="auto")`` on a GPU pivots from AUTO_PIVOT_MIN_K on
-#: for graphs whose transitivity is at least AUTO_PIVOT_MIN_TRANSITIVITY and
-#: whose densest core is one clique (the cliques then multiply with k), and
-#: for every graph from AUTO_PIVOT_ALWAYS_K on.
-AUTO_PIVOT_MIN_K = 6
-AUTO_PIVOT_MIN_TRANSITIVITY = 0.3
-AUTO_PIVOT_ALWAYS_K = 10
-#: ``clique_counts_per_vertex(method="auto")`` pivots from
-#: AUTO_LOCAL_PIVOT_ALWAYS_K on, and at k = 5 and 6 on graphs whose
-#: transitivity is at least the value here (per-vertex enumeration pays one
-#: atomic per clique member, so pivoting wins earlier than for counts).
-AUTO_LOCAL_PIVOT_MIN_TRANSITIVITY = {5: 0.3, 6: 0.1}
-AUTO_LOCAL_PIVOT_ALWAYS_K = 7
+#: ``count_cliques(method="auto")`` on a GPU pivots where the estimated
+#: enumeration work (:func:`clique_cost_estimate`: KCMiner's search-tree
+#: nodes) is at least AUTO_PIVOT_MIN_WORK, the point from which the pivot
+#: counter's fixed cost is repaid, and the estimated pivot branching (the
+#: non-neighbours a candidate leaves, weighted by that work) is at most
+#: AUTO_PIVOT_MAX_BRANCHING: the work sits in near-cliques, whose pivot trees
+#: stay small, and not in dense non-cliques, where pivot trees grow too.
+AUTO_PIVOT_MIN_WORK = 1.5e8
+AUTO_PIVOT_MAX_BRANCHING = 3.0
+#: ``clique_counts_per_vertex(method="auto")``: the same rule with its own
+#: work threshold (per-vertex enumeration pays one atomic per clique member,
+#: so pivoting pays earlier).
+AUTO_LOCAL_PIVOT_MIN_WORK = 3e7
+AUTO_LOCAL_PIVOT_MAX_BRANCHING = 3.0
+
+
+class CliqueCostEstimate(NamedTuple):
+    """What the clique counters' ``method="auto"`` weighs (see
+    :func:`clique_cost_estimate`).
+
+    Attributes:
+      k: the clique size the estimate is for.
+      cliques: ``cliques[s]`` for s = 0..k: estimated number of s-cliques
+        (exact for s <= 3).
+      enumeration_work: estimated nodes of KCMiner's search tree for k, the
+        cliques of sizes 3..k-1 (its time grows with it).
+      pivot_branching: estimated non-neighbours among the candidates of a
+        root, averaged over the roots by their share of ``enumeration_work``
+        (0 where the work sits in cliques).
+    """
+
+    k: int
+    cliques: tuple[float, ...]
+    enumeration_work: float
+    pivot_branching: float
 
 
 def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
@@ -58,31 +87,99 @@ def _transitivity(dag: DAG) -> float:
     return 3 * triangles / wedges if wedges else 0.0
 
 
-def densest_core(dag: DAG) -> tuple[int, int, int]:
-    """(degeneracy, vertices of the largest core number, edges among them).
+def clique_cost_estimate(
+    graph: GraphLike, k: int, *, order: Order = "degree"
+) -> CliqueCostEstimate:
+    """Estimated clique counts and search costs that ``method="auto"`` decides by.
 
-    Eager; memoized per DAG. The core numbers come from peeling the DAG's
-    undirected graph on its device.
+    Every k-clique has one lowest vertex v (in the DAG's order) and the rest
+    among v's d+(v) out-neighbours. If the out-neighbourhood of v has edge
+    density p(v) (its triangles over its pairs: exact, from the candidate-set
+    sizes of the tasks stage), the s-cliques rooted at v number about
+    ``C(d+(v), s - 1) * p(v) ** C(s - 1, 2)``. The sum is exact for s <= 3 and
+    for any graph whose out-neighbourhoods are cliques or empty (a planted
+    clique, a disjoint union of cliques), and it follows the true counts
+    where the work is (within 2x on the shared graphs where k-clique counts
+    pass 10^8; below on sparse graphs, where counting is cheap anyway).
+    KCMiner's time grows with the nodes of its search tree, the cliques of
+    sizes 3..k-1; a pivot tree stays small where that work sits in
+    near-cliques (few non-neighbours per candidate, ``pivot_branching``).
+
+    Eager; memoized per DAG and k. Costs one candidate-set-size pass (one
+    warp intersection per edge on a GPU) and O(n k) arithmetic.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      k: the clique size to count, >= 1.
+      order: orientation of a Graph.
+
+    Returns:
+      A :class:`CliqueCostEstimate`.
     """
-
-    def compute() -> tuple[int, int, int]:
-        return tuple(int(x) for x in _densest_core(dag, dag_core_numbers(dag)))
-
-    return memo(dag, "densest_core", compute)
-
-
-@jax.jit
-def _densest_core(dag: DAG, cores: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-    top = jnp.max(cores, initial=0)
-    inside = cores == top
-    edges = jnp.sum(inside[dag.src] & inside[dag.indices], dtype=jnp.int32)
-    return top, jnp.sum(inside, dtype=jnp.int32), edges
+    k = as_int(k, "k", minimum=1)
+    dag = as_dag(graph, order)
+    if is_traced(dag):
+        raise ValueError("clique_cost_estimate runs eagerly only")
+    return memo(dag, f"cost_estimate_{k}", lambda: _cost_estimate(dag, k))
 
 
-def max_core_is_clique(dag: DAG) -> bool:
-    """Whether the vertices of the largest core number form one clique (eager)."""
-    _, size, edges = densest_core(dag)
-    return edges == size * (size - 1) // 2
+def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
+    exact = [1.0, float(dag.num_nodes), float(dag.num_edges)][: k + 1]
+    if k < 3 or dag.num_edges == 0:
+        cliques = exact + [0.0] * (k + 1 - len(exact))
+        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0)
+    sizes = candidate_sizes(dag)
+    # One compilation per graph shape serves every k <= 18 (then per power of two).
+    slots = 1 << max(4, (k - 3).bit_length())
+    log_cliques, log_work, branching, invalid = (
+        np.asarray(x) for x in _log_estimate(dag, sizes, np.int32(k), slots=slots)
+    )
+    if invalid:
+        raise ValueError(
+            "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
+        )
+    cliques = exact + [float(np.exp(np.float64(x))) for x in log_cliques[: k - 2]]
+    return CliqueCostEstimate(
+        k, tuple(cliques), float(np.exp(np.float64(log_work))), float(branching)
+    )
+
+
+@functools.partial(jax.jit, static_argnames="slots")
+def _log_estimate(
+    dag: DAG, sizes: jax.Array, k: jax.Array, *, slots: int
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Logs of the estimated s-clique counts (s = 3..k, in float32[slots]) and
+    of the work, the work-weighted branching, and whether any size was flagged
+    invalid (-1). k is traced (one compilation serves every k <= slots + 2)."""
+    n = dag.num_nodes
+    invalid = jnp.any(sizes < 0)
+    tri = jax.ops.segment_sum(jnp.maximum(sizes, 0).astype(jnp.float32), dag.src, num_segments=n)
+    d = dag.out_degrees().astype(jnp.float32)
+    pairs = d * (d - 1) / 2
+    p = jnp.where(pairs > 0, tri / jnp.maximum(pairs, 1), 0.0)
+    log_p = jnp.log(jnp.maximum(p, jnp.finfo(jnp.float32).tiny))
+    lgamma_d1 = jax.lax.lgamma(d + 1)
+
+    def step(s, state):
+        log_root_work, log_cliques = state
+        # s-cliques rooted at each vertex: s - 1 of its out-neighbours, all
+        # C(s - 1, 2) pairs among them adjacent (-inf: none).
+        r = (s - 1).astype(jnp.float32)
+        log_binom = lgamma_d1 - jax.lax.lgamma(r + 1) - jax.lax.lgamma(jnp.maximum(d - r, 0) + 1)
+        term = jnp.where((d >= r) & (p > 0), log_binom + (r * (r - 1) / 2) * log_p, -jnp.inf)
+        log_root_work = jnp.where(s < k, jnp.logaddexp(log_root_work, term), log_root_work)
+        return log_root_work, log_cliques.at[s - 3].set(jax.nn.logsumexp(term))
+
+    log_root_work, log_cliques = jax.lax.fori_loop(
+        3,
+        k + 1,
+        step,
+        (jnp.full(n, -jnp.inf, jnp.float32), jnp.full(slots, -jnp.inf, jnp.float32)),
+    )
+    log_work = jax.nn.logsumexp(log_root_work)
+    weights = jnp.exp(log_root_work - log_work)
+    branching = jnp.where(jnp.isfinite(log_work), jnp.sum(weights * (1 - p) * d), 0.0)
+    return log_cliques, log_work, branching, invalid
 
 
 def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
@@ -106,19 +203,17 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
-    """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MIN_K)."""
-    if kmax >= AUTO_PIVOT_ALWAYS_K:
-        return "pivot"
-    if kmax < AUTO_PIVOT_MIN_K or transitivity(dag) < AUTO_PIVOT_MIN_TRANSITIVITY:
-        return "kcminer"
-    return "pivot" if max_core_is_clique(dag) else "kcminer"
+    """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MIN_WORK)."""
+    return _by_estimate(dag, kmax, AUTO_PIVOT_MIN_WORK, AUTO_PIVOT_MAX_BRANCHING)
 
 
 def auto_local_method(dag: DAG, k: int) -> str:
-    """The method ``clique_counts_per_vertex(method="auto")`` stands for."""
-    if k >= AUTO_LOCAL_PIVOT_ALWAYS_K:
-        return "pivot"
-    threshold = AUTO_LOCAL_PIVOT_MIN_TRANSITIVITY.get(k)
-    if threshold is None or transitivity(dag) < threshold:
-        return "kcminer"
-    return "pivot"
+    """The method ``clique_counts_per_vertex(method="auto")`` stands for
+    (see AUTO_LOCAL_PIVOT_MIN_WORK)."""
+    return _by_estimate(dag, k, AUTO_LOCAL_PIVOT_MIN_WORK, AUTO_LOCAL_PIVOT_MAX_BRANCHING)
+
+
+def _by_estimate(dag: DAG, k: int, min_work: float, max_branching: float) -> str:
+    est = clique_cost_estimate(dag, k)
+    pivots = est.enumeration_work >= min_work and est.pivot_branching <= max_branching
+    return "pivot" if pivots else "kcminer"

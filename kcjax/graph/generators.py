@@ -145,6 +145,89 @@ def planted_cliques(
     return (graph, members) if return_members else graph
 
 
+def chung_lu(n: int, average_degree: float, exponent: float = 2.5, seed: int = 0) -> Graph:
+    """A sparse power-law graph (Chung-Lu): edge {i, j} with probability
+    ``min(1, w_i w_j / sum(w))`` for weights ``w_i ~ (i + 1) ** (-1 / (exponent - 1))``
+    scaled to the average degree.
+
+    Sampled as ``n * average_degree / 2`` endpoint pairs drawn by weight
+    (duplicates and loops dropped, so the realized average degree is a little
+    lower); low transitivity, a heavy-tailed degree distribution.
+
+    Args:
+      n: number of vertices (>= 1).
+      average_degree: target average degree (> 0).
+      exponent: power-law exponent of the degree distribution (> 2).
+      seed: random seed.
+    """
+    _check_n(n)
+    if not average_degree > 0 or not exponent > 2:
+        raise ValueError(
+            f"average_degree must be > 0 and exponent > 2, got {average_degree}, {exponent}"
+        )
+    rng = np.random.default_rng(seed)
+    weights = (np.arange(n) + 1.0) ** (-1.0 / (exponent - 1.0))
+    cdf = np.cumsum(weights / weights.sum())
+    edges = int(n * average_degree / 2)
+    ends = np.searchsorted(cdf, rng.random(2 * edges) * cdf[-1], side="right")
+    ends = np.minimum(ends, n - 1)
+    perm = rng.permutation(n)  # hubs at random ids
+    return Graph.from_edges(perm[ends[:edges]], perm[ends[edges:]], num_nodes=n)
+
+
+def plant_blocks(
+    graph: Graph,
+    sizes: Sequence[int],
+    *,
+    density: float = 1.0,
+    missing: int = 0,
+    seed: int = 0,
+) -> Graph:
+    """``graph`` with dense blocks planted on disjoint random vertex sets.
+
+    Every block joins each pair of its vertices with probability ``density``
+    (1: a clique) and then loses ``missing`` of its pairs at random (a
+    near-clique); the graph's own edges among the block's vertices stay.
+
+    Args:
+      graph: the host graph.
+      sizes: vertices of every block; their sum must be <= graph.num_nodes.
+      density: pair probability inside a block, in [0, 1].
+      missing: pairs removed from every block after planting (>= 0).
+      seed: random seed.
+    """
+    sizes = [int(x) for x in sizes]
+    n = graph.num_nodes
+    if any(x < 0 for x in sizes) or sum(sizes) > n:
+        raise ValueError(f"block sizes must be >= 0 and sum to at most n={n}, got {sizes}")
+    if not 0.0 <= density <= 1.0 or missing < 0:
+        raise ValueError(f"density must be in [0, 1] and missing >= 0, got {density}, {missing}")
+    rng = np.random.default_rng(seed)
+    src, dst = (np.asarray(x) for x in graph.edges())
+    keep = np.ones(src.size, bool)
+    srcs, dsts = [], []
+    chosen = rng.permutation(n)[: sum(sizes)]
+    for block in np.split(chosen, np.cumsum(sizes)[:-1]) if sizes else []:
+        i, j = np.triu_indices(block.size, 1)
+        take = rng.random(i.size) < density
+        if missing:
+            drop = rng.choice(i.size, size=min(missing, i.size), replace=False)
+            take[drop] = False
+            inside = np.zeros(n, bool)
+            inside[block] = True
+            lost = set(zip(block[i[drop]].tolist(), block[j[drop]].tolist(), strict=True))
+            lost |= {(b, a) for a, b in lost}
+            both = np.flatnonzero(inside[src] & inside[dst])
+            for e in both:  # the host's own edges on removed pairs go too
+                if (int(src[e]), int(dst[e])) in lost:
+                    keep[e] = False
+        srcs.append(block[i[take]])
+        dsts.append(block[j[take]])
+    return Graph.from_edges(
+        np.concatenate([src[keep], *srcs]), np.concatenate([dst[keep], *dsts]), num_nodes=n
+    )
+
+
 def disjoint_union(*graphs: Graph) -> Graph:
     """The disjoint union: graph i's vertices are shifted past graphs 0..i-1.
 

@@ -11,29 +11,24 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kcjax._native import call
 from kcjax.graph.orient import DAG
 
 Strategy = Literal["balanced", "round_robin"]
 #: Accepted ``strategy`` values of :func:`split_tasks`.
 STRATEGIES: tuple[str, ...] = ("balanced", "round_robin")
 
-# Edges per block of the candidate-size computation. Under a degree or
-# degeneracy order every out-degree is below 2^16 (m < 2^31), so a block's
-# wedge offsets stay below 2^30 and fit int32.
-_EDGE_BLOCK = 1 << 14
-# Wedges examined per step of the candidate-size computation.
-_WEDGE_CHUNK = 1 << 16
-#: The balanced split ranks tasks by their exact candidate-set sizes (one
-#: binary search per wedge u -> v -> w, pure JAX) when the DAG has at most
-#: this many wedges (com-dblp: 5.6e6, about 0.07 s on an H200); above it, by
-#: the bound ``min(outdeg(u) - 1, outdeg(v)) >= |C|``, so splitting stays cheap
-#: where the exact sizes would take minutes (R-MAT scale 18 has 6.6e8
+#: The balanced split ranks tasks by their exact candidate-set sizes
+#: (:func:`candidate_sizes`: a merge per edge on the CPU) when the DAG has at
+#: most this many wedges (com-dblp: 5.6e6); above it, by the bound
+#: ``min(outdeg(u) - 1, outdeg(v)) >= |C|``, so splitting stays cheap on the
+#: CPU where the exact sizes would take long (R-MAT scale 18 has 6.6e8
 #: wedges, scale 22 billions).
 SPLIT_MAX_WEDGES = 1 << 26
 
@@ -43,58 +38,29 @@ def candidate_sizes(dag: DAG) -> jax.Array:
     """Candidate-set size of every edge task, exactly; jit-able.
 
     The task of edge (u, v) searches the common out-neighbours
-    ``N+(u) ∩ N+(v)``; its size is the number of triangles the edge opens.
-    Work is one binary search per wedge u -> v -> w, in fixed-size chunks
-    (memory O(m) whatever the wedge count).
+    ``N+(u) ∩ N+(v)``; its size is the number of triangles whose two lowest
+    vertices (in the DAG's order) are u and v. One FFI call (target
+    ``kcjax_task_sizes``: a merge per edge on the CPU, a warp intersection
+    per edge on a GPU).
 
     Args:
       dag: an oriented graph from :func:`kcjax.orient`.
 
     Returns:
       int32[num_edges]: ``|N+(src[e]) ∩ N+(indices[e])|`` for every edge e.
+      The CPU handler rejects a malformed DAG; the CUDA handler, which does
+      not copy the graph to the host, writes -1 for every edge whose ends or
+      rows are out of range.
     """
-    m = dag.num_edges
-    if m == 0:
+    if dag.num_edges == 0:
         return jnp.zeros(0, jnp.int32)
-    indptr, indices = dag.indptr, dag.indices
-    outdeg = dag.out_degrees()
-    blocks = -(-m // _EDGE_BLOCK)
-    pad = blocks * _EDGE_BLOCK - m
-    # Padding edges have no wedges; they read vertex 0 harmlessly.
-    u_all = jnp.pad(dag.src, (0, pad))
-    v_all = jnp.pad(indices, (0, pad))
-    wedges_all = jnp.pad(outdeg[indices], (0, pad))
-    steps = _bit_length(dag.max_out_degree())
-
-    def block(b, sizes):
-        start = b * _EDGE_BLOCK
-        u = jax.lax.dynamic_slice_in_dim(u_all, start, _EDGE_BLOCK)
-        v = jax.lax.dynamic_slice_in_dim(v_all, start, _EDGE_BLOCK)
-        wedges = jax.lax.dynamic_slice_in_dim(wedges_all, start, _EDGE_BLOCK)
-        ends = jnp.cumsum(wedges)  # exclusive end of each edge's wedge range
-        total = ends[-1]
-
-        def chunk(state):
-            base, found = state
-            q = base + jnp.arange(_WEDGE_CHUNK, dtype=jnp.int32)
-            live = q < total
-            first = jnp.zeros_like(q)
-            e = lower_bound(ends, first, first + _EDGE_BLOCK, q + 1, _EDGE_BLOCK.bit_length())
-            e = jnp.minimum(e, _EDGE_BLOCK - 1)  # the first edge whose range ends past q
-            j = q - (ends[e] - wedges[e])
-            w = indices[jnp.where(live, indptr[v[e]] + j, 0)]
-            start, end = indptr[u[e]], indptr[u[e] + 1]
-            at = lower_bound(indices, start, end, w, steps)
-            hit = live & (at < end) & (indices[jnp.minimum(at, m - 1)] == w)
-            return base + _WEDGE_CHUNK, found.at[e].add(hit.astype(jnp.int32))
-
-        _, found = jax.lax.while_loop(
-            lambda s: s[0] < total, chunk, (jnp.int32(0), jnp.zeros(_EDGE_BLOCK, jnp.int32))
-        )
-        return jax.lax.dynamic_update_slice_in_dim(sizes, found, start, 0)
-
-    sizes = jax.lax.fori_loop(0, blocks, block, jnp.zeros(blocks * _EDGE_BLOCK, jnp.int32))
-    return sizes[:m]
+    return call(
+        "kcjax_task_sizes",
+        jax.ShapeDtypeStruct((dag.num_edges,), jnp.int32),
+        dag.indptr,
+        dag.indices,
+        dag.src,
+    )
 
 
 @functools.partial(jax.jit, static_argnames="max_wedges")
@@ -232,29 +198,6 @@ def size_classes(sizes: np.ndarray, bounds: Sequence[int]) -> list[np.ndarray]:
         out.append(np.flatnonzero((sizes > lower) & (sizes <= upper)).astype(np.int32))
         lower = upper
     return out
-
-
-def lower_bound(
-    values: jax.Array, lo: jax.Array, hi: jax.Array, keys: jax.Array, steps: Any
-) -> jax.Array:
-    """int32[q]: first i in [lo, hi) with ``values[i] >= keys`` (else hi), per query.
-
-    ``values[lo:hi]`` must be sorted; ``steps`` (>= bit length of hi - lo)
-    halvings settle every query.
-    """
-
-    def halve(_, bounds):
-        lo, hi = bounds
-        mid = lo + (hi - lo) // 2
-        right = (lo < hi) & (values[jnp.minimum(mid, values.shape[0] - 1)] < keys)
-        return jnp.where(right, mid + 1, lo), jnp.where(right | (lo >= hi), hi, mid)
-
-    return jax.lax.fori_loop(0, steps, halve, (lo, hi))[0]
-
-
-def _bit_length(x: jax.Array) -> jax.Array:
-    """int32: binary-search steps that settle a row of x entries (bits of x, +1)."""
-    return 33 - jax.lax.clz(x.astype(jnp.int32))
 
 
 def _cost(sizes: jax.Array, kmax: int | None) -> jax.Array:

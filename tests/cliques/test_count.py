@@ -149,41 +149,70 @@ def test_transitivity_matches_networkx(name):
         assert kcjax.transitivity(dag) == pytest.approx(nx.transitivity(g), abs=1e-12)  # cached
 
 
-def test_auto_rule_follows_transitivity_and_the_densest_core(monkeypatch):
+@pytest.mark.parametrize("sizes", [(12, 7), (30,), (9, 9, 4, 1)])
+def test_cost_estimate_is_exact_on_unions_of_cliques(sizes):
+    graph = kcjax.generators.disjoint_union(*(kcjax.generators.complete(s) for s in sizes))
+    k = max(sizes) + 1
+    est = kcjax.clique_cost_estimate(graph, k)
+    expected = [sum(math.comb(s, j) for s in sizes) for j in range(k + 1)]
+    assert est.k == k and len(est.cliques) == k + 1
+    assert est.cliques[1:] == pytest.approx(expected[1:], rel=1e-4)
+    assert est.enumeration_work == pytest.approx(sum(expected[3:k]), rel=1e-4)
+    assert est.pivot_branching == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["gnp60_0.15", "planted", "star", "isolated_only"])
+def test_cost_estimate_counts_triangles_exactly(name, references):
+    edges, n = CASES[name]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    dag = kcjax.orient(graph)
+    est = kcjax.clique_cost_estimate(dag, 6)
+    assert est.cliques[:4] == pytest.approx([1, n, len(edges), references[name][3]], rel=1e-5)
+    assert kcjax.clique_cost_estimate(dag, 6) is est  # memoized per DAG and k
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        kcjax.clique_cost_estimate(graph, 0)
+
+
+def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     from kcjax.cliques import auto
 
-    dag = kcjax.orient(kcjax.Graph.from_edges(*edges_of(nx.complete_graph(6)).T))
-    assert kcjax.transitivity(dag) == 1.0
-    if next(iter(dag.indices.devices())).platform == "cpu":
-        assert auto.auto_method(dag, 4, enumeration_only=False) == "pivot"
-    assert auto.auto_method(dag, 12, enumeration_only=True) == "kcminer"
-    # The GPU rule, whatever the device: K6's densest core is itself.
-    assert auto.auto_gpu_method(dag, 5) == "kcminer"
-    assert auto.auto_gpu_method(dag, 6) == "pivot"
-    # K6 minus an edge: transitivity 0.86, densest core (all six vertices,
-    # degeneracy 4) not a clique.
-    g = nx.complete_graph(6)
-    g.remove_edge(0, 1)
-    near = kcjax.orient(kcjax.Graph.from_networkx(g))
-    assert kcjax.transitivity(near) >= auto.AUTO_PIVOT_MIN_TRANSITIVITY
-    assert not auto.max_core_is_clique(near)
-    assert auto.auto_gpu_method(near, 8) == "kcminer"
-    assert auto.auto_gpu_method(near, 10) == "pivot"
-    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_TRANSITIVITY", 1.5)
-    assert auto.auto_gpu_method(dag, 9) == "kcminer"
-    assert auto.auto_gpu_method(dag, 10) == "pivot"
+    sparse = kcjax.generators.chung_lu(3000, 6, 2.5, seed=1)
+    clique = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], seed=2))
+    dense = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], density=0.5, seed=2))
+    # A planted 60-clique: the work explodes with k and sits in the clique.
+    assert auto.auto_gpu_method(clique, 4) == "kcminer"
+    assert auto.auto_gpu_method(clique, 12) == "pivot"
+    est = kcjax.clique_cost_estimate(clique, 12)
+    assert est.enumeration_work >= auto.AUTO_PIVOT_MIN_WORK
+    assert est.pivot_branching <= auto.AUTO_PIVOT_MAX_BRANCHING
+    # A dense block that is no clique: candidates leave many non-neighbours.
+    assert kcjax.clique_cost_estimate(dense, 12).pivot_branching > auto.AUTO_PIVOT_MAX_BRANCHING
+    assert auto.auto_gpu_method(dense, 12) == "kcminer"
+    assert auto.auto_method(clique, 12, enumeration_only=True) == "kcminer"
+    if next(iter(clique.indices.devices())).platform == "cpu":
+        assert auto.auto_method(clique, 4) == "pivot"
+    assert auto.auto_local_method(clique, 12) == "pivot"
+    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_WORK", math.inf)
+    assert auto.auto_gpu_method(clique, 12) == "kcminer"
 
 
-@pytest.mark.parametrize(("p", "size"), [(0.05, 12), (0.05, 0), (0.2, 8)])
-def test_max_core_is_clique_matches_networkx(p, size):
-    from kcjax.cliques import auto
-
-    g = planted(120, p, size, seed=4)
-    core = nx.k_core(g)
-    vertices = core.number_of_nodes()
-    expected = core.number_of_edges() == vertices * (vertices - 1) // 2
-    assert expected == (size == 12)  # the planted 12-clique is the densest core
-    assert auto.max_core_is_clique(kcjax.orient(kcjax.Graph.from_networkx(g))) == expected
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda g: kcjax.generators.plant_blocks(g, [16, 10], seed=3),
+        lambda g: kcjax.generators.plant_blocks(g, [16], missing=6, seed=4),
+        lambda g: kcjax.generators.plant_blocks(g, [30], density=0.6, seed=5),
+    ],
+    ids=["cliques", "near_clique", "dense_block"],
+)
+def test_auto_counts_the_validation_kinds_exactly(build):
+    graph = build(kcjax.generators.chung_lu(400, 4, 2.5, seed=6))
+    src, dst = (np.asarray(a) for a in graph.edges())
+    expected = clique_counts_networkx(np.stack([src, dst], 1), graph.num_nodes, 7)
+    for method in ("auto", "kcminer", "pivot"):
+        assert kcjax.count_cliques(graph, range(3, 8), method=method) == {
+            k: expected[k] for k in range(3, 8)
+        }
 
 
 @pytest.mark.parametrize(

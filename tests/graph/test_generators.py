@@ -192,3 +192,38 @@ def test_disjoint_union_of_nothing():
 def test_disjoint_union_counts_add():
     union = generators.disjoint_union(generators.complete(5), generators.complete(6))
     assert kcjax.count_cliques(union, [3, 4]) == {3: 10 + 20, 4: 5 + 15}
+
+
+def test_chung_lu_is_sparse_heavy_tailed_and_seeded():
+    g = generators.chung_lu(5000, 8, 2.3, seed=1)
+    assert_canonical(g)
+    deg = degrees_of(g)
+    assert 5 < deg.mean() <= 8 and deg.max() > 10 * deg.mean()
+    assert kcjax.transitivity(g) < 0.1
+    np.testing.assert_array_equal(edge_array(g), edge_array(generators.chung_lu(5000, 8, 2.3, 1)))
+    for bad in ((10, 0, 2.5), (10, 4, 2.0)):
+        with pytest.raises(ValueError, match="average_degree"):
+            generators.chung_lu(*bad)
+
+
+@pytest.mark.parametrize(("density", "missing"), [(1.0, 0), (1.0, 7), (0.5, 0)])
+def test_plant_blocks(density, missing):
+    host = generators.chung_lu(400, 3, 2.5, seed=2)
+    g = generators.plant_blocks(host, [20, 12], density=density, missing=missing, seed=3)
+    assert_canonical(g)
+    assert set(map(tuple, edge_array(host))) - set(map(tuple, edge_array(g))) <= {
+        (u, v)
+        for u, v in edge_array(host)  # only pairs inside a block can go
+    }
+    added = g.num_edges - host.num_edges
+    if density == 1.0 and missing == 0:
+        assert kcjax.clique_number(g)[0] >= 20
+        assert kcjax.count_cliques(g, 20) >= 1
+    elif density == 1.0:
+        assert kcjax.count_cliques(g, 20) == 0  # seven pairs of each block are gone
+    else:
+        assert 0 < added < (190 + 66) * 0.75
+    with pytest.raises(ValueError, match="block sizes"):
+        generators.plant_blocks(host, [300, 200])
+    with pytest.raises(ValueError, match="density"):
+        generators.plant_blocks(host, [5], density=1.5)

@@ -1,0 +1,265 @@
+"""``method="auto"`` against its own methods on graphs its rule was not fitted to.
+
+    python -P experiments/cliques/auto_validation.py --out F.json [--graphs G ...] [--ks 3-12]
+    python -P experiments/cliques/auto_validation.py --fit F.json
+
+Measure mode: per graph (the generated validation set below, the shared
+graphs by name) and k, the device span (median of ``--repeats`` calls) of
+``count_cliques`` with ``method="kcminer"`` and ``method="pivot"``, the
+method ``auto`` picks, and the device cost of ``kcjax.clique_cost_estimate``
+(what auto reads; memo cleared before each call). A method is skipped at k
+where it would run for long: KCMiner where the estimated work passes
+``--max-work`` or its time at k - 1 passed ``--budget``, pivot where its time
+at k - 1 passed ``--budget``; a skipped method counts as slower than the one
+measured. Counts are checked: both methods agree, and on shared graphs they
+equal ../shared's ground truth.
+
+Fit mode: from a measured file, the thresholds of the rule (minimum
+estimated work, maximum pivot branching) that minimize the worst ratio
+``auto / min(kcminer, pivot)`` over the "fit" half and the shared graphs,
+then that rule's ratios on the "report" half, which it never saw.
+
+The validation set (generated, seeded; "fit" and "report" alternate):
+planted cliques of 50-300 vertices in sparse power-law (Chung-Lu) graphs of
+low transitivity, several planted cliques of different sizes, near-cliques
+(a clique minus some edges), dense non-clique blocks (ego-like cores),
+R-MAT and Kronecker graphs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import jax
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
+from bench import _write, ground_truth, load_graph  # noqa: E402
+from devtime import device_times  # noqa: E402
+
+import kcjax  # noqa: E402
+from kcjax import generators as gen  # noqa: E402
+
+TIMER = (
+    "device_s: JAX profiler (CUPTI) span of the eager count_cliques call's GPU work, "
+    "median of the repeats (wall clock without a GPU); estimate_s: the same for "
+    "clique_cost_estimate with its memo cleared"
+)
+
+
+def _cl(n: int, deg: float, exponent: float, seed: int) -> kcjax.Graph:
+    return gen.chung_lu(n, deg, exponent, seed=seed)
+
+
+#: name -> builder; the halves alternate in this order.
+VALIDATION: dict[str, Callable[[], kcjax.Graph]] = {
+    "cl20k+K50": lambda: gen.plant_blocks(_cl(20_000, 8, 2.5, 1), [50], seed=11),
+    "cl50k+K100": lambda: gen.plant_blocks(_cl(50_000, 8, 2.3, 2), [100], seed=12),
+    "cl100k+K155": lambda: gen.plant_blocks(_cl(100_000, 10, 2.3, 3), [155], seed=13),
+    "cl100k+K300": lambda: gen.plant_blocks(_cl(100_000, 6, 2.5, 4), [300], seed=14),
+    "cl50k+K30,60,120": lambda: gen.plant_blocks(_cl(50_000, 8, 2.4, 5), [30, 60, 120], seed=15),
+    "cl100k+K50,80,200": lambda: gen.plant_blocks(_cl(100_000, 8, 2.2, 6), [50, 80, 200], seed=16),
+    "cl50k+K150-20": lambda: gen.plant_blocks(_cl(50_000, 8, 2.5, 7), [150], missing=20, seed=17),
+    "cl50k+K250-400": lambda: gen.plant_blocks(_cl(50_000, 8, 2.5, 8), [250], missing=400, seed=18),
+    "cl5k+D200@0.5": lambda: gen.plant_blocks(_cl(5_000, 20, 2.5, 9), [200], density=0.5, seed=19),
+    "cl5k+D150@0.8": lambda: gen.plant_blocks(_cl(5_000, 20, 2.5, 10), [150], density=0.8, seed=20),
+    "cl10k+D300@0.35": lambda: gen.plant_blocks(
+        _cl(10_000, 15, 2.5, 11), [300], density=0.35, seed=21
+    ),
+    "cl10k+D120@0.9": lambda: gen.plant_blocks(
+        _cl(10_000, 15, 2.5, 12), [120, 80], density=0.9, seed=22
+    ),
+    "rmat16": lambda: gen.rmat(16, edge_factor=16, seed=2),
+    "kron16": lambda: gen.kronecker(16, edge_factor=16, seed=3),
+    "rmat18": lambda: gen.rmat(18, edge_factor=8, seed=4),
+    "kron17": lambda: gen.kronecker(17, edge_factor=16, seed=5),
+}
+SPLIT = {name: ("fit", "report")[i % 2] for i, name in enumerate(VALIDATION)}
+
+
+def _device_s(fn: Callable[[], object], repeats: int) -> float:
+    """Median device span of fn (wall clock where there is no GPU)."""
+    jax.block_until_ready(fn())
+    per_device = device_times(fn, repeats)
+    if per_device:
+        return per_device[min(per_device)]["span_s"]
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn())
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def measure_graph(
+    name: str,
+    graph: kcjax.Graph,
+    ks: list[int],
+    *,
+    repeats: int,
+    budget: float,
+    max_work: float,
+    truth: dict[tuple[str, int], int],
+) -> list[dict]:
+    """Rows of one graph: both methods, auto's pick and the estimate's cost per k."""
+    dag = kcjax.orient(graph)
+    last = {"kcminer": 0.0, "pivot": 0.0}
+    rows = []
+    for k in ks:
+        kcjax.clear_memo()
+        estimate_s = _device_s(lambda k=k: _fresh_estimate(dag, k), repeats)
+        est = kcjax.clique_cost_estimate(dag, k)
+        row = {
+            "graph": name,
+            "split": SPLIT.get(name, "shared"),
+            "n": graph.num_nodes,
+            "m": graph.num_edges,
+            "k": k,
+            "estimate_s": estimate_s,
+            "enumeration_work": est.enumeration_work,
+            "pivot_branching": est.pivot_branching,
+            "estimated_count": est.cliques[k],
+            "auto": kcjax.cliques.auto.auto_method(dag, k),
+        }
+        counts = {}
+        for method in ("kcminer", "pivot"):
+            too_much = method == "kcminer" and est.enumeration_work > max_work
+            if last[method] > budget or too_much:
+                row[f"{method}_s"] = None
+                last[method] = math.inf
+                continue
+
+            def run(k=k, method=method):
+                return kcjax.count_cliques(dag, k, method=method)
+
+            counts[method] = run()
+            row[f"{method}_s"] = last[method] = _device_s(run, repeats)
+        values = set(counts.values())
+        row["count"] = str(next(iter(values))) if values else None
+        expected = truth.get((name, k))
+        row["correct"] = len(values) <= 1 and (expected is None or values <= {expected})
+        rows.append(row)
+        print(_line(row), flush=True)
+    return rows
+
+
+def _fresh_estimate(dag: kcjax.DAG, k: int) -> kcjax.CliqueCostEstimate:
+    kcjax.clear_memo()
+    return kcjax.clique_cost_estimate(dag, k)
+
+
+def _best(row: dict) -> float:
+    times = [t for t in (row.get("kcminer_s"), row.get("pivot_s")) if t is not None]
+    return min(times) if times else math.nan
+
+
+def _time_of(row: dict, method: str) -> float:
+    """A method's time, infinite where it was skipped for running long."""
+    t = row.get(f"{method}_s")
+    return math.inf if t is None else t
+
+
+def ratio(row: dict, method: str) -> float:
+    """method's time over the faster of the two (inf: skipped where the other ran)."""
+    best = _best(row)
+    return _time_of(row, method) / best if math.isfinite(best) else math.nan
+
+
+def _line(row: dict) -> str:
+    def ms(t):
+        return f"{t * 1e3:10.3f}" if t is not None else "   skipped"
+
+    return (
+        f"{row['graph']:18s} {row['split']:6s} {row['k']:2d} {ms(row.get('kcminer_s'))} "
+        f"{ms(row.get('pivot_s'))} {row['auto']:8s} {ratio(row, row['auto']):6.2f} "
+        f"{row['enumeration_work']:9.2e} {row['pivot_branching']:6.2f} "
+        f"{row['estimate_s'] * 1e3:8.3f} {row['correct']}"
+    )
+
+
+def pick(row: dict, min_work: float, max_branching: float) -> str:
+    """The GPU rule of kcjax.cliques.auto with the given thresholds."""
+    pivots = row["enumeration_work"] >= min_work and row["pivot_branching"] <= max_branching
+    return "pivot" if pivots else "kcminer"
+
+
+def fit(rows: list[dict]) -> dict:
+    """Thresholds minimizing the worst, then the mean log ratio, on the fit
+    half and the shared graphs; that rule's ratios on the report half."""
+    rows = [r for r in rows if math.isfinite(_best(r))]
+    train = [r for r in rows if r["split"] in ("fit", "shared")]
+    test = [r for r in rows if r["split"] == "report"]
+    works = sorted({10.0 ** (e / 4) for e in range(24, 56)})
+    branchings = [0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 12]
+
+    def score(subset, w, b):
+        rs = [ratio(r, pick(r, w, b)) for r in subset]
+        return max(rs), sum(math.log(x) for x in rs) / len(rs)
+
+    best = min(((score(train, w, b), w, b) for w in works for b in branchings), key=lambda x: x[0])
+    (_, w, b) = best
+
+    def summary(subset):
+        rs = [ratio(r, pick(r, w, b)) for r in subset]
+        worst = max(subset, key=lambda r: ratio(r, pick(r, w, b)))
+        return {
+            "rows": len(rs),
+            "max_ratio": max(rs),
+            "geomean_ratio": math.exp(sum(math.log(x) for x in rs) / len(rs)),
+            "within_1.25": sum(x <= 1.25 for x in rs),
+            "worst": f"{worst['graph']} k={worst['k']}",
+        }
+
+    return {"min_work": w, "max_branching": b, "fit": summary(train), "report": summary(test)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--graphs", nargs="+", default=None, help="validation or shared graph names")
+    p.add_argument("--shared", nargs="*", default=[], help="shared graphs to add")
+    p.add_argument("--ks", default="3-12")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--budget", type=float, default=1.0, help="s; skip a method at larger k")
+    p.add_argument("--max-work", type=float, default=2e12, help="skip KCMiner above this")
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--fit", type=Path, default=None, help="fit and report a measured file")
+    args = p.parse_args(argv)
+    if args.fit is not None:
+        result = fit(json.loads(args.fit.read_text())["rows"])
+        print(json.dumps(result, indent=1))
+        return 0
+    lo, _, hi = args.ks.partition("-")
+    ks = list(range(int(lo), int(hi or lo) + 1))
+    names = (args.graphs if args.graphs is not None else list(VALIDATION)) + args.shared
+    truth = ground_truth()
+    rows = []
+    print(
+        f"{'graph':18s} {'split':6s} {'k':>2s} {'kcminer_ms':>10s} {'pivot_ms':>10s} "
+        f"{'auto':8s} {'x_best':>6s} {'work':>9s} {'branch':>6s} {'est_ms':>8s} ok"
+    )
+    for name in names:
+        graph = VALIDATION[name]() if name in VALIDATION else load_graph(name)
+        graph = jax.device_put(graph, jax.devices()[0])
+        rows += measure_graph(
+            name,
+            graph,
+            ks,
+            repeats=args.repeats,
+            budget=args.budget,
+            max_work=args.max_work,
+            truth=truth,
+        )
+        if args.out is not None:  # after every graph: a cut run keeps what it measured
+            _write(args.out, jax.devices()[0], args.repeats, rows, TIMER)
+    return 0 if all(r["correct"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
