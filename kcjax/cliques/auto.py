@@ -51,12 +51,15 @@ class CliqueCostEstimate(NamedTuple):
       pivot_branching: estimated non-neighbours among the candidates of a
         root, averaged over the roots by their share of ``enumeration_work``
         (0 where the work sits in cliques).
+      missing_pairs: estimated non-adjacent pairs among a root's
+        out-neighbours, averaged the same way: each one splits a pivot tree.
     """
 
     k: int
     cliques: tuple[float, ...]
     enumeration_work: float
     pivot_branching: float
+    missing_pairs: float
 
 
 def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
@@ -127,11 +130,11 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
     exact = [1.0, float(dag.num_nodes), float(dag.num_edges)][: k + 1]
     if k < 3 or dag.num_edges == 0:
         cliques = exact + [0.0] * (k + 1 - len(exact))
-        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0)
+        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0)
     sizes = candidate_sizes(dag)
     # One compilation per graph shape serves every k <= 18 (then per power of two).
     slots = 1 << max(4, (k - 3).bit_length())
-    log_cliques, log_work, branching, invalid = (
+    log_cliques, log_work, branching, missing, invalid = (
         np.asarray(x) for x in _log_estimate(dag, sizes, np.int32(k), slots=slots)
     )
     if invalid:
@@ -147,10 +150,11 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
 @functools.partial(jax.jit, static_argnames="slots")
 def _log_estimate(
     dag: DAG, sizes: jax.Array, k: jax.Array, *, slots: int
-) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
     """Logs of the estimated s-clique counts (s = 3..k, in float32[slots]) and
-    of the work, the work-weighted branching, and whether any size was flagged
-    invalid (-1). k is traced (one compilation serves every k <= slots + 2)."""
+    of the work, the work-weighted non-neighbours per candidate and missing
+    pairs per root, and whether any size was flagged invalid (-1). k is
+    traced (one compilation serves every k <= slots + 2)."""
     n = dag.num_nodes
     invalid = jnp.any(sizes < 0)
     tri = jax.ops.segment_sum(jnp.maximum(sizes, 0).astype(jnp.float32), dag.src, num_segments=n)
@@ -178,8 +182,10 @@ def _log_estimate(
     )
     log_work = jax.nn.logsumexp(log_root_work)
     weights = jnp.exp(log_root_work - log_work)
-    branching = jnp.where(jnp.isfinite(log_work), jnp.sum(weights * (1 - p) * d), 0.0)
-    return log_cliques, log_work, branching, invalid
+    finite = jnp.isfinite(log_work)
+    branching = jnp.where(finite, jnp.sum(weights * (1 - p) * d), 0.0)
+    missing = jnp.where(finite, jnp.sum(weights * (1 - p) * pairs), 0.0)
+    return log_cliques, log_work, branching, missing, invalid
 
 
 def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
