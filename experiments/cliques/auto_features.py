@@ -23,7 +23,8 @@ import jax
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
-from bench import _write, load_graph  # noqa: E402
+from bench import load_graph  # noqa: E402
+from benchlib import write_results  # noqa: E402
 
 import kcjax  # noqa: E402
 from kcjax.cliques import auto  # noqa: E402
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.out:
         timer = "wall clock around a synchronized call, median after a warm-up"
-        _write(args.out, jax.devices()[0], args.repeats, rows, timer=timer)
+        write_results(args.out, jax.devices()[0], args.repeats, rows, timer)
     return 0
 
 
