@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+from tqdm import tqdm
 
 from kcjax._interrupts import partial_file
 from kcjax.graph.io import GraphFormatError, load
@@ -68,6 +69,16 @@ def check_output(path: Path, suffixes: tuple[str, ...]) -> None:
         raise UsageError(f"cannot write {path}: permission denied")
 
 
+def output_path(args: argparse.Namespace, suffixes: tuple[str, ...]) -> Path | None:
+    """``-o``'s path (``None`` without ``-o``), checked before any work by
+    :func:`check_output` (an empty ``-o ''`` is a usage error, not "no output")."""
+    if args.output is None:
+        return None
+    path = Path(args.output)
+    check_output(path, suffixes)
+    return path
+
+
 @contextlib.contextmanager
 def output_file(path: Path) -> Iterator[Path]:
     """A temporary file to write that becomes ``path`` when the block succeeds
@@ -77,6 +88,14 @@ def output_file(path: Path) -> Iterator[Path]:
             yield tmp
     except OSError as err:
         raise OSError(f"cannot write {path}: {err.strerror or err}") from err
+
+
+def progress_bar(iterable: Any = None, *, quiet: bool, **kwargs: Any) -> tqdm:
+    """A tqdm bar on stderr, shown on a terminal unless ``quiet`` and gone when done;
+    ``kwargs`` (total, desc, unit) go to tqdm."""
+    return tqdm(
+        iterable, file=sys.stderr, disable=quiet or not sys.stderr.isatty(), leave=False, **kwargs
+    )
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:

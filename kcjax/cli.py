@@ -20,16 +20,16 @@ from typing import Any, NoReturn
 
 import jax
 import numpy as np
-from tqdm import tqdm
 
 from kcjax import __version__
 from kcjax._command import (
     UsageError,
     add_graph_argument,
-    check_output,
     load_graph,
     output_file,
+    output_path,
     print_json,
+    progress_bar,
     timed,
 )
 from kcjax._interrupts import stop_cleanly
@@ -248,21 +248,13 @@ def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float)
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    out = Path(args.output)
-    check_output(out, (".txt", ".npy"))
+    out = output_path(args, (".txt", ".npy"))
     graph, load_s = load_graph(args)
     dag = orient(graph, order=args.order)
     total = count_cliques(dag, args.k, num_threads=args.threads)
     with (
         output_file(out) as tmp,
-        tqdm(
-            total=dag.num_edges,
-            desc="listing",
-            unit="task",
-            file=sys.stderr,
-            disable=args.quiet or not sys.stderr.isatty(),
-            leave=False,
-        ) as bar,
+        progress_bar(quiet=args.quiet, total=dag.num_edges, desc="listing", unit="task") as bar,
     ):
         batches = (
             iter_cliques(
@@ -358,14 +350,7 @@ def _count_and_report(
     m = dag.num_edges
     if multi or jax.device_count() > 1:
         return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s))
-    with tqdm(
-        total=m,
-        desc="counting",
-        unit="task",
-        file=sys.stderr,
-        disable=args.quiet or not sys.stderr.isatty(),
-        leave=False,
-    ) as bar:
+    with progress_bar(quiet=args.quiet, total=m, desc="counting", unit="task") as bar:
 
         def progress(done: int, total: int) -> None:
             bar.total = total  # edge tasks, or vertex tasks when pivoting

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -39,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "experiments" / "tools"))
 
 import devtime  # noqa: E402
+from benchlib import wall_times, write_results  # noqa: E402
 
 import kcjax  # noqa: E402
 
@@ -49,17 +49,6 @@ SHARED = next(
 )
 ANCHORS = SHARED / "anchors" / "bfs-peer-best-h200.tsv"
 TRUTH = SHARED / "bfs" / "bfs_truth.tsv"
-SHARED_NAMES = (
-    "ca-AstroPh",
-    "ca-CondMat",
-    "cit-HepTh",
-    "com-amazon",
-    "com-dblp",
-    "ego-Facebook",
-    "email-Enron",
-    "soc-Epinions1",
-    "wiki-Vote",
-)
 
 
 def _bfs_fn(method: str = "enterprise", direction: str = "auto", batch: str = "bitset"):
@@ -102,12 +91,7 @@ def time_call(fn, repeats) -> float:
         per = devtime.device_times(fn, repeats)
         if per:
             return per[min(per)]["span_s"]
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn())
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    return statistics.median(wall_times(fn, repeats)[0])
 
 
 def component_edges(graph, sources) -> np.ndarray:
@@ -303,19 +287,14 @@ def main(argv=None) -> int:
                     }
                 )
 
-    meta = {
-        "device": str(dev),
-        "device_kind": dev.device_kind,
-        "platform": dev.platform,
-        "jax": jax.__version__,
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "repeats": args.repeats,
-        "timer": "profiler device span per call (GPU), else host wall clock",
-        "wall_s": time.perf_counter() - t_start,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    write_results(
+        args.output,
+        dev,
+        args.repeats,
+        rows,
+        "profiler device span per call (GPU), else host wall clock",
+        wall_s=time.perf_counter() - t_start,
+    )
     return 0
 
 

@@ -33,9 +33,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import platform
 import statistics
 import sys
 import time
@@ -52,7 +50,7 @@ from kcjax.graph.orient import clear_memo, max_out_degree
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
-from devtime import device_times  # noqa: E402
+from benchlib import device_span, wall_times, write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIRS = [ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"]
@@ -140,12 +138,8 @@ def _timed(fn, repeats: int, device: bool) -> tuple[Timing, object]:
     call; the pipelined time (``repeats`` calls issued before one wait)
     amortizes both.
     """
-    out = jax.block_until_ready(fn())  # warm-up: compile, first launch
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        times.append(time.perf_counter() - t0)
+    jax.block_until_ready(fn())  # warm-up: compile, first launch
+    times, out = wall_times(fn, repeats)
     t0 = time.perf_counter()
     jax.block_until_ready([fn() for _ in range(repeats)])
     t = Timing(
@@ -154,10 +148,7 @@ def _timed(fn, repeats: int, device: bool) -> tuple[Timing, object]:
         pipelined_s=(time.perf_counter() - t0) / repeats,
     )
     if device:
-        per_device = device_times(fn, repeats)
-        if per_device:
-            first = per_device[min(per_device)]
-            t.update(device_s=first["span_s"], busy_s=first["busy_s"])
+        t.update(device_span(fn, repeats))
     return t, out
 
 
@@ -352,11 +343,11 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
                 if args.out:  # after every row, so a run cut short keeps its rows
-                    _write(args.out, device, args.repeats, rows)
+                    write_results(args.out, device, args.repeats, rows, BENCH_TIMER)
                 if t["median_s"] * (2 * args.repeats + 1) > args.budget:
                     too_slow.add(method)
     if args.out:
-        _write(args.out, device, args.repeats, rows)
+        write_results(args.out, device, args.repeats, rows, BENCH_TIMER)
     _print_table(rows)
     return 0 if all(r["correct"] is not False for r in rows) else 1
 
@@ -365,22 +356,6 @@ BENCH_TIMER = (
     "median_s: wall clock around a synchronized call on a device-resident oriented "
     "graph; device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
 )
-
-
-def _write(path: Path, device, repeats: int, rows: list[dict], timer: str = BENCH_TIMER) -> None:
-    """Writes ``{"meta": ..., "rows": rows}`` (the device, versions, date and timer) to path."""
-    meta = {
-        "device": str(device),
-        "device_kind": device.device_kind,
-        "platform": device.platform,
-        "jax": jax.__version__,
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "repeats": repeats,
-        "timer": timer,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 
 def _print_table(rows: list[dict]) -> None:

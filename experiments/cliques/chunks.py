@@ -14,7 +14,6 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import jax
@@ -23,6 +22,7 @@ import numpy as np
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
 from bench import load_dag_via_cpu  # noqa: E402
+from benchlib import wall_times  # noqa: E402
 
 import kcjax  # noqa: E402
 from kcjax._chunks import chunk_start  # noqa: E402
@@ -59,12 +59,8 @@ def count_chunked(dag: kcjax.DAG, k: int, method: str, step: int) -> int:
 
 def median_wall(fn, *args, repeats: int) -> tuple[float, object]:
     """Median wall time of fn(*args) after one warm-up call, and its result."""
-    out = fn(*args)  # warm-up: compiles
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn(*args)
-        times.append(time.perf_counter() - t0)
+    fn(*args)  # warm-up: compiles
+    times, out = wall_times(lambda: fn(*args), repeats)
     return statistics.median(times), out
 
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
-import platform
 import statistics
 import sys
 import time
@@ -28,6 +26,7 @@ from pathlib import Path
 import jax
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from benchlib import wall_times, write_results  # noqa: E402
 from devtime import device_times  # noqa: E402
 
 import kcjax  # noqa: E402
@@ -59,11 +58,7 @@ def _peers() -> dict[tuple[str, str], dict[str, str]]:
 
 
 def _wall(fn, repeats: int) -> tuple[float, object]:
-    out, times = None, []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        times.append(time.perf_counter() - t)
+    times, out = wall_times(fn, repeats)
     return statistics.median(times), out
 
 
@@ -171,19 +166,14 @@ def main(argv: list[str] | None = None) -> int:
         mem[name] = stats.get("peak_bytes_in_use")
     _summary(rows_out)
     if args.out:
-        meta = {
-            "device": str(device),
-            "device_kind": device.device_kind,
-            "platform": device.platform,
-            "jax": jax.__version__,
-            "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "repeats": args.repeats,
-            "timer": "devtime span_s (GPU) else wall median of count_embeddings_limbs",
-            "peak_bytes_in_use_after_graph": mem,
-        }
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"meta": meta, "rows": rows_out}, indent=1))
+        write_results(
+            args.out,
+            device,
+            args.repeats,
+            rows_out,
+            "devtime span_s (GPU) else wall median of count_embeddings_limbs",
+            peak_bytes_in_use_after_graph=mem,
+        )
     return 0 if all(r["correct"] for r in rows_out) else 1
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import platform
 import statistics
@@ -46,20 +45,9 @@ from kcjax.truss.kernels import build_edge_index, edge_index
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tools")]  # also under python -P
-from devtime import device_times  # noqa: E402
+from benchlib import SHARED_GRAPHS, device_span, wall_times, write_results  # noqa: E402
 
 ROOT = HERE.parents[1]
-SHARED = (
-    "ca-AstroPh",
-    "ca-CondMat",
-    "cit-HepTh",
-    "com-amazon",
-    "com-dblp",
-    "ego-Facebook",
-    "email-Enron",
-    "soc-Epinions1",
-    "wiki-Vote",
-)
 TRUSS_TSV = [
     ROOT / ".gpu" / "truss" / "truss_counts.tsv",
     ROOT.parent / "shared" / "data" / "truss" / "truss_counts.tsv",
@@ -91,36 +79,12 @@ def load_graph(name: str) -> kcjax.Graph:
 def _timed(fn, repeats: int, device: bool) -> tuple[dict, object]:
     """Median wall clock of synchronized calls after one warm-up; with ``device`` also the
     profiler's median device span and busy time."""
-    out = jax.block_until_ready(fn())
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        times.append(time.perf_counter() - t0)
+    jax.block_until_ready(fn())
+    times, out = wall_times(fn, repeats)
     t = {"median_s": statistics.median(times), "times_s": times}
     if device:
-        per_device = device_times(fn, repeats)
-        if per_device:
-            first = per_device[min(per_device)]
-            t.update(device_s=first["span_s"], busy_s=first["busy_s"])
+        t.update(device_span(fn, repeats))
     return t, out
-
-
-def _write(path: Path, device, repeats: int, rows: list[dict], timer: str) -> None:
-    """Writes ``{"meta": ..., "rows": rows}`` (the hardware, versions, date, timer) to path."""
-    meta = {
-        "device": str(device),
-        "device_kind": device.device_kind,
-        "platform": device.platform,
-        "host": platform.node(),
-        "jax": jax.__version__,
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "repeats": repeats,
-        "timer": timer,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
 
 
 def _first(paths: list[Path]) -> Path | None:
@@ -151,7 +115,7 @@ def _check_truss(truss: np.ndarray, src, dst, rows: dict[int, tuple[int, int, in
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--graphs", nargs="*", default=list(SHARED), help="shared graph names")
+    ap.add_argument("--graphs", nargs="*", default=list(SHARED_GRAPHS), help="shared graph names")
     ap.add_argument(
         "--scales",
         nargs="*",
@@ -196,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         _bench_graph(name, args, device, on_gpu, truth.get(name, {}), peer, rows)
         print(f"-- total {time.perf_counter() - t_start:.1f} s", flush=True)
 
-    _write(args.out, device, args.repeats, rows, TIMER)
+    write_results(args.out, device, args.repeats, rows, TIMER, host=platform.node())
     _print_peer_table(rows)
     return 0 if all(r["correct"] is not False for r in rows) else 1
 

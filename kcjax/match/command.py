@@ -9,15 +9,12 @@ stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
-from kcjax._command import UsageError, check_output, output_file, print_json, timed
+from kcjax._command import UsageError, output_file, output_path, print_json, progress_bar, timed
 from kcjax.graph.labeled import load_labeled
 from kcjax.match.count import count_embeddings, iter_embeddings
 
@@ -50,27 +47,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs ``kcjax match``; returns the exit status."""
-    out = Path(args.output) if args.output else None
-    if args.list:
-        if out is None:
-            raise UsageError("--list needs -o FILE (.txt or .npy)")
-        check_output(out, (".txt", ".npy"))
-        if out.suffix == ".npy" and len(args.queries) != 1:
-            raise UsageError("a .npy output holds one query's embeddings; use .txt for several")
-    elif out is not None:
+    if args.list and args.output is None:
+        raise UsageError("--list needs -o FILE (.txt or .npy)")
+    if args.output is not None and not args.list:
         raise UsageError("-o FILE applies with --list")
+    out = output_path(args, (".txt", ".npy"))
+    if out is not None and out.suffix == ".npy" and len(args.queries) != 1:
+        raise UsageError("a .npy output holds one query's embeddings; use .txt for several")
     if args.threads < 0:
         raise UsageError(f"--threads must be >= 0, got {args.threads}")
     data, load_s = timed(lambda: load_labeled(args.data))
     queries = [(path, load_labeled(path)) for path in args.queries]
-    bar = tqdm(
-        queries,
-        desc="queries",
-        unit="query",
-        file=sys.stderr,
-        disable=args.quiet or args.json or not sys.stderr.isatty(),
-        leave=False,
-    )
+    bar = progress_bar(queries, quiet=args.quiet or args.json, desc="queries", unit="query")
     if args.list:
         with output_file(out) as tmp, tmp.open("wb") as handle:
             results = [

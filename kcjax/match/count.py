@@ -123,8 +123,6 @@ def prepare_match(
     n = data.num_nodes
     if not _traced(data):
         data = _padded(data)
-    if order not in ("gvsm", "naive"):
-        raise ValueError(f"order must be 'gvsm' or 'naive', got {order!r}")
     fl = (bool(induced), bool(blacklist), bool(dominance), order == "naive")
     return prepare_packed(
         data, jnp.asarray(pack(spec, fl, n)), q=spec.size, comps=spec.components()
@@ -196,34 +194,22 @@ def count_embeddings(
       The exact count (a Python int; 128-bit on the device).
     """
     _check(data, engine, order)
-    if mesh is not None:
-        if engine != "dfs":
-            raise ValueError("mesh= needs engine='dfs'")
-        from kcjax.match.sharded import count_embeddings_sharded
-
-        limbs = count_embeddings_sharded(
-            data,
-            query,
-            mesh,
-            axis_name=axis_name,
+    if mesh is not None and engine != "dfs":
+        raise ValueError("mesh= needs engine='dfs'")
+    if engine == "dfs":
+        switches = dict(
             induced=induced,
             blacklist=blacklist,
             dominance=dominance,
             order=order,
             num_threads=num_threads,
         )
-        return _wide.to_int(limbs)
-    if engine == "dfs":
+        if mesh is None:
+            return _wide.to_int(count_embeddings_limbs(data, query, **switches))
+        from kcjax.match.sharded import count_embeddings_sharded
+
         return _wide.to_int(
-            count_embeddings_limbs(
-                data,
-                query,
-                induced=induced,
-                blacklist=blacklist,
-                dominance=dominance,
-                order=order,
-                num_threads=num_threads,
-            )
+            count_embeddings_sharded(data, query, mesh, axis_name=axis_name, **switches)
         )
     from kcjax.match import levels
 

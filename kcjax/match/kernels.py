@@ -30,15 +30,7 @@ def match_count(
     return call(
         "kcjax_match_count",
         jax.ShapeDtypeStruct((rows, 4), jnp.uint32),
-        p.indptr,
-        p.indices,
-        p.mult,
-        p.cand,
-        p.plan,
-        p.lists,
-        roots,
-        task_ptr,
-        p.leaf_sum,
+        *_operands(p, roots, task_ptr),
         per_root=bool(per_root),
         num_threads=np.int32(num_threads),
         task_width=np.int32(task_width(p.plan.shape[0])),
@@ -57,15 +49,12 @@ def match_list(
             jax.ShapeDtypeStruct((capacity, q), jnp.int32),
             jax.ShapeDtypeStruct((4,), jnp.uint32),
         ),
-        p.indptr,
-        p.indices,
-        p.mult,
-        p.cand,
-        p.plan,
-        p.lists,
-        roots,
-        task_ptr,
-        p.leaf_sum,
+        *_operands(p, roots, task_ptr),
         num_threads=np.int32(num_threads),
         task_width=np.int32(task_width(q)),
     )
+
+
+def _operands(p: Prepared, roots: jax.Array, task_ptr: jax.Array) -> tuple[jax.Array, ...]:
+    """The operands of both matching targets, in the contract's order."""
+    return (p.indptr, p.indices, p.mult, p.cand, p.plan, p.lists, roots, task_ptr, p.leaf_sum)

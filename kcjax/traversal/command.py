@@ -12,9 +12,9 @@ import numpy as np
 from kcjax._command import (
     UsageError,
     add_graph_argument,
-    check_output,
     load_graph,
     output_file,
+    output_path,
     print_json,
     timed,
 )
@@ -62,9 +62,7 @@ def _sources(args: argparse.Namespace, deg: np.ndarray) -> np.ndarray | None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs ``kcjax bfs``; returns the exit status."""
-    out = Path(args.output) if args.output else None
-    if out is not None:
-        check_output(out, (".npy", ".txt"))
+    out = output_path(args, (".npy", ".txt"))
     graph, load_s = load_graph(args)
     deg = np.asarray(graph.degrees())
     roots = _sources(args, deg)

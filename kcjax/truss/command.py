@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,9 +10,9 @@ import numpy as np
 from kcjax._command import (
     UsageError,
     add_graph_argument,
-    check_output,
     load_graph,
     output_file,
+    output_path,
     print_json,
     timed,
 )
@@ -46,9 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give one of -k K, --max or --decompose")
     if args.k is not None and args.k < 2:
         raise UsageError(f"k must be >= 2 (the 2-truss is the whole graph), got {args.k}")
-    out = Path(args.output) if args.output else None
-    if out is not None:
-        check_output(out, (".txt",))
+    out = output_path(args, (".txt",))
     graph, load_s = load_graph(args)
     if args.k is not None:
         mask, truss_s = timed(lambda: k_truss_mask(graph, args.k, method=args.method))

@@ -67,6 +67,19 @@ def _core(graph: Graph) -> jax.Array:
     return memo(graph, "core_numbers", lambda: core_numbers(graph))
 
 
+def _every_edge(graph: Graph, mode: int, method: str, num_threads: int) -> jax.Array:
+    """The native pass ``mode`` over every edge (no core prefilter; k unused)."""
+    return kernels.truss_call(
+        graph,
+        edge_index(graph),
+        _no_core(graph),
+        0,
+        mode=mode,
+        method=SUPPORT_METHODS[method],
+        num_threads=num_threads,
+    )
+
+
 def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
     """Triangles per edge.
 
@@ -83,18 +96,9 @@ def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> 
       Jit-able.
     """
     _check(graph, method)
-    index = edge_index(graph)
     if method == "dense":
-        return dense.support_dense(index, jnp.ones(graph.num_edges, bool))
-    return kernels.truss_call(
-        graph,
-        index,
-        _no_core(graph),
-        0,
-        mode=MODE_SUPPORT,
-        method=SUPPORT_METHODS[method],
-        num_threads=num_threads,
-    )
+        return dense.support_dense(edge_index(graph), jnp.ones(graph.num_edges, bool))
+    return _every_edge(graph, MODE_SUPPORT, method, num_threads)
 
 
 def truss_numbers(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
@@ -114,18 +118,9 @@ def truss_numbers(graph: Graph, *, method: str = "dag", num_threads: int = 0) ->
       k-truss iff ``truss[e] >= k``. Jit-able.
     """
     _check(graph, method)
-    index = edge_index(graph)
     if method == "dense":
-        return dense.truss_numbers_dense(index)
-    return kernels.truss_call(
-        graph,
-        index,
-        _no_core(graph),
-        0,
-        mode=MODE_DECOMPOSE,
-        method=SUPPORT_METHODS[method],
-        num_threads=num_threads,
-    )
+        return dense.truss_numbers_dense(edge_index(graph))
+    return _every_edge(graph, MODE_DECOMPOSE, method, num_threads)
 
 
 def k_truss_mask(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-from reference import DATA_DIR, has_gpu
+from reference import DATA_DIR, has_gpu, on_platform
 
 import kcjax
 from kcjax.traversal.kernels import NATIVE_METHODS
@@ -31,10 +31,6 @@ def _graphs() -> dict[str, kcjax.Graph]:
 GRAPHS = _graphs()
 
 
-def _on(platform: str, graph: kcjax.Graph) -> kcjax.Graph:
-    return jax.device_put(graph, jax.devices(platform)[0])
-
-
 def _sources(graph: kcjax.Graph, count: int = 6) -> np.ndarray:
     deg = np.asarray(graph.degrees())
     rng = np.random.default_rng(0)
@@ -43,8 +39,8 @@ def _sources(graph: kcjax.Graph, count: int = 6) -> np.ndarray:
 
 
 def _compare(graph: kcjax.Graph, sources: np.ndarray, **kw) -> None:
-    cpu = kcjax.bfs(_on("cpu", graph), sources=sources, **kw)
-    gpu = kcjax.bfs(_on("cuda", graph), sources=sources, **kw)
+    cpu = kcjax.bfs(on_platform(graph, "cpu"), sources=sources, **kw)
+    gpu = kcjax.bfs(on_platform(graph, "cuda"), sources=sources, **kw)
     np.testing.assert_array_equal(np.asarray(gpu.distances), np.asarray(cpu.distances))
     np.testing.assert_array_equal(np.asarray(gpu.depth), np.asarray(cpu.depth))
     if gpu.parents is not None:
@@ -74,9 +70,9 @@ def test_hub_threshold(tau):
 
 
 def test_jit_vmap_and_bad_traced_source_on_gpu():
-    graph = _on("cuda", GRAPHS["kron12"])
+    graph = on_platform(GRAPHS["kron12"], "cuda")
     src = _sources(GRAPHS["kron12"])
-    ref = kcjax.bfs(_on("cpu", GRAPHS["kron12"]), sources=src).distances
+    ref = kcjax.bfs(on_platform(GRAPHS["kron12"], "cpu"), sources=src).distances
     mapped = jax.jit(jax.vmap(lambda s: kcjax.bfs(graph, s).distances))(src)
     np.testing.assert_array_equal(np.asarray(mapped), np.asarray(ref))
     bad = jax.jit(lambda s: kcjax.bfs(graph, sources=s).distances)(np.array([-1, 5000], np.int32))

@@ -8,7 +8,7 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
-from reference import DATA_DIR, ground_truth, has_gpu
+from reference import DATA_DIR, SHARED_GRAPHS, ground_truth, has_gpu, on_platform
 
 import kcjax
 
@@ -18,26 +18,11 @@ pytestmark = [
 ]
 
 METHODS = ("pivot", *kcjax.ENUMERATION_METHODS)
-SHARED = (
-    "email-Enron",
-    "ca-AstroPh",
-    "soc-Epinions1",
-    "wiki-Vote",
-    "ego-Facebook",
-    "ca-CondMat",
-    "cit-HepTh",
-    "com-amazon",
-    "com-dblp",
-)
-
-
-def _on(dag: kcjax.DAG, platform: str) -> kcjax.DAG:
-    return jax.device_put(dag, jax.devices(platform)[0])
 
 
 def _count(dag: kcjax.DAG, ks, method: str, platform: str) -> dict[int, int]:
     with jax.default_device(jax.devices(platform)[0]):
-        return kcjax.count_cliques(_on(dag, platform), ks, method=method)
+        return kcjax.count_cliques(on_platform(dag, platform), ks, method=method)
 
 
 def test_extension_has_cuda_handlers():
@@ -108,20 +93,17 @@ def test_gpu_max_degree_hint(n, p, hint, method):
     dag = kcjax.orient(kcjax.Graph.from_networkx(nx.gnp_random_graph(n, p, seed=n)))
     max_degree = {"true": int(dag.max_out_degree()), "too_small": 3, None: None}[hint]
     for kmax in (4, 5, 6):
-        want = np.asarray(kcjax.count_cliques_limbs(_on(dag, "cpu"), kmax, method=method))
+        want = np.asarray(kcjax.count_cliques_limbs(on_platform(dag, "cpu"), kmax, method=method))
         got = kcjax.count_cliques_limbs(
-            _on(dag, "cuda"), kmax, method=method, max_degree=max_degree
+            on_platform(dag, "cuda"), kmax, method=method, max_degree=max_degree
         )
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@pytest.mark.parametrize("name", SHARED)
-def test_gpu_matches_ground_truth(name):
-    path = DATA_DIR / f"{name}.el.gz"
-    if not path.exists():
-        pytest.skip(f"{path} missing")
+@pytest.mark.parametrize("name", SHARED_GRAPHS)
+def test_gpu_matches_ground_truth(name, shared_graph):
+    dag = kcjax.orient(shared_graph(name))
     truth = ground_truth()
-    dag = kcjax.orient(kcjax.load(path))
     ks = list(range(3, 9))
     for method in ("kcminer", "pivot"):
         got = _count(dag, ks, method, "cuda")
@@ -143,7 +125,7 @@ def test_gpu_mesh_count_equals_cpu(split):
     dag = _planted_random_dag(5)
     mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
     ks = list(range(3, 9))
-    got = kcjax.count_cliques(_on(dag, "cuda"), ks, mesh=mesh, split=split)
+    got = kcjax.count_cliques(on_platform(dag, "cuda"), ks, mesh=mesh, split=split)
     assert got == _count(dag, ks, "kcminer", "cpu")
 
 
@@ -153,7 +135,7 @@ def test_gpu_listing_equals_cpu(k):
     rows = {}
     for platform in ("cuda", "cpu"):
         with jax.default_device(jax.devices(platform)[0]):
-            got = kcjax.list_cliques(_on(dag, platform), k)
+            got = kcjax.list_cliques(on_platform(dag, platform), k)
         assert np.all(np.diff(got, axis=1) > 0)
         rows[platform] = set(map(tuple, got.tolist()))
         assert len(rows[platform]) == len(got)
@@ -162,7 +144,9 @@ def test_gpu_listing_equals_cpu(k):
 
 def _per_vertex(dag: kcjax.DAG, k: int, method: str, platform: str) -> np.ndarray:
     with jax.default_device(jax.devices(platform)[0]):
-        return kcjax.clique_counts_per_vertex(_on(dag, platform), k, method=method, exact=True)
+        return kcjax.clique_counts_per_vertex(
+            on_platform(dag, platform), k, method=method, exact=True
+        )
 
 
 @pytest.mark.parametrize("method", ["kcminer", "pivot"])
@@ -192,13 +176,10 @@ def test_gpu_pivot_per_vertex_past_2_64(n, k):
     assert got.tolist() == [math.comb(n - 1, k - 1)] * n
 
 
-@pytest.mark.parametrize("name", SHARED)
-def test_gpu_per_vertex_on_shared_graphs(name):
-    path = DATA_DIR / f"{name}.el.gz"
-    if not path.exists():
-        pytest.skip(f"{path} missing")
+@pytest.mark.parametrize("name", SHARED_GRAPHS)
+def test_gpu_per_vertex_on_shared_graphs(name, shared_graph):
+    dag = kcjax.orient(shared_graph(name))
     truth = ground_truth()
-    dag = kcjax.orient(kcjax.load(path))
     for k in (4, 6, 8):
         got = _per_vertex(dag, k, "pivot", "cuda")
         assert sum(got.tolist()) == k * truth.get((name, k), 0), k
@@ -207,7 +188,7 @@ def test_gpu_per_vertex_on_shared_graphs(name):
 
 
 def test_gpu_listing_overflow_under_jit():
-    dag = _on(_planted_random_dag(1), "cuda")
+    dag = on_platform(_planted_random_dag(1), "cuda")
     total = _count(dag, 5, "kcminer", "cpu")
     fn = jax.jit(lambda d, cap: kcjax.list_cliques(d, 5, capacity=cap), static_argnums=1)
     rows, count, overflow = fn(dag, total - 10)

@@ -12,7 +12,7 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
-from reference.matching import nx_embeddings, random_labeled, walk_query
+from reference.matching import nx_embeddings, random_labeled, twin_star, walk_query
 
 import kcjax
 from kcjax import LabeledGraph
@@ -169,13 +169,7 @@ def test_disconnected_query():
 def test_twins_share_a_branch_exactly():
     # A star: the leaves are twins; counts reach past 2^64 with branch sharing.
     leaves = 2000
-    star = LabeledGraph.from_edges(
-        np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
-    )
-    q = LabeledGraph.from_edges(np.zeros(7, int), np.arange(1, 8), [0] + [1] * 7)
-    expect = 1
-    for i in range(7):
-        expect *= leaves - i
+    star, q, expect = twin_star(leaves, 7)
     assert expect > 2**64
     assert kcjax.count_embeddings(star, q) == expect
     stats = kcjax.match_stats(star, q)

@@ -19,6 +19,7 @@ from reference.matching import (
     nx_embeddings,
     query_path,
     random_labeled,
+    twin_star,
     walk_query,
 )
 
@@ -121,13 +122,6 @@ def test_gpu_limit_and_iter():
 
 
 def test_gpu_twins_past_2_64():
-    leaves = 2000
     with _on("cuda"):
-        star = LabeledGraph.from_edges(
-            np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
-        )
-        q = LabeledGraph.from_edges(np.zeros(7, int), np.arange(1, 8), [0] + [1] * 7)
-        expect = 1
-        for i in range(7):
-            expect *= leaves - i
+        star, q, expect = twin_star(2000, 7)
         assert kcjax.count_embeddings(star, q) == expect

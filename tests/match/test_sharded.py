@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 from reference import run_multidevice_tests
-from reference.matching import nx_embeddings, random_labeled, walk_query
+from reference.matching import nx_embeddings, random_labeled, twin_star, walk_query
 
 import kcjax
 from kcjax import LabeledGraph
@@ -52,12 +52,5 @@ def test_multidevice_counts_match_networkx(induced):
 @multidevice
 def test_multidevice_twins_past_2_64():
     mesh = jax.make_mesh((FORCED_DEVICES,), ("d",))
-    leaves = 2000
-    star = LabeledGraph.from_edges(
-        np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
-    )
-    q = LabeledGraph.from_edges(np.zeros(7, int), np.arange(1, 8), [0] + [1] * 7)
-    expect = 1
-    for i in range(7):
-        expect *= leaves - i
+    star, q, expect = twin_star(2000, 7)
     assert kcjax.count_embeddings(star, q, mesh=mesh) == expect

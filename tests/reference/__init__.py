@@ -28,6 +28,20 @@ DATA_DIR = next(
 )
 
 
+#: The real graphs of DATA_DIR (``NAME.el.gz``) that every family's ground truth covers.
+SHARED_GRAPHS: tuple[str, ...] = (
+    "email-Enron",
+    "ca-AstroPh",
+    "soc-Epinions1",
+    "wiki-Vote",
+    "ego-Facebook",
+    "ca-CondMat",
+    "cit-HepTh",
+    "com-amazon",
+    "com-dblp",
+)
+
+
 def has_gpu() -> bool:
     """Whether jax sees a CUDA device."""
     try:
@@ -38,6 +52,11 @@ def has_gpu() -> bool:
 
 #: The platforms present: op tests that take the ``platform`` fixture run on each.
 PLATFORMS: tuple[str, ...] = ("cpu", "cuda") if has_gpu() else ("cpu",)
+
+
+def on_platform(tree, platform: str):
+    """``tree`` (a Graph, DAG or other pytree of arrays) placed on ``platform``'s first device."""
+    return jax.device_put(tree, jax.devices(platform)[0])
 
 
 def edges_of(g: nx.Graph) -> np.ndarray:

@@ -4,12 +4,14 @@ graphs and walk queries, and the shared counts.tsv ground truth."""
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 from networkx.algorithms import isomorphism
 
+from kcjax import LabeledGraph
 from reference import DATA_DIR
 
 #: ../shared/data/matching (counts.tsv, data graphs, queries).
@@ -93,3 +95,14 @@ def data_path(name: str) -> Path:
 
 def query_path(data: str, query: str) -> Path:
     return MATCH_DIR / "queries" / data / f"{query}.graph"
+
+
+def twin_star(leaves: int, arms: int) -> tuple[LabeledGraph, LabeledGraph, int]:
+    """A star whose ``leaves`` leaves are twins (centre label 0, leaves label 1),
+    the star query with ``arms`` arms, and its exact embedding count
+    ``leaves * (leaves - 1) * ... * (leaves - arms + 1)``."""
+    star = LabeledGraph.from_edges(
+        np.zeros(leaves, int), np.arange(1, leaves + 1), [0] + [1] * leaves
+    )
+    query = LabeledGraph.from_edges(np.zeros(arms, int), np.arange(1, arms + 1), [0] + [1] * arms)
+    return star, query, math.perm(leaves, arms)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-from reference import DATA_DIR, has_gpu
+from reference import DATA_DIR, SHARED_GRAPHS, has_gpu, on_platform
 from reference.truss import TRUSS_TSV, summary, truss_rows, trussness_networkx
 
 import kcjax
@@ -16,26 +16,11 @@ pytestmark = [
 ]
 
 NATIVE = ("dag", "edge", "vertex")
-SHARED = (
-    "email-Enron",
-    "ca-AstroPh",
-    "soc-Epinions1",
-    "wiki-Vote",
-    "ego-Facebook",
-    "ca-CondMat",
-    "cit-HepTh",
-    "com-amazon",
-    "com-dblp",
-)
-
-
-def _on(graph: kcjax.Graph, platform: str) -> kcjax.Graph:
-    return jax.device_put(graph, jax.devices(platform)[0])
 
 
 def _run(fn, graph: kcjax.Graph, platform: str) -> np.ndarray:
     with jax.default_device(jax.devices(platform)[0]):
-        return np.asarray(fn(_on(graph, platform)))
+        return np.asarray(fn(on_platform(graph, platform)))
 
 
 def _two_hubs(leaves: int, clique: int) -> kcjax.Graph:
@@ -83,7 +68,7 @@ def test_gpu_jit():
     np.testing.assert_array_equal(_run(fn, graph, "cuda"), trussness_networkx(graph))
 
 
-@pytest.mark.parametrize("name", SHARED)
+@pytest.mark.parametrize("name", SHARED_GRAPHS)
 def test_gpu_shared_ground_truth(name):
     path = DATA_DIR / f"{name}.el.gz"
     if not path.exists() or not TRUSS_TSV.exists():
