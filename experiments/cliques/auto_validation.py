@@ -33,7 +33,6 @@ import json
 import math
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,8 +40,8 @@ import jax
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
-from bench import _write, ground_truth, load_graph  # noqa: E402
-from devtime import device_times  # noqa: E402
+from bench import ground_truth, load_graph  # noqa: E402
+from benchlib import device_span, wall_times, write_results  # noqa: E402
 
 import kcjax  # noqa: E402
 from kcjax import generators as gen  # noqa: E402
@@ -87,15 +86,10 @@ SPLIT = {name: ("fit", "report")[i % 2] for i, name in enumerate(VALIDATION)}
 def _device_s(fn: Callable[[], object], repeats: int) -> float:
     """Median device span of fn (wall clock where there is no GPU)."""
     jax.block_until_ready(fn())
-    per_device = device_times(fn, repeats)
-    if per_device:
-        return per_device[min(per_device)]["span_s"]
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn())
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    span = device_span(fn, repeats)
+    if span:
+        return span["device_s"]
+    return statistics.median(wall_times(fn, repeats)[0])
 
 
 def measure_graph(
@@ -257,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
             truth=truth,
         )
         if args.out is not None:  # after every graph: a cut run keeps what it measured
-            _write(args.out, jax.devices()[0], args.repeats, rows, TIMER)
+            write_results(args.out, jax.devices()[0], args.repeats, rows, TIMER)
     return 0 if all(r["correct"] for r in rows) else 1
 
 

@@ -142,9 +142,8 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
             "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
         )
     cliques = exact + [float(np.exp(np.float64(x))) for x in log_cliques[: k - 2]]
-    return CliqueCostEstimate(
-        k, tuple(cliques), float(np.exp(np.float64(log_work))), float(branching)
-    )
+    work = float(np.exp(np.float64(log_work)))
+    return CliqueCostEstimate(k, tuple(cliques), work, float(branching), float(missing))
 
 
 @functools.partial(jax.jit, static_argnames="slots")
