@@ -111,6 +111,19 @@ class KcjaxGraph:
             self._cache[key] = compute()
         return self._cache[key]
 
+    def nx_edge_ids(self) -> np.ndarray:
+        """int32[2m]: for every entry of ``nx_indices``, its edge id in ``graph.edges()``."""
+
+        def compute() -> np.ndarray:
+            n = len(self.labels)
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
+            cols = self.nx_indices.astype(np.int64)
+            keys = np.minimum(rows, cols) * n + np.maximum(rows, cols)
+            src, dst = (np.asarray(a, dtype=np.int64) for a in self.graph.edges())
+            return np.searchsorted(src * n + dst, keys).astype(np.int32)
+
+        return self.cached("nx_edge_ids", compute)
+
     def ids(self, nodes: Iterable[Hashable]) -> np.ndarray:
         """int32 ids of ``nodes`` (all must be in the graph)."""
         index = self.index
@@ -221,6 +234,41 @@ def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
         return row
 
     return _build(g, nodes, keep, row_order)
+
+
+def edge_subgraph_copy(g: KcjaxGraph, edge_mask: np.ndarray) -> Any:
+    """The networkx Graph of the edges where ``edge_mask`` (bool[m], over
+    ``g.graph.edges()``) holds and the nodes they touch, as networkx builds it
+    by ``G.copy()`` then removing the other edges and the isolated nodes:
+    nodes in node order, adjacencies in networkx's copy order, attributes copied.
+    """
+    import networkx as nx
+
+    labels, indptr = g.labels, g.indptr
+    n = len(labels)
+    on = edge_mask[g.nx_edge_ids()] if edge_mask.size else np.zeros(0, bool)
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
+    cols = g.nx_indices
+    # Each edge once, from its earlier end (where networkx's copy first adds it).
+    first = np.flatnonzero(on & (rows < cols))
+    touched = np.zeros(n, dtype=bool)
+    touched[rows[on]] = True
+    H = nx.Graph()
+    if g.graph_attrs is not None:
+        H.graph.update(g.graph_attrs)
+    kept = np.flatnonzero(touched).tolist()
+    if g.node_attrs is not None:
+        H.add_nodes_from((labels[i], g.node_attrs[i].copy()) for i in kept)
+    else:
+        H.add_nodes_from(labels[i] for i in kept)
+    us = (labels[i] for i in rows[first].tolist())
+    vs = (labels[j] for j in cols[first].tolist())
+    if g.edge_attrs is not None:
+        ea = g.edge_attrs
+        H.add_edges_from((u, v, ea[u][v].copy()) for u, v in zip(us, vs, strict=True))
+    else:
+        H.add_edges_from(zip(us, vs, strict=True))
+    return H
 
 
 def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:

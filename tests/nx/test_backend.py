@@ -100,6 +100,37 @@ def test_k_core_keeps_attributes():
     assert nx.utils.graphs_equal(got, want) and got.graph == {"name": "g"}
 
 
+def same_graph_exactly(got: nx.Graph, want: nx.Graph) -> None:
+    """Equal graphs, types, attributes and every order (nodes, adjacencies, edges)."""
+    assert type(got) is type(want) and got.graph == want.graph
+    assert list(got.nodes(data=True)) == list(want.nodes(data=True))
+    assert list(got.edges(data=True)) == list(want.edges(data=True))
+    for u in want:
+        assert list(got._adj[u].items()) == list(want._adj[u].items()), u
+
+
+@pytest.mark.parametrize("name", NO_LOOPS)
+@pytest.mark.parametrize("k", [-1, 0, 2, 3, 4, 5, 7, 9, 10**12])
+def test_k_truss(name, k):
+    G = GRAPHS[name]
+    same_graph_exactly(nx.k_truss(G, k, **KC), nx.k_truss(G, k))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_k_truss_keeps_attributes(seed):
+    G = labeled_graph(70, (0.06, 0.15, 0.35)[seed % 3], 10 + seed)
+    G.graph["name"] = "g"
+    for i, u in enumerate(G):
+        G.nodes[u]["i"] = [i]
+    for u, v in G.edges:
+        G[u][v]["w"] = u + v
+    for k in range(2, 9):
+        got, want = nx.k_truss(G, k, **KC), nx.k_truss(G, k)
+        same_graph_exactly(got, want)
+        for u, v in want.edges:
+            assert got[u][v] is not G[u][v]  # copies, as networkx's G.copy()
+
+
 @pytest.mark.parametrize("name", GRAPHS)
 def test_enumerate_all_cliques(name):
     G = GRAPHS[name]
@@ -196,6 +227,11 @@ def test_errors_match_networkx():
             {"sp": dict(nx.all_pairs_shortest_path_length(nx.path_graph(3)))},
         ),
         (nx.triangles, (nx.MultiGraph([(0, 1)]),), {}),
+        (nx.k_truss, (nx.Graph([(0, 1), (1, 2), (0, 2), (2, 2)]), 3), {}),
+        (nx.k_truss, (nx.complete_graph(5), 3.5), {}),
+        (nx.k_truss, (nx.MultiGraph(nx.complete_graph(4)), 3), {}),
+        (nx.k_truss, (type("Sub", (nx.Graph,), {})(nx.complete_graph(4)), 3), {}),
+        (nx.k_core, (type("Sub", (nx.Graph,), {})(nx.complete_graph(4)), 2), {}),
     ],
 )
 def test_declines_what_it_does_not_serve(func, args, kwargs):
@@ -214,7 +250,10 @@ def test_declines_what_it_does_not_serve(func, args, kwargs):
         result = type(err)
     if isinstance(result, types.GeneratorType):
         result, want = list(result), list(want)
-    assert result == want
+    if isinstance(result, nx.Graph):
+        same_graph_exactly(result, want)
+    else:
+        assert result == want
 
 
 def test_conversion_round_trip_and_backend_graph():
