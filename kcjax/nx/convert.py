@@ -10,7 +10,10 @@ shape) and is canonical: rows ascending, symmetric, no self loops.
 
 from __future__ import annotations
 
+import gc
+import operator
 from collections.abc import Hashable, Iterable, Iterator
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -42,6 +45,7 @@ class KcjaxGraph:
         indptr: np.ndarray,
         nx_indices: np.ndarray,
         *,
+        index: dict[Hashable, int] | None = None,
         self_loops: int = 0,
         graph_attrs: dict | None = None,
         node_attrs: list[dict] | None = None,
@@ -50,7 +54,7 @@ class KcjaxGraph:
         import jax.numpy as jnp
 
         self.labels = labels
-        self.index = {u: i for i, u in enumerate(labels)}
+        self.index = dict(zip(labels, range(len(labels)), strict=True)) if index is None else index
         self.indptr = indptr
         self.nx_indices = nx_indices
         self.self_loops = self_loops
@@ -58,11 +62,13 @@ class KcjaxGraph:
         self.node_attrs = node_attrs
         self.edge_attrs = edge_attrs
         n = len(labels)
-        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
-        sorted_indices = nx_indices[np.lexsort((nx_indices, rows))]
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        # Rows are contiguous already: sort (row, col) keys; networkx's
+        # adjacencies are often sorted runs, which the stable sort merges fast.
+        keys = np.sort(rows * max(n, 1) + nx_indices, kind="stable")
         self.graph = Graph(
             indptr=jnp.asarray(indptr.astype(np.int32)),
-            indices=jnp.asarray(sorted_indices.astype(np.int32)),
+            indices=jnp.asarray((keys - rows * max(n, 1)).astype(np.int32)),
             num_nodes=n,
         )
         self._dags: dict[str, Any] = {}
@@ -164,31 +170,63 @@ def convert_from_nx(
     if G.is_directed() or G.is_multigraph():
         kind = "multigraphs" if G.is_multigraph() else "directed graphs"
         raise NotImplementedError(f"the kcjax backend does not convert {kind}")
-    labels = list(G)
-    index = {u: i for i, u in enumerate(labels)}
+    # The pass allocates O(n) objects; each would let the collector rescan
+    # G's millions of dicts, which costs more than the conversion itself.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _from_adjacency(
+            G, preserve_edge_attrs or bool(edge_attrs), preserve_node_attrs or bool(node_attrs),
+            preserve_graph_attrs,
+        )  # fmt: skip
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool) -> KcjaxGraph:
     adj = G._adj
-    degrees = np.fromiter(
-        (len(nbrs) - (u in nbrs) for u, nbrs in adj.items()), dtype=np.int64, count=len(labels)
+    labels = list(adj)
+    n = len(labels)
+    index = dict(zip(labels, range(n), strict=True))
+    lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    # One C-level pass over every adjacency (no Python frame per edge).
+    flat = chain.from_iterable(adj.values())
+    if not _identity_labels(labels):
+        flat = map(index.__getitem__, flat)
+    cols = np.fromiter(flat, dtype=np.int32, count=int(lengths.sum()))
+    loops = np.flatnonzero(
+        np.fromiter(map(operator.contains, adj.values(), labels), dtype=bool, count=n)
     )
-    indptr = np.zeros(len(labels) + 1, dtype=np.int64)
-    np.cumsum(degrees, out=indptr[1:])
-    nx_indices = np.fromiter(
-        (index[v] for u, nbrs in adj.items() for v in nbrs if v != u),
-        dtype=np.int32,
-        count=int(indptr[-1]),
-    )
-    self_loops = sum(u in nbrs for u, nbrs in adj.items())
-    keep_nodes = preserve_node_attrs or bool(node_attrs)
-    keep_edges = preserve_edge_attrs or bool(edge_attrs)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    if loops.size:
+        rows = np.repeat(np.arange(n, dtype=np.int32), lengths)
+        keep = rows != cols
+        cols = cols[keep]
+        lengths[loops] -= 1
+    np.cumsum(lengths, out=indptr[1:])
     return KcjaxGraph(
         labels,
         indptr,
-        nx_indices,
-        self_loops=self_loops,
-        graph_attrs=dict(G.graph) if preserve_graph_attrs else None,
-        node_attrs=[G._node[u] for u in labels] if keep_nodes else None,
-        edge_attrs={u: dict(nbrs) for u, nbrs in adj.items()} if keep_edges else None,
+        cols,
+        index=index,
+        self_loops=len(loops),
+        graph_attrs=dict(G.graph) if keep_graph else None,
+        node_attrs=list(G._node.values()) if keep_nodes else None,
+        # networkx clears its conversion cache when edges change; the
+        # attribute dicts are shared with G as a copy of G._adj would share them.
+        edge_attrs=adj if keep_edges else None,
     )
+
+
+def _identity_labels(labels: list) -> bool:
+    """Whether node i is the int i for every i (ids need no mapping)."""
+    n = len(labels)
+    if n == 0 or type(labels[0]) is not int or type(labels[-1]) is not int:
+        return False
+    if labels[0] != 0 or labels[-1] != n - 1:
+        return False
+    return all(map(operator.is_, map(type, labels), repeat(int))) and labels == list(range(n))
 
 
 def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
