@@ -241,16 +241,17 @@ def induced_nx_graph(g: KcjaxGraph, keep: np.ndarray) -> Any:
     nodes and adjacencies in node and adjacency order (self loops dropped)."""
     labels = g.labels
     nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
-    return _build(g, nodes, keep, lambda u, row: row)
+    return _build(g, nodes, keep)
 
 
 def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
     """``G.subgraph(nbunch).copy()`` exactly as networkx builds it, orders included.
 
-    networkx's filtered views iterate the kept-node set instead of the graph
-    when it is less than half as long (the node list, and each adjacency), so
-    their orders follow that set's iteration order; it is rebuilt here from
-    the same sequence.
+    networkx's filtered view iterates the kept-node set instead of the graph
+    when it is less than half as long, so the node order (and the order the
+    copy adds edges in) follows that set's iteration order; it is rebuilt here
+    from the same sequence. Each adjacency is filtered in the graph's own
+    order (the view's per-node filter has no node set to iterate).
     """
     index = g.index
     kept = set()
@@ -264,14 +265,7 @@ def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
         nodes = list(kept)
     else:
         nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
-
-    def row_order(u: Hashable, row: list[Hashable]) -> list[Hashable]:
-        if 2 * len(kept) < len(row):
-            present = set(row)
-            return [v for v in kept if v in present]
-        return row
-
-    return _build(g, nodes, keep, row_order)
+    return _build(g, nodes, keep)
 
 
 def edge_subgraph_copy(g: KcjaxGraph, edge_mask: np.ndarray) -> Any:
@@ -309,7 +303,7 @@ def edge_subgraph_copy(g: KcjaxGraph, edge_mask: np.ndarray) -> Any:
     return H
 
 
-def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:
+def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray) -> Any:
     import networkx as nx
 
     H = nx.Graph()
@@ -323,10 +317,8 @@ def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:
     edges = []
     for u in nodes:
         i = index[u]
-        row = [labels[j] for j in nbrs[indptr[i] : indptr[i + 1]].tolist()]
-        for v in row_order(u, row):
-            if keep[index[v]]:
-                edges.append((u, v))
+        row = nbrs[indptr[i] : indptr[i + 1]]
+        edges.extend((u, labels[j]) for j in row[keep[row]].tolist())
     if g.edge_attrs is not None:
         ea = g.edge_attrs
         H.add_edges_from((u, v, ea[u][v].copy()) for u, v in edges)

@@ -89,6 +89,19 @@ def test_cores(name):
         assert got.graph == want.graph
 
 
+def test_k_core_hub_orders():
+    """A hub of degree > 2 |core|: networkx's view filters its row in the graph's order."""
+    rng = random.Random(4)
+    clique = [100, 7, 55, 3, 81, 20]  # ints: set orders independent of hash seeds
+    G = nx.Graph()
+    G.add_edges_from((100, leaf) for leaf in range(200, 230))
+    pairs = list(itertools.combinations(clique, 2))
+    rng.shuffle(pairs)
+    G.add_edges_from(pairs)
+    for k in (None, 3, 5):
+        same_graph_exactly(nx.k_core(G, k, **KC), nx.k_core(G, k))
+
+
 def test_k_core_keeps_attributes():
     G = labeled_graph(40, 0.2, 5)
     G.graph["name"] = "g"
