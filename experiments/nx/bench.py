@@ -165,7 +165,7 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=5, help="kcjax runs (median)")
     parser.add_argument("--nx-repeats", type=int, default=1, help="networkx runs (median)")
-    parser.add_argument("--sources", type=int, default=32, help="sources of all-pairs calls")
+    parser.add_argument("--sources", type=int, default=8, help="sources of all-pairs calls")
     parser.add_argument("--truss-k", type=int, default=10, help="k of k_truss")
     parser.add_argument("--diameter-max-nodes", type=int, default=5000)
     parser.add_argument("--max-cliques", type=int, default=2_000_000)

@@ -86,6 +86,18 @@ NOTES: dict[str, str] = {
 }
 
 
+#: Functions the issue asked for that kcjax does not serve, and why (listed in
+#: ``backend_info`` and given by ``can_run``).
+NOT_SERVED: dict[str, str] = {
+    "node_clique_number": (
+        "needs each vertex's largest clique; kcjax's per-vertex counters take one k per "
+        "pass, so it would take omega - 2 passes (113 on com-dblp) and lose to networkx; "
+        "it needs a per-vertex max over the pivot clique tree's leaves in the native kernel"
+    ),
+    "find_cliques": "maximal cliques are not a kcjax primitive (counts and listings of k-cliques)",
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class NxPolicy:
     """When networkx's automatic dispatch should use kcjax (``should_run``)."""
@@ -127,7 +139,7 @@ def _is_backend_graph(G: Any) -> bool:
 def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
     """Whether kcjax serves this call exactly; a string says why not."""
     if name not in FUNCTIONS:
-        return f"kcjax does not implement {name}"
+        return NOT_SERVED.get(name, f"kcjax does not implement {name}")
     try:
         arguments = _bound_arguments(name, args, kwargs)
     except TypeError as err:
@@ -238,6 +250,7 @@ def get_info() -> dict[str, Any]:
         "package": "kcjax",
         "short_summary": "Exact clique counting, cores and BFS on JAX devices (XLA FFI kernels).",
         "default_config": {},
+        "not_served": dict(NOT_SERVED),
         "functions": {
             name: {"additional_docs": NOTES[name]} if name in NOTES else {} for name in FUNCTIONS
         },

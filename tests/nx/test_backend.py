@@ -306,6 +306,12 @@ def test_backend_info_lists_functions():
     from kcjax.nx import FUNCTIONS
 
     assert set(info["functions"]) == set(FUNCTIONS)
+    from kcjax.nx import NOT_SERVED, can_run
+
+    assert set(info["not_served"]) == set(NOT_SERVED) and not set(NOT_SERVED) & set(FUNCTIONS)
+    reason = can_run("node_clique_number", (nx.path_graph(3),), {})
+    assert reason == NOT_SERVED["node_clique_number"]
+    assert nx.node_clique_number(nx.path_graph(3)) == {0: 2, 1: 2, 2: 2}
     for name in FUNCTIONS:
         assert "kcjax" in nx.utils.backends._registered_algorithms[name].backends
 
