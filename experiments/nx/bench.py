@@ -1,23 +1,34 @@
-"""networkx vs backend="kcjax": each served function on the shared graphs.
+"""networkx vs backend="kcjax": every served function on the shared graphs.
 
-Run from the repository root (one H200; ~10 minutes with the defaults, most of
-it networkx's own runs; --skip-slow-nx drops networkx's enumerate_all_cliques
-and all-pairs runs on the larger graphs):
+Run from the repository root on the default JAX device (the GPU when there is
+one); com-dblp alone takes ~3 minutes, most of it networkx's own runs:
 
-    python experiments/nx/bench.py -o experiments/results/nx/h200_nx.json
+    python experiments/nx/bench.py --graphs com-dblp --out $OUT/nx.json
 
-Per graph: the conversion (``convert_from_nx``, once; networkx caches it on
-the graph) is timed separately; then per function the median wall clock of
-networkx and of the backend on the already converted graph (``nx.f(K)`` with
-``K`` the backend graph, results as networkx returns them: dicts, lists,
-consumed generators), results checked equal. On a GPU the device span of the
-backend call (profiler, experiments/tools/devtime.py) is reported beside its
-wall clock: the rest is host work (label maps, networkx's orders).
+Per graph, the conversion (``convert_from_nx``: networkx caches it on the
+graph) is timed apart, plain and with every attribute kept (what networkx asks
+for ``k_core``/``k_truss``). Then per function: networkx once
+(``--nx-repeats``, default 1: its runs are the long ones) and the backend on the
+already converted graph (``nx.f(K)``, ``K`` the backend graph, results as
+networkx returns them: dicts, graphs, consumed generators), median of
+``--repeats`` cold calls (every per-graph cache and memo cleared, after one
+warm-up call that compiles), results checked equal. speedup = networkx time /
+kcjax time, conversion excluded. On a GPU the device span of the backend call
+(profiler, experiments/tools/devtime.py) is reported beside its wall clock:
+the rest is host work (label maps, networkx's orders, building the dicts).
+
+All-pairs functions run on the first ``--sources`` nodes for both
+(``all_pairs_shortest_path_length``: that many items of the generator;
+``eccentricity``: ``v=`` those nodes); ``diameter`` (every node's BFS) only
+on graphs of at most ``--diameter-max-nodes`` nodes; ``enumerate_all_cliques``
+only where the graph has at most ``--max-cliques`` cliques (com-dblp has a
+114-clique: 2^114 of them). Skipped calls are rows with a ``skipped`` reason.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import platform
 import statistics
@@ -34,8 +45,22 @@ sys.path.insert(0, str(ROOT / "experiments" / "tools"))
 import devtime  # noqa: E402
 
 import kcjax  # noqa: E402
+from kcjax.graph.orient import clear_memo  # noqa: E402
+from kcjax.nx import FUNCTIONS  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "data" / "graphs"
+#: The shared graphs: beside the repository, inside it, or as carried to the GPU machine.
+SHARED = next(
+    (
+        p
+        for p in (
+            ROOT.parent / "shared" / "data" / "graphs",
+            ROOT / "shared" / "data" / "graphs",
+            ROOT / ".gpu" / "graphs",
+        )
+        if p.exists()
+    ),
+    ROOT.parent / "shared" / "data" / "graphs",
+)
 GRAPHS = (
     "ego-Facebook",
     "wiki-Vote",
@@ -56,26 +81,35 @@ def _consume(value):
     return list(value)
 
 
-def calls(G: nx.Graph, source) -> dict[str, tuple]:
-    """function name -> (networkx function, args) for one graph."""
+def calls(G: nx.Graph, source, sample: list, truss_k: int) -> dict[str, tuple]:
+    """function name -> (networkx call taking the graph to run on) for one graph."""
+    n_src = len(sample)
     return {
-        "triangles": (nx.triangles, (G,)),
-        "transitivity": (nx.transitivity, (G,)),
-        "core_number": (nx.core_number, (G,)),
-        "k_core": (nx.k_core, (G,)),
-        "enumerate_all_cliques": (nx.enumerate_all_cliques, (G,)),
-        "bfs_edges": (nx.bfs_edges, (G, source)),
-        "bfs_tree": (nx.bfs_tree, (G, source)),
-        "bfs_layers": (nx.bfs_layers, (G, source)),
-        "bfs_predecessors": (nx.bfs_predecessors, (G, source)),
-        "bfs_successors": (nx.bfs_successors, (G, source)),
-        "descendants_at_distance": (nx.descendants_at_distance, (G, source, 3)),
-        "single_source_shortest_path_length": (nx.single_source_shortest_path_length, (G, source)),
-        "shortest_path_length": (nx.shortest_path_length, (G, source)),
+        "triangles": lambda H: nx.triangles(H),
+        "transitivity": lambda H: nx.transitivity(H),
+        "core_number": lambda H: nx.core_number(H),
+        "k_core": lambda H: nx.k_core(H),
+        "k_truss": lambda H: nx.k_truss(H, truss_k),
+        "enumerate_all_cliques": lambda H: nx.enumerate_all_cliques(H),
+        "bfs_edges": lambda H: nx.bfs_edges(H, source),
+        "bfs_tree": lambda H: nx.bfs_tree(H, source),
+        "bfs_layers": lambda H: nx.bfs_layers(H, source),
+        "bfs_predecessors": lambda H: nx.bfs_predecessors(H, source),
+        "bfs_successors": lambda H: nx.bfs_successors(H, source),
+        "descendants_at_distance": lambda H: nx.descendants_at_distance(H, source, 3),
+        "single_source_shortest_path_length": (
+            lambda H: nx.single_source_shortest_path_length(H, source)
+        ),
+        "single_target_shortest_path_length": (
+            lambda H: nx.single_target_shortest_path_length(H, source)
+        ),
+        "shortest_path_length": lambda H: nx.shortest_path_length(H, source),
+        "all_pairs_shortest_path_length": (
+            lambda H: itertools.islice(nx.all_pairs_shortest_path_length(H), n_src)
+        ),
+        "eccentricity": lambda H: nx.eccentricity(H, v=sample),
+        "diameter": lambda H: nx.diameter(H),
     }
-
-
-SLOW_NX = {"enumerate_all_cliques"}
 
 
 def wall(fn, repeats: int) -> tuple[float, object]:
@@ -89,29 +123,62 @@ def wall(fn, repeats: int) -> tuple[float, object]:
 
 def _same(a, b) -> bool:
     if isinstance(a, nx.Graph):
-        return nx.utils.graphs_equal(a, b)
+        return nx.utils.graphs_equal(a, b) and list(a.edges) == list(b.edges)
     return a == b
+
+
+def _skip(fname: str, G: nx.Graph, args, total_cliques) -> str | None:
+    if fname == "diameter" and len(G) > args.diameter_max_nodes:
+        return f"every node's BFS: only graphs up to {args.diameter_max_nodes} nodes"
+    if fname == "enumerate_all_cliques" and total_cliques() > args.max_cliques:
+        return f"more than {args.max_cliques:,} cliques"
+    return None
+
+
+def _table(rows: list[dict], conversions: dict) -> str:
+    lines = [
+        f"{'graph':14s} {'function':36s} {'networkx_s':>11s} {'kcjax_s':>9s} "
+        f"{'device_s':>9s} {'speedup':>9s} same"
+    ]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"{r['graph']:14s} {r['function']:36s} skipped: {r['skipped']}")
+            continue
+        dev = r.get("kcjax_device_span_s")
+        lines.append(
+            f"{r['graph']:14s} {r['function']:36s} {r['networkx_s']:11.4f} {r['kcjax_s']:9.4f} "
+            f"{'-' if dev is None else f'{dev:.4f}':>9s} {r['speedup']:8.1f}x {r['same']}"
+        )
+    for name, c in conversions.items():
+        lines.append(
+            f"{name:14s} conversion from nx.Graph: {c['convert_s']:.3f} s "
+            f"({c['convert_all_attrs_s']:.3f} s keeping attributes)"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", nargs="*", default=list(GRAPHS))
-    parser.add_argument("--functions", nargs="*", default=None)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--skip-slow-nx", action="store_true")
     parser.add_argument(
-        "--max-cliques",
-        type=int,
-        default=2_000_000,
-        help="skip enumerate_all_cliques on graphs with more cliques",
+        "--functions", nargs="*", default=None, help=f"subset of: {' '.join(FUNCTIONS)}"
     )
+    parser.add_argument("--repeats", type=int, default=5, help="kcjax runs (median)")
+    parser.add_argument("--nx-repeats", type=int, default=1, help="networkx runs (median)")
+    parser.add_argument("--sources", type=int, default=8, help="sources of all-pairs calls")
+    parser.add_argument("--truss-k", type=int, default=10, help="k of k_truss")
+    parser.add_argument("--diameter-max-nodes", type=int, default=5000)
+    parser.add_argument("--max-cliques", type=int, default=2_000_000)
     parser.add_argument("--data", type=Path, default=SHARED, help="folder of <graph>.el.gz")
-    parser.add_argument("-o", "--out", type=Path, default=None)
+    parser.add_argument("-o", "--out", type=Path, default=None, help="results JSON")
     args = parser.parse_args()
+    unknown = set(args.functions or ()) - set(FUNCTIONS)
+    if unknown:
+        parser.error(f"unknown functions {sorted(unknown)}; served: {list(FUNCTIONS)}")
     nx.config.warnings_to_ignore.add("cache")
     backend = nx.utils.backends._load_backend("kcjax")
     on_gpu = jax.default_backend() == "gpu"
-    rows = []
+    rows, conversions = [], {}
     for name in args.graphs:
         path = args.data / f"{name}.el.gz"
         if not path.exists():
@@ -122,48 +189,59 @@ def main() -> None:
         G = nx.Graph()
         G.add_nodes_from(range(g.num_nodes))
         G.add_edges_from(zip(src, dst, strict=True))
-        t = time.perf_counter()
-        K = backend.convert_from_nx(G)
-        jax.block_until_ready(K.graph.indices)
-        convert_s = time.perf_counter() - t
-        total_cliques = sum(kcjax.count_all_cliques(g).values())
+        backend.convert_from_nx(G)  # imports and first-call costs out of the timing
+        conv = {}
+        for key, kw in (("convert_s", {}), ("convert_all_attrs_s", {"preserve_all_attrs": True})):
+            if kw:
+                kw = {f"preserve_{a}_attrs": True for a in ("edge", "node", "graph")}
+            t = time.perf_counter()
+            K = backend.convert_from_nx(G, **kw)
+            jax.block_until_ready(K.graph.indices)
+            conv[key] = time.perf_counter() - t
+        conversions[name] = conv
+        cliques = []
+
+        def total_cliques(g=g, cliques=cliques):
+            if not cliques:
+                cliques.append(sum(kcjax.count_all_cliques(g).values()))
+            return cliques[0]
+
         source = max(G.degree, key=lambda kv: kv[1])[0]
-        print(f"{name}: n={len(G):,} m={G.number_of_edges():,} convert {convert_s:.3f}s")
-        for fname, (f, fargs) in calls(G, source).items():
+        sample = list(itertools.islice(G, args.sources))
+        print(
+            f"{name}: n={len(G):,} m={G.number_of_edges():,} convert {conv['convert_s']:.3f}s "
+            f"(all attrs {conv['convert_all_attrs_s']:.3f}s) on {jax.default_backend()}",
+            flush=True,
+        )
+        for fname, call in calls(G, source, sample, args.truss_k).items():
             if args.functions and fname not in args.functions:
                 continue
-            if fname == "enumerate_all_cliques" and total_cliques > args.max_cliques:
+            base = {"graph": name, "function": fname, "n": len(G), "m": G.number_of_edges()}
+            reason = _skip(fname, G, args, total_cliques)
+            if reason:
+                rows.append({**base, "skipped": reason})
+                print(f"  {fname:36s} skipped: {reason}", flush=True)
                 continue
-            kargs = (K, *fargs[1:])
 
-            def cold(f=f, kargs=kargs, K=K):
-                K._cache.clear()  # time the work, not the per-graph cache
+            def cold(call=call, K=K):
+                K._cache.clear()  # time the work, not the per-graph caches
                 K._dags.clear()
-                return f(*kargs)
+                clear_memo()
+                return call(K)
 
             wall(cold, 1)  # compile
             kc_s, kc_out = wall(cold, args.repeats)
-            row = {
-                "graph": name,
-                "function": fname,
-                "n": len(G),
-                "m": G.number_of_edges(),
-                "convert_s": convert_s,
-                "kcjax_s": kc_s,
-            }
+            row = {**base, **conv, "kcjax_s": kc_s}
             if on_gpu:
                 dev = devtime.device_times(lambda cold=cold: _consume(cold()), 3)
                 row["kcjax_device_span_s"] = max((d["span_s"] for d in dev.values()), default=0.0)
-            if not (args.skip_slow_nx and fname in SLOW_NX and G.number_of_edges() > 100_000):
-                nx_s, nx_out = wall(lambda f=f, fargs=fargs: f(*fargs, backend="networkx"), 1)
-                row["networkx_s"] = nx_s
-                row["speedup"] = nx_s / kc_s if kc_s else None
-                row["same"] = _same(kc_out, nx_out)
+            with nx.config(backend_priority=[]):
+                nx_s, nx_out = wall(lambda call=call, G=G: call(G), args.nx_repeats)
+            row.update(networkx_s=nx_s, speedup=nx_s / kc_s, same=_same(kc_out, nx_out))
             rows.append(row)
             print(
-                f"  {fname:36s} kcjax {kc_s:9.4f}s"
-                f"  networkx {row.get('networkx_s', float('nan')):9.4f}s"
-                f"  same={row.get('same')}",
+                f"  {fname:36s} kcjax {kc_s:9.4f}s  networkx {nx_s:9.4f}s  "
+                f"{row['speedup']:8.1f}x  same={row['same']}",
                 flush=True,
             )
     result = {
@@ -171,11 +249,14 @@ def main() -> None:
         "devices": [str(d) for d in jax.devices()],
         "host": platform.node(),
         "networkx": nx.__version__,
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "conversions": conversions,
         "rows": rows,
     }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
+    print(_table(rows, conversions))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ Which calls kcjax serves is decided per call by :meth:`BackendInterface.can_run`
 else falls back to networkx where ``nx.config.fallback_to_nx`` is on or
 networkx chose the backend by priority). A new family adds its functions to
 :data:`FUNCTIONS` and, where some arguments are not served, a rule to
-:data:`DECLINE`; the k-truss family's ``k_truss`` is the next such row.
+:data:`DECLINE` (or a check in :func:`can_run`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import numbers
 import reprlib
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,7 @@ FUNCTIONS: dict[str, str] = {
     "transitivity": "cluster",
     "core_number": "core",
     "k_core": "core",
+    "k_truss": "core",
     "enumerate_all_cliques": "clique",
     "bfs_edges": "traversal",
     "bfs_tree": "traversal",
@@ -44,7 +46,11 @@ FUNCTIONS: dict[str, str] = {
 }
 
 #: Functions whose networkx results depend on self loops (networkx raises on them).
-SELF_LOOP_SENSITIVE = frozenset({"core_number", "k_core"})
+SELF_LOOP_SENSITIVE = frozenset({"core_number", "k_core", "k_truss"})
+
+#: Functions returning a subgraph of G: networkx builds it as G's own class,
+#: so only plain ``nx.Graph`` inputs are served.
+RETURNS_SUBGRAPH = frozenset({"k_core", "k_truss"})
 
 #: Arguments served only at these values (others decline, networkx runs instead).
 DECLINE: dict[str, dict[str, Any]] = {
@@ -63,6 +69,10 @@ NOTES: dict[str, str] = {
     "transitivity": "3 x triangles / wedges from kcjax's triangle count.",
     "core_number": "kcjax's peeling.",
     "k_core": "kcjax's core numbers; the subgraph is built in networkx's orders.",
+    "k_truss": (
+        "kcjax's truss peeling (k-1 core prefilter); the subgraph is built in "
+        "networkx's orders, attributes copied. Integer k only."
+    ),
     "enumerate_all_cliques": (
         "kcjax's listing, one size at a time; within a size in networkx's order."
     ),
@@ -73,6 +83,18 @@ NOTES: dict[str, str] = {
     "shortest_path_length": "Unweighted forms only (``weight=None``).",
     "eccentricity": "Batched kcjax BFS; no ``sp``, unweighted.",
     "diameter": "Batched kcjax BFS; no ``e``, ``usebounds=False``, unweighted.",
+}
+
+
+#: Functions the issue asked for that kcjax does not serve, and why (listed in
+#: ``backend_info`` and given by ``can_run``).
+NOT_SERVED: dict[str, str] = {
+    "node_clique_number": (
+        "needs each vertex's largest clique; kcjax's per-vertex counters take one k per "
+        "pass, so it would take omega - 2 passes (113 on com-dblp) and lose to networkx; "
+        "it needs a per-vertex max over the pivot clique tree's leaves in the native kernel"
+    ),
+    "find_cliques": "maximal cliques are not a kcjax primitive (counts and listings of k-cliques)",
 }
 
 
@@ -91,7 +113,7 @@ class NxPolicy:
 POLICY = NxPolicy()
 
 _SUPERLINEAR = frozenset(
-    {"triangles", "transitivity", "core_number", "k_core", "enumerate_all_cliques"}
+    {"triangles", "transitivity", "core_number", "k_core", "k_truss", "enumerate_all_cliques"}
 )
 
 
@@ -104,6 +126,12 @@ def _bound_arguments(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     return bound.arguments
 
 
+def _nx_graph_type() -> type:
+    import networkx as nx
+
+    return nx.Graph
+
+
 def _is_backend_graph(G: Any) -> bool:
     return getattr(G, "__networkx_backend__", None) == "kcjax"
 
@@ -111,7 +139,7 @@ def _is_backend_graph(G: Any) -> bool:
 def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
     """Whether kcjax serves this call exactly; a string says why not."""
     if name not in FUNCTIONS:
-        return f"kcjax does not implement {name}"
+        return NOT_SERVED.get(name, f"kcjax does not implement {name}")
     try:
         arguments = _bound_arguments(name, args, kwargs)
     except TypeError as err:
@@ -124,12 +152,16 @@ def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
             return "kcjax graphs are undirected"
         if G.is_multigraph():
             return "kcjax graphs are simple (no multigraphs)"
+        if name in RETURNS_SUBGRAPH and type(G) is not _nx_graph_type():
+            return f"networkx returns a {type(G).__name__} (kcjax builds nx.Graph)"
     if name in SELF_LOOP_SENSITIVE:
         import networkx as nx
 
         loops = G.self_loops if _is_backend_graph(G) else nx.number_of_selfloops(G)
         if loops:
             return f"networkx's {name} refuses self loops"
+    if name == "k_truss" and not isinstance(arguments.get("k"), numbers.Integral):
+        return "k must be an int (networkx's own loop handles other numbers)"
     for arg, served in DECLINE.get(name, {}).items():
         value = arguments.get(arg, served)
         if value is not served and value != served:
@@ -218,6 +250,7 @@ def get_info() -> dict[str, Any]:
         "package": "kcjax",
         "short_summary": "Exact clique counting, cores and BFS on JAX devices (XLA FFI kernels).",
         "default_config": {},
+        "not_served": dict(NOT_SERVED),
         "functions": {
             name: {"additional_docs": NOTES[name]} if name in NOTES else {} for name in FUNCTIONS
         },

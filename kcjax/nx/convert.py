@@ -10,7 +10,10 @@ shape) and is canonical: rows ascending, symmetric, no self loops.
 
 from __future__ import annotations
 
+import gc
+import operator
 from collections.abc import Hashable, Iterable, Iterator
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -42,6 +45,7 @@ class KcjaxGraph:
         indptr: np.ndarray,
         nx_indices: np.ndarray,
         *,
+        index: dict[Hashable, int] | None = None,
         self_loops: int = 0,
         graph_attrs: dict | None = None,
         node_attrs: list[dict] | None = None,
@@ -50,7 +54,7 @@ class KcjaxGraph:
         import jax.numpy as jnp
 
         self.labels = labels
-        self.index = {u: i for i, u in enumerate(labels)}
+        self.index = dict(zip(labels, range(len(labels)), strict=True)) if index is None else index
         self.indptr = indptr
         self.nx_indices = nx_indices
         self.self_loops = self_loops
@@ -58,11 +62,13 @@ class KcjaxGraph:
         self.node_attrs = node_attrs
         self.edge_attrs = edge_attrs
         n = len(labels)
-        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
-        sorted_indices = nx_indices[np.lexsort((nx_indices, rows))]
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        # Rows are contiguous already: sort (row, col) keys; networkx's
+        # adjacencies are often sorted runs, which the stable sort merges fast.
+        keys = np.sort(rows * max(n, 1) + nx_indices, kind="stable")
         self.graph = Graph(
             indptr=jnp.asarray(indptr.astype(np.int32)),
-            indices=jnp.asarray(sorted_indices.astype(np.int32)),
+            indices=jnp.asarray((keys - rows * max(n, 1)).astype(np.int32)),
             num_nodes=n,
         )
         self._dags: dict[str, Any] = {}
@@ -111,6 +117,19 @@ class KcjaxGraph:
             self._cache[key] = compute()
         return self._cache[key]
 
+    def nx_edge_ids(self) -> np.ndarray:
+        """int32[2m]: for every entry of ``nx_indices``, its edge id in ``graph.edges()``."""
+
+        def compute() -> np.ndarray:
+            n = len(self.labels)
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
+            cols = self.nx_indices.astype(np.int64)
+            keys = np.minimum(rows, cols) * n + np.maximum(rows, cols)
+            src, dst = (np.asarray(a, dtype=np.int64) for a in self.graph.edges())
+            return np.searchsorted(src * n + dst, keys).astype(np.int32)
+
+        return self.cached("nx_edge_ids", compute)
+
     def ids(self, nodes: Iterable[Hashable]) -> np.ndarray:
         """int32 ids of ``nodes`` (all must be in the graph)."""
         index = self.index
@@ -151,31 +170,63 @@ def convert_from_nx(
     if G.is_directed() or G.is_multigraph():
         kind = "multigraphs" if G.is_multigraph() else "directed graphs"
         raise NotImplementedError(f"the kcjax backend does not convert {kind}")
-    labels = list(G)
-    index = {u: i for i, u in enumerate(labels)}
+    # The pass allocates O(n) objects; each would let the collector rescan
+    # G's millions of dicts, which costs more than the conversion itself.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _from_adjacency(
+            G, preserve_edge_attrs or bool(edge_attrs), preserve_node_attrs or bool(node_attrs),
+            preserve_graph_attrs,
+        )  # fmt: skip
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool) -> KcjaxGraph:
     adj = G._adj
-    degrees = np.fromiter(
-        (len(nbrs) - (u in nbrs) for u, nbrs in adj.items()), dtype=np.int64, count=len(labels)
+    labels = list(adj)
+    n = len(labels)
+    index = dict(zip(labels, range(n), strict=True))
+    lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    # One C-level pass over every adjacency (no Python frame per edge).
+    flat = chain.from_iterable(adj.values())
+    if not _identity_labels(labels):
+        flat = map(index.__getitem__, flat)
+    cols = np.fromiter(flat, dtype=np.int32, count=int(lengths.sum()))
+    loops = np.flatnonzero(
+        np.fromiter(map(operator.contains, adj.values(), labels), dtype=bool, count=n)
     )
-    indptr = np.zeros(len(labels) + 1, dtype=np.int64)
-    np.cumsum(degrees, out=indptr[1:])
-    nx_indices = np.fromiter(
-        (index[v] for u, nbrs in adj.items() for v in nbrs if v != u),
-        dtype=np.int32,
-        count=int(indptr[-1]),
-    )
-    self_loops = sum(u in nbrs for u, nbrs in adj.items())
-    keep_nodes = preserve_node_attrs or bool(node_attrs)
-    keep_edges = preserve_edge_attrs or bool(edge_attrs)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    if loops.size:
+        rows = np.repeat(np.arange(n, dtype=np.int32), lengths)
+        keep = rows != cols
+        cols = cols[keep]
+        lengths[loops] -= 1
+    np.cumsum(lengths, out=indptr[1:])
     return KcjaxGraph(
         labels,
         indptr,
-        nx_indices,
-        self_loops=self_loops,
-        graph_attrs=dict(G.graph) if preserve_graph_attrs else None,
-        node_attrs=[G._node[u] for u in labels] if keep_nodes else None,
-        edge_attrs={u: dict(nbrs) for u, nbrs in adj.items()} if keep_edges else None,
+        cols,
+        index=index,
+        self_loops=len(loops),
+        graph_attrs=dict(G.graph) if keep_graph else None,
+        node_attrs=list(G._node.values()) if keep_nodes else None,
+        # networkx clears its conversion cache when edges change; the
+        # attribute dicts are shared with G as a copy of G._adj would share them.
+        edge_attrs=adj if keep_edges else None,
     )
+
+
+def _identity_labels(labels: list) -> bool:
+    """Whether node i is the int i for every i (ids need no mapping)."""
+    n = len(labels)
+    if n == 0 or type(labels[0]) is not int or type(labels[-1]) is not int:
+        return False
+    if labels[0] != 0 or labels[-1] != n - 1:
+        return False
+    return all(map(operator.is_, map(type, labels), repeat(int))) and labels == list(range(n))
 
 
 def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
@@ -190,16 +241,17 @@ def induced_nx_graph(g: KcjaxGraph, keep: np.ndarray) -> Any:
     nodes and adjacencies in node and adjacency order (self loops dropped)."""
     labels = g.labels
     nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
-    return _build(g, nodes, keep, lambda u, row: row)
+    return _build(g, nodes, keep)
 
 
 def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
     """``G.subgraph(nbunch).copy()`` exactly as networkx builds it, orders included.
 
-    networkx's filtered views iterate the kept-node set instead of the graph
-    when it is less than half as long (the node list, and each adjacency), so
-    their orders follow that set's iteration order; it is rebuilt here from
-    the same sequence.
+    networkx's filtered view iterates the kept-node set instead of the graph
+    when it is less than half as long, so the node order (and the order the
+    copy adds edges in) follows that set's iteration order; it is rebuilt here
+    from the same sequence. Each adjacency is filtered in the graph's own
+    order (the view's per-node filter has no node set to iterate).
     """
     index = g.index
     kept = set()
@@ -213,17 +265,45 @@ def subgraph_copy(g: KcjaxGraph, nbunch: list[Hashable]) -> Any:
         nodes = list(kept)
     else:
         nodes = [labels[i] for i in np.flatnonzero(keep).tolist()]
-
-    def row_order(u: Hashable, row: list[Hashable]) -> list[Hashable]:
-        if 2 * len(kept) < len(row):
-            present = set(row)
-            return [v for v in kept if v in present]
-        return row
-
-    return _build(g, nodes, keep, row_order)
+    return _build(g, nodes, keep)
 
 
-def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:
+def edge_subgraph_copy(g: KcjaxGraph, edge_mask: np.ndarray) -> Any:
+    """The networkx Graph of the edges where ``edge_mask`` (bool[m], over
+    ``g.graph.edges()``) holds and the nodes they touch, as networkx builds it
+    by ``G.copy()`` then removing the other edges and the isolated nodes:
+    nodes in node order, adjacencies in networkx's copy order, attributes copied.
+    """
+    import networkx as nx
+
+    labels, indptr = g.labels, g.indptr
+    n = len(labels)
+    on = edge_mask[g.nx_edge_ids()] if edge_mask.size else np.zeros(0, bool)
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
+    cols = g.nx_indices
+    # Each edge once, from its earlier end (where networkx's copy first adds it).
+    first = np.flatnonzero(on & (rows < cols))
+    touched = np.zeros(n, dtype=bool)
+    touched[rows[on]] = True
+    H = nx.Graph()
+    if g.graph_attrs is not None:
+        H.graph.update(g.graph_attrs)
+    kept = np.flatnonzero(touched).tolist()
+    if g.node_attrs is not None:
+        H.add_nodes_from((labels[i], g.node_attrs[i].copy()) for i in kept)
+    else:
+        H.add_nodes_from(labels[i] for i in kept)
+    us = (labels[i] for i in rows[first].tolist())
+    vs = (labels[j] for j in cols[first].tolist())
+    if g.edge_attrs is not None:
+        ea = g.edge_attrs
+        H.add_edges_from((u, v, ea[u][v].copy()) for u, v in zip(us, vs, strict=True))
+    else:
+        H.add_edges_from(zip(us, vs, strict=True))
+    return H
+
+
+def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray) -> Any:
     import networkx as nx
 
     H = nx.Graph()
@@ -237,10 +317,8 @@ def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray, row_order: Any) -> Any:
     edges = []
     for u in nodes:
         i = index[u]
-        row = [labels[j] for j in nbrs[indptr[i] : indptr[i + 1]].tolist()]
-        for v in row_order(u, row):
-            if keep[index[v]]:
-                edges.append((u, v))
+        row = nbrs[indptr[i] : indptr[i + 1]]
+        edges.extend((u, labels[j]) for j in row[keep[row]].tolist())
     if g.edge_attrs is not None:
         ea = g.edge_attrs
         H.add_edges_from((u, v, ea[u][v].copy()) for u, v in edges)

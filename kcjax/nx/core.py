@@ -1,4 +1,4 @@
-"""Core numbers and k-cores for networkx, from kcjax's peeling.
+"""Core numbers, k-cores and k-trusses for networkx, from kcjax's peeling.
 
 networkx refuses graphs with self loops here (NetworkXNotImplemented), so the
 backend declines them (``can_run``) and networkx raises its own error.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kcjax.nx.convert import KcjaxGraph, subgraph_copy
+from kcjax.nx.convert import KcjaxGraph, edge_subgraph_copy, subgraph_copy
 
 
 def core_numbers(g: KcjaxGraph) -> np.ndarray:
@@ -40,3 +40,24 @@ def k_core(G, k=None, core_number=None):
     if k is None:
         k = max(core_number.values())
     return subgraph_copy(G, [v for v in core_number if core_number[v] >= k])
+
+
+def k_truss(G, k):
+    """networkx.k_truss: the edges in at least k - 2 triangles of the truss, and their nodes.
+
+    networkx copies the graph and removes edges of too little support, and
+    then isolated nodes, until none is removed; that fixed point is the
+    k-truss kcjax peels (:func:`kcjax.k_truss_mask`). For k <= 2 every edge
+    stays (networkx still drops isolated nodes); a k-truss with an edge has at
+    least k nodes, so k > n keeps none. Orders and attributes as networkx's copy.
+    """
+    m = G.graph.num_edges
+    if k <= 2:
+        mask = np.ones(m, dtype=bool)
+    elif m == 0 or k > len(G):
+        mask = np.zeros(m, dtype=bool)
+    else:
+        from kcjax.truss.truss import k_truss_mask
+
+        mask = np.asarray(k_truss_mask(G.graph, int(k)))
+    return edge_subgraph_copy(G, mask)

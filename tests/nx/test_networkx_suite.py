@@ -38,6 +38,7 @@ MUST_SERVE = (
     "transitivity",
     "core_number",
     "k_core",
+    "k_truss",
     "enumerate_all_cliques",
     "bfs_edges",
     "bfs_tree",
