@@ -119,6 +119,8 @@ def measure_graph(
             "estimate_s": estimate_s,
             "enumeration_work": est.enumeration_work,
             "pivot_branching": est.pivot_branching,
+            "missing_pairs": est.missing_pairs,
+            "root_degree": est.root_degree,
             "estimated_count": est.cliques[k],
             "auto": kcjax.cliques.auto.auto_method(dag, k),
         }

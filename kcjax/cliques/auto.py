@@ -53,6 +53,8 @@ class CliqueCostEstimate(NamedTuple):
         (0 where the work sits in cliques).
       missing_pairs: estimated non-adjacent pairs among a root's
         out-neighbours, averaged the same way: each one splits a pivot tree.
+      root_degree: out-degree of a root, averaged the same way (the length
+        of the lists its searches intersect).
     """
 
     k: int
@@ -60,6 +62,7 @@ class CliqueCostEstimate(NamedTuple):
     enumeration_work: float
     pivot_branching: float
     missing_pairs: float
+    root_degree: float
 
 
 def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
@@ -130,61 +133,62 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
     exact = [1.0, float(dag.num_nodes), float(dag.num_edges)][: k + 1]
     if k < 3 or dag.num_edges == 0:
         cliques = exact + [0.0] * (k + 1 - len(exact))
-        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0)
-    sizes = candidate_sizes(dag)
+        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0, 0.0)
     # One compilation per graph shape serves every k <= 18 (then per power of two).
     slots = 1 << max(4, (k - 3).bit_length())
-    log_cliques, log_work, branching, missing, invalid = (
-        np.asarray(x) for x in _log_estimate(dag, sizes, np.int32(k), slots=slots)
-    )
+    out = np.asarray(_estimate(dag, np.int32(k), slots=slots)).astype(np.float64)
+    log_cliques, (log_work, branching, missing, degree, invalid) = out[: k - 2], out[slots:]
     if invalid:
         raise ValueError(
             "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
         )
-    cliques = exact + [float(np.exp(np.float64(x))) for x in log_cliques[: k - 2]]
-    work = float(np.exp(np.float64(log_work)))
-    return CliqueCostEstimate(k, tuple(cliques), work, float(branching), float(missing))
+    cliques = exact + [float(x) for x in np.exp(log_cliques)]
+    work = float(np.exp(log_work))
+    return CliqueCostEstimate(
+        k, tuple(cliques), work, float(branching), float(missing), float(degree)
+    )
 
 
 @functools.partial(jax.jit, static_argnames="slots")
-def _log_estimate(
-    dag: DAG, sizes: jax.Array, k: jax.Array, *, slots: int
-) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
-    """Logs of the estimated s-clique counts (s = 3..k, in float32[slots]) and
-    of the work, the work-weighted non-neighbours per candidate and missing
-    pairs per root, and whether any size was flagged invalid (-1). k is
-    traced (one compilation serves every k <= slots + 2)."""
+def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
+    """float32[slots + 5]: logs of the estimated s-clique counts (s = 3..k, then
+    -inf), the log of the work, the work-weighted non-neighbours per candidate,
+    missing pairs per root and out-degree, and 1 if a candidate-set size was flagged
+    invalid (-1). One program: the sizes pass and a few fused reductions; k
+    is traced (one compilation serves every k <= slots + 2)."""
     n = dag.num_nodes
+    sizes = candidate_sizes(dag)
     invalid = jnp.any(sizes < 0)
     tri = jax.ops.segment_sum(jnp.maximum(sizes, 0).astype(jnp.float32), dag.src, num_segments=n)
     d = dag.out_degrees().astype(jnp.float32)
     pairs = d * (d - 1) / 2
     p = jnp.where(pairs > 0, tri / jnp.maximum(pairs, 1), 0.0)
     log_p = jnp.log(jnp.maximum(p, jnp.finfo(jnp.float32).tiny))
-    lgamma_d1 = jax.lax.lgamma(d + 1)
-
-    def step(s, state):
-        log_root_work, log_cliques = state
-        # s-cliques rooted at each vertex: s - 1 of its out-neighbours, all
-        # C(s - 1, 2) pairs among them adjacent (-inf: none).
-        r = (s - 1).astype(jnp.float32)
-        log_binom = lgamma_d1 - jax.lax.lgamma(r + 1) - jax.lax.lgamma(jnp.maximum(d - r, 0) + 1)
-        term = jnp.where((d >= r) & (p > 0), log_binom + (r * (r - 1) / 2) * log_p, -jnp.inf)
-        log_root_work = jnp.where(s < k, jnp.logaddexp(log_root_work, term), log_root_work)
-        return log_root_work, log_cliques.at[s - 3].set(jax.nn.logsumexp(term))
-
-    log_root_work, log_cliques = jax.lax.fori_loop(
-        3,
-        k + 1,
-        step,
-        (jnp.full(n, -jnp.inf, jnp.float32), jnp.full(slots, -jnp.inf, jnp.float32)),
+    # term[i, v]: log of the (i + 3)-cliques rooted at v, r = i + 2 of its
+    # out-neighbours with all C(r, 2) pairs among them adjacent (-inf: none).
+    size = jnp.arange(3, 3 + slots, dtype=jnp.int32)[:, None]
+    r = (size - 1).astype(jnp.float32)
+    log_binom = (
+        jax.lax.lgamma(d + 1) - jax.lax.lgamma(r + 1) - jax.lax.lgamma(jnp.maximum(d - r, 0) + 1)
     )
+    term = jnp.where(
+        (d >= r) & (p > 0) & (size <= k), log_binom + (r * (r - 1) / 2) * log_p, -jnp.inf
+    )
+    log_cliques = jax.nn.logsumexp(term, axis=1)
+    log_root_work = jax.nn.logsumexp(jnp.where(size < k, term, -jnp.inf), axis=0)
     log_work = jax.nn.logsumexp(log_root_work)
-    weights = jnp.exp(log_root_work - log_work)
     finite = jnp.isfinite(log_work)
-    branching = jnp.where(finite, jnp.sum(weights * (1 - p) * d), 0.0)
-    missing = jnp.where(finite, jnp.sum(weights * (1 - p) * pairs), 0.0)
-    return log_cliques, log_work, branching, missing, invalid
+    weights = jnp.where(finite, jnp.exp(log_root_work - log_work), 0.0)
+    tail = jnp.stack(
+        [
+            log_work,
+            jnp.sum(weights * (1 - p) * d),
+            jnp.sum(weights * (1 - p) * pairs),
+            jnp.sum(weights * d),
+            invalid.astype(jnp.float32),
+        ]
+    )
+    return jnp.concatenate([log_cliques, tail])
 
 
 def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
