@@ -60,17 +60,4 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, BfsCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // sources
-                                  .Attr<int32_t>("method")
-                                  .Attr<int32_t>("direction")
-                                  .Attr<int32_t>("batch")
-                                  .Attr<int32_t>("hub_tau")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // dist
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // parent
-);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, BfsCuda, kcjax::bfs::BindBfs(kcjax::CudaBinding()));

@@ -192,18 +192,4 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, CliqueCountCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<bool>("all_edges")
-                                  .Attr<int32_t>("max_degree")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
-);
+                              kcjax::BindCliqueCount(kcjax::CudaBinding()));

@@ -179,32 +179,6 @@ ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cuda, CliqueListCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<bool>("stop_when_full")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // cliques
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // count
-);
+                              kcjax::BindCliqueList(kcjax::CudaBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda, CliquePerVertexCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
-);
+                              kcjax::BindCliquePerVertex(kcjax::CudaBinding()));

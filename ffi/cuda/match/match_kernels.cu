@@ -347,36 +347,6 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
 }  // namespace kcjax::match
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cuda, kcjax::match::MatchCountCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // mult
-                                  .Arg<ffi::Buffer<ffi::U32>>()  // cand
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // plan
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // lists
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // roots
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
-                                  .Attr<bool>("per_root")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<int32_t>("task_width")
-                                  .Ret<ffi::Buffer<ffi::U32>>());
+                              kcjax::match::BindMatchCount(kcjax::CudaBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cuda, kcjax::match::MatchListCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // mult
-                                  .Arg<ffi::Buffer<ffi::U32>>()  // cand
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // plan
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // lists
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // roots
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<int32_t>("task_width")
-                                  .Ret<ffi::Buffer<ffi::S32>>()    // rows
-                                  .Ret<ffi::Buffer<ffi::U32>>());  // found
+                              kcjax::match::BindMatchList(kcjax::CudaBinding()));

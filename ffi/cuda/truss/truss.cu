@@ -459,22 +459,4 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cuda, kcjax::TrussCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // eid
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // esrc
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // edst
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_eid
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // core
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // k
-                                  .Attr<int32_t>("mode")
-                                  .Attr<int32_t>("method")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // out
-);
+                              kcjax::BindTruss(kcjax::CudaBinding()));

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "kcjax/core/csr.h"
 #include "kcjax/core/ffi.h"
@@ -123,3 +124,71 @@ xla::ffi::Error CheckPivotPerVertex(const Reporter& rep, int32_t k, int64_t num_
 //         vertex its number of k-cliques there (rules in ffi/cpu/cliques/pivot.cc).
 //         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
 //         kcjax.clique_counts_per_vertex checks it from the histogram.
+
+namespace kcjax {
+
+// FFI signatures of the contracts above, each shared by the target's CPU and
+// CUDA handlers: binding is kcjax::CpuBinding() or kcjax::CudaBinding().
+template <typename Binding>
+auto BindCliqueInputs(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // src
+      .template Arg<Buffer<S32>>()  // tasks
+      .template Attr<int32_t>("kmax")
+      .template Attr<int32_t>("method")
+      .template Attr<float>("lam")
+      .template Attr<int32_t>("num_threads");
+}
+
+template <typename Binding>
+auto BindCliqueCount(Binding&& binding) {
+  return BindCliqueInputs(std::move(binding))
+      .template Attr<bool>("all_edges")
+      .template Attr<int32_t>("max_degree")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+template <typename Binding>
+auto BindCliqueList(Binding&& binding) {
+  return BindCliqueInputs(std::move(binding))
+      .template Attr<bool>("stop_when_full")
+      .template Ret<xla::ffi::Buffer<xla::ffi::S32>>()   // cliques
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // count
+}
+
+template <typename Binding>
+auto BindCliquePerVertex(Binding&& binding) {
+  return BindCliqueInputs(std::move(binding))
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+template <typename Binding>
+auto BindPivotInputs(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()   // indptr
+      .template Arg<Buffer<S32>>()   // indices
+      .template Arg<Buffer<S32>>();  // tasks
+}
+
+template <typename Binding>
+auto BindPivot(Binding&& binding) {
+  return BindPivotInputs(std::move(binding))
+      .template Attr<int32_t>("hmax")
+      .template Attr<int32_t>("kmin")
+      .template Attr<int32_t>("num_threads")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // hist
+}
+
+template <typename Binding>
+auto BindPivotPerVertex(Binding&& binding) {
+  return BindPivotInputs(std::move(binding))
+      .template Attr<int32_t>("k")
+      .template Attr<int32_t>("num_threads")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+}  // namespace kcjax
