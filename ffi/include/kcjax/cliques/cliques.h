@@ -31,9 +31,11 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/csr.h"
 #include "kcjax/core/ffi.h"
 #include "xla/ffi/api/ffi.h"
@@ -66,6 +68,41 @@ xla::ffi::Error CheckPivotHist(const Reporter& rep, int32_t hmax, const Dims& di
     return rep.Invalid("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
                        std::to_string(hmax));
   }
+  return xla::ffi::Error::Success();
+}
+
+// Shape and attribute checks of the DAG operands of "kcjax_clique_count",
+// "kcjax_clique_list" and "kcjax_clique_per_vertex" on CUDA. Device data is
+// not inspected here: the pre-pass reports invalid task ids; the DAG itself is
+// trusted (build it with kcjax.orient). num_tasks: the tasks the call runs
+// (the length of tasks, or every edge with all_edges).
+inline xla::ffi::Error CheckCliqueOperands(const Reporter& rep,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& indices,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& src,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& tasks,
+                                           int32_t kmax, int32_t method, int64_t num_tasks) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
+    return rep.Invalid("indptr must be int32[num_nodes + 1] with at least one element");
+  if (indices.dimensions().size() != 1)
+    return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
+  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
+    return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
+                       std::to_string(src.element_count()) + " vs " +
+                       std::to_string(indices.element_count()) + ")");
+  if (tasks.dimensions().size() != 1)
+    return rep.Invalid("tasks must be a 1-D int32 array of edge ids (-1: padding)");
+  if (kmax < 3) return rep.Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
+  if (method < 0 || method >= kNumCountMethods)
+    return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
+                       std::to_string(kNumCountMethods) + ") (got " + std::to_string(method) + ")");
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (num_tasks >= kMaxI32)
+    return rep.Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
+                       " >= 2^31 - 1): split the task list");
+  if (static_cast<int64_t>(indptr.element_count()) - 1 >= kMaxI32 ||
+      static_cast<int64_t>(indices.element_count()) > kMaxI32)
+    return rep.Invalid("graphs must have fewer than 2^31 - 1 vertices and edges (int32 CSR)");
   return xla::ffi::Error::Success();
 }
 
