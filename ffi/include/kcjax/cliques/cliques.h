@@ -58,6 +58,29 @@ namespace kcjax {
 // Attribute and output-shape checks of the pivot targets (contracts below),
 // shared by their CPU and CUDA handlers. Dims: the result's dimensions();
 // errors through the handler's reporter.
+// Operand shapes of the pivot targets, shared by their CPU and CUDA handlers.
+inline xla::ffi::Error CheckPivotShapes(const Reporter& rep,
+                                        const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+                                        const xla::ffi::Buffer<xla::ffi::S32>& indices,
+                                        const xla::ffi::Buffer<xla::ffi::S32>& tasks) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
+    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
+  }
+  if (indices.dimensions().size() != 1) {
+    return rep.Invalid("indices must be a 1-D int32 array");
+  }
+  if (tasks.dimensions().size() != 1) {
+    return rep.Invalid("tasks must be a 1-D int32 array of root vertex ids");
+  }
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (static_cast<int64_t>(indptr.element_count()) - 1 >= kMaxI32 ||
+      static_cast<int64_t>(indices.element_count()) > kMaxI32 ||
+      static_cast<int64_t>(tasks.element_count()) > kMaxI32) {
+    return rep.Invalid("graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
+  }
+  return xla::ffi::Error::Success();
+}
+
 template <typename Dims>
 xla::ffi::Error CheckPivotHist(const Reporter& rep, int32_t hmax, const Dims& dims) {
   if (hmax < 1) {
