@@ -42,11 +42,9 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
   p.bitset = batch == kcjax::kBfsBitset && p.s > 1;
   p.tau = kcjax::HubTau(p.n, p.m, hub_tau);
 
-  int dev = 0, num_sms = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
-  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  int num_sms = 0;
+  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   kcjax::cuda::BfsPlan plan;
   err = kcjax::cuda::PlanBfs(p, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy)", err);

@@ -99,11 +99,9 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   p.lam = lam;
   p.counts = counts->typed_data();
 
-  int dev = 0, num_sms = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
-  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  int num_sms = 0;
+  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
 
   kcjax::cuda::DeviceScratch memory(scratch, stream);
   // ---- Shallow counts: one kernel, nothing read back to the host. ----

@@ -32,11 +32,9 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
                kcjax::cliques::ListProblem& p) {
   if (reinterpret_cast<uintptr_t>(p.counts) % 8 != 0)
     return rep.Internal("the count output is not 8-byte aligned");
-  int dev = 0, num_sms = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
-  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  int num_sms = 0;
+  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
 
   // ---- Phase 1: outputs, task sizes. ----
   kcjax::cuda::DeviceScratch memory(scratch, stream);

@@ -272,9 +272,8 @@ template <bool kList>
 cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* roots,
                    const int32_t* task_ptr, int64_t r, int32_t width, u64* next_task, u64* counts,
                    bool per_root, int32_t* rows, int64_t cap, u64* found) {
-  int device = 0, sms = 0, per_sm = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  int sms = 0, per_sm = 0;
+  cuda::SmCount(&sms);
   const int threads = 32 * MatchPolicy::kWarpsPerBlock;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, MatchKernel<kList>, threads, 0);
   const int blocks = sms * (per_sm > 0 ? per_sm : 1);

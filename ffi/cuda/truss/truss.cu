@@ -378,11 +378,9 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (m == 0) return ffi::Error::Success();
   const auto tmode = static_cast<TrussMode>(mode);
 
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess) return report.Cuda("device query", err);
+  int sms = 0;
+  cudaError_t err = cuda::SmCount(&sms);
+  if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
 
   cuda::DeviceScratch scratch(xla_scratch, stream);
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
