@@ -126,13 +126,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
 
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  err = cudaStreamIsCapturing(stream, &capture);
-  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
-  if (capture != cudaStreamCaptureStatusNone)
-    return rep.Failed(
-        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
-        "not register it as command-buffer compatible)");
+  if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
   kcjax::cliques::TaskClasses classes;
   kcjax::cliques::TaskClasses* pinned = nullptr;
   if (kcjax::cliques::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {

@@ -49,13 +49,7 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   if (p.num_tasks == 0) return ffi::Error::Success();
 
   // ---- Read the statistics back (sizes the arenas exactly). ----
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  err = cudaStreamIsCapturing(stream, &capture);
-  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
-  if (capture != cudaStreamCaptureStatusNone)
-    return rep.Failed(
-        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
-        "not register it as command-buffer compatible)");
+  if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
   kcjax::cliques::ListStats stats;
   err = cudaMemcpyAsync(&stats, kcjax::cliques::ListPrepassStats(pre), sizeof(stats),
                         cudaMemcpyDeviceToHost, stream);

@@ -71,4 +71,20 @@ class Reporter {
   const char* platform_;
 };
 
+#ifdef KCJAX_WITH_CUDA
+// Fails (Reporter::Failed) while stream is being captured into a CUDA graph:
+// for handlers that read device results (what) back to the host mid-call.
+inline xla::ffi::Error RequireNoCapture(const Reporter& rep, cudaStream_t stream,
+                                        const std::string& what) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
+  if (capture != cudaStreamCaptureStatusNone)
+    return rep.Failed("reads " + what +
+                      " back to the host and cannot run inside CUDA graph capture (do not "
+                      "register it as command-buffer compatible)");
+  return xla::ffi::Error::Success();
+}
+#endif
+
 }  // namespace kcjax
