@@ -192,14 +192,4 @@ ffi::Error BfsCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cpu, kcjax::BfsCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // sources
-                                  .Attr<int32_t>("method")
-                                  .Attr<int32_t>("direction")
-                                  .Attr<int32_t>("batch")
-                                  .Attr<int32_t>("hub_tau")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // dist
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // parent
-);
+                              kcjax::bfs::BindBfs(kcjax::CpuBinding()));

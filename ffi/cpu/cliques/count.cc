@@ -485,30 +485,9 @@ ffi::Error CliquePerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32
 }  // namespace
 }  // namespace kcjax
 
-namespace {
-// Arguments and attributes every clique target takes, in handler order.
-auto BindCliqueInputs() {
-  return ffi::Ffi::Bind()
-      .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-      .Arg<ffi::Buffer<ffi::S32>>()  // indices
-      .Arg<ffi::Buffer<ffi::S32>>()  // src
-      .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-      .Attr<int32_t>("kmax")
-      .Attr<int32_t>("method")
-      .Attr<float>("lam")
-      .Attr<int32_t>("num_threads");
-}
-}  // namespace
-
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cpu, kcjax::CliqueCountCpu,
-                              BindCliqueInputs()
-                                  .Attr<bool>("all_edges")
-                                  .Attr<int32_t>("max_degree")
-                                  .Ret<ffi::Buffer<ffi::U32>>());
+                              kcjax::BindCliqueCount(kcjax::CpuBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cpu, kcjax::CliqueListCpu,
-                              BindCliqueInputs()
-                                  .Attr<bool>("stop_when_full")
-                                  .Ret<ffi::Buffer<ffi::S32>>()    // cliques
-                                  .Ret<ffi::Buffer<ffi::U32>>());  // count
+                              kcjax::BindCliqueList(kcjax::CpuBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu, kcjax::CliquePerVertexCpu,
-                              BindCliqueInputs().Ret<ffi::Buffer<ffi::U32>>());
+                              kcjax::BindCliquePerVertex(kcjax::CpuBinding()));

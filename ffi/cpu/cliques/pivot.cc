@@ -454,14 +454,8 @@ class PivotWorker {
 ffi::Error CheckPivotInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
                             ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> tasks,
                             int32_t num_threads, int64_t* dmax) {
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
-    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
-  }
-  if (indices.dimensions().size() != 1) {
-    return rep.Invalid("indices must be a 1-D int32 array");
-  }
-  if (tasks.dimensions().size() != 1) {
-    return rep.Invalid("tasks must be a 1-D int32 array of root vertex ids");
+  if (ffi::Error err = CheckPivotShapes(rep, indptr, indices, tasks); err.failure()) {
+    return err;
   }
   if (num_threads < 0) {
     return rep.Invalid("num_threads must be >= 0 (0: all cores), got " +
@@ -592,22 +586,7 @@ ffi::Error PivotPerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32>
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu, kcjax::PivotCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("hmax")
-                                  .Attr<int32_t>("kmin")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // hist
-);
+                              kcjax::BindPivot(kcjax::CpuBinding()));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu, kcjax::PivotPerVertexCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("k")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
-);
+                              kcjax::BindPivotPerVertex(kcjax::CpuBinding()));

@@ -226,31 +226,10 @@ ffi::Error MatchListCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
   return ffi::Error::Success();
 }
 
-auto BindMatchInputs() {
-  return ffi::Ffi::Bind()
-      .Arg<ffi::Buffer<ffi::S32>>()   // indptr
-      .Arg<ffi::Buffer<ffi::S32>>()   // indices
-      .Arg<ffi::Buffer<ffi::S32>>()   // mult
-      .Arg<ffi::Buffer<ffi::U32>>()   // cand
-      .Arg<ffi::Buffer<ffi::S32>>()   // plan
-      .Arg<ffi::Buffer<ffi::S32>>()   // lists
-      .Arg<ffi::Buffer<ffi::S32>>()   // roots
-      .Arg<ffi::Buffer<ffi::S32>>()   // task_ptr
-      .Arg<ffi::Buffer<ffi::S32>>();  // leaf_sum
-}
-
 }  // namespace
 }  // namespace kcjax::match
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cpu, kcjax::match::MatchCountCpu,
-                              kcjax::match::BindMatchInputs()
-                                  .Attr<bool>("per_root")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<int32_t>("task_width")
-                                  .Ret<ffi::Buffer<ffi::U32>>());
+                              kcjax::match::BindMatchCount(kcjax::CpuBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cpu, kcjax::match::MatchListCpu,
-                              kcjax::match::BindMatchInputs()
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<int32_t>("task_width")
-                                  .Ret<ffi::Buffer<ffi::S32>>()    // rows
-                                  .Ret<ffi::Buffer<ffi::U32>>());  // found
+                              kcjax::match::BindMatchList(kcjax::CpuBinding()));

@@ -209,20 +209,4 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cpu, kcjax::TrussCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // eid
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // esrc
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // edst
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_eid
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // core
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // k
-                                  .Attr<int32_t>("mode")
-                                  .Attr<int32_t>("method")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // out
-);
+                              kcjax::BindTruss(kcjax::CpuBinding()));

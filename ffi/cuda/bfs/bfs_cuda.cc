@@ -42,11 +42,9 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
   p.bitset = batch == kcjax::kBfsBitset && p.s > 1;
   p.tau = kcjax::HubTau(p.n, p.m, hub_tau);
 
-  int dev = 0, num_sms = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
-  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  int num_sms = 0;
+  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   kcjax::cuda::BfsPlan plan;
   err = kcjax::cuda::PlanBfs(p, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy)", err);
@@ -60,17 +58,4 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, BfsCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // sources
-                                  .Attr<int32_t>("method")
-                                  .Attr<int32_t>("direction")
-                                  .Attr<int32_t>("batch")
-                                  .Attr<int32_t>("hub_tau")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // dist
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // parent
-);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, BfsCuda, kcjax::bfs::BindBfs(kcjax::CudaBinding()));

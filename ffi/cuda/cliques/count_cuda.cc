@@ -5,7 +5,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 
@@ -73,33 +72,18 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                            int32_t method, float lam, int32_t /*num_threads*/, bool all_edges,
                            int32_t max_degree, ffi::ResultBuffer<ffi::U32> counts) {
   // ---- Argument checks (shapes only: device data is not inspected). ----
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
-    return rep.Invalid("indptr must be int32[num_nodes + 1] with at least one element");
-  if (indices.dimensions().size() != 1)
-    return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
-  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
-    return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
-                       std::to_string(src.element_count()) + " vs " +
-                       std::to_string(indices.element_count()) + ")");
-  if (tasks.dimensions().size() != 1)
-    return rep.Invalid("tasks must be a 1-D int32 array of edge ids");
   if (all_edges && tasks.element_count() != 0)
     return rep.Invalid("all_edges needs an empty tasks array (got " +
                        std::to_string(tasks.element_count()) + " task ids)");
-  if (kmax < 3) return rep.Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
-  if (method < 0 || method >= kcjax::kNumCountMethods)
-    return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
-                       std::to_string(kcjax::kNumCountMethods) + ") (got " +
-                       std::to_string(method) + ")");
+  const int64_t num_tasks = all_edges ? indices.element_count() : tasks.element_count();
+  if (ffi::Error e =
+          kcjax::CheckCliqueOperands(rep, indptr, indices, src, tasks, kmax, method, num_tasks);
+      e.failure())
+    return e;
   const auto out_dims = counts->dimensions();
   if (out_dims.size() != 2 || out_dims[0] != int64_t{kmax} + 1 || out_dims[1] != 4)
     return rep.Invalid("counts must be uint32[kmax + 1, 4] = [" + std::to_string(kmax + 1) +
                        ", 4] (128-bit counts per clique size)");
-  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
-  const int64_t num_tasks = all_edges ? indices.element_count() : tasks.element_count();
-  if (num_tasks >= kMaxI32)
-    return rep.Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
-                       " >= 2^31 - 1): split the task list");
 
   kcjax::cliques::CountProblem p;
   p.dag.indptr = indptr.typed_data();
@@ -115,11 +99,9 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   p.lam = lam;
   p.counts = counts->typed_data();
 
-  int dev = 0, num_sms = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
-  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  int num_sms = 0;
+  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
 
   kcjax::cuda::DeviceScratch memory(scratch, stream);
   // ---- Shallow counts: one kernel, nothing read back to the host. ----
@@ -144,13 +126,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
 
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  err = cudaStreamIsCapturing(stream, &capture);
-  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
-  if (capture != cudaStreamCaptureStatusNone)
-    return rep.Failed(
-        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
-        "not register it as command-buffer compatible)");
+  if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
   kcjax::cliques::TaskClasses classes;
   kcjax::cliques::TaskClasses* pinned = nullptr;
   if (kcjax::cliques::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
@@ -192,18 +168,4 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, CliqueCountCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<bool>("all_edges")
-                                  .Attr<int32_t>("max_degree")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
-);
+                              kcjax::BindCliqueCount(kcjax::CudaBinding()));

@@ -13,7 +13,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <limits>
 #include <string>
 
 #include "kcjax/cliques/cliques.h"
@@ -28,47 +27,14 @@ namespace {
 
 using kcjax::Reporter;
 
-// Shape checks shared by both targets (device data is inspected by the
-// pre-pass: invalid task ids are reported; the DAG itself is trusted, as by
-// the counting handler — build it with kcjax.orient).
-ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32>& indptr,
-                       ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& src,
-                       ffi::Buffer<ffi::S32>& tasks, int32_t k, int32_t method) {
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
-    return rep.Invalid("indptr must be int32[num_nodes + 1] with at least one element");
-  if (indices.dimensions().size() != 1)
-    return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
-  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
-    return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
-                       std::to_string(src.element_count()) + " vs " +
-                       std::to_string(indices.element_count()) + ")");
-  if (tasks.dimensions().size() != 1)
-    return rep.Invalid("tasks must be a 1-D int32 array of edge ids (-1: padding)");
-  if (k < 3)
-    return rep.Invalid("kmax (the clique size k) must be >= 3 (got " + std::to_string(k) + ")");
-  if (method < 0 || method >= kcjax::kNumCountMethods)
-    return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
-                       std::to_string(kcjax::kNumCountMethods) + ") (got " +
-                       std::to_string(method) + ")");
-  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
-  if (tasks.element_count() >= kMaxI32)
-    return rep.Invalid("too many tasks for one call (" + std::to_string(tasks.element_count()) +
-                       " >= 2^31 - 1): split the task list");
-  if (indptr.element_count() - 1 >= kMaxI32 || indices.element_count() > kMaxI32)
-    return rep.Invalid("graphs must have fewer than 2^31 - 1 vertices and edges (int32 CSR)");
-  return ffi::Error::Success();
-}
-
 // Runs the whole pipeline for a problem whose outputs are set.
 ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& scratch,
                kcjax::cliques::ListProblem& p) {
   if (reinterpret_cast<uintptr_t>(p.counts) % 8 != 0)
     return rep.Internal("the count output is not 8-byte aligned");
-  int dev = 0, num_sms = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaGetDevice", err);
-  err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err != cudaSuccess) return rep.Cuda("cudaDeviceGetAttribute(SM count)", err);
+  int num_sms = 0;
+  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
 
   // ---- Phase 1: outputs, task sizes. ----
   kcjax::cuda::DeviceScratch memory(scratch, stream);
@@ -83,13 +49,7 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
   if (p.num_tasks == 0) return ffi::Error::Success();
 
   // ---- Read the statistics back (sizes the arenas exactly). ----
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  err = cudaStreamIsCapturing(stream, &capture);
-  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
-  if (capture != cudaStreamCaptureStatusNone)
-    return rep.Failed(
-        "reads task statistics back to the host and cannot run inside CUDA graph capture (do "
-        "not register it as command-buffer compatible)");
+  if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
   kcjax::cliques::ListStats stats;
   err = cudaMemcpyAsync(&stats, kcjax::cliques::ListPrepassStats(pre), sizeof(stats),
                         cudaMemcpyDeviceToHost, stream);
@@ -141,7 +101,9 @@ ffi::Error CliqueListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                           bool stop_when_full, ffi::ResultBuffer<ffi::S32> cliques,
                           ffi::ResultBuffer<ffi::U32> count) {
   const Reporter rep("kcjax_clique_list");
-  if (ffi::Error e = CheckInputs(rep, indptr, indices, src, tasks, k, method); !e.success())
+  if (ffi::Error e = kcjax::CheckCliqueOperands(rep, indptr, indices, src, tasks, k, method,
+                                                tasks.element_count());
+      e.failure())
     return e;
   const auto dims = cliques->dimensions();
   if (dims.size() != 2 || dims[1] != k || count->element_count() != 4)
@@ -162,7 +124,9 @@ ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
                                int32_t method, float /*lam*/, int32_t /*num_threads*/,
                                ffi::ResultBuffer<ffi::U32> counts) {
   const Reporter rep("kcjax_clique_per_vertex");
-  if (ffi::Error e = CheckInputs(rep, indptr, indices, src, tasks, k, method); !e.success())
+  if (ffi::Error e = kcjax::CheckCliqueOperands(rep, indptr, indices, src, tasks, k, method,
+                                                tasks.element_count());
+      e.failure())
     return e;
   const auto dims = counts->dimensions();
   if (dims.size() != 2 || dims[0] != static_cast<int64_t>(indptr.element_count()) - 1 ||
@@ -179,32 +143,6 @@ ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cuda, CliqueListCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<bool>("stop_when_full")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // cliques
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // count
-);
+                              kcjax::BindCliqueList(kcjax::CudaBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda, CliquePerVertexCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("kmax")
-                                  .Attr<int32_t>("method")
-                                  .Attr<float>("lam")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
-);
+                              kcjax::BindCliquePerVertex(kcjax::CudaBinding()));

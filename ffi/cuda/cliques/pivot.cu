@@ -597,6 +597,9 @@ __device__ void ScanLarge(const u64* P, int w, int cn, const u64* adj, int lane,
   *clique = least == static_cast<unsigned>(cn - 1);
 }
 
+// ResolveSmall for a P of w words in memory: the same cells, with P walked
+// through ForMembers instead of the kW words held in registers (the two are
+// kept apart so the small kernels' P stays in registers).
 __device__ void ResolveLarge(const u64* P, int w, int cn, int h, int p, int hmax, const u64* adj,
                              const Hist& hist, int lane) {
   const int jmax = hmax - h;

@@ -12,7 +12,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,24 +46,6 @@ struct Call {
     return static_cast<T*>(p);
   }
 };
-
-ffi::Error CheckShapes(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
-                       ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> tasks) {
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
-    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
-  }
-  if (indices.dimensions().size() != 1) {
-    return rep.Invalid("indices must be a 1-D int32 array");
-  }
-  if (tasks.dimensions().size() != 1) {
-    return rep.Invalid("tasks must be a 1-D int32 array of root vertex ids");
-  }
-  if (indptr.element_count() - 1 >= INT_MAX || indices.element_count() > INT_MAX ||
-      tasks.element_count() > INT_MAX) {
-    return rep.Invalid("graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
-  }
-  return ffi::Error::Success();
-}
 
 // The steps shared by both targets, after the caller checked shapes and
 // attributes. zero(): zeroes the output (cudaError_t). setup(st, prm):
@@ -182,7 +163,7 @@ ffi::Error PivotCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> tasks, int32_t hmax, int32_t kmin,
                      int32_t /*num_threads: CPU only*/, ffi::ResultBuffer<ffi::U32> hist) {
   const Reporter rep("kcjax_clique_pivot");
-  if (ffi::Error e = CheckShapes(rep, indptr, indices, tasks); e.failure()) return e;
+  if (ffi::Error e = CheckPivotShapes(rep, indptr, indices, tasks); e.failure()) return e;
   const auto hdims = hist->dimensions();
   if (ffi::Error err = CheckPivotHist(rep, hmax, hdims); err.failure()) return err;
   const int64_t pmax = hdims[1] - 1;
@@ -210,7 +191,7 @@ ffi::Error PivotPerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scr
                               int32_t /*num_threads: CPU only*/,
                               ffi::ResultBuffer<ffi::U32> counts) {
   const Reporter rep("kcjax_clique_pivot_local");
-  if (ffi::Error e = CheckShapes(rep, indptr, indices, tasks); e.failure()) return e;
+  if (ffi::Error e = CheckPivotShapes(rep, indptr, indices, tasks); e.failure()) return e;
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
   if (ffi::Error err = CheckPivotPerVertex(rep, k, n, counts->dimensions()); err.failure())
     return err;
@@ -238,26 +219,7 @@ ffi::Error PivotPerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scr
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda, kcjax::PivotCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("hmax")
-                                  .Attr<int32_t>("kmin")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // hist
-);
+                              kcjax::BindPivot(kcjax::CudaBinding()));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda, kcjax::PivotPerVertexCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // tasks
-                                  .Attr<int32_t>("k")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::U32>>()  // counts
-);
+                              kcjax::BindPivotPerVertex(kcjax::CudaBinding()));

@@ -272,9 +272,8 @@ template <bool kList>
 cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* roots,
                    const int32_t* task_ptr, int64_t r, int32_t width, u64* next_task, u64* counts,
                    bool per_root, int32_t* rows, int64_t cap, u64* found) {
-  int device = 0, sms = 0, per_sm = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  int sms = 0, per_sm = 0;
+  cuda::SmCount(&sms);
   const int threads = 32 * MatchPolicy::kWarpsPerBlock;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, MatchKernel<kList>, threads, 0);
   const int blocks = sms * (per_sm > 0 ? per_sm : 1);
@@ -347,36 +346,6 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
 }  // namespace kcjax::match
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cuda, kcjax::match::MatchCountCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // mult
-                                  .Arg<ffi::Buffer<ffi::U32>>()  // cand
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // plan
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // lists
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // roots
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
-                                  .Attr<bool>("per_root")
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<int32_t>("task_width")
-                                  .Ret<ffi::Buffer<ffi::U32>>());
+                              kcjax::match::BindMatchCount(kcjax::CudaBinding()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cuda, kcjax::match::MatchListCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // mult
-                                  .Arg<ffi::Buffer<ffi::U32>>()  // cand
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // plan
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // lists
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // roots
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // task_ptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // leaf_sum
-                                  .Attr<int32_t>("num_threads")
-                                  .Attr<int32_t>("task_width")
-                                  .Ret<ffi::Buffer<ffi::S32>>()    // rows
-                                  .Ret<ffi::Buffer<ffi::U32>>());  // found
+                              kcjax::match::BindMatchList(kcjax::CudaBinding()));

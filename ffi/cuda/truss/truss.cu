@@ -34,6 +34,8 @@ namespace kcjax {
 namespace {
 
 using cuda::kWarp;
+using cuda::WarpMin;
+using cuda::WarpPush;
 using cuda::WarpSum;
 constexpr int kThreads = TrussPolicy::kThreads;
 
@@ -55,23 +57,6 @@ enum Counter : int {
 __device__ __forceinline__ int32_t LowerBound(const int32_t* __restrict__ col, int32_t lo,
                                               int32_t hi, int32_t x) {
   return lo + cuda::LowerBound(col + lo, hi - lo, x);
-}
-
-// [move to kcjax/cuda/warp.cuh]
-__device__ __forceinline__ int32_t WarpMin(int32_t x) {
-  for (int o = kWarp / 2; o > 0; o >>= 1) x = min(x, __shfl_down_sync(0xffffffffu, x, o));
-  return x;
-}
-
-// Appends x to list[*size] with one atomic per warp (all lanes of the warp call it).
-__device__ __forceinline__ void WarpPush(bool want, int32_t x, int32_t* list, int32_t* size) {
-  const unsigned mask = __ballot_sync(0xffffffffu, want);
-  if (mask == 0) return;
-  const int lane = threadIdx.x & (kWarp - 1);
-  int32_t base = 0;
-  if (lane == __ffs(mask) - 1) base = atomicAdd(size, __popc(mask));
-  base = __shfl_sync(0xffffffffu, base, __ffs(mask) - 1);
-  if (want) list[base + __popc(mask & ((1u << lane) - 1))] = x;
 }
 
 struct Csr {
@@ -245,6 +230,21 @@ __device__ __forceinline__ void Ranges(const Csr& g, int32_t e, int32_t& a0, int
   }
 }
 
+// CSR entry a of edge e's shorter range: if its vertex also lies in the longer
+// range [b0, b1), the triangle it closes loses edge e (OnTriangle). A is the
+// caller's loop index type (int32 for a warp's stride, int64 for the grid's).
+template <typename A>
+__device__ __forceinline__ void ProbeTriangle(const PeelParams& P, int32_t e, A a, int32_t b0,
+                                              int32_t b1, int32_t level, int32_t* next,
+                                              int32_t* next_size) {
+  const Csr& g = P.g;
+  const int32_t w = g.indices[a];
+  const int32_t b = LowerBound(g.indices, b0, b1, w);
+  if (b < b1 && g.indices[b] == w) {
+    OnTriangle(P, e, g.eid[a], g.eid[b], level, next, next_size);
+  }
+}
+
 __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
   cg::grid_group grid = cg::this_grid();
   const Csr& g = P.g;
@@ -307,11 +307,7 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
           continue;
         }
         for (int32_t a = a0 + lane; a < a1; a += kWarp) {
-          const int32_t w = g.indices[a];
-          const int32_t b = LowerBound(g.indices, b0, b1, w);
-          if (b < b1 && g.indices[b] == w) {
-            OnTriangle(P, e, g.eid[a], g.eid[b], level, next, next_size);
-          }
+          ProbeTriangle(P, e, a, b0, b1, level, next, next_size);
         }
       }
       grid.sync();
@@ -322,11 +318,7 @@ __global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
           int32_t a0, a1, b0, b1;
           Ranges(g, e, a0, a1, b0, b1);
           for (int64_t a = a0 + tid; a < a1; a += threads) {
-            const int32_t w = g.indices[a];
-            const int32_t b = LowerBound(g.indices, b0, b1, w);
-            if (b < b1 && g.indices[b] == w) {
-              OnTriangle(P, e, g.eid[a], g.eid[b], level, next, next_size);
-            }
+            ProbeTriangle(P, e, a, b0, b1, level, next, next_size);
           }
         }
         grid.sync();
@@ -386,11 +378,9 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (m == 0) return ffi::Error::Success();
   const auto tmode = static_cast<TrussMode>(mode);
 
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess) return report.Cuda("device query", err);
+  int sms = 0;
+  cudaError_t err = cuda::SmCount(&sms);
+  if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
 
   cuda::DeviceScratch scratch(xla_scratch, stream);
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
@@ -459,22 +449,4 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cuda, kcjax::TrussCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // eid
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // esrc
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // edst
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_src
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // dag_eid
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // core
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // k
-                                  .Attr<int32_t>("mode")
-                                  .Attr<int32_t>("method")
-                                  .Attr<int32_t>("num_threads")
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // out
-);
+                              kcjax::BindTruss(kcjax::CudaBinding()));

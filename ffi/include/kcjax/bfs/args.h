@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "kcjax/bfs/bfs.h"
 #include "kcjax/core/ffi.h"
@@ -48,6 +49,23 @@ inline xla::ffi::Error CheckArgs(const Reporter& rep, const xla::ffi::Buffer<xla
   if (shape->want_parents && static_cast<int64_t>(parent->element_count()) != cells)
     return rep.Invalid("parent must be int32[..., s, n] or int32[..., s, 0]");
   return xla::ffi::Error::Success();
+}
+
+// FFI signature of "kcjax_bfs", shared by its CPU and CUDA handlers: binding
+// is kcjax::CpuBinding() or kcjax::CudaBinding().
+template <typename Binding>
+auto BindBfs(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // sources
+      .template Attr<int32_t>("method")
+      .template Attr<int32_t>("direction")
+      .template Attr<int32_t>("batch")
+      .template Attr<int32_t>("hub_tau")
+      .template Ret<Buffer<S32>>()   // dist
+      .template Ret<Buffer<S32>>();  // parent
 }
 
 }  // namespace kcjax::bfs

@@ -31,8 +31,11 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 
+#include "kcjax/cliques/policy.h"
 #include "kcjax/core/csr.h"
 #include "kcjax/core/ffi.h"
 #include "xla/ffi/api/ffi.h"
@@ -55,6 +58,29 @@ namespace kcjax {
 // Attribute and output-shape checks of the pivot targets (contracts below),
 // shared by their CPU and CUDA handlers. Dims: the result's dimensions();
 // errors through the handler's reporter.
+// Operand shapes of the pivot targets, shared by their CPU and CUDA handlers.
+inline xla::ffi::Error CheckPivotShapes(const Reporter& rep,
+                                        const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+                                        const xla::ffi::Buffer<xla::ffi::S32>& indices,
+                                        const xla::ffi::Buffer<xla::ffi::S32>& tasks) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
+    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
+  }
+  if (indices.dimensions().size() != 1) {
+    return rep.Invalid("indices must be a 1-D int32 array");
+  }
+  if (tasks.dimensions().size() != 1) {
+    return rep.Invalid("tasks must be a 1-D int32 array of root vertex ids");
+  }
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (static_cast<int64_t>(indptr.element_count()) - 1 >= kMaxI32 ||
+      static_cast<int64_t>(indices.element_count()) > kMaxI32 ||
+      static_cast<int64_t>(tasks.element_count()) > kMaxI32) {
+    return rep.Invalid("graphs and task lists must have fewer than 2^31 entries (int32 CSR)");
+  }
+  return xla::ffi::Error::Success();
+}
+
 template <typename Dims>
 xla::ffi::Error CheckPivotHist(const Reporter& rep, int32_t hmax, const Dims& dims) {
   if (hmax < 1) {
@@ -65,6 +91,41 @@ xla::ffi::Error CheckPivotHist(const Reporter& rep, int32_t hmax, const Dims& di
     return rep.Invalid("hist must be uint32[hmax + 1, pmax + 1, 4] with hmax=" +
                        std::to_string(hmax));
   }
+  return xla::ffi::Error::Success();
+}
+
+// Shape and attribute checks of the DAG operands of "kcjax_clique_count",
+// "kcjax_clique_list" and "kcjax_clique_per_vertex" on CUDA. Device data is
+// not inspected here: the pre-pass reports invalid task ids; the DAG itself is
+// trusted (build it with kcjax.orient). num_tasks: the tasks the call runs
+// (the length of tasks, or every edge with all_edges).
+inline xla::ffi::Error CheckCliqueOperands(const Reporter& rep,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& indices,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& src,
+                                           const xla::ffi::Buffer<xla::ffi::S32>& tasks,
+                                           int32_t kmax, int32_t method, int64_t num_tasks) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1)
+    return rep.Invalid("indptr must be int32[num_nodes + 1] with at least one element");
+  if (indices.dimensions().size() != 1)
+    return rep.Invalid("indices must be a 1-D int32 array (DAG CSR columns)");
+  if (src.dimensions().size() != 1 || src.element_count() != indices.element_count())
+    return rep.Invalid("src must be int32[num_edges] with the same length as indices (got " +
+                       std::to_string(src.element_count()) + " vs " +
+                       std::to_string(indices.element_count()) + ")");
+  if (tasks.dimensions().size() != 1)
+    return rep.Invalid("tasks must be a 1-D int32 array of edge ids (-1: padding)");
+  if (kmax < 3) return rep.Invalid("kmax must be >= 3 (got " + std::to_string(kmax) + ")");
+  if (method < 0 || method >= kNumCountMethods)
+    return rep.Invalid("method must be a kcjax.CountMethod in [0, " +
+                       std::to_string(kNumCountMethods) + ") (got " + std::to_string(method) + ")");
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (num_tasks >= kMaxI32)
+    return rep.Invalid("too many tasks for one call (" + std::to_string(num_tasks) +
+                       " >= 2^31 - 1): split the task list");
+  if (static_cast<int64_t>(indptr.element_count()) - 1 >= kMaxI32 ||
+      static_cast<int64_t>(indices.element_count()) > kMaxI32)
+    return rep.Invalid("graphs must have fewer than 2^31 - 1 vertices and edges (int32 CSR)");
   return xla::ffi::Error::Success();
 }
 
@@ -123,3 +184,71 @@ xla::ffi::Error CheckPivotPerVertex(const Reporter& rep, int32_t k, int64_t num_
 //         vertex its number of k-cliques there (rules in ffi/cpu/cliques/pivot.cc).
 //         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
 //         kcjax.clique_counts_per_vertex checks it from the histogram.
+
+namespace kcjax {
+
+// FFI signatures of the contracts above, each shared by the target's CPU and
+// CUDA handlers: binding is kcjax::CpuBinding() or kcjax::CudaBinding().
+template <typename Binding>
+auto BindCliqueInputs(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // src
+      .template Arg<Buffer<S32>>()  // tasks
+      .template Attr<int32_t>("kmax")
+      .template Attr<int32_t>("method")
+      .template Attr<float>("lam")
+      .template Attr<int32_t>("num_threads");
+}
+
+template <typename Binding>
+auto BindCliqueCount(Binding&& binding) {
+  return BindCliqueInputs(std::move(binding))
+      .template Attr<bool>("all_edges")
+      .template Attr<int32_t>("max_degree")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+template <typename Binding>
+auto BindCliqueList(Binding&& binding) {
+  return BindCliqueInputs(std::move(binding))
+      .template Attr<bool>("stop_when_full")
+      .template Ret<xla::ffi::Buffer<xla::ffi::S32>>()   // cliques
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // count
+}
+
+template <typename Binding>
+auto BindCliquePerVertex(Binding&& binding) {
+  return BindCliqueInputs(std::move(binding))
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+template <typename Binding>
+auto BindPivotInputs(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()   // indptr
+      .template Arg<Buffer<S32>>()   // indices
+      .template Arg<Buffer<S32>>();  // tasks
+}
+
+template <typename Binding>
+auto BindPivot(Binding&& binding) {
+  return BindPivotInputs(std::move(binding))
+      .template Attr<int32_t>("hmax")
+      .template Attr<int32_t>("kmin")
+      .template Attr<int32_t>("num_threads")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // hist
+}
+
+template <typename Binding>
+auto BindPivotPerVertex(Binding&& binding) {
+  return BindPivotInputs(std::move(binding))
+      .template Attr<int32_t>("k")
+      .template Attr<int32_t>("num_threads")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+}  // namespace kcjax

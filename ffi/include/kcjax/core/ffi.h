@@ -1,4 +1,5 @@
-// Helpers shared by every FFI handler: the one error reporter.
+// Helpers shared by every FFI handler: the one error reporter and the
+// platform context every binding starts from.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,21 @@ namespace kcjax {
 
 // A family's FFI targets on one platform: (target name, handler).
 using Targets = std::vector<std::pair<const char*, XLA_FFI_Handler*>>;
+
+// The binding a CPU handler starts from: no context. Each family binds its
+// operands on top (a Bind<Target>(binding) template next to its contract), so
+// that the CPU and CUDA twins of a target share one signature.
+inline auto CpuBinding() { return xla::ffi::Ffi::Bind(); }
+
+#ifdef KCJAX_WITH_CUDA
+// The binding a CUDA handler starts from: its stream, then XLA's scratch
+// allocator (the handler's first two parameters).
+inline auto CudaBinding() {
+  return xla::ffi::Ffi::Bind()
+      .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
+      .Ctx<xla::ffi::ScratchAllocator>();
+}
+#endif
 
 // Builds a handler's errors, each message prefixed by "<target> (<platform>): "
 // so that a failure names the FFI target and the backend that raised it.
@@ -54,5 +70,21 @@ class Reporter {
   const char* target_;
   const char* platform_;
 };
+
+#ifdef KCJAX_WITH_CUDA
+// Fails (Reporter::Failed) while stream is being captured into a CUDA graph:
+// for handlers that read device results (what) back to the host mid-call.
+inline xla::ffi::Error RequireNoCapture(const Reporter& rep, cudaStream_t stream,
+                                        const std::string& what) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) return rep.Cuda("cudaStreamIsCapturing", err);
+  if (capture != cudaStreamCaptureStatusNone)
+    return rep.Failed("reads " + what +
+                      " back to the host and cannot run inside CUDA graph capture (do not "
+                      "register it as command-buffer compatible)");
+  return xla::ffi::Error::Success();
+}
+#endif
 
 }  // namespace kcjax

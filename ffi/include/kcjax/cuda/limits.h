@@ -1,5 +1,7 @@
-// Host-side constants shared by every CUDA family.
+// Host-side constants and device queries shared by every CUDA family.
 #pragma once
+
+#include <cuda_runtime.h>
 
 #include <cstddef>
 
@@ -15,5 +17,14 @@ inline constexpr int kMaxDevices = 64;
 // (kcjax/cuda/scratch.h): a call's scratch up to this size is reused by the
 // next call instead of being mapped again after every synchronization.
 inline constexpr long long kScratchPoolKeepBytes = 4LL << 30;
+
+// The number of SMs of the current device (the grid size unit of every
+// persistent kernel).
+inline cudaError_t SmCount(int* sms) {
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+}
 
 }  // namespace kcjax::cuda

@@ -40,7 +40,7 @@ __device__ __forceinline__ T* KeepInRegister(T* p) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(hi << 32 | lo));
 }
 
-// Sum / bitwise OR of a value over the warp (every lane gets it).
+// Sum / bitwise OR / minimum of a value over the warp (every lane gets it).
 template <typename T>
 __device__ __forceinline__ T WarpSum(T x) {
 #pragma unroll
@@ -51,6 +51,13 @@ template <typename T>
 __device__ __forceinline__ T WarpOr(T x) {
 #pragma unroll
   for (int off = kWarp / 2; off >= 1; off >>= 1) x |= __shfl_xor_sync(kFull, x, off);
+  return x;
+}
+
+template <typename T>
+__device__ __forceinline__ T WarpMin(T x) {
+#pragma unroll
+  for (int off = kWarp / 2; off >= 1; off >>= 1) x = min(x, __shfl_xor_sync(kFull, x, off));
   return x;
 }
 
@@ -86,6 +93,17 @@ __device__ __forceinline__ int OwnerLane(T incl, T q) {
     if (x <= q) lo += step;
   }
   return lo;
+}
+
+// Appends x to list[*size] for every lane with want, one atomic per warp;
+// appended lanes keep their lane order. Every lane of the warp calls it.
+__device__ __forceinline__ void WarpPush(bool want, int32_t x, int32_t* list, int32_t* size) {
+  const unsigned mask = __ballot_sync(kFull, want);
+  if (mask == 0) return;
+  int32_t base = 0;
+  if (LaneId() == __ffs(mask) - 1) base = atomicAdd(size, __popc(mask));
+  base = __shfl_sync(kFull, base, __ffs(mask) - 1);
+  if (want) list[base + __popc(mask & LaneMaskLt())] = x;
 }
 
 // The next task id of a persistent warp: one atomic per warp (taking n ids),

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "kcjax/core/ffi.h"
 #include "kcjax/match/match.h"
@@ -111,6 +112,42 @@ inline xla::ffi::Error CheckHostData(const Reporter& rep, const Inputs& in, cons
     for (int64_t v = 0; v < n; ++v)
       if (view.mult[v] > 1) return rep.Invalid("listing needs mult == 1 (no shared branches)");
   return xla::ffi::Error::Success();
+}
+
+// FFI signatures of "kcjax_match_count" and "kcjax_match_list", each shared by
+// the target's CPU and CUDA handlers: binding is kcjax::CpuBinding() or
+// kcjax::CudaBinding(). The operands are those of Inputs, in its order.
+template <typename Binding>
+auto BindMatchInputs(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32, xla::ffi::U32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()   // indptr
+      .template Arg<Buffer<S32>>()   // indices
+      .template Arg<Buffer<S32>>()   // mult
+      .template Arg<Buffer<U32>>()   // cand
+      .template Arg<Buffer<S32>>()   // plan
+      .template Arg<Buffer<S32>>()   // lists
+      .template Arg<Buffer<S32>>()   // roots
+      .template Arg<Buffer<S32>>()   // task_ptr
+      .template Arg<Buffer<S32>>();  // leaf_sum
+}
+
+template <typename Binding>
+auto BindMatchCount(Binding&& binding) {
+  return BindMatchInputs(std::move(binding))
+      .template Attr<bool>("per_root")
+      .template Attr<int32_t>("num_threads")
+      .template Attr<int32_t>("task_width")
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+template <typename Binding>
+auto BindMatchList(Binding&& binding) {
+  return BindMatchInputs(std::move(binding))
+      .template Attr<int32_t>("num_threads")
+      .template Attr<int32_t>("task_width")
+      .template Ret<xla::ffi::Buffer<xla::ffi::S32>>()   // rows
+      .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // found
 }
 
 }  // namespace kcjax::match

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "xla/ffi/api/ffi.h"
 
@@ -87,6 +88,29 @@ inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t 
   if (kbuf != 1) return "k must be int32[1]";
   if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
   return {};
+}
+
+// FFI signature of "kcjax_truss", shared by its CPU and CUDA handlers: binding
+// is kcjax::CpuBinding() or kcjax::CudaBinding().
+template <typename Binding>
+auto BindTruss(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // eid
+      .template Arg<Buffer<S32>>()  // esrc
+      .template Arg<Buffer<S32>>()  // edst
+      .template Arg<Buffer<S32>>()  // dag_indptr
+      .template Arg<Buffer<S32>>()  // dag_indices
+      .template Arg<Buffer<S32>>()  // dag_src
+      .template Arg<Buffer<S32>>()  // dag_eid
+      .template Arg<Buffer<S32>>()  // core
+      .template Arg<Buffer<S32>>()  // k
+      .template Attr<int32_t>("mode")
+      .template Attr<int32_t>("method")
+      .template Attr<int32_t>("num_threads")
+      .template Ret<Buffer<S32>>();  // out
 }
 
 }  // namespace kcjax
