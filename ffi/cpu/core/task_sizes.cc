@@ -3,7 +3,6 @@
 #include "kcjax/core/task_sizes.h"
 
 #include <cstdint>
-#include <string>
 
 #include "kcjax/core/dag_check.h"
 #include "kcjax/core/ffi.h"
@@ -33,11 +32,9 @@ ffi::Error TaskSizesCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
   const Reporter rep("kcjax_task_sizes", "CPU");
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
   const int64_t m = static_cast<int64_t>(indices.element_count());
-  if (n < 0) return rep.Invalid("indptr must hold num_nodes + 1 >= 1 entries");
-  if (static_cast<int64_t>(src.element_count()) != m ||
-      static_cast<int64_t>(sizes->element_count()) != m) {
-    return rep.Invalid("src and the result must have len(indices)=" + std::to_string(m) +
-                       " entries");
+  if (auto err = CheckTaskSizesShapes(rep, n + 1, m, src.element_count(), sizes->element_count());
+      err.failure()) {
+    return err;
   }
   const int32_t* ptr = indptr.typed_data();
   const int32_t* col = indices.typed_data();
@@ -55,9 +52,4 @@ ffi::Error TaskSizesCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indi
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_task_sizes_cpu, kcjax::TaskSizesCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // sizes
-);
+                              kcjax::BindTaskSizes(kcjax::CpuBinding()));

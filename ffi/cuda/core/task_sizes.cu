@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 
 #include "kcjax/core/ffi.h"
 #include "kcjax/core/task_sizes.h"
 #include "kcjax/cuda/intersect.cuh"
+#include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/warp.cuh"
 
 namespace ffi = xla::ffi;
@@ -42,30 +42,25 @@ __global__ void __launch_bounds__(kTaskSizesThreads)
   }
 }
 
-ffi::Error TaskSizesCuda(cudaStream_t stream, ffi::Buffer<ffi::S32> indptr,
+ffi::Error TaskSizesCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<ffi::S32> indptr,
                          ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> src,
                          ffi::ResultBuffer<ffi::S32> sizes) {
   const Reporter rep("kcjax_task_sizes", "CUDA");
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
   const int64_t m = static_cast<int64_t>(indices.element_count());
-  if (n < 0) return rep.Invalid("indptr must hold num_nodes + 1 >= 1 entries");
-  if (static_cast<int64_t>(src.element_count()) != m ||
-      static_cast<int64_t>(sizes->element_count()) != m) {
-    return rep.Invalid("src and the result must have len(indices)=" + std::to_string(m) +
-                       " entries");
+  if (auto err = CheckTaskSizesShapes(rep, n + 1, m, src.element_count(), sizes->element_count());
+      err.failure()) {
+    return err;
   }
   if (m == 0) return ffi::Error::Success();
-  int device = 0, sms = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) {
-    return rep.Cuda("cudaGetDevice", err);
-  }
-  if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-      err != cudaSuccess) {
-    return rep.Cuda("cudaDeviceGetAttribute", err);
+  int sms = 0;
+  if (cudaError_t err = cuda::SmCount(&sms); err != cudaSuccess) {
+    return rep.Cuda("querying the SM count", err);
   }
   constexpr int kWarpsPerBlock = kTaskSizesThreads / cuda::kWarp;
   // One warp per edge, at most one full wave of resident blocks.
-  const int64_t blocks = std::min<int64_t>(cuda::CeilDiv(m, kWarpsPerBlock), static_cast<int64_t>(kTaskSizesBlocksPerSm) * sms);
+  const int64_t blocks = std::min<int64_t>(cuda::CeilDiv(m, kWarpsPerBlock),
+                                           static_cast<int64_t>(kTaskSizesBlocksPerSm) * sms);
   TaskSizesKernel<<<static_cast<unsigned>(blocks), kTaskSizesThreads, 0, stream>>>(
       indptr.typed_data(), indices.typed_data(), src.typed_data(), n, m, sizes->typed_data());
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
@@ -78,10 +73,4 @@ ffi::Error TaskSizesCuda(cudaStream_t stream, ffi::Buffer<ffi::S32> indptr,
 }  // namespace kcjax
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_task_sizes_cuda, kcjax::TaskSizesCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // src
-                                  .Ret<ffi::Buffer<ffi::S32>>()  // sizes
-);
+                              kcjax::BindTaskSizes(kcjax::CudaBinding()));

@@ -16,6 +16,11 @@
 // ends or rows are out of range (the wrapper turns that into an error).
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "kcjax/core/ffi.h"
 #include "xla/ffi/api/ffi.h"
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_task_sizes_cpu);
@@ -31,5 +36,29 @@ inline constexpr int kTaskSizesThreads = 256;
 // Most blocks per SM of one launch: eight 256-thread blocks are an SM's full
 // 2,048 threads; more edges than that are served grid-stride.
 inline constexpr int kTaskSizesBlocksPerSm = 8;
+
+// FFI signature of "kcjax_task_sizes", shared by its CPU and CUDA handlers:
+// binding is kcjax::CpuBinding() or kcjax::CudaBinding().
+template <typename Binding>
+auto BindTaskSizes(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()   // indptr
+      .template Arg<Buffer<S32>>()   // indices
+      .template Arg<Buffer<S32>>()   // src
+      .template Ret<Buffer<S32>>();  // sizes
+}
+
+// The operand shapes both handlers check: n = len(indptr) - 1 >= 0, and src
+// and sizes as long as indices (m).
+inline xla::ffi::Error CheckTaskSizesShapes(const Reporter& rep, int64_t indptr_len, int64_t m,
+                                            int64_t src_len, int64_t sizes_len) {
+  if (indptr_len < 1) return rep.Invalid("indptr must hold num_nodes + 1 >= 1 entries");
+  if (src_len != m || sizes_len != m) {
+    return rep.Invalid("src and the result must have len(indices)=" + std::to_string(m) +
+                       " entries");
+  }
+  return xla::ffi::Error::Success();
+}
 
 }  // namespace kcjax
