@@ -14,10 +14,12 @@ at k - 1 passed ``--budget``; a skipped method counts as slower than the one
 measured. Counts are checked: both methods agree, and on shared graphs they
 equal ../shared's ground truth.
 
-Fit mode: from a measured file, the thresholds of the rule (minimum
-estimated work, maximum pivot branching) that minimize the worst ratio
-``auto / min(kcminer, pivot)`` over the "fit" half and the shared graphs,
-then that rule's ratios on the "report" half, which it never saw.
+Fit mode: from measured files, the thresholds of the rule (minimum
+estimated work, maximum pivot branching, minimum shallow cost: see
+kcjax.cliques.auto) that minimize the worst ratio ``auto / min(kcminer,
+pivot)`` over the "fit" half and the shared graphs, then that rule's ratios
+on the "report" half, which it never saw; and the same for the thresholds
+the package has.
 
 The validation set (generated, seeded; "fit" and "report" alternate):
 planted cliques of 50-300 vertices in sparse power-law (Chung-Lu) graphs of
@@ -45,6 +47,7 @@ from benchlib import device_span, wall_times, write_results  # noqa: E402
 
 import kcjax  # noqa: E402
 from kcjax import generators as gen  # noqa: E402
+from kcjax.cliques import auto  # noqa: E402
 
 TIMER = (
     "device_s: JAX profiler (CUPTI) span of the eager count_cliques call's GPU work, "
@@ -119,10 +122,9 @@ def measure_graph(
             "estimate_s": estimate_s,
             "enumeration_work": est.enumeration_work,
             "pivot_branching": est.pivot_branching,
-            "missing_pairs": est.missing_pairs,
             "root_degree": est.root_degree,
             "estimated_count": est.cliques[k],
-            "auto": kcjax.cliques.auto.auto_method(dag, k),
+            "auto": auto.auto_method(dag, k),
         }
         counts = {}
         for method in ("kcminer", "pivot"):
@@ -180,40 +182,67 @@ def _line(row: dict) -> str:
     )
 
 
-def pick(row: dict, min_work: float, max_branching: float) -> str:
-    """The GPU rule of kcjax.cliques.auto with the given thresholds."""
-    pivots = row["enumeration_work"] >= min_work and row["pivot_branching"] <= max_branching
-    return "pivot" if pivots else "kcminer"
+def pick(row: dict, rule: dict) -> str:
+    """The GPU rule of kcjax.cliques.auto (auto_gpu_method) with the given thresholds."""
+    work, branching = row["enumeration_work"], row["pivot_branching"]
+    if work >= rule["min_work"] and branching <= rule["max_branching"]:
+        return "pivot"
+    shallow = row["k"] <= auto.AUTO_PIVOT_SHALLOW_K
+    if shallow and work * row["root_degree"] >= rule["min_shallow_cost"]:
+        return "pivot"
+    return "kcminer"
+
+
+#: The rule as kcjax.cliques.auto has it.
+PACKAGE_RULE = {
+    "min_work": auto.AUTO_PIVOT_MIN_WORK,
+    "max_branching": auto.AUTO_PIVOT_MAX_BRANCHING,
+    "min_shallow_cost": auto.AUTO_PIVOT_MIN_SHALLOW_COST,
+}
+
+
+def _summary(rows: list[dict], rule: dict) -> dict:
+    ratios = [ratio(r, pick(r, rule)) for r in rows]
+    if not ratios:
+        return {"rows": 0}
+    worst = max(rows, key=lambda r: ratio(r, pick(r, rule)))
+    return {
+        "rows": len(ratios),
+        "max_ratio": max(ratios),
+        "geomean_ratio": math.exp(sum(math.log(x) for x in ratios) / len(ratios)),
+        "within_1.25": sum(x <= 1.25 for x in ratios),
+        "worst": f"{worst['graph']} k={worst['k']}",
+    }
 
 
 def fit(rows: list[dict]) -> dict:
     """Thresholds minimizing the worst, then the mean log ratio, on the fit
-    half and the shared graphs; that rule's ratios on the report half."""
-    rows = [r for r in rows if math.isfinite(_best(r))]
+    half and the shared graphs (k >= 4: at k = 3 both methods are one
+    intersection pass); that rule's and the package's ratios on the report
+    half, which the fit never sees."""
+    rows = [r for r in rows if math.isfinite(_best(r)) and r["k"] >= 4]
     train = [r for r in rows if r["split"] in ("fit", "shared")]
     test = [r for r in rows if r["split"] == "report"]
-    works = sorted({10.0 ** (e / 4) for e in range(24, 56)})
-    branchings = [0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 12]
+    grid = [
+        {"min_work": 10.0 ** (e / 4), "max_branching": b, "min_shallow_cost": c}
+        for e in range(24, 40)
+        for b in (0.5, 1.0, 1.5, 2.0, 3.0)
+        for c in (1e8, 2e8, 4e8, 1e9)
+    ]
 
-    def score(subset, w, b):
-        rs = [ratio(r, pick(r, w, b)) for r in subset]
-        return max(rs), sum(math.log(x) for x in rs) / len(rs)
+    def score(rule):
+        rs = [ratio(r, pick(r, rule)) for r in train]
+        return max(rs), sum(math.log(x) for x in rs)
 
-    best = min(((score(train, w, b), w, b) for w in works for b in branchings), key=lambda x: x[0])
-    (_, w, b) = best
-
-    def summary(subset):
-        rs = [ratio(r, pick(r, w, b)) for r in subset]
-        worst = max(subset, key=lambda r: ratio(r, pick(r, w, b)))
-        return {
-            "rows": len(rs),
-            "max_ratio": max(rs),
-            "geomean_ratio": math.exp(sum(math.log(x) for x in rs) / len(rs)),
-            "within_1.25": sum(x <= 1.25 for x in rs),
-            "worst": f"{worst['graph']} k={worst['k']}",
-        }
-
-    return {"min_work": w, "max_branching": b, "fit": summary(train), "report": summary(test)}
+    best = min(grid, key=score)
+    return {
+        "fitted": best,
+        "fit": _summary(train, best),
+        "report": _summary(test, best),
+        "package": PACKAGE_RULE,
+        "package_fit": _summary(train, PACKAGE_RULE),
+        "package_report": _summary(test, PACKAGE_RULE),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,10 +254,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=float, default=1.0, help="s; skip a method at larger k")
     p.add_argument("--max-work", type=float, default=2e12, help="skip KCMiner above this")
     p.add_argument("--out", type=Path, default=None)
-    p.add_argument("--fit", type=Path, default=None, help="fit and report a measured file")
+    p.add_argument("--fit", type=Path, nargs="+", default=None, help="fit and report these files")
     args = p.parse_args(argv)
     if args.fit is not None:
-        result = fit(json.loads(args.fit.read_text())["rows"])
+        result = fit([r for f in args.fit for r in json.loads(f.read_text())["rows"]])
         print(json.dumps(result, indent=1))
         return 0
     lo, _, hi = args.ks.partition("-")

@@ -24,18 +24,27 @@ from kcjax.graph.tasks import candidate_sizes
 
 #: ``count_cliques(method="auto")`` on a GPU pivots where the estimated
 #: enumeration work (:func:`clique_cost_estimate`: KCMiner's search-tree
-#: nodes) is at least AUTO_PIVOT_MIN_WORK, the point from which the pivot
-#: counter's fixed cost is repaid, and the estimated pivot branching (the
-#: non-neighbours a candidate leaves, weighted by that work) is at most
-#: AUTO_PIVOT_MAX_BRANCHING: the work sits in near-cliques, whose pivot trees
-#: stay small, and not in dense non-cliques, where pivot trees grow too.
-AUTO_PIVOT_MIN_WORK = 1.5e8
-AUTO_PIVOT_MAX_BRANCHING = 3.0
-#: ``clique_counts_per_vertex(method="auto")``: the same rule with its own
-#: work threshold (per-vertex enumeration pays one atomic per clique member,
-#: so pivoting pays earlier).
-AUTO_LOCAL_PIVOT_MIN_WORK = 3e7
-AUTO_LOCAL_PIVOT_MAX_BRANCHING = 3.0
+#: nodes) is at least AUTO_PIVOT_MIN_WORK, from where the pivot counter's
+#: fixed cost is repaid, and the estimated pivot branching (non-neighbours
+#: per candidate where that work sits) is at most AUTO_PIVOT_MAX_BRANCHING:
+#: the work sits in near-cliques, which a pivot tree collapses, and not in
+#: dense non-cliques, where pivot trees grow with k too.
+AUTO_PIVOT_MIN_WORK = 1e7
+AUTO_PIVOT_MAX_BRANCHING = 1.5
+#: Up to AUTO_PIVOT_SHALLOW_K the pivot tree is cut after two levels, so its
+#: branching does not matter: it pivots where the enumeration's intersection
+#: cost (work times root out-degree: hubs, large cliques) is at least
+#: AUTO_PIVOT_MIN_SHALLOW_COST.
+AUTO_PIVOT_SHALLOW_K = 4
+AUTO_PIVOT_MIN_SHALLOW_COST = 2e8
+#: ``clique_counts_per_vertex(method="auto")`` pivots from
+#: AUTO_LOCAL_PIVOT_ALWAYS_K on, and below where the estimated work is at
+#: least AUTO_LOCAL_PIVOT_MIN_WORK and the branching at most
+#: AUTO_LOCAL_PIVOT_MAX_BRANCHING (per-vertex enumeration pays one atomic per
+#: clique member, so pivoting pays earlier than for counts).
+AUTO_LOCAL_PIVOT_ALWAYS_K = 6
+AUTO_LOCAL_PIVOT_MIN_WORK = 1.8e6
+AUTO_LOCAL_PIVOT_MAX_BRANCHING = 8.0
 
 
 class CliqueCostEstimate(NamedTuple):
@@ -51,8 +60,6 @@ class CliqueCostEstimate(NamedTuple):
       pivot_branching: estimated non-neighbours among the candidates of a
         root, averaged over the roots by their share of ``enumeration_work``
         (0 where the work sits in cliques).
-      missing_pairs: estimated non-adjacent pairs among a root's
-        out-neighbours, averaged the same way: each one splits a pivot tree.
       root_degree: out-degree of a root, averaged the same way (the length
         of the lists its searches intersect).
     """
@@ -61,7 +68,6 @@ class CliqueCostEstimate(NamedTuple):
     cliques: tuple[float, ...]
     enumeration_work: float
     pivot_branching: float
-    missing_pairs: float
     root_degree: float
 
 
@@ -108,8 +114,9 @@ def clique_cost_estimate(
     where the work is (within 2x on the shared graphs where k-clique counts
     pass 10^8; below on sparse graphs, where counting is cheap anyway).
     KCMiner's time grows with the nodes of its search tree, the cliques of
-    sizes 3..k-1; a pivot tree stays small where that work sits in
-    near-cliques (few non-neighbours per candidate, ``pivot_branching``).
+    sizes 3..k-1, each an intersection of lists about ``root_degree`` long;
+    a pivot tree stays small where that work sits in near-cliques (few
+    non-neighbours per candidate, ``pivot_branching``).
 
     Eager; memoized per DAG and k. Costs one candidate-set-size pass (one
     warp intersection per edge on a GPU) and O(n k) arithmetic.
@@ -133,27 +140,30 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
     exact = [1.0, float(dag.num_nodes), float(dag.num_edges)][: k + 1]
     if k < 3 or dag.num_edges == 0:
         cliques = exact + [0.0] * (k + 1 - len(exact))
-        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0, 0.0)
+        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0)
     # One compilation per graph shape serves every k <= 18 (then per power of two).
     slots = 1 << max(4, (k - 3).bit_length())
     out = np.asarray(_estimate(dag, np.int32(k), slots=slots)).astype(np.float64)
-    log_cliques, (log_work, branching, missing, degree, invalid) = out[: k - 2], out[slots:]
+    log_cliques, (log_work, branching, degree, invalid) = out[: k - 2], out[slots:]
     if invalid:
         raise ValueError(
             "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
         )
     cliques = exact + [float(x) for x in np.exp(log_cliques)]
-    work = float(np.exp(log_work))
     return CliqueCostEstimate(
-        k, tuple(cliques), work, float(branching), float(missing), float(degree)
+        k,
+        tuple(cliques),
+        float(np.exp(log_work)),
+        float(branching),
+        float(degree),
     )
 
 
 @functools.partial(jax.jit, static_argnames="slots")
 def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
-    """float32[slots + 5]: logs of the estimated s-clique counts (s = 3..k, then
-    -inf), the log of the work, the work-weighted non-neighbours per candidate,
-    missing pairs per root and out-degree, and 1 if a candidate-set size was flagged
+    """float32[slots + 4]: logs of the estimated s-clique counts (s = 3..k, then
+    -inf), the log of the work, the work-weighted non-neighbours per candidate
+    and out-degree, and 1 if a candidate-set size was flagged
     invalid (-1). One program: the sizes pass and a few fused reductions; k
     is traced (one compilation serves every k <= slots + 2)."""
     n = dag.num_nodes
@@ -183,7 +193,6 @@ def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
         [
             log_work,
             jnp.sum(weights * (1 - p) * d),
-            jnp.sum(weights * (1 - p) * pairs),
             jnp.sum(weights * d),
             invalid.astype(jnp.float32),
         ]
@@ -213,16 +222,24 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
     """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MIN_WORK)."""
-    return _by_estimate(dag, kmax, AUTO_PIVOT_MIN_WORK, AUTO_PIVOT_MAX_BRANCHING)
+    est = clique_cost_estimate(dag, kmax)
+    work, branching = est.enumeration_work, est.pivot_branching
+    if work >= AUTO_PIVOT_MIN_WORK and branching <= AUTO_PIVOT_MAX_BRANCHING:
+        return "pivot"
+    shallow = kmax <= AUTO_PIVOT_SHALLOW_K
+    if shallow and work * est.root_degree >= AUTO_PIVOT_MIN_SHALLOW_COST:
+        return "pivot"
+    return "kcminer"
 
 
 def auto_local_method(dag: DAG, k: int) -> str:
     """The method ``clique_counts_per_vertex(method="auto")`` stands for
-    (see AUTO_LOCAL_PIVOT_MIN_WORK)."""
-    return _by_estimate(dag, k, AUTO_LOCAL_PIVOT_MIN_WORK, AUTO_LOCAL_PIVOT_MAX_BRANCHING)
-
-
-def _by_estimate(dag: DAG, k: int, min_work: float, max_branching: float) -> str:
+    (see AUTO_LOCAL_PIVOT_ALWAYS_K)."""
+    if k >= AUTO_LOCAL_PIVOT_ALWAYS_K:
+        return "pivot"
     est = clique_cost_estimate(dag, k)
-    pivots = est.enumeration_work >= min_work and est.pivot_branching <= max_branching
-    return "pivot" if pivots else "kcminer"
+    if est.enumeration_work >= AUTO_LOCAL_PIVOT_MIN_WORK and (
+        est.pivot_branching <= AUTO_LOCAL_PIVOT_MAX_BRANCHING
+    ):
+        return "pivot"
+    return "kcminer"

@@ -159,6 +159,11 @@ def test_cost_estimate_is_exact_on_unions_of_cliques(sizes):
     assert est.cliques[1:] == pytest.approx(expected[1:], rel=1e-4)
     assert est.enumeration_work == pytest.approx(sum(expected[3:k]), rel=1e-4)
     assert est.pivot_branching == pytest.approx(0.0, abs=1e-6)
+    degrees = [d for s in sizes for d in range(s)]  # out-degrees s - 1, ..., 0 per clique
+    weights = [sum(math.comb(d, j - 1) for j in range(3, k)) for d in degrees]
+    assert est.root_degree == pytest.approx(
+        sum(w * d for w, d in zip(weights, degrees, strict=True)) / sum(weights), rel=1e-4
+    )
 
 
 @pytest.mark.parametrize("name", ["gnp60_0.15", "planted", "star", "isolated_only"])
@@ -180,7 +185,7 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     clique = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], seed=2))
     dense = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], density=0.5, seed=2))
     # A planted 60-clique: the work explodes with k and sits in the clique.
-    assert auto.auto_gpu_method(clique, 4) == "kcminer"
+    assert auto.auto_gpu_method(clique, 5) == "kcminer"
     assert auto.auto_gpu_method(clique, 12) == "pivot"
     est = kcjax.clique_cost_estimate(clique, 12)
     assert est.enumeration_work >= auto.AUTO_PIVOT_MIN_WORK
@@ -192,8 +197,14 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     if next(iter(clique.indices.devices())).platform == "cpu":
         assert auto.auto_method(clique, 4) == "pivot"
     assert auto.auto_local_method(clique, 12) == "pivot"
+    assert auto.auto_local_method(dense, 4) == "kcminer"
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_WORK", math.inf)
     assert auto.auto_gpu_method(clique, 12) == "kcminer"
+    # Shallow trees: at k = 4 the intersection cost alone decides.
+    est = kcjax.clique_cost_estimate(clique, 4)
+    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_SHALLOW_COST", est.enumeration_work * est.root_degree)
+    assert auto.auto_gpu_method(clique, 4) == "pivot"
+    assert auto.auto_gpu_method(clique, 5) == "kcminer"
 
 
 @pytest.mark.parametrize(
