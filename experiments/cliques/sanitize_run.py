@@ -1,14 +1,14 @@
 """Small run for compute-sanitizer: email-Enron, k = 4..6, and a planted clique.
 
-Sizes the edge tasks (the tasks stage's candidate sets, as the cost
-estimate of ``method="auto"`` does), counts with every native method, then
-lists the 4-cliques and counts them per vertex (enumeration, and the pivot
-counter at k = 4..6), so every CUDA kernel family runs once under the tool. The planted 52-clique runs KCMiner's
-heavy-task split at k = 7 (candidate sets of 48 and more) and its level-3
-units at k = 8, whose engine stores one level before the fused last one; the planted
-140-clique the pivot counter's global-memory roots (more than 128
-candidates), per vertex. The graphs are oriented on the CPU backend so that XLA's GPU
-compilations stay out of the instrumented process.
+Sizes the edge tasks (the tasks stage's candidate sets, as the cost estimate of
+``method="auto"`` does), counts with every native method, then lists the 4-cliques and
+counts them per vertex (enumeration, and the pivot counter at k = 4..6), so every CUDA
+kernel family runs once under the tool. The planted 52-clique runs KCMiner's heavy-task
+split at k = 7 (candidate sets of 48 and more) and its level-3 units at k = 8, whose
+engine stores one level before the fused last one; the planted 140-clique the pivot
+counter's global-memory roots (more than 128 candidates), per vertex. The graphs are
+oriented on the CPU backend so that XLA's GPU compilations stay out of the instrumented
+process.
 
 Usage: python experiments/cliques/sanitize_run.py [METHOD ...] (default: every native method).
 """
