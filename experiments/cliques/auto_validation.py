@@ -123,6 +123,7 @@ def measure_graph(
             "enumeration_work": est.enumeration_work,
             "pivot_branching": est.pivot_branching,
             "root_degree": est.root_degree,
+            "heaviest_root_work": est.heaviest_root_work,
             "estimated_count": est.cliques[k],
             "auto": auto.auto_method(dag, k),
         }
@@ -184,8 +185,9 @@ def _line(row: dict) -> str:
 
 def pick(row: dict, rule: dict) -> str:
     """The GPU rule of kcjax.cliques.auto (auto_gpu_method) with the given thresholds."""
-    work, branching = row["enumeration_work"], row["pivot_branching"]
-    if work >= rule["min_work"] and branching <= rule["max_branching"]:
+    work = row["enumeration_work"]
+    slow = work >= rule["min_work"] or row["heaviest_root_work"] >= rule["min_root_work"]
+    if slow and row["pivot_branching"] <= rule["max_branching"]:
         return "pivot"
     shallow = row["k"] <= auto.AUTO_PIVOT_SHALLOW_K
     if shallow and work * row["root_degree"] >= rule["min_shallow_cost"]:
@@ -196,6 +198,7 @@ def pick(row: dict, rule: dict) -> str:
 #: The rule as kcjax.cliques.auto has it.
 PACKAGE_RULE = {
     "min_work": auto.AUTO_PIVOT_MIN_WORK,
+    "min_root_work": auto.AUTO_PIVOT_MIN_ROOT_WORK,
     "max_branching": auto.AUTO_PIVOT_MAX_BRANCHING,
     "min_shallow_cost": auto.AUTO_PIVOT_MIN_SHALLOW_COST,
 }
@@ -224,10 +227,12 @@ def fit(rows: list[dict]) -> dict:
     train = [r for r in rows if r["split"] in ("fit", "shared")]
     test = [r for r in rows if r["split"] == "report"]
     grid = [
-        {"min_work": 10.0 ** (e / 4), "max_branching": b, "min_shallow_cost": c}
+        {"min_work": 10.0 ** (e / 4), "min_root_work": 10.0 ** (f / 4)}
+        | {"max_branching": b, "min_shallow_cost": c}
         for e in range(24, 40)
-        for b in (0.5, 1.0, 1.5, 2.0, 3.0)
-        for c in (1e8, 2e8, 4e8, 1e9)
+        for f in (*range(16, 32), 120)
+        for b in (0.5, 1.0, 1.5, 2.0)
+        for c in (1e8, 2e8, 4e8)
     ]
 
     def score(rule):

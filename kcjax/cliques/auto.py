@@ -23,14 +23,16 @@ from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, memo
 from kcjax.graph.tasks import candidate_sizes
 
 #: ``count_cliques(method="auto")`` on a GPU pivots where the estimated
-#: enumeration work (:func:`clique_cost_estimate`: KCMiner's search-tree
-#: nodes) is at least AUTO_PIVOT_MIN_WORK, from where the pivot counter's
-#: fixed cost is repaid, and the estimated pivot branching (non-neighbours
-#: per candidate where that work sits) is at most AUTO_PIVOT_MAX_BRANCHING:
-#: the work sits in near-cliques, which a pivot tree collapses, and not in
-#: dense non-cliques, where pivot trees grow with k too.
-AUTO_PIVOT_MIN_WORK = 1e7
+#: pivot branching (non-neighbours per candidate where the enumeration work
+#: sits, :func:`clique_cost_estimate`) is at most AUTO_PIVOT_MAX_BRANCHING,
+#: so that work sits in near-cliques, which a pivot tree collapses (in dense
+#: non-cliques pivot trees grow with k too), and the enumeration would be
+#: slow: its work (KCMiner's search-tree nodes) at least AUTO_PIVOT_MIN_WORK,
+#: from where the pivot counter's fixed cost is repaid, or its heaviest root
+#: (one warp's serial search) at least AUTO_PIVOT_MIN_ROOT_WORK.
 AUTO_PIVOT_MAX_BRANCHING = 1.5
+AUTO_PIVOT_MIN_WORK = 3e7
+AUTO_PIVOT_MIN_ROOT_WORK = 5e5
 #: Up to AUTO_PIVOT_SHALLOW_K the pivot tree is cut after two levels, so its
 #: branching does not matter: it pivots where the enumeration's intersection
 #: cost (work times root out-degree: hubs, large cliques) is at least
@@ -57,6 +59,9 @@ class CliqueCostEstimate(NamedTuple):
         (exact for s <= 3).
       enumeration_work: estimated nodes of KCMiner's search tree for k, the
         cliques of sizes 3..k-1 (its time grows with it).
+      heaviest_root_work: the largest share of that work under one root:
+        one warp searches it, so it bounds the time from below however many
+        warps run.
       pivot_branching: estimated non-neighbours among the candidates of a
         root, averaged over the roots by their share of ``enumeration_work``
         (0 where the work sits in cliques).
@@ -67,6 +72,7 @@ class CliqueCostEstimate(NamedTuple):
     k: int
     cliques: tuple[float, ...]
     enumeration_work: float
+    heaviest_root_work: float
     pivot_branching: float
     root_degree: float
 
@@ -140,11 +146,14 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
     exact = [1.0, float(dag.num_nodes), float(dag.num_edges)][: k + 1]
     if k < 3 or dag.num_edges == 0:
         cliques = exact + [0.0] * (k + 1 - len(exact))
-        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0)
+        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0, 0.0)
     # One compilation per graph shape serves every k <= 18 (then per power of two).
     slots = 1 << max(4, (k - 3).bit_length())
     out = np.asarray(_estimate(dag, np.int32(k), slots=slots)).astype(np.float64)
-    log_cliques, (log_work, branching, degree, invalid) = out[: k - 2], out[slots:]
+    log_cliques, (log_work, branching, degree, log_heaviest, invalid) = (
+        out[: k - 2],
+        out[slots:],
+    )
     if invalid:
         raise ValueError(
             "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
@@ -154,6 +163,7 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
         k,
         tuple(cliques),
         float(np.exp(log_work)),
+        float(np.exp(log_heaviest)),
         float(branching),
         float(degree),
     )
@@ -161,9 +171,9 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
 
 @functools.partial(jax.jit, static_argnames="slots")
 def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
-    """float32[slots + 4]: logs of the estimated s-clique counts (s = 3..k, then
+    """float32[slots + 5]: logs of the estimated s-clique counts (s = 3..k, then
     -inf), the log of the work, the work-weighted non-neighbours per candidate
-    and out-degree, and 1 if a candidate-set size was flagged
+    and out-degree, the log of the heaviest root's work, and 1 if a candidate-set size was flagged
     invalid (-1). One program: the sizes pass and a few fused reductions; k
     is traced (one compilation serves every k <= slots + 2)."""
     n = dag.num_nodes
@@ -194,6 +204,7 @@ def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
             log_work,
             jnp.sum(weights * (1 - p) * d),
             jnp.sum(weights * d),
+            jnp.max(log_root_work),
             invalid.astype(jnp.float32),
         ]
     )
@@ -221,10 +232,11 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
-    """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MIN_WORK)."""
+    """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MAX_BRANCHING)."""
     est = clique_cost_estimate(dag, kmax)
-    work, branching = est.enumeration_work, est.pivot_branching
-    if work >= AUTO_PIVOT_MIN_WORK and branching <= AUTO_PIVOT_MAX_BRANCHING:
+    work = est.enumeration_work
+    slow = work >= AUTO_PIVOT_MIN_WORK or est.heaviest_root_work >= AUTO_PIVOT_MIN_ROOT_WORK
+    if slow and est.pivot_branching <= AUTO_PIVOT_MAX_BRANCHING:
         return "pivot"
     shallow = kmax <= AUTO_PIVOT_SHALLOW_K
     if shallow and work * est.root_degree >= AUTO_PIVOT_MIN_SHALLOW_COST:

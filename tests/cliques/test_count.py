@@ -164,6 +164,7 @@ def test_cost_estimate_is_exact_on_unions_of_cliques(sizes):
     assert est.root_degree == pytest.approx(
         sum(w * d for w, d in zip(weights, degrees, strict=True)) / sum(weights), rel=1e-4
     )
+    assert est.heaviest_root_work == pytest.approx(max(weights), rel=1e-4)
 
 
 @pytest.mark.parametrize("name", ["gnp60_0.15", "planted", "star", "isolated_only"])
@@ -189,6 +190,7 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     assert auto.auto_gpu_method(clique, 12) == "pivot"
     est = kcjax.clique_cost_estimate(clique, 12)
     assert est.enumeration_work >= auto.AUTO_PIVOT_MIN_WORK
+    assert est.heaviest_root_work >= auto.AUTO_PIVOT_MIN_ROOT_WORK
     assert est.pivot_branching <= auto.AUTO_PIVOT_MAX_BRANCHING
     # A dense block that is no clique: candidates leave many non-neighbours.
     assert kcjax.clique_cost_estimate(dense, 12).pivot_branching > auto.AUTO_PIVOT_MAX_BRANCHING
@@ -199,6 +201,8 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     assert auto.auto_local_method(clique, 12) == "pivot"
     assert auto.auto_local_method(dense, 4) == "kcminer"
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_WORK", math.inf)
+    assert auto.auto_gpu_method(clique, 12) == "pivot"  # its heaviest root alone
+    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_ROOT_WORK", math.inf)
     assert auto.auto_gpu_method(clique, 12) == "kcminer"
     # Shallow trees: at k = 4 the intersection cost alone decides.
     est = kcjax.clique_cost_estimate(clique, 4)
