@@ -233,6 +233,8 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
     """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MAX_BRANCHING)."""
+    if kmax <= 3:  # one intersection pass either way; no estimate needed
+        return "kcminer"
     est = clique_cost_estimate(dag, kmax)
     work = est.enumeration_work
     slow = work >= AUTO_PIVOT_MIN_WORK or est.heaviest_root_work >= AUTO_PIVOT_MIN_ROOT_WORK
