@@ -171,11 +171,12 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
 
 @functools.partial(jax.jit, static_argnames="slots")
 def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
-    """float32[slots + 5]: logs of the estimated s-clique counts (s = 3..k, then
-    -inf), the log of the work, the work-weighted non-neighbours per candidate
-    and out-degree, the log of the heaviest root's work, and 1 if a candidate-set size was flagged
-    invalid (-1). One program: the sizes pass and a few fused reductions; k
-    is traced (one compilation serves every k <= slots + 2)."""
+    """float32[slots + 5]: logs of the estimated s-clique counts (s = 3..k,
+    then -inf); the log of the work; the work-weighted non-neighbours per
+    candidate and out-degree; the log of the heaviest root's work; and 1 if a
+    candidate-set size was flagged invalid (-1). One program: the sizes pass
+    and a few fused reductions; k is traced (one compilation serves every
+    k <= slots + 2)."""
     n = dag.num_nodes
     sizes = candidate_sizes(dag)
     invalid = jnp.any(sizes < 0)
