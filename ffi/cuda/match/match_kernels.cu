@@ -1,16 +1,29 @@
 // CUDA handlers of "kcjax_match_count" and "kcjax_match_list" (contracts in
 // kcjax/match/match.h; reference: ffi/cpu/match/match_cpu.cc).
 //
-// Warp-per-task depth-first backtracking. A task is one root and one chunk of
-// task_width entries of its level-1 source list (task_ptr, built by the
-// caller, gives each root's chunk count), so a root of high degree is spread
-// over many warps. A warp keeps its search stack in shared memory: per level the source
-// list, the chunk position and the ballot of valid candidates of the chunk
-// still to descend into. Each lane checks one candidate (candidate bitmap,
-// multiplicity, adjacency to the other backward images by binary search,
-// non-adjacency for induced matching); the last level is counted with a warp
-// reduction (or written out, for listing) instead of descended. Persistent
-// warps take tasks from an atomic counter; counts are 128-bit.
+// Warp-per-unit depth-first backtracking with work donation. A static unit is
+// one root and one chunk of task_width entries of its level-1 source list
+// (task_ptr, built by the caller, gives each root's chunk count). A warp keeps
+// its search stack in shared memory: per level the image, its CSR row, the
+// source list, the chunk position and the ballot of valid candidates of the
+// chunk still to descend into. Each lane checks one candidate (candidate
+// bitmap, multiplicity, adjacency to the other backward images by binary search
+// in the shorter row, non-adjacency for induced matching); the last level is
+// counted with a warp reduction (or written out, for listing) instead of
+// descended.
+//
+// Load balance: roots are few on selective queries (one root and one level-1
+// vertex on some), so static units alone leave most warps idle while one warp
+// walks a deep tree. Persistent warps take static units from an atomic
+// counter, then wait on a ring of donated units; a busy warp that sees idle
+// warps (every kDonateEvery chunk steps) splits off the unexplored part of its
+// shallowest level that has any (half of the pending ballot bits and half of
+// the unscanned range, with the images above it) and publishes it as a unit.
+// Termination: `open` counts the units taken or published and not finished
+// (a donor counts its donation before publishing it, while its own unit is
+// still open), so open == 0 means no work exists anywhere; a warp leaves only
+// when the static units are gone and open == 0, so warps need not be
+// co-resident. Counts are 128-bit.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -32,33 +45,67 @@ namespace {
 using u128 = unsigned __int128;
 using cuda::kFull;
 using cuda::u64;
+using P = MatchPolicy;
 
 struct WarpStack {
   const int32_t* src[kMaxQuery];
   u128 weight[kMaxQuery];  // product of the weights of levels <= i
   int32_t img[kMaxQuery];
+  int32_t row[kMaxQuery];  // indptr[img[i]]
+  int32_t deg[kMaxQuery];  // degree of img[i]
   int32_t pos[kMaxQuery];
   int32_t end[kMaxQuery];
   int32_t base[kMaxQuery];
   uint32_t mask[kMaxQuery];
   int32_t pivot[kMaxQuery];
+  u128 acc;    // lane 0: weighted embeddings of the current unit
+  u128 total;  // lane 0: of every unit so far (one total)
+  // A received unit (Receive): its level, root index, range, ballot bits and base.
+  int32_t in_level, in_ri, in_pos, in_end, in_base;
+  uint32_t in_mask;
 };
+
+// The shared counters of one launch (zeroed by the handler). The ring
+// counters, `open` and `idle` sit on separate 128-byte lines: idle warps poll
+// the first, busy warps read the last.
+struct WorkQueue {
+  alignas(128) u64 head;       // ring items reserved by donors
+  u64 tail;                    // ring items claimed
+  alignas(128) u64 next_task;  // static units handed out
+  alignas(128) u64 open;       // units taken or published and not finished
+  alignas(128) int32_t idle;   // warps waiting on the ring (a hint for donors)
+};
+
+// One donated unit: levels < level fixed to img; level's candidates are the
+// ballot bits mask at base plus source entries [pos, end).
+// A slot serves ring items i, i + K, i + 2K, ... (K slots) in turn: ticket 2r
+// means free for the item of round r, 2r + 1 holding it (zeroed: free for
+// round 0), so a donor never overwrites an item not yet read.
+struct Donation {
+  u64 ticket;
+  int32_t level, ri, base, pos, end;
+  uint32_t mask;
+  int32_t img[kMaxQuery];
+};
+
+__device__ __forceinline__ u64 Volatile(const u64* p) {
+  return *reinterpret_cast<const volatile u64*>(p);
+}
 
 __device__ __forceinline__ bool InCand(const MatchView& m, int level, int32_t v) {
   return (__ldg(m.cand + level * m.words + (v >> 5)) >> (v & 31)) & 1u;
 }
 
-// a and b adjacent: a search of the shorter row that stops at the first hit
-// (kept over cuda::Member, whose full lower_bound makes the count kernel spill
-// 20 bytes at its 32 registers).
-__device__ __forceinline__ bool Adjacent(const MatchView& m, int32_t a, int32_t b) {
-  int32_t lo = __ldg(m.indptr + a), hi = __ldg(m.indptr + a + 1);
-  const int32_t lb = __ldg(m.indptr + b), hb = __ldg(m.indptr + b + 1);
-  if (hb - lb < hi - lo) {
-    lo = lb;
-    hi = hb;
+// a (row ra, degree da) and b (row rb, degree db) adjacent: a search of the
+// shorter row that stops at the first hit.
+__device__ __forceinline__ bool Adjacent(const MatchView& m, int32_t a, int32_t ra, int32_t da,
+                                         int32_t b, int32_t rb, int32_t db) {
+  if (db < da) {
+    ra = rb;
+    da = db;
     b = a;
   }
+  int32_t lo = ra, hi = ra + da;
   while (lo < hi) {
     const int32_t mid = (lo + hi) >> 1;
     const int32_t x = __ldg(m.indices + mid);
@@ -72,9 +119,20 @@ __device__ __forceinline__ bool Adjacent(const MatchView& m, int32_t a, int32_t 
   return false;
 }
 
+// Lane 0: level's image v with weight w (its row cached for the checks below).
+__device__ __forceinline__ void SetImage(const MatchView& m, WarpStack& s, int level, int32_t v,
+                                         uint32_t w) {
+  const int32_t r0 = __ldg(m.indptr + v);
+  s.img[level] = v;
+  s.row[level] = r0;
+  s.deg[level] = __ldg(m.indptr + v + 1) - r0;
+  s.weight[level] = (level == 0 ? u128{1} : s.weight[level - 1]) * w;
+}
+
 // Sets up level's source list (all lanes compute it; lane 0 stores it).
 __device__ __forceinline__ void InitLevel(const MatchView& m, WarpStack& s, int level, int lane,
                                           int32_t first, int32_t last) {
+  __syncwarp();
   const uint32_t back = static_cast<uint32_t>(__ldg(m.plan + 4 * level));
   const int32_t* src;
   int32_t len, pivot = -1;
@@ -82,13 +140,13 @@ __device__ __forceinline__ void InitLevel(const MatchView& m, WarpStack& s, int 
     int32_t best = -1;
     for (uint32_t b = back; b; b &= b - 1) {
       const int j = __ffs(b) - 1;
-      const int32_t d = __ldg(m.indptr + s.img[j] + 1) - __ldg(m.indptr + s.img[j]);
+      const int32_t d = s.deg[j];
       if (best < 0 || d < best) {
         best = d;
         pivot = j;
       }
     }
-    src = m.indices + __ldg(m.indptr + s.img[pivot]);
+    src = m.indices + s.row[pivot];
     len = best;
   } else {
     src = m.lists + static_cast<int64_t>(__ldg(m.plan + 4 * level + 2)) * m.list_stride;
@@ -116,10 +174,18 @@ __device__ __forceinline__ uint32_t Check(const MatchView& m, const WarpStack& s
   const uint32_t back = static_cast<uint32_t>(__ldg(m.plan + 4 * level));
   const uint32_t nonadj = static_cast<uint32_t>(__ldg(m.plan + 4 * level + 1));
   const int pivot = s.pivot[level];
-  for (uint32_t b = back & ~(pivot >= 0 ? (1u << pivot) : 0u); b; b &= b - 1)
-    if (!Adjacent(m, s.img[__ffs(b) - 1], v)) return 0;
-  for (uint32_t b = nonadj; b; b &= b - 1)
-    if (Adjacent(m, s.img[__ffs(b) - 1], v)) return 0;
+  const uint32_t others = back & ~(pivot >= 0 ? (1u << pivot) : 0u);
+  if ((others | nonadj) == 0) return static_cast<uint32_t>(mult - used);
+  const int32_t rv = __ldg(m.indptr + v);
+  const int32_t dv = __ldg(m.indptr + v + 1) - rv;
+  for (uint32_t b = others; b; b &= b - 1) {
+    const int j = __ffs(b) - 1;
+    if (!Adjacent(m, s.img[j], s.row[j], s.deg[j], v, rv, dv)) return 0;
+  }
+  for (uint32_t b = nonadj; b; b &= b - 1) {
+    const int j = __ffs(b) - 1;
+    if (Adjacent(m, s.img[j], s.row[j], s.deg[j], v, rv, dv)) return 0;
+  }
   return static_cast<uint32_t>(mult - used);
 }
 
@@ -128,136 +194,296 @@ __device__ __forceinline__ void AddCount(u64* cell, u128 v) {
   cuda::AtomicAdd128(cell, static_cast<u64>(v), static_cast<u64>(v >> 64));
 }
 
+// Lane 0: the next static unit, counted open; ~0 once they are gone.
+__device__ __forceinline__ u64 TakeStatic(WorkQueue* wq, int64_t num_tasks) {
+  atomicAdd(&wq->open, 1ull);
+  __threadfence();
+  const u64 t = atomicAdd(&wq->next_task, 1ull);
+  if (static_cast<int64_t>(t) < num_tasks) return t;
+  atomicAdd(&wq->open, ~0ull);
+  __threadfence();
+  return ~0ull;
+}
+
+// Lane 0: a ring item to work on, or ~0 when no work is left anywhere.
+__device__ __forceinline__ u64 Claim(WorkQueue* wq) {
+  atomicAdd(&wq->idle, 1);
+  unsigned nap = P::kIdleSleepNs;
+  for (;;) {
+    const u64 t = Volatile(&wq->tail);
+    if (t < Volatile(&wq->head)) {
+      if (atomicCAS(&wq->tail, t, t + 1) == t) {
+        atomicSub(&wq->idle, 1);
+        return t;
+      }
+      continue;
+    }
+    if (Volatile(&wq->open) == 0) {
+      atomicSub(&wq->idle, 1);
+      return ~0ull;
+    }
+    __nanosleep(nap);
+    nap = min(2 * nap, static_cast<unsigned>(P::kIdleSleepMaxNs));
+  }
+}
+
+// Lane 0: copies ring item t into the stack (images, weights, the in_*
+// fields); frees the slot.
+__device__ __forceinline__ void Receive(const MatchView& m, WarpStack& s, Donation* ring, u64 t) {
+  Donation* d = ring + t % P::kRingSlots;
+  const u64 round = t / P::kRingSlots;
+  while (Volatile(&d->ticket) != 2 * round + 1) __nanosleep(32);
+  __threadfence();
+  const volatile Donation* vd = d;
+  const int level = vd->level;
+  s.in_level = level;
+  s.in_ri = vd->ri;
+  s.in_pos = vd->pos;
+  s.in_end = vd->end;
+  s.in_mask = vd->mask;
+  s.in_base = vd->base;
+  for (int j = 0; j < level; ++j) {
+    const int32_t v = vd->img[j];
+    int used = 0;
+    for (int i = 0; i < j; ++i) used += s.img[i] == v;
+    SetImage(m, s, j, v, static_cast<uint32_t>(__ldg(m.mult + v) - used));
+  }
+  __threadfence();
+  atomicExch(&d->ticket, 2 * round + 2);
+}
+
+// Lane 0: publishes the unexplored part of level l (ballot bits give at
+// base[l], source entries [from, to)) with the images above it.
+__device__ __forceinline__ void Publish(WorkQueue* wq, Donation* ring, const WarpStack& s, int l,
+                                        int32_t ri, uint32_t give, int32_t from, int32_t to) {
+  atomicAdd(&wq->open, 1ull);
+  __threadfence();
+  const u64 h = atomicAdd(&wq->head, 1ull);
+  Donation* d = ring + h % P::kRingSlots;
+  const u64 round = h / P::kRingSlots;
+  while (Volatile(&d->ticket) != 2 * round) __nanosleep(32);
+  d->level = l;
+  d->ri = ri;
+  d->base = s.base[l];
+  d->pos = from;
+  d->end = to;
+  d->mask = give;
+  for (int j = 0; j < l; ++j) d->img[j] = s.img[j];
+  __threadfence();
+  atomicExch(&d->ticket, 2 * round + 1);
+}
+
+// Called by the whole warp at a chunk step of `level` (unit starting at l0):
+// if warps are idle and the ring holds fewer units than them, splits off half
+// of the shallowest level in [l0, min(level, q - 1 - kDonateLeafGap)] that has
+// unexplored candidates.
+__device__ __forceinline__ void MaybeDonate(WorkQueue* wq, Donation* ring, WarpStack& s, int l0,
+                                            int level, int q, int32_t ri, int lane) {
+  int want = 0;
+  if (lane == 0) {
+    const int idle = *reinterpret_cast<const volatile int32_t*>(&wq->idle);
+    if (idle > 0) {
+      const u64 pending = Volatile(&wq->head) - Volatile(&wq->tail);
+      const u64 warps = static_cast<u64>(gridDim.x) * P::kWarpsPerBlock;
+      want = pending < static_cast<u64>(idle) && pending + warps < P::kRingSlots;
+    }
+  }
+  if (!__shfl_sync(kFull, want, 0)) return;
+  const int top = min(level, q - 1 - P::kDonateLeafGap);
+  if (lane == 0) {
+    for (int l = l0; l <= top; ++l) {
+      const uint32_t mk = s.mask[l];
+      const int32_t p = s.pos[l], e = s.end[l];
+      if (mk == 0 && p >= e) continue;
+      const int bits = __popc(mk);
+      const int32_t r = e > p ? e - p : 0;
+      // Below level l the donor works in a subtree, so it may give all of l; at
+      // l == level it keeps an entry (else one unit could pass warp to warp).
+      const bool busy = l < level;
+      int give_bits = !busy ? 0 : (r == 0 && bits == 1 ? 1 : bits / 2);
+      const int32_t mid = min(e, p + (busy || r >= 2 ? r / 2 : r));
+      if (give_bits == 0 && mid >= e) continue;
+      uint32_t give = 0;
+      for (uint32_t b = mk; give_bits > 0; --give_bits) {  // the highest bits
+        const uint32_t top_bit = 1u << (31 - __clz(b));
+        give |= top_bit;
+        b &= ~top_bit;
+      }
+      s.mask[l] = mk & ~give;
+      s.end[l] = mid;
+      Publish(wq, ring, s, l, ri, give, mid, e);
+      break;
+    }
+  }
+  __syncwarp();
+}
+
 // kList: write embeddings to rows (capacity cap) and count them in *found;
 // else add counts to counts (per root or one total).
 template <bool kList>
-__global__ void __launch_bounds__(32 * MatchPolicy::kWarpsPerBlock)
+__global__ void __launch_bounds__(32 * P::kWarpsPerBlock, P::kMinBlocksPerSm)
     MatchKernel(MatchView m, const int32_t* __restrict__ roots,
-                const int32_t* __restrict__ task_ptr, int64_t r, int32_t width, u64* next_task,
-                u64* counts, bool per_root, int32_t* rows, int64_t cap, u64* found) {
-  __shared__ WarpStack stacks[MatchPolicy::kWarpsPerBlock];
+                const int32_t* __restrict__ task_ptr, int64_t r, int32_t width, WorkQueue* wq,
+                Donation* ring, u64* counts, bool per_root, int32_t* rows, int64_t cap,
+                u64* found) {
+  __shared__ WarpStack stacks[P::kWarpsPerBlock];
   const int lane = cuda::LaneId();
   WarpStack& s = stacks[cuda::WarpInBlock()];
   const int64_t num_tasks = __ldg(task_ptr + r);
   const int q = m.q;
-  u128 total = 0;
+  if (lane == 0) s.total = 0;
+  bool fresh = true;  // static units may remain
+  int clock = 0;
   for (;;) {
-    u64 task = 0;
-    if (lane == 0) task = atomicAdd(next_task, 1ull);
-    task = __shfl_sync(kFull, task, 0);
-    if (static_cast<int64_t>(task) >= num_tasks) break;
-    if (kList) {
-      int full = 0;  // read once and broadcast: every lane must leave together
-      if (lane == 0) full = *reinterpret_cast<volatile u64*>(found) > static_cast<u64>(cap);
-      if (__shfl_sync(kFull, full, 0)) break;
+    int l0 = 1;
+    int32_t ri = 0;
+    u64 task = ~0ull;
+    if (fresh) {
+      if (lane == 0) task = TakeStatic(wq, num_tasks);
+      task = __shfl_sync(kFull, task, 0);
+      fresh = task != ~0ull;
     }
-    // The root owning this task: the last i < r with task_ptr[i] <= task (0
-    // if none), i.e. how many of task_ptr[1, r) are <= task.
-    const int64_t ri =
-        cuda::LowerBound(task_ptr + 1, static_cast<int>(r - 1), static_cast<int32_t>(task) + 1);
-    const int32_t chunk = static_cast<int32_t>(task - __ldg(task_ptr + ri));
-    const int32_t root = __ldg(roots + ri);
-    if (root < 0 || root >= m.num_nodes || !InCand(m, 0, root) || __ldg(m.mult + root) <= 0)
-      continue;
-    u128 acc = 0;
-    __syncwarp();
-    if (lane == 0) {
-      s.img[0] = root;
-      s.weight[0] = static_cast<u128>(__ldg(m.mult + root));
-    }
-    __syncwarp();
-    if (q == 1) {
-      if (kList) {
-        if (lane == 0) {
-          const u64 slot = atomicAdd(found, 1ull);
-          if (slot < static_cast<u64>(cap)) rows[slot] = root;
+    bool skip = false;
+    if (fresh) {
+      // The root owning this unit: the last i < r with task_ptr[i] <= task (0
+      // if none), i.e. how many of task_ptr[1, r) are <= task.
+      ri = cuda::LowerBound(task_ptr + 1, static_cast<int>(r - 1), static_cast<int32_t>(task) + 1);
+      const int32_t chunk = static_cast<int32_t>(task - __ldg(task_ptr + ri));
+      const int32_t root = __ldg(roots + ri);
+      skip = root < 0 || root >= m.num_nodes || !InCand(m, 0, root) || __ldg(m.mult + root) <= 0;
+      if (!skip) {
+        __syncwarp();
+        if (lane == 0) SetImage(m, s, 0, root, static_cast<uint32_t>(__ldg(m.mult + root)));
+        __syncwarp();
+        if (q == 1) {
+          if (kList) {
+            if (lane == 0) {
+              const u64 slot = atomicAdd(found, 1ull);
+              if (slot < static_cast<u64>(cap)) rows[slot] = root;
+            }
+          } else if (lane == 0) {
+            if (per_root) {
+              AddCount(counts + 2 * ri, s.weight[0]);
+            } else {
+              s.total += s.weight[0];
+            }
+          }
+          skip = true;
+        } else {
+          InitLevel(m, s, 1, lane, chunk * width, chunk * width + width);
         }
-      } else {
-        acc = s.weight[0];
       }
     } else {
-      InitLevel(m, s, 1, lane, chunk * width, chunk * width + width);
-      int level = 1;
-      while (level >= 1) {
-        if (s.mask[level] == 0) {
-          const int32_t p = s.pos[level];
-          if (p >= s.end[level]) {
-            --level;
-            continue;
-          }
-          const int32_t idx = p + lane;
-          const int32_t v = idx < s.end[level] ? __ldg(s.src[level] + idx) : -1;
-          const uint32_t w = Check(m, s, level, v);
-          const uint32_t bal = __ballot_sync(kFull, w != 0);
-          __syncwarp();
-          if (lane == 0) s.pos[level] = p + 32;
-          __syncwarp();
-          if (level == q - 1) {
-            if (kList) {
-              u64 slot = 0;
-              if (lane == 0 && bal) slot = atomicAdd(found, static_cast<u64>(__popc(bal)));
-              slot = __shfl_sync(kFull, slot, 0);
-              if (w != 0) {
-                const u64 at = slot + __popc(bal & cuda::LaneMaskLt());
-                if (at < static_cast<u64>(cap)) {
-                  int32_t* row = rows + at * q;
-                  for (int j = 0; j < q - 1; ++j) row[j] = s.img[j];
-                  row[q - 1] = v;
-                }
+      u64 item = 0;
+      if (lane == 0) item = Claim(wq);
+      item = __shfl_sync(kFull, item, 0);
+      if (item == ~0ull) break;
+      __syncwarp();
+      if (lane == 0) Receive(m, s, ring, item);
+      __syncwarp();
+      l0 = s.in_level;
+      ri = s.in_ri;
+      InitLevel(m, s, l0, lane, s.in_pos, s.in_end);
+      if (lane == 0) {
+        s.mask[l0] = s.in_mask;
+        s.base[l0] = s.in_base;
+      }
+      __syncwarp();
+    }
+    if (kList && !skip) {
+      int full = 0;  // read once and broadcast: every lane must leave together
+      if (lane == 0) full = *reinterpret_cast<volatile u64*>(found) > static_cast<u64>(cap);
+      skip = __shfl_sync(kFull, full, 0);
+    }
+    if (lane == 0) s.acc = 0;
+    int level = l0;
+    while (!skip && level >= l0) {
+      if (s.mask[level] == 0) {
+        if (++clock == P::kDonateEvery) {
+          clock = 0;
+          MaybeDonate(wq, ring, s, l0, level, q, ri, lane);
+        }
+        const int32_t p = s.pos[level];
+        if (p >= s.end[level]) {
+          --level;
+          continue;
+        }
+        const int32_t idx = p + lane;
+        const int32_t v = idx < s.end[level] ? __ldg(s.src[level] + idx) : -1;
+        const uint32_t w = Check(m, s, level, v);
+        const uint32_t bal = __ballot_sync(kFull, w != 0);
+        __syncwarp();
+        if (lane == 0) s.pos[level] = p + 32;
+        __syncwarp();
+        if (level == q - 1) {
+          if (kList) {
+            u64 slot = 0;
+            if (lane == 0 && bal) slot = atomicAdd(found, static_cast<u64>(__popc(bal)));
+            slot = __shfl_sync(kFull, slot, 0);
+            if (w != 0) {
+              const u64 at = slot + __popc(bal & cuda::LaneMaskLt());
+              if (at < static_cast<u64>(cap)) {
+                int32_t* row = rows + at * q;
+                for (int j = 0; j < q - 1; ++j) row[j] = s.img[j];
+                row[q - 1] = v;
               }
-              if (bal && slot + __popc(bal) > static_cast<u64>(cap)) break;
-            } else {
-              const u64 sum = cuda::WarpSum64(w);
-              acc += s.weight[level - 1] * static_cast<u128>(sum);
             }
-            continue;
+            if (bal && slot + __popc(bal) > static_cast<u64>(cap)) break;
+          } else {
+            const u64 sum = cuda::WarpSum64(w);
+            if (lane == 0) s.acc += s.weight[level - 1] * static_cast<u128>(sum);
           }
+          continue;
+        }
+        if (lane == 0) {
+          s.mask[level] = bal;
+          s.base[level] = p;
+        }
+        __syncwarp();
+      } else {
+        const uint32_t mk = s.mask[level];
+        const int bit = __ffs(mk) - 1;
+        const int32_t v = __ldg(s.src[level] + s.base[level] + bit);
+        int used = 0;
+        for (int j = 0; j < level; ++j) used += s.img[j] == v;
+        const uint32_t w = static_cast<uint32_t>(__ldg(m.mult + v) - used);
+        __syncwarp();
+        if (lane == 0) {
+          s.mask[level] = mk & (mk - 1);
+          SetImage(m, s, level, v, w);
+        }
+        __syncwarp();
+        ++level;
+        InitLevel(m, s, level, lane, 0, -1);
+        if (!kList && level == q - 1 && level >= 2 && s.pivot[level] >= 0 &&
+            __ldg(m.plan + 4 * level + 1) == 0 &&
+            __popc(static_cast<uint32_t>(__ldg(m.plan + 4 * level))) == 1) {
+          // One backward neighbour: the precomputed candidate-neighbour sum
+          // of the pivot image, less the earlier images among them.
+          const int pj = s.pivot[level];
+          const bool hit =
+              lane < level && InCand(m, level, s.img[lane]) &&
+              Adjacent(m, s.img[pj], s.row[pj], s.deg[pj], s.img[lane], s.row[lane], s.deg[lane]);
+          const int used = __popc(__ballot_sync(kFull, hit));
           if (lane == 0) {
-            s.mask[level] = bal;
-            s.base[level] = p;
+            const int64_t leaf = static_cast<int64_t>(__ldg(m.leaf_sum + s.img[pj])) - used;
+            s.acc += s.weight[level - 1] * static_cast<u128>(leaf);
           }
-          __syncwarp();
-        } else {
-          const uint32_t mk = s.mask[level];
-          const int bit = __ffs(mk) - 1;
-          const int32_t v = __ldg(s.src[level] + s.base[level] + bit);
-          int used = 0;
-          for (int j = 0; j < level; ++j) used += s.img[j] == v;
-          const uint32_t w = static_cast<uint32_t>(__ldg(m.mult + v) - used);
-          __syncwarp();
-          if (lane == 0) {
-            s.mask[level] = mk & (mk - 1);
-            s.img[level] = v;
-            s.weight[level] = s.weight[level - 1] * w;
-          }
-          __syncwarp();
-          ++level;
-          InitLevel(m, s, level, lane, 0, -1);
-          if (!kList && level == q - 1 && level >= 2 && s.pivot[level] >= 0 &&
-              __ldg(m.plan + 4 * level + 1) == 0 &&
-              __popc(static_cast<uint32_t>(__ldg(m.plan + 4 * level))) == 1) {
-            // One backward neighbour: the precomputed candidate-neighbour sum
-            // of the pivot image, less the earlier images among them.
-            const int32_t pv = s.img[s.pivot[level]];
-            const bool hit =
-                lane < level && InCand(m, level, s.img[lane]) && Adjacent(m, pv, s.img[lane]);
-            const int used = __popc(__ballot_sync(kFull, hit));
-            const int64_t leaf = static_cast<int64_t>(__ldg(m.leaf_sum + pv)) - used;
-            acc += s.weight[level - 1] * static_cast<u128>(leaf);
-            --level;
-          }
+          --level;
         }
       }
     }
-    if (!kList && lane == 0) {
+    if (!kList && lane == 0 && s.acc) {
       if (per_root) {
-        if (acc) AddCount(counts + 2 * ri, acc);
+        AddCount(counts + 2 * ri, s.acc);
       } else {
-        total += acc;
+        s.total += s.acc;
       }
     }
+    __syncwarp();
+    if (lane == 0) atomicAdd(&wq->open, ~0ull);  // this unit is finished
   }
-  if (!kList && !per_root && lane == 0 && total) AddCount(counts, total);
+  if (!kList && !per_root && lane == 0 && s.total) AddCount(counts, s.total);
 }
 
 __global__ void StoreFound(const u64* found, int64_t cap, uint32_t* out) {
@@ -268,17 +494,28 @@ __global__ void StoreFound(const u64* found, int64_t cap, uint32_t* out) {
   out[3] = 0;
 }
 
+// The work queue and its donation ring, zeroed on the stream (nullptr if
+// scratch is exhausted).
+WorkQueue* NewQueue(cuda::DeviceScratch& scratch, cudaStream_t stream, cudaError_t* err) {
+  constexpr size_t kBytes = sizeof(WorkQueue) + sizeof(Donation) * P::kRingSlots;
+  auto* wq = static_cast<WorkQueue*>(scratch.Allocate(kBytes));
+  if (wq != nullptr) *err = cudaMemsetAsync(wq, 0, kBytes, stream);
+  return wq;
+}
+
+Donation* RingOf(WorkQueue* wq) { return reinterpret_cast<Donation*>(wq + 1); }
+
 template <bool kList>
 cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* roots,
-                   const int32_t* task_ptr, int64_t r, int32_t width, u64* next_task, u64* counts,
+                   const int32_t* task_ptr, int64_t r, int32_t width, WorkQueue* wq, u64* counts,
                    bool per_root, int32_t* rows, int64_t cap, u64* found) {
   int sms = 0, per_sm = 0;
   cuda::SmCount(&sms);
-  const int threads = 32 * MatchPolicy::kWarpsPerBlock;
+  const int threads = 32 * P::kWarpsPerBlock;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, MatchKernel<kList>, threads, 0);
   const int blocks = sms * (per_sm > 0 ? per_sm : 1);
-  MatchKernel<kList><<<blocks, threads, 0, stream>>>(view, roots, task_ptr, r, width, next_task,
-                                                     counts, per_root, rows, cap, found);
+  MatchKernel<kList><<<blocks, threads, 0, stream>>>(
+      view, roots, task_ptr, r, width, wq, RingOf(wq), counts, per_root, rows, cap, found);
   return cudaGetLastError();
 }
 
@@ -299,11 +536,10 @@ ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_all
   if (err != cudaSuccess) return rep.Cuda("memset", err);
   if (r == 0) return ffi::Error::Success();
   cuda::DeviceScratch scratch(scratch_alloc, stream);
-  auto* next = static_cast<u64*>(scratch.Allocate(sizeof(u64)));
-  if (next == nullptr) return rep.Exhausted(sizeof(u64), "the task counter");
-  if ((err = cudaMemsetAsync(next, 0, sizeof(u64), stream)) != cudaSuccess)
-    return rep.Cuda("memset", err);
-  err = Launch<false>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, next,
+  WorkQueue* wq = NewQueue(scratch, stream, &err);
+  if (wq == nullptr) return rep.Exhausted(sizeof(WorkQueue), "the work queue");
+  if (err != cudaSuccess) return rep.Cuda("memset", err);
+  err = Launch<false>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, wq,
                       reinterpret_cast<u64*>(out->typed_data()), per_root, nullptr, 0, nullptr);
   if (err != cudaSuccess) return rep.Cuda("launch", err);
   return ffi::Error::Success();
@@ -327,17 +563,19 @@ ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_allo
   cudaError_t err = cudaMemsetAsync(rows->typed_data(), 0xff, rows->size_bytes(), stream);
   if (err != cudaSuccess) return rep.Cuda("memset", err);
   cuda::DeviceScratch scratch(scratch_alloc, stream);
-  constexpr size_t kWords = 2 * sizeof(u64);  // next task, found
-  auto* words = static_cast<u64*>(scratch.Allocate(kWords));
-  if (words == nullptr) return rep.Exhausted(kWords, "the task and embedding counters");
-  if ((err = cudaMemsetAsync(words, 0, kWords, stream)) != cudaSuccess)
+  auto* found = static_cast<u64*>(scratch.Allocate(sizeof(u64)));
+  if (found == nullptr) return rep.Exhausted(sizeof(u64), "the embedding counter");
+  if ((err = cudaMemsetAsync(found, 0, sizeof(u64), stream)) != cudaSuccess)
     return rep.Cuda("memset", err);
   if (r > 0) {
-    err = Launch<true>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width,
-                       words, nullptr, false, rows->typed_data(), cap, words + 1);
+    WorkQueue* wq = NewQueue(scratch, stream, &err);
+    if (wq == nullptr) return rep.Exhausted(sizeof(WorkQueue), "the work queue");
+    if (err != cudaSuccess) return rep.Cuda("memset", err);
+    err = Launch<true>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, wq,
+                       nullptr, false, rows->typed_data(), cap, found);
     if (err != cudaSuccess) return rep.Cuda("launch", err);
   }
-  StoreFound<<<1, 1, 0, stream>>>(words + 1, cap, found_out->typed_data());
+  StoreFound<<<1, 1, 0, stream>>>(found, cap, found_out->typed_data());
   if ((err = cudaGetLastError()) != cudaSuccess) return rep.Cuda("launch", err);
   return ffi::Error::Success();
 }
