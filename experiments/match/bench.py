@@ -155,6 +155,15 @@ def main(argv: list[str] | None = None) -> int:
                     vt, vl = _time(vfn, reps, use_profiler)
                     row["ablation"][vname] = {**vt, "correct": kcjax.limbs_to_int(vl) == count}
             rows_out.append(row)
+            if args.out:  # after every query: a run cut by a time limit keeps what it measured
+                write_results(
+                    args.out,
+                    device,
+                    args.repeats,
+                    rows_out,
+                    "devtime span_s (GPU) else wall median of count_embeddings_limbs",
+                    peak_bytes_in_use_after_graph=mem,
+                )
             print(
                 f"{name:12s} {r['query']:18s} {row['median_s']:10.6f} s "
                 f"peer {best if best else float('nan'):10.6f} "

@@ -24,7 +24,10 @@ from reference.matching import (
 )
 
 import kcjax
-from kcjax import LabeledGraph
+from kcjax import LabeledGraph, _wide
+from kcjax.match import kernels
+from kcjax.match.count import prepare_match
+from kcjax.match.plan import query_spec
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA device")
 ROWS = counts_rows()
@@ -125,3 +128,48 @@ def test_gpu_twins_past_2_64():
     with _on("cuda"):
         star, q, expect = twin_star(2000, 7)
         assert kcjax.count_embeddings(star, q) == expect
+
+
+# Queries whose search starts from one or two roots and a handful of level-1
+# vertices: all parallelism comes from work donation.
+FEW_ROOTS = ("query_dense_32_1", "query_sparse_16_1", "query_dense_24_1")
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("name", FEW_ROOTS)
+def test_donation_per_root_cpu_equals_gpu(name):
+    expect = next(
+        int(r["embeddings"]) for r in ROWS if r["query"] == name and r["data_graph"] == "yeast"
+    )
+    query = kcjax.load_labeled(query_path("yeast", name))
+    per = {}
+    for platform in ("cpu", "cuda"):
+        with _on(platform):
+            p = prepare_match(_data("yeast", platform), query)
+            runs = [
+                np.asarray(kernels.match_count(p, p.roots, p.task_ptr, per_root=True))
+                for _ in range(3 if platform == "cuda" else 1)
+            ]
+        for other in runs[1:]:
+            assert np.array_equal(runs[0], other), "GPU per-root counts differ between runs"
+        per[platform] = runs[0]
+    assert np.array_equal(per["cpu"], per["cuda"])
+    total = sum(int(x) for x in _wide.rows_to_ints(per["cuda"], exact=True, what="counts"))
+    assert total == expect
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+def test_donation_listing_limit_gpu():
+    query = kcjax.load_labeled(query_path("yeast", "query_sparse_16_1"))
+    spec = query_spec(query)
+    with _on("cuda"):
+        data = _data("yeast", "cuda")
+        rows, truncated = kcjax.find_embeddings(data, query, limit=5000)
+    assert truncated and rows.shape == (5000, spec.size)
+    assert len({tuple(r) for r in rows.tolist()}) == 5000
+    ip, ix = (np.asarray(a) for a in (data.graph.indptr, data.graph.indices))
+    lab = np.asarray(data.labels)
+    for r in rows[:500]:
+        assert [lab[v] for v in r] == list(spec.labels) and len(set(r.tolist())) == spec.size
+        for u, v in spec.edges:
+            assert r[v] in ix[ip[r[u]] : ip[r[u] + 1]]
