@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/kcjax-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-PY=${PY:-python}
+PY=${PY:-python3}
 status=0
 
 echo "== tests ($(date +%T))"
