@@ -143,6 +143,40 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms, cud
   return LastError();
 }
 
+bool UseSmallRoute(const CountProblem& p) {
+  // KCMiner from kmax == 5 on when the hint says every candidate set is small
+  // (|C| <= max out-degree - 1 < kSmallTaskMax): every task would land in the
+  // small class, so the pre-pass, its sort and the class read-back (about
+  // 0.1 ms of launches and waits on a small graph) only delay one kernel.
+  return p.method == kKCMiner && p.kmax >= 5 && p.max_degree >= 0 &&
+         p.max_degree <= Policy::kSmallTaskMax && p.num_tasks > 0;
+}
+
+size_t SmallRouteScratchBytes() { return kScratchAlign; }
+
+cudaError_t LaunchSmallRoute(const CountProblem& p, void* scratch, int num_sms,
+                             cudaStream_t stream) {
+  const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
+  cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
+  if (err != cudaSuccess) return err;
+  int* work = static_cast<int*>(scratch);  // [0]: task counter, [1]: overflow flag
+  if ((err = cudaMemsetAsync(work, 0, 2 * sizeof(int), stream)) != cudaSuccess) return err;
+  const size_t smem = WarpSmemLayout::Make(p.kmax).Bytes() * Policy::kWarpsPerBlock;
+  int bpm = 0;
+  if ((err = MaxBlocks(SmallRouteKernel, smem, &bpm)) != cudaSuccess) return err;
+  const int64_t warps = int64_t{bpm} * num_sms * Policy::kWarpsPerBlock;
+  const int64_t batch = std::clamp<int64_t>(p.num_tasks / (warps * Policy::kSmallRoutePullsPerWarp),
+                                            1, int64_t{kWarp});
+  const int64_t want = CeilDiv(CeilDiv(p.num_tasks, batch), Policy::kWarpsPerBlock);
+  const int blocks = static_cast<int>(std::clamp<int64_t>(want, 1, int64_t{bpm} * num_sms));
+  SmallRouteKernel<<<blocks, kThreads, smem, stream>>>(
+      p.dag, p.tasks, static_cast<int>(p.num_tasks), static_cast<int>(batch), p.kmax, work,
+      work + 1, reinterpret_cast<u64*>(p.counts));
+  return LastError();
+}
+
+const int* SmallRouteOverflow(const void* scratch) { return static_cast<const int*>(scratch) + 1; }
+
 cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms, cudaStream_t stream) {
   const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
   cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);

@@ -84,6 +84,42 @@ __global__ void __launch_bounds__(kThreads)
   cnt.Flush();
 }
 
+// The small route (UseSmallRoute): every task of a graph whose candidate sets
+// all fit one word, in the caller's order, counts[3] included; a warp pulls
+// `batch` consecutive tasks at a time. A task whose lists could hold a larger
+// set (a max_degree hint below the true maximum) is skipped and *overflow
+// set: the handler then recounts on the general path.
+__global__ void __launch_bounds__(kThreads)
+    SmallRouteKernel(DagView g, const int32_t* tasks, int num, int batch, int kmax, int* work,
+                     int* overflow, u64* out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  for (int b = PullTask(work, batch); b < num; b = PullTask(work, batch)) {
+    const int end = min(num, b + batch);
+    for (int t = b; t < end; ++t) {
+      const int32_t e = TaskAt(tasks, t);
+      if (e < 0 || e >= g.num_edges) continue;
+      const int32_t u = g.src[e], v = g.indices[e];
+      const int du = g.Degree(u), dv = g.Degree(v);
+      // C = N+(u) ∩ N+(v) excludes v itself: |C| <= min(du - 1, dv).
+      if (min(du - 1, dv) >= Policy::kSmallTaskMax) {
+        if (LaneId() == 0) *overflow = 1;
+        continue;
+      }
+      const int d = WarpIntersect(g.Row(u), du, g.Row(v), dv, ws.list1);
+      if (LaneId() == 0) cnt.AddLane(3, static_cast<u64>(d));
+      if (d < 2) continue;
+      BuildRows1(g, ws.list1, d, ws.rows1);
+      RunEngine1(ws.rows1, d, 2, kmax, ws, cnt);
+    }
+  }
+  cnt.Flush();
+}
+
 // Level-3 construction of KCMiner (γ <= λ at level 2): every candidate i of C
 // roots a size-3 node with candidates row(i); its bitmap space is compacted
 // from the level-2 rows and explored with the engine (single-word when it has
