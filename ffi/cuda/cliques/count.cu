@@ -164,14 +164,11 @@ cudaError_t LaunchSmallRoute(const CountProblem& p, void* scratch, int num_sms,
   const size_t smem = WarpSmemLayout::Make(p.kmax).Bytes() * Policy::kWarpsPerBlock;
   int bpm = 0;
   if ((err = MaxBlocks(SmallRouteKernel, smem, &bpm)) != cudaSuccess) return err;
-  const int64_t warps = int64_t{bpm} * num_sms * Policy::kWarpsPerBlock;
-  const int64_t batch = std::clamp<int64_t>(p.num_tasks / (warps * Policy::kSmallRoutePullsPerWarp),
-                                            1, int64_t{kWarp});
-  const int64_t want = CeilDiv(CeilDiv(p.num_tasks, batch), Policy::kWarpsPerBlock);
+  const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
   const int blocks = static_cast<int>(std::clamp<int64_t>(want, 1, int64_t{bpm} * num_sms));
-  SmallRouteKernel<<<blocks, kThreads, smem, stream>>>(
-      p.dag, p.tasks, static_cast<int>(p.num_tasks), static_cast<int>(batch), p.kmax, work,
-      work + 1, reinterpret_cast<u64*>(p.counts));
+  SmallRouteKernel<<<blocks, kThreads, smem, stream>>>(p.dag, p.tasks,
+                                                       static_cast<int>(p.num_tasks), p.kmax, work,
+                                                       work + 1, reinterpret_cast<u64*>(p.counts));
   return LastError();
 }
 

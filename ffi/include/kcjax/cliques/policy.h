@@ -76,12 +76,6 @@ struct CliquePolicy {
   // chunks. kShallowMinBlocksPerSm feeds __launch_bounds__ (register cap).
   static constexpr int kShallowWarpBuf = 512;
   static constexpr int kShallowMinBlocksPerSm = 6;
-  // Small route of the CUDA count (KCMiner at kmax >= 5 when the max_degree
-  // hint says every candidate set fits one word): one kernel over every task,
-  // no pre-pass, sort or class read-back. A warp pulls a batch of tasks sized
-  // so that each resident warp pulls about this many times (balance against
-  // counter contention); batches stay between 1 and 32 tasks.
-  static constexpr int kSmallRoutePullsPerWarp = 16;
 
   // Heavy-task split (KCMiner, HeavySplit(kmax)): medium tasks with
   // |C| >= kHeavySplitMinDim are not given to one warp each. Their level-2
