@@ -124,8 +124,8 @@ def clique_cost_estimate(
     a pivot tree stays small where that work sits in near-cliques (few
     non-neighbours per candidate, ``pivot_branching``).
 
-    Eager; memoized per DAG and k. Costs one candidate-set-size pass (one
-    warp intersection per edge on a GPU) and O(n k) arithmetic.
+    Eager; memoized per DAG and k. Costs one candidate-set-size pass
+    (:func:`kcjax.candidate_sizes`) and O(n k) arithmetic.
 
     Args:
       graph: a :class:`Graph` or an oriented :class:`DAG`.

@@ -84,28 +84,6 @@ __global__ void __launch_bounds__(kThreads)
   cnt.Flush();
 }
 
-// |a ∩ b| by one lane: each element of the shorter list searched in the
-// rest of the longer one (the small route's lists may pair a short list with
-// a hub's long one).
-__device__ __forceinline__ int LaneIntersectCount(const int32_t* a, int na, const int32_t* b,
-                                                  int nb) {
-  if (na > nb) {
-    const int32_t* t = a;
-    a = b;
-    b = t;
-    const int tn = na;
-    na = nb;
-    nb = tn;
-  }
-  int c = 0, lo = 0;
-  for (int i = 0; i < na && lo < nb; ++i) {
-    const int32_t x = a[i];
-    lo += LowerBound(b + lo, nb - lo, x);
-    c += lo < nb && b[lo] == x;
-  }
-  return c;
-}
-
 // The small route (UseSmallRoute): every task of a graph whose candidate sets
 // all fit one word, counts[3] included. A warp pulls a batch of 32 tasks
 // strided over the task list (lane i takes task batch + i * batches), so the
@@ -138,7 +116,7 @@ __global__ void __launch_bounds__(kThreads)
       const int du = g.Degree(u), dv = g.Degree(v);
       // C = N+(u) ∩ N+(v) excludes v itself: |C| <= min(du - 1, dv).
       big = min(du - 1, dv) >= Policy::kSmallTaskMax;
-      if (!big) d = LaneIntersectCount(g.Row(u), du, g.Row(v), dv);
+      if (!big) d = LaneIntersect(g.Row(u), du, g.Row(v), dv);
     }
     if (__ballot_sync(kFull, big) != 0u && lane == 0) *overflow = 1;
     cnt.AddWarp(3, static_cast<uint32_t>(d));
