@@ -192,6 +192,9 @@ def pick(row: dict, rule: dict) -> str:
     shallow = row["k"] <= auto.AUTO_PIVOT_SHALLOW_K
     if shallow and work * row["root_degree"] >= rule["min_shallow_cost"]:
         return "pivot"
+    deep = row["k"] >= rule["deep_k"] and work >= rule["deep_min_work"]
+    if deep and row["root_degree"] <= rule["deep_max_degree"]:
+        return "pivot"
     return "kcminer"
 
 
@@ -201,6 +204,9 @@ PACKAGE_RULE = {
     "min_root_work": auto.AUTO_PIVOT_MIN_ROOT_WORK,
     "max_branching": auto.AUTO_PIVOT_MAX_BRANCHING,
     "min_shallow_cost": auto.AUTO_PIVOT_MIN_SHALLOW_COST,
+    "deep_k": auto.AUTO_PIVOT_DEEP_K,
+    "deep_max_degree": auto.AUTO_PIVOT_DEEP_MAX_DEGREE,
+    "deep_min_work": auto.AUTO_PIVOT_DEEP_MIN_WORK,
 }
 
 
@@ -229,10 +235,13 @@ def fit(rows: list[dict]) -> dict:
     grid = [
         {"min_work": 10.0 ** (e / 4), "min_root_work": 10.0 ** (f / 4)}
         | {"max_branching": b, "min_shallow_cost": c}
+        | {"deep_k": dk, "deep_max_degree": dd, "deep_min_work": auto.AUTO_PIVOT_DEEP_MIN_WORK}
         for e in range(24, 40)
         for f in (*range(16, 32), 120)
         for b in (0.5, 1.0, 1.5, 2.0)
         for c in (1e8, 2e8, 4e8)
+        for dk in (9, 10, 11, 99)
+        for dd in (40.0, 45.0, 50.0)
     ]
 
     def score(rule):
