@@ -108,13 +108,14 @@ bool UseShallowPath(const CountProblem& p) {
   // every candidate set is small (|C| <= max out-degree - 1 < kSmallTaskMax):
   // the one kernel then spares the pre-pass, sort and host read-back, and
   // counts each task's one-word bitmap space by flattened pair probes
-  // (CountPairs): 2-7x faster on sparse graphs. Where candidate sets are
-  // larger, 32 consecutive tasks per warp leave a dense batch on one warp
-  // (3-5x slower), so those keep the general path (docs/tuning.md). kmax == 3
-  // ends after the pre-pass, which adds counts[3].
+  // (CountPairs): 2-7x faster on sparse graphs. KCMiner's warps take their
+  // 32 tasks strided over the task list, so a dense region's consecutive
+  // edges spread over warps; graphs with out-degrees above kShallowMaxDegree
+  // keep the general path (docs/tuning.md). kmax == 3 ends after the
+  // pre-pass, which adds counts[3].
   if (p.kmax != 4) return false;
   if (p.method == kBinarySearch) return true;
-  return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kSmallTaskMax;
+  return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kShallowMaxDegree;
 }
 
 size_t ShallowScratchBytes() { return kScratchAlign; }
@@ -138,7 +139,8 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms, cud
   // KCMiner counts the bits of each bitmap space (CountPairs); the
   // binary-search baseline intersects C with every N+(w) (CountAdjacent).
   const bool pairs = p.method == kKCMiner;
-  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, pairs, work,
+  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, pairs,
+                                                    /*strided=*/pairs, work,
                                                     reinterpret_cast<u64*>(p.counts));
   return LastError();
 }

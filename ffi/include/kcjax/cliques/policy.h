@@ -76,6 +76,9 @@ struct CliquePolicy {
   // chunks. kShallowMinBlocksPerSm feeds __launch_bounds__ (register cap).
   static constexpr int kShallowWarpBuf = 512;
   static constexpr int kShallowMinBlocksPerSm = 6;
+  // KCMiner at kmax == 4 takes the shallow path when the max_degree hint is
+  // at most this (its 32 tasks per warp strided over the task list).
+  static constexpr int kShallowMaxDegree = 1 << 30;
 
   // Heavy-task split (KCMiner, HeavySplit(kmax)): medium tasks with
   // |C| >= kHeavySplitMinDim are not given to one warp each. Their level-2
