@@ -14,11 +14,15 @@
 //      a block, extreme: the whole grid per vertex); bottom-up per class too
 //      (a thread, a warp, a block per unvisited vertex), stopping at the first
 //      batch holding a frontier neighbour, looking first in a shared-memory
-//      cache of the frontier's hubs. Every edge walk loads kEdgeBatch ids and
-//      distances before it stores.
+//      cache of the frontier's hubs; each block takes an even share of the
+//      unvisited queue. Every edge walk loads kEdgeBatch ids and distances
+//      before it stores.
 //   D. bottom-up only: the next unvisited queue is this one minus what this
 //      level visited (prefix sum again), which also counts the next frontier
 //      and its hubs, so no full scan is needed while bottom-up.
+// kBfsHybrid has its own kernel (BfsHybridKernel, notes above it): queues
+// built during expansion with atomics, one grid sync per level, and small
+// top-down levels run by block 0 alone.
 // Several sources with kBfsBitset: 64 traversals per 64-bit word; each level
 // a pull over all vertices (a thread per vertex, a warp for degree >= 32).
 //
@@ -170,13 +174,13 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
 
 // The unvisited vertices (the switch level's full scan); returns their number.
 __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_t* out,
-                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+                                int32_t* block_tot, int& parity, cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int c[1] = {0};
   for (int64_t v = tid; v < p.n; v += stride) c[0] += __ldcg(dist + v) < 0;
   int off[1], tot[1];
-  GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
+  GridScan<1>(c, off, tot, block_tot, parity, grid);
   for (int64_t v = tid; v < p.n; v += stride)
     if (__ldcg(dist + v) < 0) out[off[0]++] = static_cast<int32_t>(v);
   grid.sync();
@@ -265,8 +269,29 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
   }
 }
 
+// Fills a block's hub cache with the first hubs of `list` (count `hubs`).
+__device__ void FillHubCache(int32_t* hc, const int32_t* list, int hubs) {
+  for (int i = threadIdx.x; i < BfsPolicy::kHubCacheSlots; i += blockDim.x) hc[i] = -1;
+  __syncthreads();
+  const int load = min(hubs, 4 * BfsPolicy::kHubCacheSlots);
+  for (int i = threadIdx.x; i < load; i += blockDim.x) {
+    const int32_t h = __ldcg(list + i);
+    atomicExch(&hc[HubSlot(h)], h);  // colliding hubs: one wins (a cache, not a set)
+  }
+  __syncthreads();
+}
+
+// This block's contiguous share [begin, end) of `count` items split evenly over
+// the grid: a short queue still reaches every block (block-sized chunks from
+// the front would leave all its work to the first few blocks).
+__device__ __forceinline__ void BlockShare(int64_t count, int64_t* begin, int64_t* end) {
+  const int64_t per = (count + gridDim.x - 1) / gridDim.x;
+  *begin = min(count, static_cast<int64_t>(blockIdx.x) * per);
+  *end = min(count, *begin + per);
+}
+
 // Phase C, bottom-up over the unvisited queue, with the hub cache if asked.
-// Blocks walk the queue in block-wide chunks. Below kBfsClasses a thread
+// Each block walks its even share of the queue in block-wide chunks. Below kBfsClasses a thread
 // searches each vertex's list; from kBfsClasses on, a thread takes degrees
 // below kSmallMax, a warp those up to kMiddleMax and the whole block the rest,
 // every one stopping at the first batch that holds a frontier neighbour (one
@@ -277,26 +302,17 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
   __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
   __shared__ int32_t wide[kThreads];
   __shared__ int num_wide;
-  if (cache) {
-    for (int i = threadIdx.x; i < BfsPolicy::kHubCacheSlots; i += blockDim.x) hc[i] = -1;
-    __syncthreads();
-    const int load = min(hubs, 4 * BfsPolicy::kHubCacheSlots);
-    for (int i = threadIdx.x; i < load; i += blockDim.x) {
-      const int32_t h = __ldcg(sc.hubs + i);
-      atomicExch(&hc[HubSlot(h)], h);  // colliding hubs: one wins (a cache, not a set)
-    }
-    __syncthreads();
-  }
+  if (cache) FillHubCache(hc, sc.hubs, hubs);
   const bool classes = p.method >= kBfsClasses;
   const int32_t next = level + 1;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x; base < count;
-       base += threads) {
+  int64_t begin, end;
+  BlockShare(count, &begin, &end);
+  for (int64_t base = begin; base < end; base += blockDim.x) {
     if (threadIdx.x == 0) num_wide = 0;
     __syncthreads();
     const int64_t i = base + threadIdx.x;
-    if (i < count) {
+    if (i < end) {
       const int32_t v = __ldcg(unv + i);
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (classes && hi - lo >= BfsPolicy::kSmallMax) {
@@ -430,7 +446,7 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (next_bu && !bottom_up) {
       cur = 0;
-      unv_count = CollectUnvisited(p, dist, sc.unv[cur], sc, parity, grid);
+      unv_count = CollectUnvisited(p, dist, sc.unv[cur], sc.block_tot, parity, grid);
     }
     prev = lv.frontier;
     bottom_up = next_bu;
@@ -485,6 +501,432 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
     } else {
       TraverseQueues(p, dist, parent, total_hubs, sc, parity, grid);
     }
+  }
+}
+
+// ---- kBfsHybrid: one grid sync per level, small levels in one block ----
+//
+// A level claims each child with an atomicCAS on its distance (one winner, so
+// every vertex is queued once) and the winner queues it for the next level by
+// degree class with warp-aggregated atomics, counting the next frontier's
+// size, hubs and edges on the way: the next level's queues and the direction
+// rule's inputs are ready after ONE grid sync, with no status-array scan and
+// no prefix sum. Bottom-up levels do the same for the vertices they reach and
+// append the rest to the next unvisited queue. A top-down level whose frontier
+// has at most p.block_edges edges runs in block 0 alone (barriers only) while
+// the other blocks wait at the next grid sync; block 0 goes on level after
+// level until a frontier grows past the threshold or the traversal ends.
+
+// The threads that share a level: the whole grid, or block 0 alone.
+struct Team {
+  int64_t threads;  // threads of the team
+  int64_t tid;      // this thread's rank in it
+  int blocks;       // blocks of the team
+  int bid;          // this block's rank in it
+};
+
+__device__ __forceinline__ Team GridTeam() {
+  return {static_cast<int64_t>(gridDim.x) * blockDim.x,
+          static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, static_cast<int>(gridDim.x),
+          static_cast<int>(blockIdx.x)};
+}
+
+__device__ __forceinline__ Team BlockTeam() {
+  return {static_cast<int64_t>(blockDim.x), static_cast<int64_t>(threadIdx.x), 1, 0};
+}
+
+// One frontier's queues by degree class (every vertex is queued once per
+// traversal, so a class never outgrows its space): small from the front of
+// `small`; middle from the front of `wide` and large from its back (together
+// at most n); extreme in `extreme`; the frontier's hubs in `hubs`.
+struct Queues {
+  int32_t* small;    // [n]
+  int32_t* wide;     // [n]
+  int32_t* extreme;  // [m / (kLargeMax + 1) + 1]
+  int32_t* hubs;     // [n]
+};
+
+// Slots of a frontier's counters (int32: a frontier has at most m < 2^31 edges).
+enum : int {
+  kCntClasses = 0,    // [0, 4): queue sizes of the degree classes
+  kCntHubs = 4,       // hubs in the frontier
+  kCntEdges = 5,      // sum of the frontier's degrees
+  kCntUnvisited = 6,  // bottom-up: the next unvisited queue's size
+  kCntSlots = 8,
+};
+
+struct Frontier {
+  int cls[4] = {0, 0, 0, 0};
+  int hubs = 0;
+  int edges = 0;
+  __device__ int Size() const { return cls[0] + cls[1] + cls[2] + cls[3]; }
+};
+
+struct HybridScratch {
+  Queues q[2];         // frontier queues, ping-pong by level
+  int32_t* unv[2];     // [n] each: unvisited queues (bottom-up), ping-pong
+  int32_t* counters;   // [3][kCntSlots] frontier counters, rotating (TraverseHybrid)
+  int32_t* handoff;    // [kCntSlots + 2]: block 0's frontier, level and queue parity
+  int32_t* block_tot;  // [2][grid][kScanSlots] (GridScan, graph hub count)
+};
+
+__device__ __forceinline__ Frontier LoadFrontier(const int32_t* c) {
+  Frontier f;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) f.cls[k] = __ldcg(c + kCntClasses + k);
+  f.hubs = __ldcg(c + kCntHubs);
+  f.edges = __ldcg(c + kCntEdges);
+  return f;
+}
+
+__device__ __forceinline__ int32_t* ClassSlot(const Queues& q, int k, int i, int64_t n) {
+  if (k == 0) return q.small + i;
+  if (k == 1) return q.wide + i;
+  if (k == 2) return q.wide + (n - 1 - i);
+  return q.extreme + i;
+}
+
+// Queues v (degree deg) for the next level: the converged lanes that call it
+// together take their slots with one atomic per class (and per hub list) and
+// add their degrees to the edge count.
+__device__ __forceinline__ void Enqueue(const Queues& out, int32_t* cnt, int32_t v, int deg,
+                                        int64_t tau, int64_t n) {
+  const unsigned mask = __activemask();
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  const int k = DegreeClass(deg, true);
+  const unsigned peers = __match_any_sync(mask, k);
+  const int leader = __ffs(peers) - 1;
+  int at = 0;
+  if (lane == leader) at = atomicAdd(cnt + kCntClasses + k, __popc(peers));
+  at = __shfl_sync(peers, at, leader) + __popc(peers & below);
+  *ClassSlot(out, k, at, n) = v;
+  const bool hub = deg > tau;
+  const unsigned hubs = __ballot_sync(mask, hub);
+  if (hub) {
+    const int first = __ffs(hubs) - 1;
+    int h = 0;
+    if (lane == first) h = atomicAdd(cnt + kCntHubs, __popc(hubs));
+    out.hubs[__shfl_sync(hubs, h, first) + __popc(hubs & below)] = v;
+  }
+  const unsigned edges = __reduce_add_sync(mask, static_cast<unsigned>(deg));
+  if (lane == __ffs(mask) - 1) atomicAdd(cnt + kCntEdges, static_cast<int>(edges));
+}
+
+// Appends v to a queue whose size is *count (one atomic per converged group).
+__device__ __forceinline__ void Append(int32_t* queue, int32_t* count, int32_t v) {
+  const unsigned mask = __activemask();
+  const int lane = threadIdx.x & 31;
+  const int leader = __ffs(mask) - 1;
+  int at = 0;
+  if (lane == leader) at = atomicAdd(count, __popc(mask));
+  queue[__shfl_sync(mask, at, leader) + __popc(mask & ((1u << lane) - 1u))] = v;
+}
+
+// Top-down over u's neighbours indices[e], e = lo, lo + step, ... < hi: claims
+// every unvisited one (atomicCAS -1 -> next) and queues the ones it wins.
+// Ids, distances, claims and the winners' degrees are each loaded batch-wide.
+__device__ __forceinline__ void ClaimRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                           int64_t lo, int64_t hi, int64_t step, int32_t u,
+                                           int32_t next, const Queues& out, int32_t* cnt) {
+  for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
+    int32_t w[kBatch], d[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t e = e0 + j * step;
+      w[j] = e < hi ? __ldg(p.indices + e) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : 0;
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) d[j] = d[j] < 0 && atomicCAS(dist + w[j], -1, next) == -1;
+    int32_t deg[kBatch] = {};
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      if (!d[j]) continue;
+      if (parent != nullptr) parent[w[j]] = u;
+      deg[j] = p.indptr[w[j] + 1] - p.indptr[w[j]];
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (d[j]) Enqueue(out, cnt, w[j], deg[j], p.tau, p.n);
+  }
+}
+
+// A top-down level by `team`: every class queue of `in` with its mapping
+// (small: a thread, middle: a warp, large: a block, extreme: the team each).
+__device__ void ExpandTopDownFused(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                   int32_t level, const Frontier& f, const Queues& in,
+                                   const Queues& out, int32_t* cnt, const Team& t) {
+  const int32_t next = level + 1;
+  const int lane = threadIdx.x & 31;
+  for (int64_t i = t.tid; i < f.cls[0]; i += t.threads) {
+    const int32_t u = __ldcg(in.small + i);
+    ClaimRange(p, dist, parent, p.indptr[u], p.indptr[u + 1], 1, u, next, out, cnt);
+  }
+  const int64_t warps = t.threads / 32, wid = t.tid / 32;
+  for (int64_t i = wid; i < f.cls[1]; i += warps) {
+    const int32_t u = __ldcg(in.wide + i);
+    ClaimRange(p, dist, parent, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next, out, cnt);
+  }
+  for (int64_t i = t.bid; i < f.cls[2]; i += t.blocks) {
+    const int32_t u = __ldcg(in.wide + (p.n - 1 - i));
+    ClaimRange(p, dist, parent, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u, next,
+               out, cnt);
+  }
+  for (int i = 0; i < f.cls[3]; ++i) {
+    const int32_t u = __ldcg(in.extreme + i);
+    ClaimRange(p, dist, parent, p.indptr[u] + t.tid, p.indptr[u + 1], t.threads, u, next, out, cnt);
+  }
+}
+
+// A bottom-up level over the grid: ExpandBottomUp's search (classes, hub
+// cache, each block an even share of the queue), and each searched vertex
+// either queued for the next level (reached) or appended to `unv_out`.
+__device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                    int32_t level, const int32_t* unv, int count,
+                                    const int32_t* hub_list, int hubs, const Queues& out,
+                                    int32_t* unv_out, int32_t* cnt) {
+  __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
+  __shared__ int32_t wide[kThreads];
+  __shared__ int num_wide;
+  FillHubCache(hc, hub_list, hubs);
+  const int32_t next = level + 1;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int64_t begin, end;
+  BlockShare(count, &begin, &end);
+  for (int64_t base = begin; base < end; base += blockDim.x) {
+    if (threadIdx.x == 0) num_wide = 0;
+    __syncthreads();
+    const int64_t i = base + threadIdx.x;
+    if (i < end) {
+      const int32_t v = __ldcg(unv + i);
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo >= BfsPolicy::kSmallMax) {
+        wide[atomicAdd(&num_wide, 1)] = v;
+      } else {
+        int32_t found = -1;
+        for (int32_t e0 = lo; e0 < hi && found < 0; e0 += kBatch)
+          found = ParentInBatch(p, dist, hc, true, e0, hi, 1, level);
+        if (found >= 0) {
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = found;
+          Enqueue(out, cnt, v, hi - lo, p.tau, p.n);
+        } else {
+          Append(unv_out, cnt + kCntUnvisited, v);
+        }
+      }
+    }
+    __syncthreads();
+    const int nw = num_wide;
+    for (int k = warp; k < nw; k += kWarps) {  // middle: a warp each
+      const int32_t v = wide[k];
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo > BfsPolicy::kMiddleMax) continue;
+      bool hit = false;
+      for (int32_t e0 = lo; e0 < hi && !hit; e0 += 32 * kBatch) {
+        const int32_t u = ParentInBatch(p, dist, hc, true, e0 + lane, hi, 32, level);
+        if (u >= 0) {  // several finders store the same distance and valid parents
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+        }
+        hit = __any_sync(0xffffffffu, u >= 0);
+      }
+      if (lane == 0) {
+        if (hit) {
+          Enqueue(out, cnt, v, hi - lo, p.tau, p.n);
+        } else {
+          Append(unv_out, cnt + kCntUnvisited, v);
+        }
+      }
+    }
+    for (int k = 0; k < nw; ++k) {  // large: the whole block each
+      const int32_t v = wide[k];
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo <= BfsPolicy::kMiddleMax) continue;
+      bool hit = false;
+      for (int64_t e0 = lo; e0 < hi && !hit; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
+        const int32_t u = ParentInBatch(p, dist, hc, true, e0 + threadIdx.x, hi, blockDim.x, level);
+        if (u >= 0) {
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+        }
+        hit = __syncthreads_or(u >= 0);
+      }
+      if (threadIdx.x == 0) {
+        if (hit) {
+          Enqueue(out, cnt, v, hi - lo, p.tau, p.n);
+        } else {
+          Append(unv_out, cnt + kCntUnvisited, v);
+        }
+      }
+    }
+    __syncthreads();  // wide and num_wide are rewritten by the next chunk
+  }
+  __syncthreads();  // hc is rebuilt by the next bottom-up level
+}
+
+// Block 0 alone: top-down levels from (*level, *f, queues sc.q[*qpar]) while
+// the frontier has at most p.block_edges edges; leaves the first larger (or
+// empty) frontier in *level, *f, *qpar. Its counters live in shared memory.
+__device__ void BlockLevels(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                            const HybridScratch& sc, int32_t* level, Frontier* f, int* qpar) {
+  __shared__ int32_t cnt[kCntSlots];
+  const Team team = BlockTeam();
+  for (;;) {
+    if (threadIdx.x < kCntSlots) cnt[threadIdx.x] = 0;
+    __syncthreads();
+    ExpandTopDownFused(p, dist, parent, *level, *f, sc.q[*qpar], sc.q[*qpar ^ 1], cnt, team);
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 4; ++k) f->cls[k] = cnt[kCntClasses + k];
+    f->hubs = cnt[kCntHubs];
+    f->edges = cnt[kCntEdges];
+    ++*level;
+    *qpar ^= 1;
+    __syncthreads();  // every thread has read cnt before it is cleared
+    if (f->Size() == 0 || f->edges > p.block_edges) return;
+  }
+}
+
+// One traversal of kBfsHybrid; its level-0 frontier is in sc.q[0] and
+// counters[0] (StartTraversal), counters[1] and [2] are zero.
+//
+// Counters: the frontier of a grid level is described by counters[phase];
+// the level fills counters[phase + 1] (zeroed one grid level earlier) and
+// zeroes counters[phase + 2], which every block read before the last grid
+// sync (mod 3). Block-0 levels touch no global counter: they hand their last
+// frontier over through sc.handoff, read after the grid sync that ends them.
+__device__ void TraverseHybrid(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
+                               const HybridScratch& sc, int& parity, cg::grid_group& grid) {
+  const Team team = GridTeam();
+  int phase = 0, qpar = 0, ucur = 0, nu = 0, prev = 0;
+  int32_t level = 0;
+  bool bottom_up = false;
+  Frontier f = LoadFrontier(sc.counters);
+  for (;;) {
+    if (f.Size() == 0) break;
+    const bool bu = HybridBottomUp(p.direction, bottom_up, f.Size(), prev, f.hubs, total_hubs, p.n,
+                                   f.edges, p.block_edges);
+    if (!bu && f.edges <= p.block_edges) {
+      if (blockIdx.x == 0) {
+        BlockLevels(p, dist, parent, sc, &level, &f, &qpar);
+        if (threadIdx.x == 0) {
+          for (int k = 0; k < 4; ++k) sc.handoff[kCntClasses + k] = f.cls[k];
+          sc.handoff[kCntHubs] = f.hubs;
+          sc.handoff[kCntEdges] = f.edges;
+          sc.handoff[kCntSlots] = level;
+          sc.handoff[kCntSlots + 1] = qpar;
+        }
+      }
+      grid.sync();
+      f = LoadFrontier(sc.handoff);
+      level = __ldcg(sc.handoff + kCntSlots);
+      qpar = __ldcg(sc.handoff + kCntSlots + 1);
+      bottom_up = false;
+      continue;
+    }
+    if (bu && !bottom_up) {
+      ucur = 0;
+      nu = CollectUnvisited(p, dist, sc.unv[0], sc.block_tot, parity, grid);
+    }
+    prev = f.Size();
+    bottom_up = bu;
+    int32_t* out_cnt = sc.counters + ((phase + 1) % 3) * kCntSlots;
+    if (team.tid < kCntSlots) sc.counters[((phase + 2) % 3) * kCntSlots + team.tid] = 0;
+    if (bu) {
+      ExpandBottomUpFused(p, dist, parent, level, sc.unv[ucur], nu, sc.q[qpar].hubs, f.hubs,
+                          sc.q[qpar ^ 1], sc.unv[ucur ^ 1], out_cnt);
+    } else {
+      ExpandTopDownFused(p, dist, parent, level, f, sc.q[qpar], sc.q[qpar ^ 1], out_cnt, team);
+    }
+    grid.sync();
+    phase = (phase + 1) % 3;
+    qpar ^= 1;
+    ++level;
+    f = LoadFrontier(out_cnt);
+    if (bu) {
+      nu = __ldcg(out_cnt + kCntUnvisited);
+      ucur ^= 1;
+    }
+  }
+}
+
+// Thread 0: the level-0 frontier {src} in sc.q[0] and counters[0]; counters[1]
+// and [2] zero (ordered before use by the grid sync that follows).
+__device__ void StartTraversal(const BfsProblem& p, const HybridScratch& sc, int32_t src) {
+  for (int i = 0; i < 3 * kCntSlots; ++i) sc.counters[i] = 0;
+  const int deg = p.indptr[src + 1] - p.indptr[src];
+  const int k = DegreeClass(deg, true);
+  *ClassSlot(sc.q[0], k, 0, p.n) = src;
+  sc.counters[kCntClasses + k] = 1;
+  if (deg > p.tau) {
+    sc.q[0].hubs[0] = src;
+    sc.counters[kCntHubs] = 1;
+  }
+  sc.counters[kCntEdges] = deg;
+}
+
+__device__ __forceinline__ bool ValidSource(const BfsProblem& p, int32_t src) {
+  return src >= 0 && src < p.n;
+}
+
+__global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
+    BfsHybridKernel(BfsProblem p, HybridScratch sc) {
+  cg::grid_group grid = cg::this_grid();
+  __shared__ int part[kWarps];
+  __shared__ int graph_hubs;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  // One pass before the first grid sync: every row at -1 (the first source's
+  // root set already), the graph's hubs counted per block, the first
+  // traversal's level 0 queued.
+  const int32_t src0 = p.sources[0];
+  const int64_t root = ValidSource(p, src0) ? src0 : -1;
+  const int64_t cells = p.s * p.n;
+  for (int64_t i = tid; i < cells; i += stride) {
+    p.dist[i] = i == root ? 0 : -1;
+    if (p.parent != nullptr) p.parent[i] = i == root ? src0 : -1;
+  }
+  int hubs = 0;
+  if (p.direction == kBfsAuto)
+    for (int64_t v = tid; v < p.n; v += stride) hubs += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+  hubs = WarpSum(hubs);
+  if (lane == 0) part[warp] = hubs;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (int w = 0; w < kWarps; ++w) sum += part[w];
+    sc.block_tot[static_cast<int64_t>(blockIdx.x) * kScanSlots] = sum;
+    if (blockIdx.x == 0 && root >= 0) StartTraversal(p, sc, src0);
+  }
+  grid.sync();
+  if (warp == 0) {
+    int sum = 0;
+    for (int b = lane; b < static_cast<int>(gridDim.x); b += 32)
+      sum += __ldcg(sc.block_tot + static_cast<int64_t>(b) * kScanSlots);
+    sum = WarpSum(sum);
+    if (lane == 0) graph_hubs = sum;
+  }
+  __syncthreads();
+  const int total_hubs = graph_hubs;
+  int parity = 1;  // block_tot's buffer 0 held the hub counts
+  for (int64_t s = 0; s < p.s; ++s) {
+    int32_t* dist = p.dist + s * p.n;
+    int32_t* parent = p.parent != nullptr ? p.parent + s * p.n : nullptr;
+    const int32_t src = p.sources[s];
+    if (s > 0) {
+      grid.sync();  // every block has read the last traversal's final counters
+      if (tid == 0 && ValidSource(p, src)) {
+        dist[src] = 0;
+        if (parent != nullptr) parent[src] = src;
+        StartTraversal(p, sc, src);
+      }
+      grid.sync();
+    }
+    if (!ValidSource(p, src)) continue;  // the row stays -1
+    TraverseHybrid(p, dist, parent, total_hubs, sc, parity, grid);
   }
 }
 
@@ -593,6 +1035,14 @@ __global__ void __launch_bounds__(kThreads) BfsBitsetKernel(BfsProblem p, Bitset
 
 size_t AlignUp(size_t x) { return (x + 255) / 256 * 256; }
 
+bool UsesHybrid(const BfsProblem& p) { return !p.bitset && p.method == kBfsHybrid; }
+
+// Capacity of a frontier's extreme queue: a vertex above kLargeMax holds more
+// than kLargeMax of the m CSR entries.
+size_t ExtremeCapacity(const BfsProblem& p) {
+  return static_cast<size_t>(p.m / (BfsPolicy::kLargeMax + 1) + 1);
+}
+
 }  // namespace
 
 cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
@@ -600,19 +1050,25 @@ cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   cudaError_t err =
       p.bitset
           ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsBitsetKernel, kThreads, 0)
+      : UsesHybrid(p)
+          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsHybridKernel, kThreads, 0)
           : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
   if (err != cudaSuccess) return err;
   const int64_t resident = static_cast<int64_t>(max(1, per_sm)) * num_sms;
   const int64_t work = std::max(p.n, p.m / BfsPolicy::kEdgesPerThread);
   plan->grid = static_cast<int>(std::max<int64_t>(1, std::min(resident, CeilDiv(work, kThreads))));
   const size_t n = static_cast<size_t>(p.n);
+  const size_t scan = AlignUp(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t));
   if (p.bitset) {
     plan->scratch_bytes = 3 * AlignUp(n * sizeof(uint64_t)) + AlignUp(3 * sizeof(int32_t));
+  } else if (UsesHybrid(p)) {
+    const size_t queues =
+        3 * AlignUp(n * sizeof(int32_t)) + AlignUp(ExtremeCapacity(p) * sizeof(int32_t));
+    plan->scratch_bytes = 2 * queues + 2 * AlignUp(n * sizeof(int32_t)) +
+                          AlignUp(3 * kCntSlots * sizeof(int32_t)) +
+                          AlignUp((kCntSlots + 2) * sizeof(int32_t)) + scan;
   } else {
-    plan->scratch_bytes =
-        4 * AlignUp(n * sizeof(int32_t)) +
-        AlignUp(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t)) +
-        AlignUp(3 * sizeof(int32_t));
+    plan->scratch_bytes = 4 * AlignUp(n * sizeof(int32_t)) + scan + AlignUp(3 * sizeof(int32_t));
   }
   return cudaSuccess;
 }
@@ -642,6 +1098,24 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
     if (err != cudaSuccess) return err;
     void* args[] = {&problem, &sc};
     return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsBitsetKernel), plan.grid,
+                                       kThreads, args, 0, stream);
+  }
+  if (UsesHybrid(p)) {
+    HybridScratch sc;
+    for (Queues& q : sc.q) {
+      q.small = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+      q.wide = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+      q.extreme = static_cast<int32_t*>(take(ExtremeCapacity(p) * sizeof(int32_t)));
+      q.hubs = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+    }
+    sc.unv[0] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+    sc.unv[1] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+    sc.counters = static_cast<int32_t*>(take(3 * kCntSlots * sizeof(int32_t)));
+    sc.handoff = static_cast<int32_t*>(take((kCntSlots + 2) * sizeof(int32_t)));
+    sc.block_tot = static_cast<int32_t*>(
+        take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
+    void* args[] = {&problem, &sc};
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsHybridKernel), plan.grid,
                                        kThreads, args, 0, stream);
   }
   SingleScratch sc;
