@@ -54,6 +54,8 @@ struct SingleScratch {
   int32_t* hubs;       // [n] hubs of the current frontier
   int32_t* block_tot;  // [2][grid][kScanSlots]
   int32_t* flags;      // [3] rotating "something changed" flags (scan method)
+  // By parity through a select: an index would copy the struct to local memory.
+  __device__ __forceinline__ int32_t* Unv(int i) const { return i ? unv[1] : unv[0]; }
 };
 
 // Grid-wide exclusive prefix sum of per-thread counts c[0..K): off[k] is this
@@ -446,16 +448,16 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (next_bu && !bottom_up) {
       cur = 0;
-      unv_count = CollectUnvisited(p, dist, sc.unv[cur], sc.block_tot, parity, grid);
+      unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
     }
     prev = lv.frontier;
     bottom_up = next_bu;
     if (bottom_up) {
-      ExpandBottomUp(p, dist, parent, level, sc.unv[cur], unv_count, lv.hubs, sc,
+      ExpandBottomUp(p, dist, parent, level, sc.Unv(cur), unv_count, lv.hubs, sc,
                      p.method >= kBfsEnterprise);
       grid.sync();
       unv_count =
-          FilterUnvisited(p, dist, sc.unv[cur], unv_count, sc.unv[cur ^ 1], &lv, sc, parity, grid);
+          FilterUnvisited(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), &lv, sc, parity, grid);
       cur ^= 1;
     } else {
       ExpandTopDown(p, dist, parent, level, lv, sc, grid);
@@ -568,6 +570,10 @@ struct HybridScratch {
   int32_t* counters;   // [3][kCntSlots] frontier counters, rotating (TraverseHybrid)
   int32_t* handoff;    // [kCntSlots + 2]: block 0's frontier, level and queue parity
   int32_t* block_tot;  // [2][grid][kScanSlots] (GridScan, graph hub count)
+  // By parity through selects: an index into q or unv would copy the struct to
+  // local memory.
+  __device__ __forceinline__ Queues Q(int i) const { return i ? q[1] : q[0]; }
+  __device__ __forceinline__ int32_t* Unv(int i) const { return i ? unv[1] : unv[0]; }
 };
 
 __device__ __forceinline__ Frontier LoadFrontier(const int32_t* c) {
@@ -611,16 +617,6 @@ __device__ __forceinline__ void Enqueue(const Queues& out, int32_t* cnt, int32_t
   }
   const unsigned edges = __reduce_add_sync(mask, static_cast<unsigned>(deg));
   if (lane == __ffs(mask) - 1) atomicAdd(cnt + kCntEdges, static_cast<int>(edges));
-}
-
-// Appends v to a queue whose size is *count (one atomic per converged group).
-__device__ __forceinline__ void Append(int32_t* queue, int32_t* count, int32_t v) {
-  const unsigned mask = __activemask();
-  const int lane = threadIdx.x & 31;
-  const int leader = __ffs(mask) - 1;
-  int at = 0;
-  if (lane == leader) at = atomicAdd(count, __popc(mask));
-  queue[__shfl_sync(mask, at, leader) + __popc(mask & ((1u << lane) - 1u))] = v;
 }
 
 // Top-down over u's neighbours indices[e], e = lo, lo + step, ... < hi: claims
@@ -680,27 +676,63 @@ __device__ void ExpandTopDownFused(const BfsProblem& p, int32_t* dist, int32_t* 
   }
 }
 
+// Where a searched vertex goes, decided before its chunk's global slots are
+// known: kind 0-3 its degree class (reached), 4 the next unvisited queue;
+// `at` its rank in that queue within the chunk, `hub_at` within the chunk's
+// hubs (-1: not a hub). Counts go to the chunk's shared counters.
+struct Outcome {
+  int kind;
+  int at;
+  int hub_at;
+};
+
+__device__ __forceinline__ Outcome Record(int* chunk, bool reached, int deg, int64_t tau) {
+  if (!reached) return {4, atomicAdd(chunk + kCntUnvisited, 1), -1};
+  const int k = DegreeClass(deg, true);
+  atomicAdd(chunk + kCntEdges, deg);
+  return {k, atomicAdd(chunk + kCntClasses + k, 1),
+          deg > tau ? atomicAdd(chunk + kCntHubs, 1) : -1};
+}
+
+__device__ __forceinline__ void Place(const Queues& out, int32_t* unv_out, const int* base,
+                                      int32_t v, const Outcome& o, int64_t n) {
+  if (o.kind == 4) {
+    unv_out[base[kCntUnvisited] + o.at] = v;
+    return;
+  }
+  *ClassSlot(out, o.kind, base[kCntClasses + o.kind] + o.at, n) = v;
+  if (o.hub_at >= 0) out.hubs[base[kCntHubs] + o.hub_at] = v;
+}
+
 // A bottom-up level over the grid: ExpandBottomUp's search (classes, hub
-// cache, each block an even share of the queue), and each searched vertex
-// either queued for the next level (reached) or appended to `unv_out`.
+// cache, each block an even share of the queue). Every searched vertex is
+// either queued for the next level (reached) or appended to `unv_out`; a
+// block-wide chunk counts its outcomes in shared memory and takes its global
+// slots with one atomic per counter (not one per vertex or warp: a bottom-up
+// level of a large graph searches millions of vertices).
 __device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                     int32_t level, const int32_t* unv, int count,
                                     const int32_t* hub_list, int hubs, const Queues& out,
                                     int32_t* unv_out, int32_t* cnt) {
   __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
   __shared__ int32_t wide[kThreads];
+  __shared__ Outcome wide_out[kThreads];
   __shared__ int num_wide;
+  __shared__ int chunk[kCntSlots], base[kCntSlots];
   FillHubCache(hc, hub_list, hubs);
   const int32_t next = level + 1;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   int64_t begin, end;
   BlockShare(count, &begin, &end);
-  for (int64_t base = begin; base < end; base += blockDim.x) {
+  for (int64_t first = begin; first < end; first += blockDim.x) {
     if (threadIdx.x == 0) num_wide = 0;
+    if (threadIdx.x < kCntSlots) chunk[threadIdx.x] = 0;
     __syncthreads();
-    const int64_t i = base + threadIdx.x;
+    const int64_t i = first + threadIdx.x;
+    int32_t v = -1;
+    Outcome mine = {-1, 0, -1};
     if (i < end) {
-      const int32_t v = __ldcg(unv + i);
+      v = __ldcg(unv + i);
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo >= BfsPolicy::kSmallMax) {
         wide[atomicAdd(&num_wide, 1)] = v;
@@ -711,57 +743,50 @@ __device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t*
         if (found >= 0) {
           dist[v] = next;
           if (parent != nullptr) parent[v] = found;
-          Enqueue(out, cnt, v, hi - lo, p.tau, p.n);
-        } else {
-          Append(unv_out, cnt + kCntUnvisited, v);
         }
+        mine = Record(chunk, found >= 0, hi - lo, p.tau);
       }
     }
     __syncthreads();
     const int nw = num_wide;
     for (int k = warp; k < nw; k += kWarps) {  // middle: a warp each
-      const int32_t v = wide[k];
-      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      const int32_t w = wide[k];
+      const int32_t lo = p.indptr[w], hi = p.indptr[w + 1];
       if (hi - lo > BfsPolicy::kMiddleMax) continue;
       bool hit = false;
       for (int32_t e0 = lo; e0 < hi && !hit; e0 += 32 * kBatch) {
         const int32_t u = ParentInBatch(p, dist, hc, true, e0 + lane, hi, 32, level);
         if (u >= 0) {  // several finders store the same distance and valid parents
-          dist[v] = next;
-          if (parent != nullptr) parent[v] = u;
+          dist[w] = next;
+          if (parent != nullptr) parent[w] = u;
         }
         hit = __any_sync(0xffffffffu, u >= 0);
       }
-      if (lane == 0) {
-        if (hit) {
-          Enqueue(out, cnt, v, hi - lo, p.tau, p.n);
-        } else {
-          Append(unv_out, cnt + kCntUnvisited, v);
-        }
-      }
+      if (lane == 0) wide_out[k] = Record(chunk, hit, hi - lo, p.tau);
     }
     for (int k = 0; k < nw; ++k) {  // large: the whole block each
-      const int32_t v = wide[k];
-      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      const int32_t w = wide[k];
+      const int32_t lo = p.indptr[w], hi = p.indptr[w + 1];
       if (hi - lo <= BfsPolicy::kMiddleMax) continue;
       bool hit = false;
       for (int64_t e0 = lo; e0 < hi && !hit; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
         const int32_t u = ParentInBatch(p, dist, hc, true, e0 + threadIdx.x, hi, blockDim.x, level);
         if (u >= 0) {
-          dist[v] = next;
-          if (parent != nullptr) parent[v] = u;
+          dist[w] = next;
+          if (parent != nullptr) parent[w] = u;
         }
         hit = __syncthreads_or(u >= 0);
       }
-      if (threadIdx.x == 0) {
-        if (hit) {
-          Enqueue(out, cnt, v, hi - lo, p.tau, p.n);
-        } else {
-          Append(unv_out, cnt + kCntUnvisited, v);
-        }
-      }
+      if (threadIdx.x == 0) wide_out[k] = Record(chunk, hit, hi - lo, p.tau);
     }
-    __syncthreads();  // wide and num_wide are rewritten by the next chunk
+    __syncthreads();
+    if (threadIdx.x < kCntSlots && chunk[threadIdx.x] != 0)
+      base[threadIdx.x] = atomicAdd(cnt + threadIdx.x, chunk[threadIdx.x]);
+    __syncthreads();
+    if (mine.kind >= 0) Place(out, unv_out, base, v, mine, p.n);
+    for (int k = threadIdx.x; k < nw; k += blockDim.x)
+      Place(out, unv_out, base, wide[k], wide_out[k], p.n);
+    __syncthreads();  // wide, chunk and base are rewritten by the next chunk
   }
   __syncthreads();  // hc is rebuilt by the next bottom-up level
 }
@@ -776,7 +801,7 @@ __device__ void BlockLevels(const BfsProblem& p, int32_t* dist, int32_t* parent,
   for (;;) {
     if (threadIdx.x < kCntSlots) cnt[threadIdx.x] = 0;
     __syncthreads();
-    ExpandTopDownFused(p, dist, parent, *level, *f, sc.q[*qpar], sc.q[*qpar ^ 1], cnt, team);
+    ExpandTopDownFused(p, dist, parent, *level, *f, sc.Q(*qpar), sc.Q(*qpar ^ 1), cnt, team);
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < 4; ++k) f->cls[k] = cnt[kCntClasses + k];
@@ -835,10 +860,10 @@ __device__ void TraverseHybrid(const BfsProblem& p, int32_t* dist, int32_t* pare
     int32_t* out_cnt = sc.counters + ((phase + 1) % 3) * kCntSlots;
     if (team.tid < kCntSlots) sc.counters[((phase + 2) % 3) * kCntSlots + team.tid] = 0;
     if (bu) {
-      ExpandBottomUpFused(p, dist, parent, level, sc.unv[ucur], nu, sc.q[qpar].hubs, f.hubs,
-                          sc.q[qpar ^ 1], sc.unv[ucur ^ 1], out_cnt);
+      ExpandBottomUpFused(p, dist, parent, level, sc.Unv(ucur), nu, sc.Q(qpar).hubs, f.hubs,
+                          sc.Q(qpar ^ 1), sc.Unv(ucur ^ 1), out_cnt);
     } else {
-      ExpandTopDownFused(p, dist, parent, level, f, sc.q[qpar], sc.q[qpar ^ 1], out_cnt, team);
+      ExpandTopDownFused(p, dist, parent, level, f, sc.Q(qpar), sc.Q(qpar ^ 1), out_cnt, team);
     }
     grid.sync();
     phase = (phase + 1) % 3;
