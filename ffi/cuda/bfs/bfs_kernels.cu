@@ -58,15 +58,15 @@ struct SingleScratch {
   __device__ __forceinline__ int32_t* Unv(int i) const { return i ? unv[1] : unv[0]; }
 };
 
-// Grid-wide exclusive prefix sum of per-thread counts c[0..K): off[k] is this
+// Grid-wide exclusive prefix sum of per-thread counts c[0..K) (any block size): off[k] is this
 // thread's offset within category k, tot[k] the grid total. block_tot is
 // double-buffered by `parity` (a grid sync separates reuse of a buffer).
 template <int K>
 __device__ void GridScan(const int (&c)[K], int (&off)[K], int (&tot)[K], int32_t* block_tot,
                          int& parity, cg::grid_group& grid) {
-  __shared__ int warp_sums[K][kWarps];
+  __shared__ int warp_sums[K][32];  // any block size up to 1024 threads
   __shared__ int base[K], total[K];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   int32_t* buf = block_tot + static_cast<size_t>(parity) * gridDim.x * kScanSlots;
   parity ^= 1;
   int incl[K];
@@ -79,15 +79,15 @@ __device__ void GridScan(const int (&c)[K], int (&off)[K], int (&tot)[K], int32_
   if (warp == 0) {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int v = WarpInclusiveScan(lane < kWarps ? warp_sums[k][lane] : 0);
-      if (lane < kWarps) warp_sums[k][lane] = v;
+      const int v = WarpInclusiveScan(lane < warps ? warp_sums[k][lane] : 0);
+      if (lane < warps) warp_sums[k][lane] = v;
     }
   }
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < K; ++k) off[k] = incl[k] - c[k] + (warp > 0 ? warp_sums[k][warp - 1] : 0);
   if (threadIdx.x < K)
-    buf[blockIdx.x * kScanSlots + threadIdx.x] = warp_sums[threadIdx.x][kWarps - 1];
+    buf[blockIdx.x * kScanSlots + threadIdx.x] = warp_sums[threadIdx.x][warps - 1];
   grid.sync();
   if (warp < K) {
     int before = 0, all = 0;
@@ -519,24 +519,6 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
 // the other blocks wait at the next grid sync; block 0 goes on level after
 // level until a frontier grows past the threshold or the traversal ends.
 
-// The threads that share a level: the whole grid, or block 0 alone.
-struct Team {
-  int64_t threads;  // threads of the team
-  int64_t tid;      // this thread's rank in it
-  int blocks;       // blocks of the team
-  int bid;          // this block's rank in it
-};
-
-__device__ __forceinline__ Team GridTeam() {
-  return {static_cast<int64_t>(gridDim.x) * blockDim.x,
-          static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, static_cast<int>(gridDim.x),
-          static_cast<int>(blockIdx.x)};
-}
-
-__device__ __forceinline__ Team BlockTeam() {
-  return {static_cast<int64_t>(blockDim.x), static_cast<int64_t>(threadIdx.x), 1, 0};
-}
-
 // One frontier's queues by degree class (every vertex is queued once per
 // traversal, so a class never outgrows its space): small from the front of
 // `small`; middle from the front of `wide` and large from its back (together
@@ -619,60 +601,171 @@ __device__ __forceinline__ void Enqueue(const Queues& out, int32_t* cnt, int32_t
   if (lane == __ffs(mask) - 1) atomicAdd(cnt + kCntEdges, static_cast<int>(edges));
 }
 
-// Top-down over u's neighbours indices[e], e = lo, lo + step, ... < hi: claims
-// every unvisited one (atomicCAS -1 -> next) and queues the ones it wins.
-// Ids, distances, claims and the winners' degrees are each loaded batch-wide.
+// Claims the unvisited ones of the ids w[j] >= 0 (atomicCAS -1 -> next; parent
+// src[j]) and queues the ones it wins. Distances, claims and the winners'
+// degrees are each loaded batch-wide.
+__device__ __forceinline__ void ClaimBatch(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                           const int32_t (&w)[kBatch], const int32_t (&src)[kBatch],
+                                           int32_t next, const Queues& out, int32_t* cnt) {
+  int32_t d[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : 0;
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) d[j] = d[j] < 0 && atomicCAS(dist + w[j], -1, next) == -1;
+  int32_t deg[kBatch] = {};
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    if (!d[j]) continue;
+    if (parent != nullptr) parent[w[j]] = src[j];
+    deg[j] = p.indptr[w[j] + 1] - p.indptr[w[j]];
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j)
+    if (d[j]) Enqueue(out, cnt, w[j], deg[j], p.tau, p.n);
+}
+
+// Top-down over u's neighbours indices[e], e = lo, lo + step, ... < hi,
+// kBatch at a time (ClaimBatch).
 __device__ __forceinline__ void ClaimRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                            int64_t lo, int64_t hi, int64_t step, int32_t u,
                                            int32_t next, const Queues& out, int32_t* cnt) {
   for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
-    int32_t w[kBatch], d[kBatch];
+    int32_t w[kBatch], src[kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
       const int64_t e = e0 + j * step;
       w[j] = e < hi ? __ldg(p.indices + e) : -1;
+      src[j] = u;
     }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : 0;
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) d[j] = d[j] < 0 && atomicCAS(dist + w[j], -1, next) == -1;
-    int32_t deg[kBatch] = {};
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      if (!d[j]) continue;
-      if (parent != nullptr) parent[w[j]] = u;
-      deg[j] = p.indptr[w[j] + 1] - p.indptr[w[j]];
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      if (d[j]) Enqueue(out, cnt, w[j], deg[j], p.tau, p.n);
+    ClaimBatch(p, dist, parent, w, src, next, out, cnt);
   }
 }
 
-// A top-down level by `team`: every class queue of `in` with its mapping
-// (small: a thread, middle: a warp, large: a block, extreme: the team each).
+// A top-down level over the grid: every class queue of `in` with its mapping
+// (small: a thread, middle: a warp, large: a block, extreme: the grid each).
 __device__ void ExpandTopDownFused(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                    int32_t level, const Frontier& f, const Queues& in,
-                                   const Queues& out, int32_t* cnt, const Team& t) {
+                                   const Queues& out, int32_t* cnt) {
   const int32_t next = level + 1;
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x & 31;
-  for (int64_t i = t.tid; i < f.cls[0]; i += t.threads) {
+  for (int64_t i = tid; i < f.cls[0]; i += threads) {
     const int32_t u = __ldcg(in.small + i);
     ClaimRange(p, dist, parent, p.indptr[u], p.indptr[u + 1], 1, u, next, out, cnt);
   }
-  const int64_t warps = t.threads / 32, wid = t.tid / 32;
+  const int64_t warps = threads / 32, wid = tid / 32;
   for (int64_t i = wid; i < f.cls[1]; i += warps) {
     const int32_t u = __ldcg(in.wide + i);
     ClaimRange(p, dist, parent, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next, out, cnt);
   }
-  for (int64_t i = t.bid; i < f.cls[2]; i += t.blocks) {
+  for (int64_t i = blockIdx.x; i < f.cls[2]; i += gridDim.x) {
     const int32_t u = __ldcg(in.wide + (p.n - 1 - i));
     ClaimRange(p, dist, parent, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u, next,
                out, cnt);
   }
   for (int i = 0; i < f.cls[3]; ++i) {
     const int32_t u = __ldcg(in.extreme + i);
-    ClaimRange(p, dist, parent, p.indptr[u] + t.tid, p.indptr[u + 1], t.threads, u, next, out, cnt);
+    ClaimRange(p, dist, parent, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next, out, cnt);
+  }
+}
+
+// The i-th vertex of a frontier's class queues taken back to back.
+__device__ __forceinline__ int32_t QueueAt(const Queues& q, const Frontier& f, int i, int64_t n) {
+  if (i < f.cls[0]) return __ldcg(q.small + i);
+  i -= f.cls[0];
+  if (i < f.cls[1]) return __ldcg(q.wide + i);
+  i -= f.cls[1];
+  if (i < f.cls[2]) return __ldcg(q.wide + (n - 1 - i));
+  return __ldcg(q.extreme + (i - f.cls[2]));
+}
+
+// Block-wide exclusive prefix sum of x (any block size up to 1024); *total: the sum.
+__device__ int BlockExclusiveScan(int x, int* total) {
+  __shared__ int sums[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const int incl = WarpInclusiveScan(x);
+  if (lane == 31) sums[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    const int v = WarpInclusiveScan(lane < warps ? sums[lane] : 0);
+    if (lane < warps) sums[lane] = v;
+  }
+  __syncthreads();
+  *total = sums[warps - 1];
+  const int before = incl - x + (warp > 0 ? sums[warp - 1] : 0);
+  __syncthreads();  // sums is rewritten by the next call
+  return before;
+}
+
+constexpr int kHybridThreads = BfsPolicy::kHybridBlockThreads;
+constexpr int kTile = kHybridThreads * BfsPolicy::kBlockTileVertices;
+
+// A top-down level by one block, edge-balanced: a tile of up to kTile
+// frontier vertices is laid out by a block scan of their degrees, then every
+// thread takes kBatch consecutive edges of the tile per round, so a round
+// covers blockDim.x x kBatch edges whatever the degrees (a thread or a warp
+// per vertex would leave most of one block idle behind a few vertices).
+__device__ void ExpandTopDownBlock(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                   int32_t level, const Frontier& f, const Queues& in,
+                                   const Queues& out, int32_t* cnt) {
+  constexpr int kPer = BfsPolicy::kBlockTileVertices;
+  __shared__ int32_t t_start[kTile], t_lo[kTile], t_u[kTile];
+  const int32_t next = level + 1;
+  const int size = f.Size();
+  for (int tile = 0; tile < size; tile += kTile) {
+    const int count = min(kTile, size - tile);
+    int32_t u[kPer], lo[kPer], deg[kPer];
+    int sum = 0;
+#pragma unroll
+    for (int r = 0; r < kPer; ++r) {
+      const int i = threadIdx.x * kPer + r;
+      u[r] = i < count ? QueueAt(in, f, tile + i, p.n) : -1;
+    }
+#pragma unroll
+    for (int r = 0; r < kPer; ++r) {
+      lo[r] = u[r] >= 0 ? p.indptr[u[r]] : 0;
+      deg[r] = u[r] >= 0 ? p.indptr[u[r] + 1] - lo[r] : 0;
+      sum += deg[r];
+    }
+    int total = 0;
+    int at = BlockExclusiveScan(sum, &total);
+#pragma unroll
+    for (int r = 0; r < kPer; ++r) {
+      const int i = threadIdx.x * kPer + r;
+      if (i < count) {
+        t_start[i] = at;
+        t_lo[i] = lo[r];
+        t_u[i] = u[r];
+      }
+      at += deg[r];
+    }
+    __syncthreads();
+    for (int first = threadIdx.x * kBatch; first < total; first += blockDim.x * kBatch) {
+      int a = 0, b = count;  // k: the last tile entry with t_start[k] <= first
+      while (a < b) {
+        const int mid = (a + b) / 2;
+        if (t_start[mid] <= first) {
+          a = mid + 1;
+        } else {
+          b = mid;
+        }
+      }
+      int k = a - 1;
+      int32_t w[kBatch], src[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int e = first + j;
+        w[j] = -1;
+        src[j] = -1;
+        if (e >= total) continue;
+        while (k + 1 < count && t_start[k + 1] <= e) ++k;  // past zero-degree entries too
+        w[j] = __ldg(p.indices + (static_cast<int64_t>(t_lo[k]) + (e - t_start[k])));
+        src[j] = t_u[k];
+      }
+      ClaimBatch(p, dist, parent, w, src, next, out, cnt);
+    }
+    __syncthreads();  // the tile is rewritten by the next one
   }
 }
 
@@ -715,8 +808,8 @@ __device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t*
                                     const int32_t* hub_list, int hubs, const Queues& out,
                                     int32_t* unv_out, int32_t* cnt) {
   __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
-  __shared__ int32_t wide[kThreads];
-  __shared__ Outcome wide_out[kThreads];
+  __shared__ int32_t wide[kHybridThreads];
+  __shared__ Outcome wide_out[kHybridThreads];
   __shared__ int num_wide;
   __shared__ int chunk[kCntSlots], base[kCntSlots];
   FillHubCache(hc, hub_list, hubs);
@@ -749,7 +842,7 @@ __device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t*
     }
     __syncthreads();
     const int nw = num_wide;
-    for (int k = warp; k < nw; k += kWarps) {  // middle: a warp each
+    for (int k = warp; k < nw; k += kHybridThreads / 32) {  // middle: a warp each
       const int32_t w = wide[k];
       const int32_t lo = p.indptr[w], hi = p.indptr[w + 1];
       if (hi - lo > BfsPolicy::kMiddleMax) continue;
@@ -797,11 +890,10 @@ __device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t*
 __device__ void BlockLevels(const BfsProblem& p, int32_t* dist, int32_t* parent,
                             const HybridScratch& sc, int32_t* level, Frontier* f, int* qpar) {
   __shared__ int32_t cnt[kCntSlots];
-  const Team team = BlockTeam();
   for (;;) {
     if (threadIdx.x < kCntSlots) cnt[threadIdx.x] = 0;
     __syncthreads();
-    ExpandTopDownFused(p, dist, parent, *level, *f, sc.Q(*qpar), sc.Q(*qpar ^ 1), cnt, team);
+    ExpandTopDownBlock(p, dist, parent, *level, *f, sc.Q(*qpar), sc.Q(*qpar ^ 1), cnt);
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < 4; ++k) f->cls[k] = cnt[kCntClasses + k];
@@ -824,7 +916,7 @@ __device__ void BlockLevels(const BfsProblem& p, int32_t* dist, int32_t* parent,
 // frontier over through sc.handoff, read after the grid sync that ends them.
 __device__ void TraverseHybrid(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
                                const HybridScratch& sc, int& parity, cg::grid_group& grid) {
-  const Team team = GridTeam();
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int phase = 0, qpar = 0, ucur = 0, nu = 0, prev = 0;
   int32_t level = 0;
   bool bottom_up = false;
@@ -858,12 +950,12 @@ __device__ void TraverseHybrid(const BfsProblem& p, int32_t* dist, int32_t* pare
     prev = f.Size();
     bottom_up = bu;
     int32_t* out_cnt = sc.counters + ((phase + 1) % 3) * kCntSlots;
-    if (team.tid < kCntSlots) sc.counters[((phase + 2) % 3) * kCntSlots + team.tid] = 0;
+    if (tid < kCntSlots) sc.counters[((phase + 2) % 3) * kCntSlots + tid] = 0;
     if (bu) {
       ExpandBottomUpFused(p, dist, parent, level, sc.Unv(ucur), nu, sc.Q(qpar).hubs, f.hubs,
                           sc.Q(qpar ^ 1), sc.Unv(ucur ^ 1), out_cnt);
     } else {
-      ExpandTopDownFused(p, dist, parent, level, f, sc.Q(qpar), sc.Q(qpar ^ 1), out_cnt, team);
+      ExpandTopDownFused(p, dist, parent, level, f, sc.Q(qpar), sc.Q(qpar ^ 1), out_cnt);
     }
     grid.sync();
     phase = (phase + 1) % 3;
@@ -896,10 +988,10 @@ __device__ __forceinline__ bool ValidSource(const BfsProblem& p, int32_t src) {
   return src >= 0 && src < p.n;
 }
 
-__global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
+__global__ void __launch_bounds__(kHybridThreads, 1)
     BfsHybridKernel(BfsProblem p, HybridScratch sc) {
   cg::grid_group grid = cg::this_grid();
-  __shared__ int part[kWarps];
+  __shared__ int part[kHybridThreads / 32];
   __shared__ int graph_hubs;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -922,7 +1014,7 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
   __syncthreads();
   if (threadIdx.x == 0) {
     int sum = 0;
-    for (int w = 0; w < kWarps; ++w) sum += part[w];
+    for (int w = 0; w < kHybridThreads / 32; ++w) sum += part[w];
     sc.block_tot[static_cast<int64_t>(blockIdx.x) * kScanSlots] = sum;
     if (blockIdx.x == 0 && root >= 0) StartTraversal(p, sc, src0);
   }
@@ -1076,12 +1168,14 @@ cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
       p.bitset
           ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsBitsetKernel, kThreads, 0)
       : UsesHybrid(p)
-          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsHybridKernel, kThreads, 0)
+          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsHybridKernel, kHybridThreads,
+                                                          0)
           : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
   if (err != cudaSuccess) return err;
   const int64_t resident = static_cast<int64_t>(max(1, per_sm)) * num_sms;
   const int64_t work = std::max(p.n, p.m / BfsPolicy::kEdgesPerThread);
-  plan->grid = static_cast<int>(std::max<int64_t>(1, std::min(resident, CeilDiv(work, kThreads))));
+  const int threads = UsesHybrid(p) ? kHybridThreads : kThreads;
+  plan->grid = static_cast<int>(std::max<int64_t>(1, std::min(resident, CeilDiv(work, threads))));
   const size_t n = static_cast<size_t>(p.n);
   const size_t scan = AlignUp(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t));
   if (p.bitset) {
@@ -1141,7 +1235,7 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
         take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
     void* args[] = {&problem, &sc};
     return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsHybridKernel), plan.grid,
-                                       kThreads, args, 0, stream);
+                                       kHybridThreads, args, 0, stream);
   }
   SingleScratch sc;
   sc.queue = static_cast<int32_t*>(take(n * sizeof(int32_t)));

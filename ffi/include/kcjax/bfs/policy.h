@@ -69,10 +69,16 @@ struct BfsPolicy {
   // enough for kEdgeBatch ids and distances without spilling (at 4 blocks, 64 spill).
   static constexpr int kSingleMinBlocksPerSm = 3;
   // kBfsHybrid: a top-down level whose frontier has at most this many edges runs in
-  // one block (barriers, no grid sync): a few thousand edges are a handful of
-  // kBlockThreads x kEdgeBatch rounds, cheaper than a grid sync plus the same
-  // latency chain across the grid; larger levels need the grid's throughput.
-  static constexpr int kBlockLevelEdges = 4096;
+  // one block (barriers, no grid sync): up to a few rounds of kHybridBlockThreads x
+  // kEdgeBatch edges, cheaper than a grid sync plus one such round across the grid;
+  // larger levels need the grid's throughput.
+  static constexpr int kBlockLevelEdges = 2048;
+  // Threads per block of the kBfsHybrid kernel: one block per SM at its 80 registers,
+  // so a one-block level has a whole SM's threads and a grid sync waits for one block per SM.
+  static constexpr int kHybridBlockThreads = 768;
+  // Frontier vertices per thread that a one-block level lays out per tile (block scan
+  // of their degrees, then edge-balanced rounds); 2 x 768 keeps the tile in 18 KiB.
+  static constexpr int kBlockTileVertices = 2;
 };
 
 // Edge threshold of kBfsHybrid's one-block levels (override if >= 0).
