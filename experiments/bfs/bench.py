@@ -66,7 +66,7 @@ TRUTH = SHARED / "bfs" / "bfs_truth.tsv"
 
 #: Mirror of kcjax::BfsPolicy / HubTau / HybridBottomUp (ffi/include/kcjax/bfs/policy.h)
 #: for the level replay of the timeline section.
-HUB_SHARE, HUB_FACTOR, HUB_MIN, BACK_TO_TOP_DOWN, BLOCK_LEVEL_EDGES = 0.3, 4, 16, 24, 4096
+HUB_SHARE, HUB_FACTOR, HUB_MIN, BACK_TO_TOP_DOWN, BLOCK_LEVEL_EDGES = 0.3, 4, 16, 24, 2048
 
 
 def _bfs_fn(
@@ -291,7 +291,7 @@ def main(argv=None) -> int:
         default="ego-Facebook:2423,com-amazon:952,wiki-Vote:2356,kron20:0",
         help="GRAPH:SOURCE traversals of the timeline section (kron source 0: a random one)",
     )
-    ap.add_argument("--tune-edges", default="0,1024,4096,16384", help="block_edges values")
+    ap.add_argument("--tune-edges", default="0,1024,2048,4096,8192", help="block_edges values")
     ap.add_argument("--tune-graphs", default="ego-Facebook,wiki-Vote,soc-Epinions1,com-amazon")
     ap.add_argument(
         "--quick",

@@ -547,11 +547,11 @@ struct Frontier {
 };
 
 struct HybridScratch {
-  Queues q[2];         // frontier queues, ping-pong by level
-  int32_t* unv[2];     // [n] each: unvisited queues (bottom-up), ping-pong
-  int32_t* counters;   // [3][kCntSlots] frontier counters, rotating (TraverseHybrid)
-  int32_t* handoff;    // [kCntSlots + 2]: block 0's frontier, level and queue parity
-  int32_t* block_tot;  // [2][grid][kScanSlots] (GridScan, graph hub count)
+  Queues q[2];          // frontier queues, ping-pong by level
+  int32_t* unv[2];      // [n] each: unvisited queues (bottom-up), ping-pong
+  int32_t* counters;    // [3][kCntSlots] frontier counters, rotating (TraverseHybrid)
+  int32_t* handoff;     // [kCntSlots + 2]: block 0's frontier, level and queue parity
+  int32_t* block_hubs;  // [grid]: the graph's hubs counted per block
   // By parity through selects: an index into q or unv would copy the struct to
   // local memory.
   __device__ __forceinline__ Queues Q(int i) const { return i ? q[1] : q[0]; }
@@ -798,7 +798,10 @@ __device__ __forceinline__ void Place(const Queues& out, int32_t* unv_out, const
 }
 
 // A bottom-up level over the grid: ExpandBottomUp's search (classes, hub
-// cache, each block an even share of the queue). Every searched vertex is
+// cache, each block an even share of the queue) over unv[0, count), or with
+// unv == nullptr over the status array (every vertex of [0, count = n) still
+// at -1: the first bottom-up level, so no pass collects them first; only a
+// vertex's own searcher writes its distance). Every searched vertex is
 // either queued for the next level (reached) or appended to `unv_out`; a
 // block-wide chunk counts its outcomes in shared memory and takes its global
 // slots with one atomic per counter (not one per vertex or warp: a bottom-up
@@ -824,8 +827,9 @@ __device__ void ExpandBottomUpFused(const BfsProblem& p, int32_t* dist, int32_t*
     const int64_t i = first + threadIdx.x;
     int32_t v = -1;
     Outcome mine = {-1, 0, -1};
-    if (i < end) {
-      v = __ldcg(unv + i);
+    // The queue's i-th vertex, or vertex i if it is still unvisited (status scan).
+    if (i < end && (unv != nullptr || __ldcg(dist + i) < 0)) {
+      v = unv != nullptr ? __ldcg(unv + i) : static_cast<int32_t>(i);
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo >= BfsPolicy::kSmallMax) {
         wide[atomicAdd(&num_wide, 1)] = v;
@@ -915,7 +919,7 @@ __device__ void BlockLevels(const BfsProblem& p, int32_t* dist, int32_t* parent,
 // sync (mod 3). Block-0 levels touch no global counter: they hand their last
 // frontier over through sc.handoff, read after the grid sync that ends them.
 __device__ void TraverseHybrid(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
-                               const HybridScratch& sc, int& parity, cg::grid_group& grid) {
+                               const HybridScratch& sc, cg::grid_group& grid) {
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int phase = 0, qpar = 0, ucur = 0, nu = 0, prev = 0;
   int32_t level = 0;
@@ -943,16 +947,15 @@ __device__ void TraverseHybrid(const BfsProblem& p, int32_t* dist, int32_t* pare
       bottom_up = false;
       continue;
     }
-    if (bu && !bottom_up) {
-      ucur = 0;
-      nu = CollectUnvisited(p, dist, sc.unv[0], sc.block_tot, parity, grid);
-    }
+    const bool first_bu = bu && !bottom_up;  // searches the status array, no queue yet
     prev = f.Size();
     bottom_up = bu;
     int32_t* out_cnt = sc.counters + ((phase + 1) % 3) * kCntSlots;
     if (tid < kCntSlots) sc.counters[((phase + 2) % 3) * kCntSlots + tid] = 0;
     if (bu) {
-      ExpandBottomUpFused(p, dist, parent, level, sc.Unv(ucur), nu, sc.Q(qpar).hubs, f.hubs,
+      if (first_bu) ucur = 0;
+      ExpandBottomUpFused(p, dist, parent, level, first_bu ? nullptr : sc.Unv(ucur),
+                          first_bu ? static_cast<int>(p.n) : nu, sc.Q(qpar).hubs, f.hubs,
                           sc.Q(qpar ^ 1), sc.Unv(ucur ^ 1), out_cnt);
     } else {
       ExpandTopDownFused(p, dist, parent, level, f, sc.Q(qpar), sc.Q(qpar ^ 1), out_cnt);
@@ -1015,20 +1018,18 @@ __global__ void __launch_bounds__(kHybridThreads, 1)
   if (threadIdx.x == 0) {
     int sum = 0;
     for (int w = 0; w < kHybridThreads / 32; ++w) sum += part[w];
-    sc.block_tot[static_cast<int64_t>(blockIdx.x) * kScanSlots] = sum;
+    sc.block_hubs[blockIdx.x] = sum;
     if (blockIdx.x == 0 && root >= 0) StartTraversal(p, sc, src0);
   }
   grid.sync();
   if (warp == 0) {
     int sum = 0;
-    for (int b = lane; b < static_cast<int>(gridDim.x); b += 32)
-      sum += __ldcg(sc.block_tot + static_cast<int64_t>(b) * kScanSlots);
+    for (int b = lane; b < static_cast<int>(gridDim.x); b += 32) sum += __ldcg(sc.block_hubs + b);
     sum = WarpSum(sum);
     if (lane == 0) graph_hubs = sum;
   }
   __syncthreads();
   const int total_hubs = graph_hubs;
-  int parity = 1;  // block_tot's buffer 0 held the hub counts
   for (int64_t s = 0; s < p.s; ++s) {
     int32_t* dist = p.dist + s * p.n;
     int32_t* parent = p.parent != nullptr ? p.parent + s * p.n : nullptr;
@@ -1043,7 +1044,7 @@ __global__ void __launch_bounds__(kHybridThreads, 1)
       grid.sync();
     }
     if (!ValidSource(p, src)) continue;  // the row stays -1
-    TraverseHybrid(p, dist, parent, total_hubs, sc, parity, grid);
+    TraverseHybrid(p, dist, parent, total_hubs, sc, grid);
   }
 }
 
@@ -1185,7 +1186,8 @@ cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
         3 * AlignUp(n * sizeof(int32_t)) + AlignUp(ExtremeCapacity(p) * sizeof(int32_t));
     plan->scratch_bytes = 2 * queues + 2 * AlignUp(n * sizeof(int32_t)) +
                           AlignUp(3 * kCntSlots * sizeof(int32_t)) +
-                          AlignUp((kCntSlots + 2) * sizeof(int32_t)) + scan;
+                          AlignUp((kCntSlots + 2) * sizeof(int32_t)) +
+                          AlignUp(static_cast<size_t>(plan->grid) * sizeof(int32_t));
   } else {
     plan->scratch_bytes = 4 * AlignUp(n * sizeof(int32_t)) + scan + AlignUp(3 * sizeof(int32_t));
   }
@@ -1231,8 +1233,7 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
     sc.unv[1] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
     sc.counters = static_cast<int32_t*>(take(3 * kCntSlots * sizeof(int32_t)));
     sc.handoff = static_cast<int32_t*>(take((kCntSlots + 2) * sizeof(int32_t)));
-    sc.block_tot = static_cast<int32_t*>(
-        take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
+    sc.block_hubs = static_cast<int32_t*>(take(static_cast<size_t>(plan.grid) * sizeof(int32_t)));
     void* args[] = {&problem, &sc};
     return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsHybridKernel), plan.grid,
                                        kHybridThreads, args, 0, stream);
