@@ -129,8 +129,9 @@ def replay_levels(graph, source: int, block_edges: int = BLOCK_LEVEL_EDGES) -> l
             bottom_up = bu
         else:
             bottom_up = False
-        lo, hi = indptr[frontier], indptr[frontier + 1]
-        nbrs = np.concatenate([indices[a:b] for a, b in zip(lo, hi, strict=True)])
+        lo, lens = indptr[frontier], deg[frontier]
+        ends = np.cumsum(lens)
+        nbrs = indices[np.repeat(lo - (ends - lens), lens) + np.arange(ends[-1])]
         frontier = np.unique(nbrs[dist[nbrs] < 0])
         dist[frontier] = len(out)
     return out
