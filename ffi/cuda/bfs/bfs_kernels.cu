@@ -510,14 +510,13 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
 //
 // A level claims each child with an atomicCAS on its distance (one winner, so
 // every vertex is queued once) and the winner queues it for the next level by
-// degree class with warp-aggregated atomics, counting the next frontier's
-// size, hubs and edges on the way: the next level's queues and the direction
-// rule's inputs are ready after ONE grid sync, with no status-array scan and
-// no prefix sum. Bottom-up levels do the same for the vertices they reach and
-// append the rest to the next unvisited queue. A top-down level whose frontier
-// has at most p.block_edges edges runs in block 0 alone (barriers only) while
-// the other blocks wait at the next grid sync; block 0 goes on level after
-// level until a frontier grows past the threshold or the traversal ends.
+// degree class with warp-aggregated atomics (per batch of kEdgeBatch edges), counting the next
+// frontier's size, hubs and edges on the way: the next level's queues and the direction rule's
+// inputs are ready after ONE grid sync, with no status-array scan and no prefix sum. Bottom-up
+// levels do the same for the vertices they reach and append the rest to the next unvisited queue. A
+// top-down level whose frontier has at most p.block_edges edges runs in block 0 alone (barriers
+// only) while the other blocks wait at the next grid sync; block 0 goes on level after level until
+// a frontier grows past the threshold or the traversal ends.
 
 // One frontier's queues by degree class (every vertex is queued once per
 // traversal, so a class never outgrows its space): small from the front of
@@ -574,31 +573,45 @@ __device__ __forceinline__ int32_t* ClassSlot(const Queues& q, int k, int i, int
   return q.extreme + i;
 }
 
-// Queues v (degree deg) for the next level: the converged lanes that call it
-// together take their slots with one atomic per class (and per hub list) and
-// add their degrees to the edge count.
-__device__ __forceinline__ void Enqueue(const Queues& out, int32_t* cnt, int32_t v, int deg,
-                                        int64_t tau, int64_t n) {
+// Queues the vertices w[j] with won[j] (degrees deg[j]) for the next level.
+// The converged lanes that call it together take their slots with one atomic
+// per class and one for the hubs (a lane's rank: the counts of the lanes
+// before it, from three ballots of the count's bits, as a lane holds at most
+// kBatch <= 7), and add their degrees to the edge count with one more.
+__device__ __forceinline__ void EnqueueBatch(const Queues& out, int32_t* cnt,
+                                             const int32_t (&w)[kBatch],
+                                             const int32_t (&won)[kBatch],
+                                             const int32_t (&deg)[kBatch], int64_t tau, int64_t n) {
+  static_assert(kBatch <= 7, "a lane's count must fit the three ballots");
   const unsigned mask = __activemask();
-  const int lane = threadIdx.x & 31;
+  const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
   const unsigned below = (1u << lane) - 1u;
-  const int k = DegreeClass(deg, true);
-  const unsigned peers = __match_any_sync(mask, k);
-  const int leader = __ffs(peers) - 1;
-  int at = 0;
-  if (lane == leader) at = atomicAdd(cnt + kCntClasses + k, __popc(peers));
-  at = __shfl_sync(peers, at, leader) + __popc(peers & below);
-  *ClassSlot(out, k, at, n) = v;
-  const bool hub = deg > tau;
-  const unsigned hubs = __ballot_sync(mask, hub);
-  if (hub) {
-    const int first = __ffs(hubs) - 1;
-    int h = 0;
-    if (lane == first) h = atomicAdd(cnt + kCntHubs, __popc(hubs));
-    out.hubs[__shfl_sync(hubs, h, first) + __popc(hubs & below)] = v;
+  int edges = 0;
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) edges += won[j] ? deg[j] : 0;
+  const unsigned all_edges = __reduce_add_sync(mask, static_cast<unsigned>(edges));
+  if (all_edges != 0 && lane == leader) atomicAdd(cnt + kCntEdges, static_cast<int>(all_edges));
+  // Slots k = 0..3: the degree classes; k = kCntHubs: the hub list.
+  for (int k = 0; k <= kCntHubs; ++k) {
+    int mine = 0;
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      mine += won[j] && (k < kCntHubs ? DegreeClass(deg[j], true) == k : deg[j] > tau);
+    const unsigned total = __reduce_add_sync(mask, static_cast<unsigned>(mine));
+    if (total == 0) continue;  // the same for every lane of mask
+    int at = __popc(__ballot_sync(mask, mine & 1) & below) +
+             2 * __popc(__ballot_sync(mask, mine & 2) & below) +
+             4 * __popc(__ballot_sync(mask, mine & 4) & below);
+    int base = 0;
+    if (lane == leader) base = atomicAdd(cnt + k, static_cast<int>(total));
+    at += __shfl_sync(mask, base, leader);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      if (!won[j]) continue;
+      if (k < kCntHubs && DegreeClass(deg[j], true) == k) *ClassSlot(out, k, at++, n) = w[j];
+      if (k == kCntHubs && deg[j] > tau) out.hubs[at++] = w[j];
+    }
   }
-  const unsigned edges = __reduce_add_sync(mask, static_cast<unsigned>(deg));
-  if (lane == __ffs(mask) - 1) atomicAdd(cnt + kCntEdges, static_cast<int>(edges));
 }
 
 // Claims the unvisited ones of the ids w[j] >= 0 (atomicCAS -1 -> next; parent
@@ -619,9 +632,7 @@ __device__ __forceinline__ void ClaimBatch(const BfsProblem& p, int32_t* dist, i
     if (parent != nullptr) parent[w[j]] = src[j];
     deg[j] = p.indptr[w[j] + 1] - p.indptr[w[j]];
   }
-#pragma unroll
-  for (int j = 0; j < kBatch; ++j)
-    if (d[j]) Enqueue(out, cnt, w[j], deg[j], p.tau, p.n);
+  EnqueueBatch(out, cnt, w, d, deg, p.tau, p.n);
 }
 
 // Top-down over u's neighbours indices[e], e = lo, lo + step, ... < hi,
