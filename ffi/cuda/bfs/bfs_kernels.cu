@@ -791,11 +791,28 @@ struct Outcome {
 };
 
 __device__ __forceinline__ Outcome Record(int* chunk, bool reached, int deg, int64_t tau) {
-  if (!reached) return {4, atomicAdd(chunk + kCntUnvisited, 1), -1};
-  const int k = DegreeClass(deg, true);
-  atomicAdd(chunk + kCntEdges, deg);
-  return {k, atomicAdd(chunk + kCntClasses + k, 1),
-          deg > tau ? atomicAdd(chunk + kCntHubs, 1) : -1};
+  // The converged lanes that call it together: one shared atomic per kind.
+  const unsigned mask = __activemask();
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  const int kind = reached ? DegreeClass(deg, true) : 4;
+  const unsigned peers = __match_any_sync(mask, kind);
+  const int first = __ffs(peers) - 1;
+  int at = 0;
+  if (lane == first) at = atomicAdd(chunk + (kind == 4 ? kCntUnvisited : kind), __popc(peers));
+  at = __shfl_sync(peers, at, first) + __popc(peers & below);
+  const bool hub = reached && deg > tau;
+  const unsigned hubs = __ballot_sync(mask, hub);
+  int hub_at = -1;
+  if (hub) {
+    const int h0 = __ffs(hubs) - 1;
+    int h = 0;
+    if (lane == h0) h = atomicAdd(chunk + kCntHubs, __popc(hubs));
+    hub_at = __shfl_sync(hubs, h, h0) + __popc(hubs & below);
+  }
+  const unsigned edges = __reduce_add_sync(mask, static_cast<unsigned>(reached ? deg : 0));
+  if (edges != 0 && lane == __ffs(mask) - 1) atomicAdd(chunk + kCntEdges, static_cast<int>(edges));
+  return {kind, at, hub_at};
 }
 
 __device__ __forceinline__ void Place(const Queues& out, int32_t* unv_out, const int* base,
