@@ -58,9 +58,10 @@ struct SingleScratch {
   __device__ __forceinline__ int32_t* Unv(int i) const { return i ? unv[1] : unv[0]; }
 };
 
-// Grid-wide exclusive prefix sum of per-thread counts c[0..K) (any block size): off[k] is this
-// thread's offset within category k, tot[k] the grid total. block_tot is
-// double-buffered by `parity` (a grid sync separates reuse of a buffer).
+// Grid-wide exclusive prefix sum of per-thread counts c[0..K) (any block
+// size): off[k] is this thread's offset within category k, tot[k] the grid
+// total. block_tot is double-buffered by `parity` (a grid sync separates
+// reuse of a buffer).
 template <int K>
 __device__ void GridScan(const int (&c)[K], int (&off)[K], int (&tot)[K], int32_t* block_tot,
                          int& parity, cg::grid_group& grid) {
@@ -293,11 +294,12 @@ __device__ __forceinline__ void BlockShare(int64_t count, int64_t* begin, int64_
 }
 
 // Phase C, bottom-up over the unvisited queue, with the hub cache if asked.
-// Each block walks its even share of the queue in block-wide chunks. Below kBfsClasses a thread
-// searches each vertex's list; from kBfsClasses on, a thread takes degrees
-// below kSmallMax, a warp those up to kMiddleMax and the whole block the rest,
-// every one stopping at the first batch that holds a frontier neighbour (one
-// thread walking a hub's list alone costs its degree in serial L2 round trips).
+// Each block walks its even share of the queue in block-wide chunks. Below
+// kBfsClasses a thread searches each vertex's list; from kBfsClasses on, a
+// thread takes degrees below kSmallMax, a warp those up to kMiddleMax and the
+// whole block the rest, every one stopping at the first batch that holds a
+// frontier neighbour (one thread walking a hub's list alone costs its degree
+// in serial L2 round trips).
 __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
                                const int32_t* unv, int count, int hubs, const SingleScratch& sc,
                                bool cache) {
@@ -508,15 +510,18 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
 
 // ---- kBfsHybrid: one grid sync per level, small levels in one block ----
 //
-// A level claims each child with an atomicCAS on its distance (one winner, so
-// every vertex is queued once) and the winner queues it for the next level by
-// degree class with warp-aggregated atomics (per batch of kEdgeBatch edges), counting the next
-// frontier's size, hubs and edges on the way: the next level's queues and the direction rule's
-// inputs are ready after ONE grid sync, with no status-array scan and no prefix sum. Bottom-up
-// levels do the same for the vertices they reach and append the rest to the next unvisited queue. A
-// top-down level whose frontier has at most p.block_edges edges runs in block 0 alone (barriers
-// only) while the other blocks wait at the next grid sync; block 0 goes on level after level until
-// a frontier grows past the threshold or the traversal ends.
+// A top-down level claims each child with an atomicCAS on its distance (one
+// winner, so every vertex is queued once) and the winners queue it for the
+// next level by degree class, one atomic per class per warp and edge batch,
+// counting the next frontier's size, hubs and edges on the way: the next
+// level's queues and the direction rule's inputs are ready after ONE grid
+// sync, with no status-array scan and no prefix sum. Bottom-up levels queue
+// the vertices they reach and the rest as the next unvisited queue, one
+// atomic per counter per block-wide chunk. A top-down level whose frontier
+// has at most p.block_edges edges runs in block 0 alone (barriers only)
+// while the other blocks wait at the next grid sync; block 0 goes on level
+// after level until a frontier grows past the threshold or the traversal
+// ends.
 
 // One frontier's queues by degree class (every vertex is queued once per
 // traversal, so a class never outgrows its space): small from the front of
