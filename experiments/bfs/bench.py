@@ -253,7 +253,10 @@ def summary(rows: list[dict]) -> str:
                 f"{'b' if lv['team'] == 'block' else 'g'}"
                 for lv in r["levels"]
             )
-            out.append(f"timeline {r['graph']}:{r['source']} {r['time_s'] * 1e3:.3f} ms  {steps}")
+            out.append(
+                f"timeline {r['graph']}:{r['source']} hybrid {r['time_s'] * 1e3:.3f} ms "
+                f"(enterprise {r['time_enterprise_s'] * 1e3:.3f})  {steps}"
+            )
     tune = [r for r in rows if r["section"] == "tune"]
     for graph in dict.fromkeys(r["graph"] for r in tune):
         cells = [
@@ -380,7 +383,17 @@ def main(argv=None) -> int:
             s = int(random_sources(g, 1, seed=5)[0]) if s is None else s
             levels = replay_levels(g, s)
             t = time_sources(g, [s], max(args.repeats, 5), batch="each")[0]
-            log({"section": "timeline", "graph": name, "source": s, "time_s": t, "levels": levels})
+            te = time_sources(g, [s], max(args.repeats, 5), method="enterprise", batch="each")[0]
+            log(
+                {
+                    "section": "timeline",
+                    "graph": name,
+                    "source": s,
+                    "time_s": t,
+                    "time_enterprise_s": te,
+                    "levels": levels,
+                }
+            )
 
     if "tune" in sections and TRUTH.exists():
         sources = truth_sources()
