@@ -757,7 +757,8 @@ __device__ void ExpandTopDownBlock(const BfsProblem& p, int32_t* dist, int32_t* 
       at += deg[r];
     }
     __syncthreads();
-    for (int first = threadIdx.x * kBatch; first < total; first += blockDim.x * kBatch) {
+    for (int64_t first = threadIdx.x * kBatch; first < total;
+         first += static_cast<int64_t>(blockDim.x) * kBatch) {
       int a = 0, b = count;  // k: the last tile entry with t_start[k] <= first
       while (a < b) {
         const int mid = (a + b) / 2;
@@ -771,7 +772,7 @@ __device__ void ExpandTopDownBlock(const BfsProblem& p, int32_t* dist, int32_t* 
       int32_t w[kBatch], src[kBatch];
 #pragma unroll
       for (int j = 0; j < kBatch; ++j) {
-        const int e = first + j;
+        const int64_t e = first + j;
         w[j] = -1;
         src[j] = -1;
         if (e >= total) continue;
