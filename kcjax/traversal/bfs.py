@@ -48,7 +48,7 @@ def bfs(
     sources: Any = None,
     parents: bool = True,
     direction: str = "auto",
-    method: str = "enterprise",
+    method: str = "hybrid",
     batch: str = "bitset",
     hub_tau: int | None = None,
 ) -> BFSResult:
@@ -73,8 +73,10 @@ def bfs(
         ``"top_down"`` or ``"bottom_up"`` (forced every level, for the
         ablation). All give the same distances.
       method: one of :data:`METHODS` (the ablation ladder ``"scan"`` ->
-        ``"queue"`` -> ``"classes"`` -> ``"direction"`` -> ``"enterprise"``,
-        or ``"dense"`` pure JAX). All give the same distances. The CPU
+        ``"queue"`` -> ``"classes"`` -> ``"direction"`` -> ``"enterprise"``
+        -> ``"hybrid"``, the default: Enterprise plus one-block levels for
+        small frontiers and one grid sync per level; or ``"dense"`` pure
+        JAX). All give the same distances. The CPU
         handler runs the same level rule for every native method (its
         queues need no classes or cache).
       batch: for several sources: ``"bitset"`` (64 traversals per machine
