@@ -108,15 +108,24 @@ bool UseShallowPath(const CountProblem& p) {
   // every candidate set is small (|C| <= max out-degree - 1 < kSmallTaskMax):
   // the one kernel then spares the pre-pass, sort and host read-back, and
   // counts each task's one-word bitmap space by flattened pair probes
-  // (CountPairs): 2-7x faster on sparse graphs. KCMiner's warps take their
-  // 32 tasks strided over the task list, so a dense region's consecutive
-  // edges spread over warps; graphs with out-degrees above kShallowMaxDegree
-  // keep the general path (docs/tuning.md). kmax == 3 ends after the
-  // pre-pass, which adds counts[3].
+  // (CountPairs): 2-7x faster on sparse graphs. Above a max out-degree of
+  // kSmallTaskMax its warps take their 32 tasks strided over the task list
+  // (ShallowTaskStrided), so that a dense region's consecutive edges spread
+  // over warps; above kShallowMaxDegree the general path is kept
+  // (docs/tuning.md). kmax == 3 ends after the pre-pass, which adds counts[3].
   if (p.kmax != 4) return false;
   if (p.method == kBinarySearch) return true;
   return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kShallowMaxDegree;
 }
+
+namespace {
+// Consecutive tasks per warp keep the task loads coalesced where every
+// candidate set fits one word (sparse graphs: com-amazon 1.6x faster than
+// strided); strided ones balance the dense regions of larger ones.
+bool ShallowTaskStrided(const CountProblem& p) {
+  return p.method == kKCMiner && p.max_degree > Policy::kSmallTaskMax;
+}
+}  // namespace
 
 size_t ShallowScratchBytes() { return kScratchAlign; }
 
@@ -140,7 +149,7 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms, cud
   // binary-search baseline intersects C with every N+(w) (CountAdjacent).
   const bool pairs = p.method == kKCMiner;
   ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, pairs,
-                                                    /*strided=*/pairs, work,
+                                                    ShallowTaskStrided(p), work,
                                                     reinterpret_cast<u64*>(p.counts));
   return LastError();
 }
