@@ -239,4 +239,4 @@ def test_methods_constant():
         "dense",
     }
     assert kcjax.BFS_METHODS == METHODS
-    assert list(itertools.islice(METHODS, 1)) == ["hybrid"]
+    assert list(itertools.islice(METHODS, 1)) == ["enterprise"]  # the default
