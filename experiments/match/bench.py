@@ -95,6 +95,7 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
 
     for _ in range(max(repeats, 1)):
         spec, gp, packed = tick("host_lookup", lookup)
+        fl = mc._flags(mp.Switches(), data)
         c = tick("first_pass", mp.first_pass, gp, packed, q=spec.size)
         n_alive, e_alive = tick("sizes_to_host", np.asarray, c.sizes).tolist()
         tick(
@@ -102,11 +103,12 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
             mc._count_compacted,
             c,
             packed,
+            fl,
             n=min(mc._pow2(n_alive, mp.POLICY.min_vertices), gp.real.shape[0]),
             e=min(mc._pow2(e_alive, mp.POLICY.min_entries), gp.indices.shape[0]),
             q=spec.size,
             comps=mc._components(spec),
-            switches=mp.Switches(),
+            blacklist=True,
             rounds=mp.POLICY.rounds,
             num_threads=0,
         )

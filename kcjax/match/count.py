@@ -144,6 +144,21 @@ def _switches(
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _flags_on(fl: tuple[int, ...], sharding: Any) -> jax.Array:
+    return jax.device_put(np.asarray(fl, np.int32), sharding)
+
+
+def _flags(sw: Switches, data: LabeledGraph) -> jax.Array:
+    """The traced switches (:func:`~kcjax.match.plan.flags`) where ``data`` lives (cached)."""
+    fl = _plan.flags(sw)
+    sharding = None if _traced(data) else data.labels.sharding
+    if sharding is None or len(sharding.device_set) != 1:
+        return jnp.asarray(fl)
+    device = next(iter(sharding.device_set))
+    return _flags_on(tuple(fl.tolist()), jax.sharding.SingleDeviceSharding(device))
+
+
 def prepare_match(
     data: LabeledGraph,
     query: LabeledGraph | QuerySpec,
@@ -167,29 +182,33 @@ def prepare_match(
     rounds = _plan.POLICY.rounds if rounds is None else int(rounds)
     if rounds < 0:
         raise ValueError(f"rounds must be >= 0, got {rounds}")
+    sw = _switches(induced, blacklist, refine, dominance, order)
     return _plan.prepare_packed(
         _graph_prep(data),
         _packed(spec, data),
+        _flags(sw, data),
         q=spec.size,
         comps=_components(spec),
-        switches=_switches(induced, blacklist, refine, dominance, order),
+        blacklist=sw.blacklist,
         rounds=rounds,
     )
 
 
-@functools.partial(jax.jit, static_argnames=("q", "comps", "switches", "rounds", "num_threads"))
+@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds", "num_threads"))
 def _count_program(
     gp: _plan.GraphPrep,
     packed: jax.Array,
+    fl: jax.Array,
     *,
     q: int,
     comps: int,
-    switches: Switches,
+    blacklist: bool,
     rounds: int,
     num_threads: int,
 ) -> jax.Array:
     """Plan and search of one count in one program: uint32[4] limbs."""
-    p = _plan.plan(gp, _plan.unpack(packed, q), switches, comps=comps, rounds=rounds)
+    sw = _plan.traced_switches(blacklist, fl)
+    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
     return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
@@ -221,22 +240,23 @@ def count_embeddings_limbs(
     _check(data, "dfs", order)
     spec = _query(query)
     sw = _switches(induced, blacklist, refine, dominance, order)
-    gp, packed = _graph_prep(data), _packed(spec, data)
+    gp, packed, fl = _graph_prep(data), _packed(spec, data), _flags(sw, data)
     static = dict(
         q=spec.size,
         comps=_components(spec),
-        switches=sw,
+        blacklist=sw.blacklist,
         rounds=_plan.POLICY.rounds,
         num_threads=int(num_threads),
     )
     if _traced(data) or not blacklist:
-        return _count_program(gp, packed, **static)
+        return _count_program(gp, packed, fl, **static)
     c = _plan.first_pass(gp, packed, q=spec.size)
     n_alive, e_alive = (int(x) for x in np.asarray(c.sizes))
     n_full, e_full = gp.real.shape[0], gp.indices.shape[0]
     return _count_compacted(
         c,
         packed,
+        fl,
         n=min(_pow2(n_alive, _plan.POLICY.min_vertices), n_full),
         e=min(_pow2(e_alive, _plan.POLICY.min_entries), e_full),
         **static,
@@ -248,23 +268,25 @@ def _pow2(x: int, floor: int) -> int:
 
 
 @functools.partial(
-    jax.jit, static_argnames=("n", "e", "q", "comps", "switches", "rounds", "num_threads")
+    jax.jit, static_argnames=("n", "e", "q", "comps", "blacklist", "rounds", "num_threads")
 )
 def _count_compacted(
     c: _plan.Compacted,
     packed: jax.Array,
+    fl: jax.Array,
     *,
     n: int,
     e: int,
     q: int,
     comps: int,
-    switches: Switches,
+    blacklist: bool,
     rounds: int,
     num_threads: int,
 ) -> jax.Array:
     """The rest of the plan and the search on the first pass's subgraph: uint32[4] limbs."""
     gp, cand0 = _plan.shrink(c, n, e)
-    p = _plan.plan(gp, _plan.unpack(packed, q), switches, comps=comps, rounds=rounds, cand0=cand0)
+    sw = _plan.traced_switches(blacklist, fl)
+    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds, cand0=cand0)
     return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 

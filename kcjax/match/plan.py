@@ -82,7 +82,10 @@ POLICY = PlanPolicy()
 
 
 class Switches(NamedTuple):
-    """The plan's switches (static: one compilation per combination used).
+    """The plan's switches.
+
+    ``blacklist`` is static (it picks the program); the others may be traced
+    booleans (:func:`flags`), so one compilation serves every ablation variant.
 
     Attributes:
       induced: non-edges of the query map to non-edges.
@@ -93,11 +96,27 @@ class Switches(NamedTuple):
       naive_order: breadth-first by id instead of GVSM's greedy order.
     """
 
-    induced: bool = False
+    induced: bool | jax.Array = False
     blacklist: bool = True
-    refine: bool = True
-    dominance: bool = True
-    naive_order: bool = False
+    refine: bool | jax.Array = True
+    dominance: bool | jax.Array = True
+    naive_order: bool | jax.Array = False
+
+
+def flags(sw: Switches) -> np.ndarray:
+    """int32[4]: the traced switches (induced, refine, dominance, naive_order)."""
+    return np.asarray([sw.induced, sw.refine, sw.dominance, sw.naive_order], np.int32)
+
+
+def traced_switches(blacklist: bool, fl: jax.Array) -> Switches:
+    """:class:`Switches` from the static ``blacklist`` and a :func:`flags` array."""
+    return Switches(
+        induced=fl[0] != 0,
+        blacklist=blacklist,
+        refine=fl[1] != 0,
+        dominance=fl[2] != 0,
+        naive_order=fl[3] != 0,
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -412,7 +431,7 @@ def _covers(nlc_v: jax.Array, need: jax.Array) -> jax.Array:
 
 
 def _filter_round(
-    cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryArrays, refine: bool
+    cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryArrays, refine: bool | jax.Array
 ) -> jax.Array:
     """One round of stage 1: cand bool[n, q] -> its subset that passes."""
     n, q = cand.shape
@@ -422,11 +441,11 @@ def _filter_round(
     key = jnp.where(ok_e, gp.rows * q + jnp.maximum(slot_v[w], 0), n * q)
     nlc_v = jnp.zeros(n * q + 1, jnp.int32).at[key].add(1)[: n * q].reshape(n, q)
     ok = cand & _covers(nlc_v, qa.nlc)
-    if refine:
-        upd = jnp.where(gp.live[:, None], cand[w], False)
-        has = jnp.zeros((n, q), bool).at[gp.rows].max(upd)
-        ok &= _covers(has.astype(jnp.int32), qa.adj.astype(jnp.int32))
-    return ok
+    if refine is False:
+        return ok
+    upd = jnp.where(gp.live[:, None], cand[w], False)
+    has = jnp.zeros((n, q), bool).at[gp.rows].max(upd)
+    return ok & (_covers(has.astype(jnp.int32), qa.adj.astype(jnp.int32)) | ~jnp.asarray(refine))
 
 
 def _greedy_order(adj: jax.Array, g: jax.Array) -> jax.Array:
@@ -487,14 +506,15 @@ def _compact(gp: GraphPrep, valid: jax.Array) -> tuple[jax.Array, jax.Array]:
     return indptr, indices
 
 
-@functools.partial(jax.jit, static_argnames=("q", "comps", "switches", "rounds"))
+@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds"))
 def prepare_packed(
     gp: GraphPrep,
     packed: jax.Array,
+    fl: jax.Array,
     *,
     q: int,
     comps: int,
-    switches: Switches,
+    blacklist: bool,
     rounds: int = POLICY.rounds,
 ) -> Prepared:
     """Prunes the data graph for a query and builds the search plan; jit-able.
@@ -502,11 +522,13 @@ def prepare_packed(
     Args:
       gp: :func:`graph_prep` of the data graph.
       packed: :func:`pack` of the query.
+      fl: :func:`flags` of the switches.
       q: query size; comps: its connected components.
-      switches: :class:`Switches`.
-      rounds: filter rounds (with ``switches.blacklist``).
+      blacklist: run the filter rounds (:class:`Switches`).
+      rounds: filter rounds (with ``blacklist``).
     """
-    return plan(gp, unpack(packed, q), switches, comps=comps, rounds=rounds)
+    sw = traced_switches(blacklist, fl)
+    return plan(gp, unpack(packed, q), sw, comps=comps, rounds=rounds)
 
 
 def _slots(gp: GraphPrep, qa: QueryArrays) -> tuple[jax.Array, jax.Array]:
@@ -619,31 +641,26 @@ def plan(
         else jnp.bool_(False)
     )
     rounds_used = jnp.sum(jnp.stack(changed), dtype=jnp.int32) if changed else jnp.int32(0)
+    dom = jnp.asarray(sw.dominance)
     keep = jnp.any(cand, axis=1)
-    keep2 = keep & (gp.twin_size > 0) if sw.dominance else keep
-    mult = jnp.where(keep2, gp.twin_size if sw.dominance else 1, 0).astype(jnp.int32)
-    if sw.blacklist or sw.dominance:
-        valid = gp.live & keep2[gp.rows] & keep2[gp.indices]
-        indptr, indices = _compact(gp, valid)
-    else:
-        valid = gp.live
-        indptr, indices = gp.indptr, gp.indices
-    if sw.naive_order:
-        lvl = qa.naive
-    else:
-        deg_q = jnp.sum(qa.adj, axis=1)
-        kinds = jnp.sum(qa.nlc > 0, axis=1)
-        freq = jnp.sum(by_label & keep[:, None], axis=0, dtype=jnp.int32)
-        g = freq.astype(jnp.float32) / jnp.maximum(deg_q * kinds, 1).astype(jnp.float32)
-        lvl = _greedy_order(qa.adj, g)
+    keep2 = keep & ((gp.twin_size > 0) | ~dom)
+    mult = jnp.where(keep2, jnp.where(dom, gp.twin_size, 1), 0).astype(jnp.int32)
+    valid = gp.live & keep2[gp.rows] & keep2[gp.indices]
+    if not sw.blacklist:
+        valid = jnp.where(dom, valid, gp.live)
+    indptr, indices = _compact(gp, valid)
+    deg_q = jnp.sum(qa.adj, axis=1)
+    kinds = jnp.sum(qa.nlc > 0, axis=1)
+    freq = jnp.sum(by_label & keep[:, None], axis=0, dtype=jnp.int32)
+    g = freq.astype(jnp.float32) / jnp.maximum(deg_q * kinds, 1).astype(jnp.float32)
+    lvl = jnp.where(jnp.asarray(sw.naive_order), qa.naive, _greedy_order(qa.adj, g))
     cand_levels = cand.T[lvl] & keep2[None, :]
     adj_l = qa.adj[lvl][:, lvl]
     below = jnp.arange(q)[None, :] < jnp.arange(q)[:, None]
     bits = jnp.left_shift(jnp.uint32(1), jnp.arange(q, dtype=jnp.uint32))[None, :]
     back = jnp.sum(jnp.where(adj_l & below, bits, 0), axis=1, dtype=jnp.uint32)
     nonadj = jnp.sum(jnp.where(~adj_l & below, bits, 0), axis=1, dtype=jnp.uint32)
-    if not sw.induced:
-        nonadj = jnp.zeros_like(nonadj)
+    nonadj = jnp.where(jnp.asarray(sw.induced), nonadj, jnp.uint32(0))
     free = (back == 0).at[0].set(True)
     row = jnp.where(free, jnp.cumsum(free) - 1, -1).astype(jnp.int32)
     deg = jnp.diff(indptr)
