@@ -82,8 +82,17 @@ def triangles(graph: kcjax.Graph, max_pairs: int = 400_000_000) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, 3), np.int64)
 
 
-def replay(m: int, tri: np.ndarray) -> tuple[np.ndarray, list[dict]]:
-    """Trussness per edge and the per-level timeline of the synchronous peeling."""
+def replay(m: int, tri: np.ndarray, compact_divisor: int = 8) -> tuple[np.ndarray, list[dict]]:
+    """Trussness per edge and the per-level timeline of the CUDA kernel's steps.
+
+    Each entry: ``level``, ``live`` (live edges when the level starts), ``scans``
+    (entries of the live-edge list that each scan before the level's first round
+    read; more than one when the level was jumped to), ``compacted`` (whether each
+    of those scans compacted the list: TrussPolicy::kCompactDivisor is
+    ``compact_divisor``), ``frontiers`` (edges per round; level 0's support-0
+    edges are removed by its scan, no round), ``rounds`` and ``removed``. The
+    kernel takes one step (one grid-wide sync) per scan and per round.
+    """
     t = tri.shape[0]
     flat = tri.reshape(-1)
     inc_order = np.argsort(flat, kind="stable")
@@ -94,20 +103,32 @@ def replay(m: int, tri: np.ndarray) -> tuple[np.ndarray, list[dict]]:
     tri_live = np.ones(t, bool)
     truss = np.zeros(m, np.int32)
     levels: list[dict] = []
-    level = 0
-    remaining = m
-    scans = 0
-    while remaining:
-        scans += 1
+    level, remaining = 0, m
+    list_size, died, first = m, 0, True
+    scans: list[int] = []
+    compacted: list[bool] = []
+    while True:
+        # One scan step at `level`: its first frontier, and maybe a compaction.
         frontier = np.flatnonzero(live & (sup <= level))
+        compact = first or died * compact_divisor >= list_size
+        scans.append(list_size)
+        compacted.append(bool(compact))
+        if compact:
+            list_size, died, first = remaining - frontier.size, 0, False
         if frontier.size == 0:
-            level = int(sup[live].min())
+            if remaining == 0:
+                break
+            level = int(sup[live].min())  # jump: the next step scans again
             continue
-        entry = {"level": level, "live": remaining, "scans": scans, "frontiers": []}
-        scans = 0
+        entry = {"level": level, "live": remaining, "scans": scans, "compacted": compacted}
+        entry["frontiers"] = []
+        scans, compacted = [], []
         in_f = np.zeros(m, bool)
+        silent = level == 0
         while frontier.size:
-            entry["frontiers"].append(int(frontier.size))
+            if not silent:
+                entry["frontiers"].append(int(frontier.size))
+                died += frontier.size
             in_f[frontier] = True
             lens = inc_ptr[frontier + 1] - inc_ptr[frontier]
             base = np.repeat(inc_ptr[frontier] - (np.cumsum(lens) - lens), lens)
@@ -126,9 +147,18 @@ def replay(m: int, tri: np.ndarray) -> tuple[np.ndarray, list[dict]]:
             sup[nxt] = level
             frontier = np.flatnonzero(nxt)
         entry["rounds"] = len(entry["frontiers"])
-        entry["removed"] = int(sum(entry["frontiers"]))
+        entry["removed"] = entry["live"] - remaining
         levels.append(entry)
-        level += 1
+        if silent:  # the next step sees no round and jumps to the smallest support
+            if remaining == 0:
+                scans.append(list_size)
+                compacted.append(False)
+                break
+            level = int(sup[live].min())
+        else:
+            level += 1
+    if levels:
+        levels[-1]["final_scans"] = scans
     return truss, levels
 
 
@@ -140,6 +170,7 @@ def timeline(name: str) -> dict:
     with jax.default_device(jax.devices("cpu")[0]):
         want = np.asarray(kcjax.truss_numbers(graph))
     rounds = [lv["rounds"] for lv in levels]
+    scans = [n for lv in levels for n in lv["scans"] + lv.get("final_scans", [])]
     return {
         "graph": name,
         "edges": graph.num_edges,
@@ -148,23 +179,34 @@ def timeline(name: str) -> dict:
         "levels": len(levels),
         "rounds": int(sum(rounds)),
         "max_rounds": max(rounds, default=0),
+        "scans": len(scans),
+        "scanned": int(sum(scans)),
+        "steps": int(sum(rounds)) + len(scans),
         "matches_cpu": bool(np.array_equal(truss, want)),
         "per_level": levels,
     }
 
 
 def print_timeline(t: dict, width: int = 12) -> None:
-    """A short per-level table: level, live edges, rounds, first frontiers."""
+    """A short per-level table: level, live edges, list entries scanned, rounds,
+    removed edges and the first frontier sizes."""
     print(
         f"{t['graph']}: m={t['edges']} triangles={t['triangles']} k_max={t['k_max']} "
         f"levels={t['levels']} rounds={t['rounds']} (max {t['max_rounds']}) "
-        f"matches_cpu={t['matches_cpu']}"
+        f"scans={t['scans']} (entries read {t['scanned']} = {t['scanned'] / t['edges']:.1f} m) "
+        f"steps={t['steps']} matches_cpu={t['matches_cpu']}"
     )
-    print(f"  {'level':>5s} {'live':>9s} {'rounds':>6s} {'removed':>8s}  frontier sizes")
+    print(
+        f"  {'level':>5s} {'live':>8s} {'scanned':>15s} {'rounds':>6s} {'removed':>7s}  frontiers"
+    )
     for lv in t["per_level"]:
         sizes = lv["frontiers"]
         shown = " ".join(str(s) for s in sizes[:width]) + (" ..." if len(sizes) > width else "")
-        print(f"  {lv['level']:5d} {lv['live']:9d} {lv['rounds']:6d} {lv['removed']:8d}  {shown}")
+        scanned = "+".join(str(n) for n in lv["scans"])
+        print(
+            f"  {lv['level']:5d} {lv['live']:8d} {scanned:>15s} {lv['rounds']:6d} "
+            f"{lv['removed']:7d}  {shown}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,9 @@ compaction at every scan or rarely, level jumps, level 0's silent removals).
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import jax
 import numpy as np
 import pytest
@@ -96,3 +99,21 @@ def _alive_support(graph: kcjax.Graph, alive: np.ndarray) -> np.ndarray:
     for e in keep:
         sup[e] = sup_sub[pos[(int(src[e]), int(dst[e]))]]
     return sup
+
+
+def _timeline_module():
+    path = Path(__file__).resolve().parents[2] / "experiments" / "truss" / "timeline.py"
+    spec = importlib.util.spec_from_file_location("truss_timeline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_timeline_replay_equals_cpu(name):
+    """The benchmark's host replay of the rounds gives the C++ twin's trussness."""
+    timeline = _timeline_module()
+    graph = jax.device_put(GRAPHS[name](), jax.devices("cpu")[0])
+    truss, levels = timeline.replay(graph.num_edges, timeline.triangles(graph))
+    np.testing.assert_array_equal(truss, np.asarray(kcjax.truss_numbers(graph)))
+    assert sum(lv["rounds"] for lv in levels) >= len(levels) >= 1
