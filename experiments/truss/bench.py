@@ -179,13 +179,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeline:
         import timeline  # the replay; imported here: it imports this module's load_graph
 
+        peel = {
+            r["graph"]: r["phases_s"].get("PeelKernel")
+            for r in rows
+            if r["op"] == "decompose" and "phases_s" in r
+        }
         for name in args.timeline:
-            timelines.append(timeline.timeline(name))
-            timeline.print_timeline(timelines[-1])
+            t = timeline.timeline(name)
+            if peel.get(name):
+                t["peel_s_per_step"] = peel[name] / t["steps"]
+            timelines.append(t)
+            timeline.print_timeline(t)
     write_results(
         args.out, device, args.repeats, rows, TIMER, host=platform.node(), timelines=timelines
     )
     _print_peer_table(rows)
+    for t in timelines:
+        per_step = t.get("peel_s_per_step")
+        print(
+            f"steps {t['graph']:14s} levels={t['levels']} rounds={t['rounds']} "
+            f"scans={t['scans']} steps={t['steps']} scanned={t['scanned'] / t['edges']:.1f} m"
+            + (f" peel/step={per_step * 1e6:.2f} us" if per_step else "")
+        )
     return 0 if all(r["correct"] is not False for r in rows) else 1
 
 
