@@ -49,6 +49,7 @@ using cuda::WarpPush;
 using cuda::WarpSum;
 constexpr int kThreads = TrussPolicy::kThreads;
 constexpr int kLaneList = TrussPolicy::kLaneList;
+static_assert(kLaneList < 256, "merged frontier items pack both list lengths in 8 bits each");
 static_assert(TrussPolicy::kChunkProbes == kWarp, "a chunk is one probe per lane of a warp");
 constexpr int kLogWarp = 5;
 static_assert(1 << kLogWarp == kWarp);
@@ -310,10 +311,12 @@ struct PeelParams {
   int32_t* sup;
   // By step parity (fields, not arrays: a runtime index into a kernel parameter's
   // array would copy it to local memory): frontier edges, merged ones from the
-  // front and chunked ones from the back; the first chunk of every chunked edge
-  // (ascending with its position); the compacted live-edge lists.
-  int32_t* frontier0;
-  int32_t* frontier1;
+  // front as {edge, a0, b0, |a| << 8 | |b|} (its ranges, so the round that removes
+  // it starts its merge after one load) and chunked ones from the back (edge in .x);
+  // the first chunk of every chunked edge (ascending with its position); the
+  // compacted live-edge lists.
+  int4* frontier0;
+  int4* frontier1;
   uint32_t* offset0;
   uint32_t* offset1;
   int32_t* live0;
@@ -335,7 +338,7 @@ __device__ __forceinline__ void Push(const PeelParams& P, int32_t x, int32_t s, 
   Ranges(P.g, x, a0, a1, b0, b1);
   const bool light = b1 - b0 <= kLaneList;
   Slot* slot = P.slots + s % kSlots;
-  int32_t* buf = s & 1 ? P.frontier1 : P.frontier0;
+  int4* buf = s & 1 ? P.frontier1 : P.frontier0;
   // Merged edges: one atomic per group of lanes that push together (the threads of
   // a warp that reached this point).
   const unsigned lights = __ballot_sync(__activemask(), light);
@@ -344,7 +347,8 @@ __device__ __forceinline__ void Push(const PeelParams& P, int32_t x, int32_t s, 
     int32_t base = 0;
     if (cuda::LaneId() == leader) base = atomicAdd(&slot->light, __popc(lights));
     base = __shfl_sync(lights, base, leader);
-    buf[base + __popc(lights & cuda::LaneMaskLt())] = x;
+    buf[base + __popc(lights & cuda::LaneMaskLt())] =
+        make_int4(x, a0, b0, (a1 - a0) << 8 | (b1 - b0));
     return;
   }
   // Chunked edges (few: long lists): one 64-bit atomic gives the position and the
@@ -353,7 +357,7 @@ __device__ __forceinline__ void Push(const PeelParams& P, int32_t x, int32_t s, 
   const uint32_t chunks = static_cast<uint32_t>((a1 - a0 + (1 << shift) - 1) >> shift);
   const u64 old = atomicAdd(&slot->heavy, (u64{1} << 32) | chunks);
   const uint32_t pos = static_cast<uint32_t>(old >> 32);
-  buf[P.g.m - 1 - static_cast<int32_t>(pos)] = x;
+  buf[P.g.m - 1 - static_cast<int32_t>(pos)].x = x;
   (s & 1 ? P.offset1 : P.offset0)[pos] = static_cast<uint32_t>(old);
 }
 
@@ -407,12 +411,12 @@ __device__ __forceinline__ void Round(const PeelParams& P, int32_t s, int32_t le
                                       int32_t nh, uint32_t nc, int64_t tid, int64_t threads,
                                       int64_t warp, int64_t warps, int lane) {
   const Csr& g = P.g;
-  const int32_t* buf = (s - 1) & 1 ? P.frontier1 : P.frontier0;
+  const int4* buf = (s - 1) & 1 ? P.frontier1 : P.frontier0;
   const uint32_t* offset = (s - 1) & 1 ? P.offset1 : P.offset0;
   for (int64_t i = tid; i < nl; i += threads) {
-    const int32_t e = Load(buf + i);
-    int32_t a0, a1, b0, b1;
-    Ranges(g, e, a0, a1, b0, b1);
+    const int4 item = __ldcg(buf + i);
+    const int32_t e = item.x, a0 = item.y, b0 = item.z;
+    const int32_t a1 = a0 + (item.w >> 8), b1 = b0 + (item.w & 0xff);
     LaneMerge(g.indices, a0, a1, b0, b1, [&](int32_t i1, int32_t i2) {
       OnTriangle(P, e, g.eid[i1], g.eid[i2], s, level);
       return false;
@@ -435,7 +439,7 @@ __device__ __forceinline__ void Round(const PeelParams& P, int32_t s, int32_t le
   }
   const int shift = kLogWarp + P.chunk_shift;
   for (int32_t i = lo - 1; c < c_end; ++i) {
-    const int32_t e = Load(buf + (g.m - 1 - i));
+    const int32_t e = Load(&buf[g.m - 1 - i].x);
     const uint32_t first = Load(offset + i);
     const uint32_t last = i + 1 < nh ? Load(offset + i + 1) : nc;
     const uint32_t stop = min(last, c_end);
@@ -620,20 +624,23 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
 
-  int32_t* bufs[6];
+  int4* items[2];
+  for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
+  int32_t* bufs[4];
   for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
-  for (auto* b : bufs) {
-    if (b == nullptr) return report.Exhausted(m4 * 6, "the peeling frontiers and live lists");
+  if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
+      bufs[2] == nullptr || bufs[3] == nullptr) {
+    return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
   PeelParams P{g,
                tag,
                sup,
-               bufs[0],
-               bufs[1],
-               reinterpret_cast<uint32_t*>(bufs[2]),
-               reinterpret_cast<uint32_t*>(bufs[3]),
-               bufs[4],
-               bufs[5],
+               items[0],
+               items[1],
+               reinterpret_cast<uint32_t*>(bufs[0]),
+               reinterpret_cast<uint32_t*>(bufs[1]),
+               bufs[2],
+               bufs[3],
                slots,
                tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
                small_k,
