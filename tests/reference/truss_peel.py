@@ -4,8 +4,9 @@ It runs the kernel's steps literally on the host: edge tags (the step that remov
 the edge), the three report slots (written at step s, read at s + 1, cleared at
 s + 2), scans of a live-edge list that is compacted as it shrinks, the merged
 (short lists) and chunked (long lists) frontier lists with their chunk offsets
-from one packed counter, the contiguous chunk ranges of each warp, level jumps
-and the silent removal of support-0 edges at level 0. Within a step the
+from one packed counter, the contiguous chunk ranges of each warp, level jumps,
+the silent removal of support-0 edges at level 0, and runs of small steps by
+block 0 alone whose state the grid takes back from a record. Within a step the
 "threads" run one after another in a random order, so a wrong step boundary or
 slot reuse shows up as a wrong result. CPU-only tests compare it with the C++
 twin; it documents, and checks, the protocol that the GPU tests then run for
@@ -17,16 +18,20 @@ from __future__ import annotations
 import numpy as np
 
 LIVE, DEAD = 2**31 - 1, -1
+FRESH = {"light": 0, "items": 0, "chunks": 0, "low": LIVE, "kept": 0}
 
 
 class Model:
     """One decomposition (``k is None``) or one k-truss (k >= 4) by the kernel's steps."""
 
-    def __init__(self, indptr, indices, eid, src, dst, *, lane_list, chunk, warps, divisor, seed):
+    def __init__(
+        self, indptr, indices, eid, src, dst, *, lane_list, chunk, warps, divisor, tail, seed
+    ):
         self.indptr, self.indices, self.eid = indptr, indices, eid
         self.src, self.dst = src, dst
         self.m = src.size
         self.lane_list, self.chunk, self.warps, self.divisor = lane_list, chunk, warps, divisor
+        self.tail = tail  # (kTailFrontier, kTailChunks, kTailScan, warps of one block)
         self.rng = np.random.default_rng(seed)
         self.steps = 0
 
@@ -89,15 +94,15 @@ class Model:
         self.decrement(e1, s, level)
         self.decrement(e2, s, level)
 
-    def round(self, s, level, nl, nh, nc):
+    def round(self, s, level, nl, nh, nc, warps):
         buf, offset = self.frontier[(s - 1) & 1], self.offset[(s - 1) & 1]
         tasks = []
         for i in range(nl):  # a thread per merged edge
             e = int(buf[i])
             a0, a1, b0, b1 = self.ranges(e)
             tasks += [(e, i1, i2) for i1, i2 in self.common(a0, a1, b0, b1)]
-        for w in range(self.warps):  # each warp's contiguous chunks
-            c, c_end = nc * w // self.warps, nc * (w + 1) // self.warps
+        for w in range(warps):  # each warp's contiguous chunks
+            c, c_end = nc * w // warps, nc * (w + 1) // warps
             if c >= c_end:
                 continue
             i = int(np.searchsorted(offset[:nh], c, side="right")) - 1
@@ -133,6 +138,53 @@ class Model:
             return np.array(sorted(kept), np.int64)  # order within a list is free
         return None
 
+    def clear(self, s):
+        self.slots[s % 3] = dict(FRESH)
+
+    def read(self, st):
+        """Step st's report from the last step; takes over a compacted list."""
+        r = self.slots[(st["s"] + 2) % 3]
+        if st["pending"] is not None:
+            st["list"], st["pending"] = st["pending"], None
+            st["list_size"] = r["kept"]
+            assert st["list"].size == r["kept"]
+        return dict(r)
+
+    def small(self, st, r):
+        """Whether block 0 alone runs the step (TrussPolicy::kTail*)."""
+        if r["light"] + r["items"] > 0:
+            return r["light"] <= self.tail[0] and r["chunks"] <= self.tail[1]
+        return st["list_size"] <= self.tail[2]
+
+    def step(self, st, r, warps):
+        """One step (a round or a scan), or sets st["done"]."""
+        # Thread 0 clears slot s + 1 at some point of step s: at its start and end here,
+        # so clearing a slot that the step reads or writes would show.
+        self.clear(st["s"] + 1)
+        nl, nh, nc = r["light"], r["items"], r["chunks"]
+        if nl + nh > 0:
+            self.round(st["s"], st["level"], nl, nh, nc, warps)
+            st["died"] += nl + nh
+            st["prev"] = "probe"
+            return
+        if st["prev"] == "probe":
+            if self.single:
+                st["done"] = True
+                return
+            st["level"] += 1
+        elif st["prev"] == "scan":
+            if self.single or r["low"] == LIVE:
+                st["done"] = True
+                return
+            st["level"] = r["low"]
+        lst = st["list"]
+        compact = lst is None or st["died"] * self.divisor >= st["list_size"]
+        items = np.arange(self.m) if lst is None else lst
+        out = self.scan(st["s"], st["level"], items, compact)
+        if compact:
+            st["pending"], st["died"] = out, 0
+        st["prev"] = "scan"
+
     def run(self, alive, sup, k=None):
         """Returns (trussness or None, live flags) after the kernel's steps."""
         m = self.m
@@ -141,43 +193,46 @@ class Model:
         self.truss = np.zeros(m, np.int64) if k is None else None
         self.frontier = [np.full(m, -7, np.int64), np.full(m, -7, np.int64)]
         self.offset = [np.full(m, -7, np.int64), np.full(m, -7, np.int64)]
-        fresh = {"light": 0, "items": 0, "chunks": 0, "low": LIVE, "kept": 0}
-        self.slots = [dict(fresh) for _ in range(3)]
-        single = k is not None
-        level = k - 3 if single else 0
-        prev = "start"
-        lst, pending, died = None, None, 0
-        s = 0
+        self.slots = [dict(FRESH) for _ in range(3)]
+        self.single = k is not None
+        st = {
+            "s": 0,
+            "level": k - 3 if self.single else 0,
+            "prev": "start",
+            "list": None,
+            "list_size": m,
+            "pending": None,
+            "died": 0,
+            "done": False,
+        }
+        records = [None, None]
+        runs = 0
+        self.block_steps = 0
         while True:
-            # Thread 0 clears slot s + 1 at some point of step s: at its start and end here,
-            # so clearing a slot that the step reads or writes would show.
-            self.slots[(s + 1) % 3] = dict(fresh)
-            inp = self.slots[(s + 2) % 3]
-            nl, nh, nc = inp["light"], inp["items"], inp["chunks"]
-            if pending is not None:
-                lst, pending = pending, None
-                assert lst.size == inp["kept"]
-            if nl + nh > 0:
-                self.round(s, level, nl, nh, nc)
-                died += nl + nh
-                prev = "probe"
-            else:
-                if prev == "probe":
-                    if single:
+            r = self.read(st)
+            if self.small(st, r):
+                # Block 0 alone (tail_warps warps) while the steps stay small; the other
+                # blocks take its state from the record after the grid sync.
+                while True:
+                    self.step(st, r, self.tail[3])
+                    self.block_steps += 1
+                    if st["done"]:
                         break
-                    level += 1
-                elif prev == "scan":
-                    if single or inp["low"] == LIVE:
+                    self.clear(st["s"] + 1)
+                    st["s"] += 1
+                    r = self.read(st)
+                    if not self.small(st, r):
                         break
-                    level = inp["low"]
-                size = m if lst is None else lst.size
-                compact = lst is None or died * self.divisor >= size
-                items = np.arange(m) if lst is None else lst
-                out = self.scan(s, level, items, compact)
-                if compact:
-                    pending, died = out, 0
-                prev = "scan"
-            self.slots[(s + 1) % 3] = dict(fresh)
-            s += 1
-        self.steps = s + 1
+                records[runs & 1], records[(runs + 1) & 1] = dict(st), None
+                st = dict(records[runs & 1])
+                runs += 1
+                if st["done"]:
+                    break
+                continue
+            self.step(st, r, self.warps)
+            if st["done"]:
+                break
+            self.clear(st["s"] + 1)
+            st["s"] += 1
+        self.steps = st["s"] + 1
         return self.truss, self.tag == LIVE

@@ -305,6 +305,21 @@ __global__ void SupportVertexKernel(Csr g, int32_t n, const int32_t* __restrict_
   }
 }
 
+// The peeling loop's state. Every field is the same in all threads that run a step:
+// it changes only through values they all read after the same barrier.
+struct PeelState {
+  int32_t s;  // step
+  int32_t level;
+  int32_t prev;  // what the last step did: kStart, kProbe, kScan
+  int32_t list;  // live-edge list: 0 every edge, 1 live0, 2 live1
+  int32_t list_size;
+  int32_t pending;  // the list the last step's scan compacted into (0: none)
+  int32_t done;
+  int32_t pad;
+  int64_t died;  // edges removed since the list was last compacted
+};
+enum : int32_t { kStart = 0, kProbe = 1, kScan = 2 };
+
 struct PeelParams {
   Csr g;
   int32_t* tag;
@@ -322,6 +337,7 @@ struct PeelParams {
   int32_t* live0;
   int32_t* live1;
   Slot* slots;
+  PeelState* records;   // the state a one-block run hands back (two, alternating)
   int32_t* truss;       // kDecompose: trussness output; else nullptr
   const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
   int32_t chunk_shift;  // a chunk is kChunkProbes << chunk_shift probes
@@ -484,56 +500,132 @@ __device__ __forceinline__ void Scan(const PeelParams& P, int32_t s, int32_t lev
   if (lane == 0 && low != INT_MAX) atomicMin(&slot->low, low);
 }
 
-__global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
+// The threads that run a step: the grid, or block 0 alone.
+struct Team {
+  int64_t tid, threads, warp, warps;
+  int lane;
+};
+
+__device__ __forceinline__ int32_t* ListOf(const PeelParams& P, int32_t sel) {
+  return sel == 0 ? nullptr : sel == 1 ? P.live0 : P.live1;
+}
+
+// Step st.s's report from the last step; takes over the list a compacting scan wrote.
+__device__ __forceinline__ Slot Read(const PeelParams& P, PeelState& st) {
+  const Slot* in = P.slots + (st.s + kSlots - 1) % kSlots;
+  Slot r{Load(&in->heavy), Load(&in->light), Load(&in->low), Load(&in->kept), 0};
+  if (st.pending != 0) {
+    st.list = st.pending;
+    st.list_size = r.kept;
+    st.pending = 0;
+  }
+  return r;
+}
+
+// A record written by block 0 before the last grid sync (read from L2: an older
+// record at the same place may sit in this SM's L1).
+__device__ __forceinline__ PeelState LoadState(const PeelState* p) {
+  PeelState st;
+  st.s = Load(&p->s);
+  st.level = Load(&p->level);
+  st.prev = Load(&p->prev);
+  st.list = Load(&p->list);
+  st.list_size = Load(&p->list_size);
+  st.pending = Load(&p->pending);
+  st.done = Load(&p->done);
+  st.pad = 0;
+  st.died = __ldcg(reinterpret_cast<const long long*>(&p->died));
+  return st;
+}
+
+// Whether block 0 alone runs the step: a small frontier, or a scan of a short list.
+__device__ __forceinline__ bool Small(const PeelState& st, const Slot& r) {
+  const int32_t nh = static_cast<int32_t>(r.heavy >> 32);
+  if (r.light + int64_t{nh} > 0) {
+    return r.light <= TrussPolicy::kTailFrontier &&
+           static_cast<uint32_t>(r.heavy) <= TrussPolicy::kTailChunks;
+  }
+  return st.list_size <= TrussPolicy::kTailScan;
+}
+
+// Runs step st.s with team T (a round, or a scan), or sets st.done when the peeling
+// is over. The caller then clears the next slot, syncs and advances st.s.
+__device__ __forceinline__ void Step(const PeelParams& P, PeelState& st, const Slot& r,
+                                     const Team& T) {
+  const bool single = P.kbuf != nullptr;
+  const int32_t nh = static_cast<int32_t>(r.heavy >> 32);
+  if (r.light + int64_t{nh} > 0) {
+    Round(P, st.s, st.level, r.light, nh, static_cast<uint32_t>(r.heavy), T.tid, T.threads, T.warp,
+          T.warps, T.lane);
+    st.died += r.light + int64_t{nh};
+    st.prev = kProbe;
+    return;
+  }
+  if (st.prev == kProbe) {  // the level's last round is done
+    if (single) {
+      st.done = 1;
+      return;
+    }
+    ++st.level;
+  } else if (st.prev == kScan) {  // the scan removed nothing to probe: jump
+    if (single || r.low == INT_MAX) {
+      st.done = 1;
+      return;
+    }
+    st.level = r.low;
+  }
+  const bool compact = st.list == 0 || st.died * TrussPolicy::kCompactDivisor >= st.list_size;
+  const int32_t into = st.list == 1 ? 2 : 1;
+  Scan(P, st.s, st.level, ListOf(P, st.list), st.list_size, compact, ListOf(P, into), T.tid,
+       T.threads, T.lane);
+  if (compact) {
+    st.pending = into;
+    st.died = 0;
+  }
+  st.prev = kScan;
+}
+
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
+    PeelKernel(PeelParams P) {
   if (SmallK(P.kbuf)) return;  // every block reads the same k: none reaches a grid sync
   cg::grid_group grid = cg::this_grid();
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
   const int lane = threadIdx.x & (kWarp - 1);
-  const int64_t warp = tid / kWarp, warps = threads / kWarp;
+  const Team all{tid, threads, tid / kWarp, threads / kWarp, lane};
+  const Team one{threadIdx.x, blockDim.x, threadIdx.x / kWarp, blockDim.x / kWarp, lane};
 
-  // Every branch below depends only on values all threads read after the same sync.
-  enum { kStart, kProbe, kScan } prev = kStart;
-  const bool single = P.kbuf != nullptr;
-  int32_t level = single ? *P.kbuf - 3 : 0;
-  const int32_t* list = nullptr;  // live-edge list; nullptr: every edge
-  int32_t list_size = P.g.m;
-  int32_t* pending = nullptr;  // the list the last step's scan compacted into
-  int64_t died = 0;            // edges removed since the list was last compacted
-  for (int32_t s = 0;; ++s) {
-    const Slot* in = P.slots + (s + kSlots - 1) % kSlots;
-    const int32_t nl = Load(&in->light);
-    const u64 heavy = Load(&in->heavy);
-    const int32_t nh = static_cast<int32_t>(heavy >> 32);
-    if (pending != nullptr) {
-      list = pending;
-      list_size = Load(&in->kept);
-      pending = nullptr;
-    }
-    if (nl + int64_t{nh} > 0) {
-      Round(P, s, level, nl, nh, static_cast<uint32_t>(heavy), tid, threads, warp, warps, lane);
-      died += nl + int64_t{nh};
-      prev = kProbe;
-    } else {
-      if (prev == kProbe) {  // the level's last round is done
-        if (single) break;
-        ++level;
-      } else if (prev == kScan) {  // the scan removed nothing to probe: jump
-        const int32_t low = Load(&in->low);
-        if (single || low == INT_MAX) break;
-        level = low;
+  PeelState st{0, P.kbuf != nullptr ? *P.kbuf - 3 : 0, kStart, 0, P.g.m, 0, 0, 0, 0};
+  for (int32_t runs = 0;;) {
+    Slot r = Read(P, st);
+    if (Small(st, r)) {
+      // Block 0 runs the steps alone, with block barriers, while they stay small; the
+      // other blocks wait at the grid sync and then take its state from a record
+      // (two, alternating: a record is rewritten only after a further grid sync).
+      PeelState* record = P.records + (runs & 1);
+      if (blockIdx.x == 0) {
+        while (true) {
+          Step(P, st, r, one);
+          if (st.done) break;
+          if (threadIdx.x == 0) P.slots[(st.s + 1) % kSlots] = Slot{0, 0, INT_MAX, 0, 0};
+          __syncthreads();
+          ++st.s;
+          r = Read(P, st);
+          if (!Small(st, r)) break;
+        }
+        if (threadIdx.x == 0) *record = st;
       }
-      const bool compact = list == nullptr || died * TrussPolicy::kCompactDivisor >= list_size;
-      int32_t* into = list == P.live0 ? P.live1 : P.live0;
-      Scan(P, s, level, list, list_size, compact, into, tid, threads, lane);
-      if (compact) {
-        pending = into;
-        died = 0;
-      }
-      prev = kScan;
+      grid.sync();
+      st = LoadState(record);
+      ++runs;
+      if (st.done) break;
+      continue;
     }
-    if (tid == 0) P.slots[(s + 1) % kSlots] = Slot{0, 0, INT_MAX, 0, 0};
+    Step(P, st, r, all);
+    if (st.done) break;
+    if (tid == 0) P.slots[(st.s + 1) % kSlots] = Slot{0, 0, INT_MAX, 0, 0};
     grid.sync();
+    ++st.s;
   }
 }
 
@@ -592,7 +684,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data()
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
-  if (tag == nullptr || sup == nullptr || slots == nullptr) {
+  auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
+  if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr) {
     return report.Exhausted(m4 * 2, "the edge state");
   }
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
@@ -642,6 +735,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                bufs[2],
                bufs[3],
                slots,
+               records,
                tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
                small_k,
                ChunkShift(m)};

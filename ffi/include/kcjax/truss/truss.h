@@ -71,6 +71,13 @@ struct TrussPolicy {
   // Peeling: the live-edge list is compacted at a level's scan once this fraction
   // (1 / kCompactDivisor) of it has died since the last compaction; scans cost O(list).
   static constexpr int kCompactDivisor = 8;
+  // Peeling: steps this small run in block 0 alone with block barriers (the other
+  // blocks wait at the next grid sync): a round of at most kTailFrontier merged edges
+  // (one per thread) and kTailChunks chunks (two per warp), or a scan of a live list of
+  // at most kTailScan entries (eight per thread). A grid sync costs more than such a step.
+  static constexpr int kTailFrontier = 256;
+  static constexpr int kTailChunks = 16;
+  static constexpr int kTailScan = 2048;
 };
 
 // Shape and attribute checks shared by both handlers. Returns an empty string when valid.
