@@ -19,7 +19,9 @@
 //     cleared at s + 2). Frontier edges with short lists are merged by one
 //     thread; longer ones are cut into chunks of warp probes that the whole grid
 //     shares, so no hub edge serializes a round. Level 0 removes edges of
-//     support 0, which close no live triangle: they are not probed.
+//     support 0, which close no live triangle: they are not probed. Runs of
+//     small steps (a tail round, a scan of a short list) go to block 0 alone
+//     with block barriers while the other blocks wait at the next grid sync.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
