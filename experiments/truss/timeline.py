@@ -164,11 +164,12 @@ def replay(m: int, tri: np.ndarray, compact_divisor: int = 8) -> tuple[np.ndarra
 
 def timeline(name: str) -> dict:
     """The replay of graph ``name`` (a shared graph or ``rmatS-EF``), checked."""
-    graph = load_graph(name)
+    cpu = jax.devices("cpu")[0]
+    graph = jax.device_put(load_graph(name), cpu)
     tri = triangles(graph)
     truss, levels = replay(graph.num_edges, tri)
-    with jax.default_device(jax.devices("cpu")[0]):
-        want = np.asarray(kcjax.truss_numbers(graph))
+    with jax.default_device(cpu):
+        want = np.asarray(kcjax.truss_numbers(graph))  # the C++ twin
     rounds = [lv["rounds"] for lv in levels]
     scans = [n for lv in levels for n in lv["scans"] + lv.get("final_scans", [])]
     return {
