@@ -38,9 +38,11 @@ GRAPHS = {
 }
 
 # (lane_list, chunk probes, warps, compaction divisor, (kTailFrontier, kTailChunks,
-# kTailScan, warps of a block)): the kernel's own values (these graphs then peel in
-# block 0 alone); grid steps only, every edge chunked; and a mix of block and grid steps.
+# kTailScan, warps of a block)): the kernel's own values (TrussPolicy: grid steps);
+# its first values (these graphs then peel in block 0 alone); grid steps only, every
+# edge chunked; and a mix of block and grid steps.
 SHAPES = [
+    (4, 32, 16, 8, (0, 0, 0, 8)),
     (64, 32, 16, 8, (256, 16, 2048, 8)),
     (2, 4, 7, 1, (0, 0, 0, 3)),
     (0, 1, 3, 1000, (20, 6, 300, 2)),
