@@ -3,13 +3,20 @@
 A :class:`KcjaxGraph` wraps a :class:`kcjax.Graph` (vertices 0..n-1 in the
 networkx graph's node order) with the node labels (any hashables) and a copy
 of networkx's adjacency order (``nx_indices``), which the traversals need to
-reproduce networkx's discovery order exactly. Oriented DAGs are cached on the
-graph. The CSR is built with numpy on the host (no device compile per graph
-shape) and is canonical: rows ascending, symmetric, no self loops.
+reproduce networkx's discovery order exactly. The CSR is built with numpy on
+the host (no device compile per graph shape) and is canonical: rows
+ascending, symmetric, no self loops.
+
+Three caches live on the graph: ``structure`` (host arrays that are functions
+of the converted graph alone, like the conversion itself: row ids, edge ids of
+the adjacency entries; built on first use and kept), ``_dags`` (oriented DAGs)
+and ``_cache`` (results: core numbers, triangle counts). Benchmarks time cold
+calls by clearing the last two (experiments/nx/bench.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import operator
 from collections.abc import Hashable, Iterable, Iterator
@@ -31,6 +38,10 @@ class KcjaxGraph:
       indptr: int64[n + 1] host row pointers (shared by both orders).
       nx_indices: int32[2m] host neighbour ids, each row in networkx's
         adjacency order (the order a networkx traversal visits them).
+      identity: whether ``labels[i] == i`` (an int) for every i: ids are
+        then the labels, and results need no label mapping.
+      structure: dict of host arrays derived from the graph alone (see
+        :meth:`derived`).
       self_loops: number of self loops the networkx graph had (dropped here;
         functions whose results depend on them decline such graphs).
       graph_attrs, node_attrs, edge_attrs: the networkx attribute dicts when
@@ -46,6 +57,7 @@ class KcjaxGraph:
         nx_indices: np.ndarray,
         *,
         index: dict[Hashable, int] | None = None,
+        identity: bool | None = None,
         self_loops: int = 0,
         graph_attrs: dict | None = None,
         node_attrs: list[dict] | None = None,
@@ -57,6 +69,7 @@ class KcjaxGraph:
         self.index = dict(zip(labels, range(len(labels)), strict=True)) if index is None else index
         self.indptr = indptr
         self.nx_indices = nx_indices
+        self.identity = _identity_labels(labels) if identity is None else identity
         self.self_loops = self_loops
         self.graph_attrs = graph_attrs
         self.node_attrs = node_attrs
@@ -66,6 +79,7 @@ class KcjaxGraph:
         # Rows are contiguous already: sort (row, col) keys; networkx's
         # adjacencies are often sorted runs, which the stable sort merges fast.
         keys = np.sort(rows * max(n, 1) + nx_indices, kind="stable")
+        self.structure: dict[str, Any] = {"rows": rows.astype(np.int32)}
         self.graph = Graph(
             indptr=jnp.asarray(indptr.astype(np.int32)),
             indices=jnp.asarray((keys - rows * max(n, 1)).astype(np.int32)),
@@ -112,23 +126,38 @@ class KcjaxGraph:
         return self._dags[order]
 
     def cached(self, key: str, compute: Any) -> Any:
-        """``compute()`` once per graph (core numbers, triangle counts, ...)."""
+        """``compute()`` once per graph: results (core numbers, triangle counts, ...)."""
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+    def derived(self, key: str, compute: Any) -> Any:
+        """``compute()`` once per graph: host arrays of the graph's structure alone."""
+        if key not in self.structure:
+            self.structure[key] = compute()
+        return self.structure[key]
+
+    def rows(self) -> np.ndarray:
+        """int32[2m]: the row (vertex id) of every entry of ``nx_indices``."""
+        return self.structure["rows"]
+
+    def to_labels(self, ids: np.ndarray) -> list:
+        """The labels of vertex ``ids`` (int array) as a list."""
+        ids = ids.tolist()
+        return ids if self.identity else list(map(self.labels.__getitem__, ids))
 
     def nx_edge_ids(self) -> np.ndarray:
         """int32[2m]: for every entry of ``nx_indices``, its edge id in ``graph.edges()``."""
 
         def compute() -> np.ndarray:
             n = len(self.labels)
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
+            rows = self.rows().astype(np.int64)
             cols = self.nx_indices.astype(np.int64)
             keys = np.minimum(rows, cols) * n + np.maximum(rows, cols)
             src, dst = (np.asarray(a, dtype=np.int64) for a in self.graph.edges())
             return np.searchsorted(src * n + dst, keys).astype(np.int32)
 
-        return self.cached("nx_edge_ids", compute)
+        return self.derived("nx_edge_ids", compute)
 
     def ids(self, nodes: Iterable[Hashable]) -> np.ndarray:
         """int32 ids of ``nodes`` (all must be in the graph)."""
@@ -147,6 +176,20 @@ class KcjaxGraph:
             return np.fromiter((self.index[u] for u in nbunch if u in self.index), dtype=np.int32)
         except TypeError as err:
             raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {err}") from err
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pauses the cyclic collector while a result of O(n) fresh dicts and lists is built:
+    each allocation burst would let it rescan every live networkx graph (millions of
+    dicts), which costs more than the build. Nothing built here forms cycles."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def convert_from_nx(
@@ -170,18 +213,11 @@ def convert_from_nx(
     if G.is_directed() or G.is_multigraph():
         kind = "multigraphs" if G.is_multigraph() else "directed graphs"
         raise NotImplementedError(f"the kcjax backend does not convert {kind}")
-    # The pass allocates O(n) objects; each would let the collector rescan
-    # G's millions of dicts, which costs more than the conversion itself.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _from_adjacency(
             G, preserve_edge_attrs or bool(edge_attrs), preserve_node_attrs or bool(node_attrs),
             preserve_graph_attrs,
         )  # fmt: skip
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool) -> KcjaxGraph:
@@ -192,7 +228,8 @@ def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool
     lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
     # One C-level pass over every adjacency (no Python frame per edge).
     flat = chain.from_iterable(adj.values())
-    if not _identity_labels(labels):
+    identity = _identity_labels(labels)
+    if not identity:
         flat = map(index.__getitem__, flat)
     cols = np.fromiter(flat, dtype=np.int32, count=int(lengths.sum()))
     loops = np.flatnonzero(
@@ -210,6 +247,7 @@ def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool
         indptr,
         cols,
         index=index,
+        identity=identity,
         self_loops=len(loops),
         graph_attrs=dict(G.graph) if keep_graph else None,
         node_attrs=list(G._node.values()) if keep_nodes else None,
