@@ -181,21 +181,20 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     with paused_gc():
         m = children.size
         kids = G.to_labels(children)
-        dads = _parent_labels(G, source, parents)
         nodes = [source, *kids]
         data = list(map(dict.copy, repeat({}, m)))
         T._node.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
-        succ = list(map(dict.copy, repeat({}, m + 1)))
+        T._succ.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
         if m:
-            rank = np.zeros(len(G), dtype=np.int64)
-            rank[children] = np.arange(1, m + 1)
-            cuts = np.flatnonzero(parents[1:] != parents[:-1]) + 1
-            starts, ends = [0, *cuts.tolist()], [*cuts.tolist(), m]
-            for at, a, b in zip(rank[parents[starts]].tolist(), starts, ends, strict=True):
-                succ[at] = dict(zip(kids[a:b], data[a:b], strict=True))
-        T._succ.update(zip(nodes, succ, strict=True))
-        T._pred[source] = {}
+            # Each parent's children are one run of the edge sequence.
+            cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
+            runs = map(slice, [0, *cuts], [*cuts, m])
+            pairs = list(zip(kids, data, strict=True))
+            heads = _parent_labels(G, source, parents[[0, *cuts]])
+            T._succ.update(zip(heads, map(dict, map(pairs.__getitem__, runs)), strict=True))
+        dads = _parent_labels(G, source, parents)
         pred = [{p: d} for p, d in zip(dads, data, strict=True)]
+        T._pred[source] = {}
         T._pred.update(zip(kids, pred, strict=True))
     return T
 
@@ -213,11 +212,10 @@ def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
         yield source, []
         return
     kids = G.to_labels(children)
-    cuts = np.flatnonzero(parents[1:] != parents[:-1]) + 1
-    starts, ends = [0, *cuts.tolist()], [*cuts.tolist(), children.size]
-    heads = _parent_labels(G, source, parents[starts])
+    cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
+    heads = _parent_labels(G, source, parents[[0, *cuts]])
     with paused_gc():
-        groups = [kids[a:b] for a, b in zip(starts, ends, strict=True)]
+        groups = list(map(kids.__getitem__, map(slice, [0, *cuts], [*cuts, children.size])))
     yield from zip(heads, groups, strict=True)
 
 

@@ -372,9 +372,16 @@ def test_conversion_round_trip_and_backend_graph():
     assert nx.single_source_shortest_path_length(K, "v3") == nx.single_source_shortest_path_length(
         G, "v3"
     )
+    # Edge data per adjacency entry (self loops dropped): the networkx graph's own dicts.
+    G = labeled_graph(50, 0.1, 8, loops=3)
+    K = from_networkx(G)
+    want = [d for u, row in G._adj.items() for v, d in row.items() if u != v]
+    assert len(K.entry_data()) == len(want)
+    assert all(a is b for a, b in zip(K.entry_data(), want, strict=True))
     # What kcjax declines on a backend graph raises (networkx does not convert back).
     with pytest.raises(NotImplementedError):
         nx.core_number(K)
+    assert K.self_loops == 3
 
 
 def test_should_run_prefers_networkx_on_small_graphs():
