@@ -1,21 +1,37 @@
 """networkx vs backend="kcjax": every served function on the shared graphs.
 
 Run from the repository root on the default JAX device (the GPU when there is
-one); com-dblp alone takes ~3 minutes, most of it networkx's own runs:
+one). com-dblp, every function, networkx's times of an earlier run on the same
+host reused where it has them (~2 minutes):
 
-    python experiments/nx/bench.py --graphs com-dblp --out $OUT/nx.json
+    python experiments/nx/bench.py --graphs com-dblp \
+        --networkx-times experiments/results/nx/h200_com_dblp.json --out $OUT/nx.json
 
 Per graph, the conversion (``convert_from_nx``: networkx caches it on the
 graph) is timed apart, plain and with every attribute kept (what networkx asks
 for ``k_core``/``k_truss``). Then per function: networkx once
-(``--nx-repeats``, default 1: its runs are the long ones) and the backend on the
-already converted graph (``nx.f(K)``, ``K`` the backend graph, results as
-networkx returns them: dicts, graphs, consumed generators), median of
-``--repeats`` cold calls (every per-graph cache and memo cleared, after one
-warm-up call that compiles), results checked equal. speedup = networkx time /
-kcjax time, conversion excluded. On a GPU the device span of the backend call
-(profiler, experiments/tools/devtime.py) is reported beside its wall clock:
-the rest is host work (label maps, networkx's orders, building the dicts).
+(``--nx-repeats``, default 1: its runs are the long ones; or its time read
+from ``--networkx-times``, a results JSON of this script or of the same shape,
+and then that row's result is not compared: ``same`` is null) and the backend
+on the already converted graph (``nx.f(K)``, ``K`` the backend graph, results
+as networkx returns them: dicts, graphs, consumed generators), median of
+``--repeats`` cold calls after one warm-up call that compiles, results checked
+equal. speedup = networkx time / kcjax time, conversion excluded.
+
+A cold call (:func:`cold_call`) clears what a first call on the graph computes:
+the results cached on it (core numbers, triangle counts), its oriented DAGs
+and kcjax's memo of DAG facts (cost estimates, transitivity). It keeps the
+backend graph and its ``structure``: host arrays that depend on the converted
+graph alone (row ids, networkx's adjacency order, the edge ids of the
+adjacency entries, ``G.copy()``'s adjacency order, the edge data dicts by
+entry), built by the first call that needs them (the warm-up) as the
+conversion builds the CSR; conversion is excluded from the speedups.
+
+On a GPU the device span of the backend call (profiler without its Python
+tracer, experiments/tools/devtime.py; ``--device-repeats``) is reported beside
+its wall clock: the rest is host work (label maps, networkx's orders, building
+the dicts). experiments/nx/host_profile.py splits each call into compute and
+host work and lists where the host time goes.
 
 All-pairs functions run on the first ``--sources`` nodes for both
 (``all_pairs_shortest_path_length``: that many items of the generator;
