@@ -154,6 +154,17 @@ def test_auto_validation_measures_and_fits(scripts, tmp_path):
         rule = scripts["auto_validation"].PACKAGE_RULE
         if jax.devices()[0].platform != "cpu":
             assert scripts["auto_validation"].pick(r, rule) == r["auto"]
+    # --per-vertex: both methods' arrays agree, their sum is k times the count.
+    args = [*args[:-1], str(tmp_path / "per_vertex.json"), "--ks", "4-5", "--per-vertex"]
+    assert scripts["auto_validation"].main(args) == 0
+    local = json.loads((tmp_path / "per_vertex.json").read_text())["rows"]
+    assert [(r["k"], r["mode"], r["correct"]) for r in local] == [
+        (4, "per_vertex", True),
+        (5, "per_vertex", True),
+    ]
+    assert int(local[0]["count"]) == kcjax.count_cliques(graph, 4, method="pivot")
+    pv = scripts["auto_validation"].fit(local)["per_vertex"]
+    assert pv["fit"]["rows"] == 2 and pv["package"] == scripts["auto_validation"].PER_VERTEX_RULE
     # Every validation builder makes a graph (the smallest ones, here).
     small = scripts["auto_validation"].VALIDATION["cl20k+K50"]()
     assert small.num_nodes == 20_000 and kcjax.clique_number(small)[0] >= 50

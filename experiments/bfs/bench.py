@@ -13,6 +13,18 @@ Sections (each can be limited by flags):
   ablation  every method x direction on the --ablation graphs (median over 16 sources).
   baselines the dense pure-JAX BFS and the CPU handler on the same graphs.
   batched   the 64-source bitset path: sources per second and aggregate GTEPS.
+  timeline  per level of one traversal (--timeline GRAPH:SOURCE,...): frontier size,
+            edges and hubs, direction and whether the "hybrid" method runs it in one
+            block or on the grid (a CPU replay of the CUDA kernel's rule), with the
+            traversal's device time.
+  tune      "hybrid" on --tune-graphs for each --tune-edges block_edges threshold.
+--methods times several methods on the shared rows (e.g. hybrid,enterprise). A short
+table (speedup vs the best peer per graph) is printed last.
+
+The quick GPU check (shared rows of both methods, kron20, timelines, the threshold
+sweep; ~2 minutes on an H200):
+
+    python experiments/bfs/bench.py --quick -o $OUT/bfs_quick.json
 
 Times are device-timed medians (profiler span of the call: the output
 initialization and the one persistent kernel) with --repeats repeats per
@@ -41,6 +53,7 @@ import devtime  # noqa: E402
 from benchlib import wall_times, write_results  # noqa: E402
 
 import kcjax  # noqa: E402
+from kcjax.traversal.kernels import BATCHES, DIRECTIONS, NATIVE_METHODS, bfs_native  # noqa: E402
 
 #: ../shared/data (or its copy .gpu/ with graphs/, bfs/ and anchors/ inside).
 SHARED = next(
@@ -51,12 +64,77 @@ ANCHORS = SHARED / "anchors" / "bfs-peer-best-h200.tsv"
 TRUTH = SHARED / "bfs" / "bfs_truth.tsv"
 
 
-def _bfs_fn(method: str = "enterprise", direction: str = "auto", batch: str = "bitset"):
+#: Mirror of kcjax::BfsPolicy / HubTau / HybridBottomUp (ffi/include/kcjax/bfs/policy.h)
+#: for the level replay of the timeline section.
+HUB_SHARE, HUB_FACTOR, HUB_MIN, BACK_TO_TOP_DOWN, BLOCK_LEVEL_EDGES = 0.3, 4, 16, 24, 2048
+
+
+def _bfs_fn(
+    method: str = "hybrid", direction: str = "auto", batch: str = "bitset", block_edges: int = -1
+):
+    if block_edges >= 0:
+        codes = {
+            "method": NATIVE_METHODS[method],
+            "direction": DIRECTIONS[direction],
+            "batch": BATCHES[batch],
+            "parents": True,
+            "block_edges": block_edges,
+        }
+        return jax.jit(lambda g, s: bfs_native(g.indptr, g.indices, s, **codes)[0])
     return jax.jit(
         lambda g, s: (
             kcjax.bfs(g, sources=s, method=method, direction=direction, batch=batch).distances
         )
     )
+
+
+def replay_levels(graph, source: int, block_edges: int = BLOCK_LEVEL_EDGES) -> list[dict]:
+    """The level structure of one "hybrid" traversal (direction auto), replayed on the CPU.
+
+    Per level: frontier size, its edges (sum of degrees) and hubs, the direction and
+    the team the CUDA kernel gives it ("block": block 0 alone, "grid": all blocks).
+    """
+    indptr = np.asarray(graph.indptr).astype(np.int64)
+    indices = np.asarray(graph.indices)
+    n, m = graph.num_nodes, indices.size
+    deg = np.diff(indptr)
+    tau = max(HUB_MIN, (m // max(n, 1)) * HUB_FACTOR)
+    total_hubs = int((deg > tau).sum())
+    dist = np.full(n, -1, np.int64)
+    dist[source] = 0
+    frontier = np.array([source])
+    bottom_up, prev, out = False, 0, []
+    while frontier.size:
+        edges = int(deg[frontier].sum())
+        hubs = int((deg[frontier] > tau).sum())
+        if edges <= block_edges:
+            bu = False
+        elif not bottom_up:
+            bu = total_hubs > 0 and hubs > HUB_SHARE * total_hubs
+        else:
+            bu = not (frontier.size < prev and frontier.size * BACK_TO_TOP_DOWN < n)
+        block = not bu and edges <= block_edges
+        out.append(
+            {
+                "level": len(out),
+                "frontier": int(frontier.size),
+                "edges": edges,
+                "hubs": hubs,
+                "direction": "bottom_up" if bu else "top_down",
+                "team": "block" if block else "grid",
+            }
+        )
+        if not block:
+            prev = frontier.size
+            bottom_up = bu
+        else:
+            bottom_up = False
+        lo, lens = indptr[frontier], deg[frontier]
+        ends = np.cumsum(lens)
+        nbrs = indices[np.repeat(lo - (ends - lens), lens) + np.arange(ends[-1])]
+        frontier = np.unique(nbrs[dist[nbrs] < 0])
+        dist[frontier] = len(out)
+    return out
 
 
 def time_sources(graph, sources, repeats, **kw) -> list[float]:
@@ -147,6 +225,57 @@ def truth_sources() -> dict[str, list[int]]:
     return out
 
 
+def summary(rows: list[dict]) -> str:
+    """A short table of the run: shared rows per graph and method (speedup vs the
+    best peer: min, and rows at 2x or more), timelines, the threshold sweep, kron."""
+    out = []
+    shared = [r for r in rows if r["section"] == "shared"]
+    if shared:
+        out.append(
+            f"{'graph':<14} {'method':<10} {'ms (min-max)':>13} {'peer ms':>13} "
+            f"{'speedup min':>11} {'>=2x':>5}"
+        )
+        keys = dict.fromkeys((r["graph"], r["method"]) for r in shared)
+        for graph, method in keys:
+            rs = [r for r in shared if r["graph"] == graph and r["method"] == method]
+            ts = [r["time_s"] * 1e3 for r in rs]
+            peer = [r["peer_best_s"] * 1e3 for r in rs if r["peer_best_s"]]
+            sp = [r["speedup_vs_best"] for r in rs if r["speedup_vs_best"]]
+            out.append(
+                f"{graph:<14} {method:<10} {min(ts):6.3f}-{max(ts):6.3f} "
+                + (f"{min(peer):6.3f}-{max(peer):6.3f} " if peer else f"{'':>14}")
+                + (f"{min(sp):11.2f} {sum(x >= 2 for x in sp):>2}/{len(sp)}" if sp else "")
+            )
+    for r in rows:
+        if r["section"] == "timeline":
+            steps = " ".join(
+                f"{lv['level']}:{lv['frontier']}{'B' if lv['direction'] == 'bottom_up' else 'T'}"
+                f"{'b' if lv['team'] == 'block' else 'g'}"
+                for lv in r["levels"]
+            )
+            out.append(
+                f"timeline {r['graph']}:{r['source']} hybrid {r['time_s'] * 1e3:.3f} ms "
+                f"(enterprise {r['time_enterprise_s'] * 1e3:.3f})  {steps}"
+            )
+    tune = [r for r in rows if r["section"] == "tune"]
+    for graph in dict.fromkeys(r["graph"] for r in tune):
+        cells = [
+            f"{r['block_edges']}: {r['time_median_s'] * 1e3:.3f}"
+            for r in tune
+            if r["graph"] == graph
+        ]
+        out.append(f"tune {graph} (block_edges: median ms) " + ", ".join(cells))
+    for r in rows:
+        if r["section"] == "kron":
+            out.append(
+                f"{r['graph']}: {r['gteps_hmean_once']:.1f} GTEPS hmean (once), "
+                f"median {r['time_median_s'] * 1e3:.3f} ms"
+            )
+    if any(r["section"] == "timeline" for r in rows):
+        out.append("timeline key: level:frontier, T/B top-down/bottom-up, b/g block/grid")
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -159,7 +288,24 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default="kron,shared,ablation,baselines,batched")
     ap.add_argument("--ablation", default="kron20,com-dblp", help="graphs of the ablation")
     ap.add_argument("--cache", type=Path, default=ROOT / ".gpu/cache")
+    ap.add_argument("--methods", default="hybrid", help="methods timed on the shared rows")
+    ap.add_argument("--graphs", default="", help="limit the shared rows to these graphs")
+    ap.add_argument(
+        "--timeline",
+        default="ego-Facebook:2423,com-amazon:952,wiki-Vote:2356,kron20:0",
+        help="GRAPH:SOURCE traversals of the timeline section (kron source 0: a random one)",
+    )
+    ap.add_argument("--tune-edges", default="0,1024,2048,4096,8192", help="block_edges values")
+    ap.add_argument("--tune-graphs", default="ego-Facebook,wiki-Vote,soc-Epinions1,com-amazon")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="shared rows (hybrid and enterprise), kron20, timelines, threshold sweep",
+    )
     args = ap.parse_args(argv)
+    if args.quick:
+        args.sections, args.scales, args.sources = "kron,shared,timeline,tune", "20", 16
+        args.methods = "hybrid,enterprise"
     sections = set(args.sections.split(","))
     dev = jax.devices()[0]
     rows: list[dict] = []
@@ -202,25 +348,66 @@ def main(argv=None) -> int:
                 graphs.pop(name)  # free the device memory of the large ones
 
     peers = anchors()
+    only = {x for x in args.graphs.split(",") if x}
     if "shared" in sections and TRUTH.exists():
         for name, src in truth_sources().items():
+            if only and name not in only:
+                continue
             g = graph_named(name)
-            times = time_sources(g, src, max(args.repeats, 5))
             edges = component_edges(g, src)
-            for s, t, e in zip(src, times, edges, strict=True):
-                peer = peers.get((name, s), {})
-                best = float(peer["best_s"]) if peer else None
+            for method in args.methods.split(","):
+                times = time_sources(g, src, max(args.repeats, 5), method=method, batch="each")
+                for s, t, e in zip(src, times, edges, strict=True):
+                    peer = peers.get((name, s), {})
+                    best = float(peer["best_s"]) if peer else None
+                    log(
+                        {
+                            "section": "shared",
+                            "graph": name,
+                            "method": method,
+                            "source": s,
+                            "time_s": t,
+                            "gteps_once": e / t / 1e9,
+                            "peer_best_s": best,
+                            "peer_best": peer.get("best_peer"),
+                            "enterprise_s": float(peer["enterprise_s"]) if peer else None,
+                            "speedup_vs_best": best / t if best else None,
+                        }
+                    )
+
+    if "timeline" in sections:
+        for spec in (x for x in args.timeline.split(",") if x):
+            name, _, source = spec.partition(":")
+            g = graph_named(name)
+            s = int(source) if int(source) or not name.startswith("kron") else None
+            s = int(random_sources(g, 1, seed=5)[0]) if s is None else s
+            levels = replay_levels(g, s)
+            t = time_sources(g, [s], max(args.repeats, 5), batch="each")[0]
+            te = time_sources(g, [s], max(args.repeats, 5), method="enterprise", batch="each")[0]
+            log(
+                {
+                    "section": "timeline",
+                    "graph": name,
+                    "source": s,
+                    "time_s": t,
+                    "time_enterprise_s": te,
+                    "levels": levels,
+                }
+            )
+
+    if "tune" in sections and TRUTH.exists():
+        sources = truth_sources()
+        for name in (x for x in args.tune_graphs.split(",") if x in sources):
+            g = graph_named(name)
+            for be in (int(x) for x in args.tune_edges.split(",") if x):
+                times = time_sources(g, sources[name], args.repeats, batch="each", block_edges=be)
                 log(
                     {
-                        "section": "shared",
+                        "section": "tune",
                         "graph": name,
-                        "source": s,
-                        "time_s": t,
-                        "gteps_once": e / t / 1e9,
-                        "peer_best_s": best,
-                        "peer_best": peer.get("best_peer"),
-                        "enterprise_s": float(peer["enterprise_s"]) if peer else None,
-                        "speedup_vs_best": best / t if best else None,
+                        "block_edges": be,
+                        "time_median_s": float(np.median(times)),
+                        "time_max_s": float(np.max(times)),
                     }
                 )
 
@@ -287,6 +474,7 @@ def main(argv=None) -> int:
                     }
                 )
 
+    print(summary(rows), flush=True)
     write_results(
         args.output,
         dev,

@@ -14,6 +14,10 @@ at k - 1 passed ``--budget``; a skipped method counts as slower than the one
 measured. Counts are checked: both methods agree, and on shared graphs they
 equal ../shared's ground truth.
 
+``--per-vertex``: the same for ``clique_counts_per_vertex`` (both methods'
+arrays must agree) and ``auto_local_method``; rows carry ``"mode":
+"per_vertex"`` and are fitted to the per-vertex rule's thresholds.
+
 Fit mode: from measured files, the thresholds of the rule (minimum
 estimated work, maximum pivot branching, minimum shallow cost: see
 kcjax.cliques.auto) that minimize the worst ratio ``auto / min(kcminer,
@@ -39,6 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import jax
+import numpy as np
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
@@ -104,6 +109,7 @@ def measure_graph(
     budget: float,
     max_work: float,
     truth: dict[tuple[str, int], int],
+    per_vertex: bool = False,
 ) -> list[dict]:
     """Rows of one graph: both methods, auto's pick and the estimate's cost per k."""
     dag = kcjax.orient(graph)
@@ -125,8 +131,10 @@ def measure_graph(
             "root_degree": est.root_degree,
             "heaviest_root_work": est.heaviest_root_work,
             "estimated_count": est.cliques[k],
-            "auto": auto.auto_method(dag, k),
+            "auto": auto.auto_local_method(dag, k) if per_vertex else auto.auto_method(dag, k),
         }
+        if per_vertex:
+            row["mode"] = "per_vertex"
         counts = {}
         for method in ("kcminer", "pivot"):
             too_much = method == "kcminer" and est.enumeration_work > max_work
@@ -136,14 +144,21 @@ def measure_graph(
                 continue
 
             def run(k=k, method=method):
+                if per_vertex:
+                    return kcjax.clique_counts_per_vertex(dag, k, method=method)
                 return kcjax.count_cliques(dag, k, method=method)
 
             counts[method] = run()
             row[f"{method}_s"] = last[method] = _device_s(run, repeats)
-        values = set(counts.values())
-        row["count"] = str(next(iter(values))) if values else None
-        expected = truth.get((name, k))
-        row["correct"] = len(values) <= 1 and (expected is None or values <= {expected})
+        if per_vertex:  # the arrays agree; their sum is k times the count
+            arrays = [np.asarray(c) for c in counts.values()]
+            row["correct"] = all(np.array_equal(a, arrays[0]) for a in arrays)
+            row["count"] = str(int(arrays[0].astype(object).sum()) // k) if arrays else None
+        else:
+            values = set(counts.values())
+            row["count"] = str(next(iter(values))) if values else None
+            expected = truth.get((name, k))
+            row["correct"] = len(values) <= 1 and (expected is None or values <= {expected})
         rows.append(row)
         print(_line(row), flush=True)
     return rows
@@ -192,7 +207,30 @@ def pick(row: dict, rule: dict) -> str:
     shallow = row["k"] <= auto.AUTO_PIVOT_SHALLOW_K
     if shallow and work * row["root_degree"] >= rule["min_shallow_cost"]:
         return "pivot"
+    deep = row["k"] >= rule["deep_k"] and work >= rule["deep_min_work"]
+    if deep and row["root_degree"] <= rule["deep_max_degree"]:
+        return "pivot"
     return "kcminer"
+
+
+def pick_per_vertex(row: dict, rule: dict) -> str:
+    """The per-vertex rule of kcjax.cliques.auto (auto_local_method) with the given thresholds."""
+    if row["k"] >= rule["always_k"]:
+        return "pivot"
+    if (
+        row["enumeration_work"] >= rule["min_work"]
+        and row["pivot_branching"] <= rule["max_branching"]
+    ):
+        return "pivot"
+    return "kcminer"
+
+
+#: The per-vertex rule as kcjax.cliques.auto has it.
+PER_VERTEX_RULE = {
+    "always_k": auto.AUTO_LOCAL_PIVOT_ALWAYS_K,
+    "min_work": auto.AUTO_LOCAL_PIVOT_MIN_WORK,
+    "max_branching": auto.AUTO_LOCAL_PIVOT_MAX_BRANCHING,
+}
 
 
 #: The rule as kcjax.cliques.auto has it.
@@ -201,10 +239,13 @@ PACKAGE_RULE = {
     "min_root_work": auto.AUTO_PIVOT_MIN_ROOT_WORK,
     "max_branching": auto.AUTO_PIVOT_MAX_BRANCHING,
     "min_shallow_cost": auto.AUTO_PIVOT_MIN_SHALLOW_COST,
+    "deep_k": auto.AUTO_PIVOT_DEEP_K,
+    "deep_max_degree": auto.AUTO_PIVOT_DEEP_MAX_DEGREE,
+    "deep_min_work": auto.AUTO_PIVOT_DEEP_MIN_WORK,
 }
 
 
-def _summary(rows: list[dict], rule: dict) -> dict:
+def _summary(rows: list[dict], rule: dict, pick=pick) -> dict:
     ratios = [ratio(r, pick(r, rule)) for r in rows]
     if not ratios:
         return {"rows": 0}
@@ -224,21 +265,29 @@ def fit(rows: list[dict]) -> dict:
     intersection pass); that rule's and the package's ratios on the report
     half, which the fit never sees."""
     rows = [r for r in rows if math.isfinite(_best(r)) and r["k"] >= 4]
+    local = [r for r in rows if r.get("mode") == "per_vertex"]
+    rows = [r for r in rows if r.get("mode") != "per_vertex"]
     train = [r for r in rows if r["split"] in ("fit", "shared")]
     test = [r for r in rows if r["split"] == "report"]
     grid = [
         {"min_work": 10.0 ** (e / 4), "min_root_work": 10.0 ** (f / 4)}
         | {"max_branching": b, "min_shallow_cost": c}
+        | {"deep_k": dk, "deep_max_degree": dd, "deep_min_work": auto.AUTO_PIVOT_DEEP_MIN_WORK}
         for e in range(24, 40)
         for f in (*range(16, 32), 120)
         for b in (0.5, 1.0, 1.5, 2.0)
         for c in (1e8, 2e8, 4e8)
+        for dk in (9, 10, 11, 99)
+        for dd in (40.0, 45.0, 50.0)
     ]
 
     def score(rule):
         rs = [ratio(r, pick(r, rule)) for r in train]
         return max(rs), sum(math.log(x) for x in rs)
 
+    per_vertex = fit_per_vertex(local) if local else None
+    if not train:
+        return {"per_vertex": per_vertex}
     best = min(grid, key=score)
     return {
         "fitted": best,
@@ -247,6 +296,34 @@ def fit(rows: list[dict]) -> dict:
         "package": PACKAGE_RULE,
         "package_fit": _summary(train, PACKAGE_RULE),
         "package_report": _summary(test, PACKAGE_RULE),
+        "per_vertex": per_vertex,
+    }
+
+
+def fit_per_vertex(rows: list[dict]) -> dict:
+    """fit() for the per-vertex rule's thresholds (pivot from a k on; below
+    it where work and branching say so), on its own measured rows."""
+    train = [r for r in rows if r["split"] in ("fit", "shared")]
+    test = [r for r in rows if r["split"] == "report"]
+    grid = [
+        {"always_k": a, "min_work": 10.0 ** (e / 4), "max_branching": b}
+        for a in (5, 6, 7, 8, 99)
+        for e in range(16, 36)
+        for b in (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+    ]
+
+    def score(rule):
+        rs = [ratio(r, pick_per_vertex(r, rule)) for r in train]
+        return max(rs), sum(math.log(x) for x in rs)
+
+    best = min(grid, key=score) if train else PER_VERTEX_RULE
+    return {
+        "fitted": best,
+        "fit": _summary(train, best, pick_per_vertex),
+        "report": _summary(test, best, pick_per_vertex),
+        "package": PER_VERTEX_RULE,
+        "package_fit": _summary(train, PER_VERTEX_RULE, pick_per_vertex),
+        "package_report": _summary(test, PER_VERTEX_RULE, pick_per_vertex),
     }
 
 
@@ -260,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-work", type=float, default=2e12, help="skip KCMiner above this")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--fit", type=Path, nargs="+", default=None, help="fit and report these files")
+    p.add_argument(
+        "--per-vertex", action="store_true", help="clique_counts_per_vertex instead of counts"
+    )
     args = p.parse_args(argv)
     if args.fit is not None:
         result = fit([r for f in args.fit for r in json.loads(f.read_text())["rows"]])
@@ -285,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
             budget=args.budget,
             max_work=args.max_work,
             truth=truth,
+            per_vertex=args.per_vertex,
         )
         if args.out is not None:  # after every graph: a cut run keeps what it measured
             write_results(args.out, jax.devices()[0], args.repeats, rows, TIMER)

@@ -100,7 +100,13 @@ def anchors() -> dict[tuple[str, int], dict[str, float | str]]:
 
 
 def load_graph(name: str) -> kcjax.Graph:
-    """A shared graph by name, or ``rmatS`` / ``rmatS-EF``: R-MAT of scale S (edge factor EF)."""
+    """A shared graph by name, ``rmatS`` / ``rmatS-EF``: R-MAT of scale S (edge factor EF),
+    or ``clN-D``: a Chung-Lu power-law graph of N vertices and average degree D (seed 1)."""
+    if name.startswith("cl") and name[2:3].isdigit():
+        from kcjax import generators
+
+        n, _, degree = name[2:].partition("-")
+        return generators.chung_lu(int(n), float(degree), seed=1)
     if name.startswith("rmat"):
         from kcjax import generators
 

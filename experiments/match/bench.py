@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import jax
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from benchlib import wall_times, write_results  # noqa: E402
@@ -39,6 +40,7 @@ SHARED = next(
 GRAPHS = ("hprd", "yeast", "human", "email-Enron", "ca-AstroPh")
 VARIANTS = {
     "no_blacklist": {"blacklist": False},
+    "no_refine": {"refine": False},
     "no_dominance": {"dominance": False},
     "naive_order": {"order": "naive"},
 }
@@ -72,6 +74,45 @@ def _time(fn, repeats: int, device: bool) -> dict[str, float]:
             res["busy_s"] = max(v["busy_s"] for v in spans.values())
     res["median_s"] = res.get("device_s", wall)
     return res, out
+
+
+def _phases(data, query, repeats: int) -> dict[str, float]:
+    """Median wall time of each phase of one eager count (each phase synchronized)."""
+    from kcjax.match import count as mc
+    from kcjax.match import plan as mp
+
+    out: dict[str, list[float]] = {}
+
+    def tick(name, fn, *args, **kw):
+        t = time.perf_counter()
+        res = jax.block_until_ready(fn(*args, **kw))
+        out.setdefault(name, []).append(time.perf_counter() - t)
+        return res
+
+    def lookup():
+        spec = mc._query(query)
+        return spec, mc._graph_prep(data), mc._packed(spec, data)
+
+    for _ in range(max(repeats, 1)):
+        spec, gp, packed = tick("host_lookup", lookup)
+        fl = mc._flags(mp.Switches(), data)
+        c = tick("first_pass", mp.first_pass, gp, packed, q=spec.size)
+        n_alive, e_alive = tick("sizes_to_host", np.asarray, c.sizes).tolist()
+        tick(
+            "plan_and_search",
+            mc._count_compacted,
+            c,
+            packed,
+            fl,
+            n=min(mc._pow2(n_alive, mp.POLICY.min_vertices), gp.real.shape[0]),
+            e=min(mc._pow2(e_alive, mp.POLICY.min_entries), gp.indices.shape[0]),
+            q=spec.size,
+            comps=mc._components(spec),
+            blacklist=True,
+            rounds=mp.POLICY.rounds,
+            num_threads=0,
+        )
+    return {k: statistics.median(v) for k, v in out.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             timing, limbs = _time(fn, reps, use_profiler and not late)
             count = kcjax.limbs_to_int(limbs)
             stats = kcjax.match_stats(data, query)
+            phases = _phases(data, query, reps)
             peer = peers.get((name, r["query"]), {})
             best = float(peer["best_s"]) if peer.get("best_s") else None
             row = {
@@ -140,7 +182,11 @@ def main(argv: list[str] | None = None) -> int:
                 "peer_best_s": best,
                 "peer": peer.get("best_peer"),
                 "speedup_vs_peer": (best / timing["median_s"]) if best else None,
+                "phases_s": phases,
                 "rounds": stats["rounds"],
+                "fixpoint": stats["fixpoint"],
+                "round_totals": stats["round_totals"],
+                "first_pass_vertices": stats["first_pass"],
                 "cand_label": sum(stats["cand_label"]),
                 "cand_profile": sum(stats["cand_profile"]),
                 "cand_blacklist": sum(stats["cand_final"]),
@@ -168,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:12s} {r['query']:18s} {row['median_s']:10.6f} s "
                 f"peer {best if best else float('nan'):10.6f} "
                 f"x{row['speedup_vs_peer'] or float('nan'):7.2f} "
-                f"{'ok' if row['correct'] else 'WRONG'}",
+                f"{'ok' if row['correct'] else 'WRONG'} "
+                + " ".join(f"{k} {v * 1e3:.3f}ms" for k, v in phases.items()),
                 flush=True,
             )
         stats = device.memory_stats() or {}

@@ -1,21 +1,37 @@
 """networkx vs backend="kcjax": every served function on the shared graphs.
 
 Run from the repository root on the default JAX device (the GPU when there is
-one); com-dblp alone takes ~3 minutes, most of it networkx's own runs:
+one). com-dblp, every function, networkx's times of an earlier run on the same
+host reused where it has them (~2 minutes):
 
-    python experiments/nx/bench.py --graphs com-dblp --out $OUT/nx.json
+    python experiments/nx/bench.py --graphs com-dblp \
+        --networkx-times experiments/results/nx/h200_com_dblp.json --out $OUT/nx.json
 
 Per graph, the conversion (``convert_from_nx``: networkx caches it on the
 graph) is timed apart, plain and with every attribute kept (what networkx asks
 for ``k_core``/``k_truss``). Then per function: networkx once
-(``--nx-repeats``, default 1: its runs are the long ones) and the backend on the
-already converted graph (``nx.f(K)``, ``K`` the backend graph, results as
-networkx returns them: dicts, graphs, consumed generators), median of
-``--repeats`` cold calls (every per-graph cache and memo cleared, after one
-warm-up call that compiles), results checked equal. speedup = networkx time /
-kcjax time, conversion excluded. On a GPU the device span of the backend call
-(profiler, experiments/tools/devtime.py) is reported beside its wall clock:
-the rest is host work (label maps, networkx's orders, building the dicts).
+(``--nx-repeats``, default 1: its runs are the long ones; or its time read
+from ``--networkx-times``, a results JSON of this script or of the same shape,
+and then that row's result is not compared: ``same`` is null) and the backend
+on the already converted graph (``nx.f(K)``, ``K`` the backend graph, results
+as networkx returns them: dicts, graphs, consumed generators), median of
+``--repeats`` cold calls after one warm-up call that compiles, results checked
+equal. speedup = networkx time / kcjax time, conversion excluded.
+
+A cold call (:func:`cold_call`) clears what a first call on the graph computes:
+the results cached on it (core numbers, triangle counts), its oriented DAGs
+and kcjax's memo of DAG facts (cost estimates, transitivity). It keeps the
+backend graph and its ``structure``: host arrays that depend on the converted
+graph alone (row ids, networkx's adjacency order, the edge ids of the
+adjacency entries, ``G.copy()``'s adjacency order, the edge data dicts by
+entry), built by the first call that needs them (the warm-up) as the
+conversion builds the CSR; conversion is excluded from the speedups.
+
+On a GPU the device span of the backend call (profiler without its Python
+tracer, experiments/tools/devtime.py; ``--device-repeats``) is reported beside
+its wall clock: the rest is host work (label maps, networkx's orders, building
+the dicts). experiments/nx/host_profile.py splits each call into compute and
+host work and lists where the host time goes.
 
 All-pairs functions run on the first ``--sources`` nodes for both
 (``all_pairs_shortest_path_length``: that many items of the generator;
@@ -28,6 +44,7 @@ only where the graph has at most ``--max-cliques`` cliques (com-dblp has a
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import platform
@@ -112,6 +129,45 @@ def calls(G: nx.Graph, source, sample: list, truss_k: int) -> dict[str, tuple]:
     }
 
 
+def load_graph(path: Path) -> nx.Graph:
+    """The graph of an edge list as an ``nx.Graph``: nodes 0..n-1 in order, edges in CSR order."""
+    g = kcjax.load(path)
+    src, dst = (a.tolist() for a in g.edges())
+    G = nx.Graph()
+    G.add_nodes_from(range(g.num_nodes))
+    G.add_edges_from(zip(src, dst, strict=True))
+    return G
+
+
+def load_converted(path: Path, sources: int = 8) -> tuple[nx.Graph, object, object, list]:
+    """(G, K, source, sample): the graph, its backend graph keeping every attribute,
+    the BFS source (a node of largest degree) and the all-pairs sample (first nodes)."""
+    G = load_graph(path)
+    backend = nx.utils.backends._load_backend("kcjax")
+    K = backend.convert_from_nx(
+        G, preserve_edge_attrs=True, preserve_node_attrs=True, preserve_graph_attrs=True
+    )
+    source = max(G.degree, key=lambda kv: kv[1])[0]
+    return G, K, source, list(itertools.islice(G, sources))
+
+
+def cold_call(call, K):
+    """``call(K)``, after clearing what a first call on ``K`` computes.
+
+    Cleared: the per-graph results (``K._cache``: core numbers, triangle
+    counts), the oriented DAGs (``K._dags``) and kcjax's memo of DAG facts
+    (cost estimates, transitivity). Kept: the backend graph itself, i.e. what
+    the conversion built (labels, CSR, networkx's adjacency order) and the
+    structural arrays derived from it alone (``K.structure``: label array,
+    identity-label flag, row ids, edge ids of networkx's adjacency entries),
+    computed once per graph like the conversion, whose time is excluded.
+    """
+    K._cache.clear()
+    K._dags.clear()
+    clear_memo()
+    return call(K)
+
+
 def wall(fn, repeats: int) -> tuple[float, object]:
     times, out = [], None
     for _ in range(repeats):
@@ -119,6 +175,29 @@ def wall(fn, repeats: int) -> tuple[float, object]:
         out = _consume(fn())
         times.append(time.perf_counter() - t)
     return statistics.median(times), out
+
+
+def device_span(fn, repeats: int) -> float:
+    """Median device span (s) of ``repeats`` calls of ``fn`` (devtime), profiled
+    without the Python tracer: tracing every Python call of the host work would
+    slow the calls down many times over and leave millions of host events."""
+    options = jax.profiler.ProfileOptions()
+    options.python_tracer_level = 0
+    trace = jax.profiler.trace
+    jax.profiler.trace = functools.partial(trace, profiler_options=options)
+    try:
+        dev = devtime.device_times(fn, repeats)
+    finally:
+        jax.profiler.trace = trace
+    return max((d["span_s"] for d in dev.values()), default=0.0)
+
+
+def recorded_networkx_times(path: Path | None) -> dict[tuple[str, str], float]:
+    """{(graph, function): networkx_s} from an earlier results JSON (rows with a time)."""
+    if path is None:
+        return {}
+    rows = json.loads(path.read_text())["rows"]
+    return {(r["graph"], r["function"]): r["networkx_s"] for r in rows if "networkx_s" in r}
 
 
 def _same(a, b) -> bool:
@@ -169,6 +248,16 @@ def main() -> None:
     parser.add_argument("--truss-k", type=int, default=10, help="k of k_truss")
     parser.add_argument("--diameter-max-nodes", type=int, default=5000)
     parser.add_argument("--max-cliques", type=int, default=2_000_000)
+    parser.add_argument(
+        "--device-repeats", type=int, default=1, help="profiled calls for the device span (0: off)"
+    )
+    parser.add_argument(
+        "--networkx-times",
+        type=Path,
+        default=None,
+        help="results JSON of an earlier run on the same host: its networkx times are "
+        "used instead of running networkx (those rows' results are then not compared)",
+    )
     parser.add_argument("--data", type=Path, default=SHARED, help="folder of <graph>.el.gz")
     parser.add_argument("-o", "--out", type=Path, default=None, help="results JSON")
     args = parser.parse_args()
@@ -176,6 +265,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown functions {sorted(unknown)}; served: {list(FUNCTIONS)}")
     nx.config.warnings_to_ignore.add("cache")
+    recorded = recorded_networkx_times(args.networkx_times)
     backend = nx.utils.backends._load_backend("kcjax")
     on_gpu = jax.default_backend() == "gpu"
     rows, conversions = [], {}
@@ -184,11 +274,7 @@ def main() -> None:
         if not path.exists():
             print(f"skip {name}: {path} missing", file=sys.stderr)
             continue
-        g = kcjax.load(path)
-        src, dst = (a.tolist() for a in g.edges())
-        G = nx.Graph()
-        G.add_nodes_from(range(g.num_nodes))
-        G.add_edges_from(zip(src, dst, strict=True))
+        G = load_graph(path)
         backend.convert_from_nx(G)  # imports and first-call costs out of the timing
         conv = {}
         for key, kw in (("convert_s", {}), ("convert_all_attrs_s", {"preserve_all_attrs": True})):
@@ -201,9 +287,9 @@ def main() -> None:
         conversions[name] = conv
         cliques = []
 
-        def total_cliques(g=g, cliques=cliques):
+        def total_cliques(K=K, cliques=cliques):
             if not cliques:
-                cliques.append(sum(kcjax.count_all_cliques(g).values()))
+                cliques.append(sum(kcjax.count_all_cliques(K.graph).values()))
             return cliques[0]
 
         source = max(G.degree, key=lambda kv: kv[1])[0]
@@ -224,20 +310,23 @@ def main() -> None:
                 continue
 
             def cold(call=call, K=K):
-                K._cache.clear()  # time the work, not the per-graph caches
-                K._dags.clear()
-                clear_memo()
-                return call(K)
+                return cold_call(call, K)
 
             wall(cold, 1)  # compile
             kc_s, kc_out = wall(cold, args.repeats)
             row = {**base, **conv, "kcjax_s": kc_s}
-            if on_gpu:
-                dev = devtime.device_times(lambda cold=cold: _consume(cold()), 3)
-                row["kcjax_device_span_s"] = max((d["span_s"] for d in dev.values()), default=0.0)
-            with nx.config(backend_priority=[]):
-                nx_s, nx_out = wall(lambda call=call, G=G: call(G), args.nx_repeats)
-            row.update(networkx_s=nx_s, speedup=nx_s / kc_s, same=_same(kc_out, nx_out))
+            if on_gpu and args.device_repeats > 0:
+                row["kcjax_device_span_s"] = device_span(
+                    lambda cold=cold: _consume(cold()), args.device_repeats
+                )
+            if (name, fname) in recorded:
+                nx_s, same = recorded[name, fname], None
+                row["networkx_from"] = str(args.networkx_times)
+            else:
+                with nx.config(backend_priority=[]):
+                    nx_s, nx_out = wall(lambda call=call, G=G: call(G), args.nx_repeats)
+                same = _same(kc_out, nx_out)
+            row.update(networkx_s=nx_s, speedup=nx_s / kc_s, same=same)
             rows.append(row)
             print(
                 f"  {fname:36s} kcjax {kc_s:9.4f}s  networkx {nx_s:9.4f}s  "

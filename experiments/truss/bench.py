@@ -18,9 +18,16 @@ Rows (``op`` / ``variant``):
                                          k_truss_mask at k = 3 and k = k_max (peer's rows)
   support / dag|edge|vertex              edge_support alone (the support pass ablation)
 ``cpu`` rows run the C++ handler on the host CPU backend (wall clock).
+The ``decompose / dag`` row also holds ``phases_s``: the median device time of
+each kernel of the call (init, support pass, peeling, ...), from the profiler.
+``--timeline NAME...`` adds, for those graphs, the host replay of the kernel's
+steps (experiments/truss/timeline.py: levels, scans, rounds, frontier sizes) to
+the results file's ``meta.timelines`` and prints it; the last lines printed are
+the short table (peer rows, then every decomposition with its phases).
 
 Usage (one H200, about 4 minutes with the defaults):
   python experiments/truss/bench.py --out experiments/results/truss_h200.json
+  python experiments/truss/bench.py --scales 20 --timeline com-dblp soc-Epinions1 ca-AstroPh
   python experiments/truss/bench.py --graphs com-dblp --scales --repeats 5   # one graph
 """
 
@@ -30,6 +37,7 @@ import argparse
 import csv
 import math
 import platform
+import re
 import statistics
 import sys
 import time
@@ -44,8 +52,9 @@ from kcjax.graph.orient import core_numbers
 from kcjax.truss.kernels import build_edge_index, edge_index
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "tools")]  # also under python -P
+sys.path[:0] = [str(HERE.parent / "tools"), str(HERE)]  # also under python -P
 from benchlib import SHARED_GRAPHS, device_span, wall_times, write_results  # noqa: E402
+from devtime import call_activities  # noqa: E402
 
 ROOT = HERE.parents[1]
 TRUSS_TSV = [
@@ -138,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-ablation", action="store_true", help="only the default variant")
     ap.add_argument(
+        "--timeline",
+        nargs="*",
+        default=[],
+        help="graphs whose decomposition steps are replayed on the host and printed",
+    )
+    ap.add_argument(
         "--out", type=Path, default=ROOT / "experiments" / "results" / "truss" / "truss.json"
     )
     args = ap.parse_args(argv)
@@ -160,8 +175,32 @@ def main(argv: list[str] | None = None) -> int:
         _bench_graph(name, args, device, on_gpu, truth.get(name, {}), peer, rows)
         print(f"-- total {time.perf_counter() - t_start:.1f} s", flush=True)
 
-    write_results(args.out, device, args.repeats, rows, TIMER, host=platform.node())
+    timelines = []
+    if args.timeline:
+        import timeline  # the replay; imported here: it imports this module's load_graph
+
+        peel = {
+            r["graph"]: r["phases_s"].get("PeelKernel")
+            for r in rows
+            if r["op"] == "decompose" and "phases_s" in r
+        }
+        for name in args.timeline:
+            t = timeline.timeline(name)
+            if peel.get(name):
+                t["peel_s_per_step"] = peel[name] / t["steps"]
+            timelines.append(t)
+            timeline.print_timeline(t)
+    write_results(
+        args.out, device, args.repeats, rows, TIMER, host=platform.node(), timelines=timelines
+    )
     _print_peer_table(rows)
+    for t in timelines:
+        per_step = t.get("peel_s_per_step")
+        print(
+            f"steps {t['graph']:14s} levels={t['levels']} rounds={t['rounds']} "
+            f"scans={t['scans']} steps={t['steps']} scanned={t['scanned'] / t['edges']:.1f} m"
+            + (f" peel/step={per_step * 1e6:.2f} us" if per_step else "")
+        )
     return 0 if all(r["correct"] is not False for r in rows) else 1
 
 
@@ -211,7 +250,10 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
         )
         truss = np.asarray(truss)
         k_max = int(truss.max(initial=2)) if m else 0
-        row("decompose", method, None, t, _check_truss(truss, src, dst, want), k_max=k_max)
+        extra = {}
+        if on_gpu and method == "dag":
+            extra["phases_s"] = _phases(lambda g=graph: kcjax.truss_numbers(g), args.repeats)
+        row("decompose", method, None, t, _check_truss(truss, src, dst, want), k_max=k_max, **extra)
     if m <= args.dense_max_edges and not lean:
         t, truss = _timed(lambda g=graph: kcjax.truss_numbers(g, method="dense"), 1, on_gpu)
         row("decompose", "dense", None, t, _check_truss(np.asarray(truss), src, dst, want))
@@ -274,6 +316,21 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
     print(f"-- {name}: {time.perf_counter() - t0:.1f} s", flush=True)
 
 
+def _phases(fn, repeats: int) -> dict[str, float]:
+    """Median device seconds of each kernel (by short name) over ``repeats`` calls."""
+    per_call = call_activities(fn, repeats)
+    totals: dict[str, list[float]] = {}
+    for acts in per_call:
+        call: dict[str, float] = {}
+        for name, start, end in acts:
+            short = re.search(r"([A-Z][A-Za-z]*Kernel)", name)
+            key = short.group(1) if short else name[:40]
+            call[key] = call.get(key, 0.0) + (end - start) * 1e-9
+        for key, sec in call.items():
+            totals.setdefault(key, []).append(sec)
+    return {key: statistics.median(v) for key, v in totals.items()}
+
+
 def _print_peer_table(rows: list[dict]) -> None:
     """The peer's rows beside ours (default variant dag+core); x > 1: kcjax faster."""
     print(f"\n{'graph':14s} {'k':>4s} {'peer_s':>10s} {'ours_s':>10s} {'x':>6s} ok")
@@ -286,9 +343,11 @@ def _print_peer_table(rows: list[dict]) -> None:
             )
     dec = [r for r in rows if r["op"] == "decompose" and r["variant"] == "dag"]
     for r in dec:
+        phases = " ".join(f"{k}={v * 1e3:.3f}ms" for k, v in r.get("phases_s", {}).items())
         print(
             f"decompose {r['graph']:14s} {r.get('device_s', r['median_s']):.6f} s "
-            f"({r['edges_per_s'] / 1e6:.1f} M edges/s) k_max={r['k_max']} ok={r['correct']}"
+            f"({r['edges_per_s'] / 1e6:.1f} M edges/s) k_max={r['k_max']} ok={r['correct']} "
+            f"{phases}"
         )
 
 

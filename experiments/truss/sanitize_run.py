@@ -1,9 +1,9 @@
 """Small run for compute-sanitizer: every native k-truss method and mode once.
 
 A planted-clique graph (a 40-clique in G(600, 0.03)) and a two-hub graph whose
-hub edges take the grid-split path: support, full decomposition and one
-k-truss mask per support method. Built on the CPU backend so XLA's own GPU
-compilations stay out of the tool.
+hub edges are peeled in chunks over the grid: support, full decomposition, the
+k = 3 mask (the one-pass path) and a k = 4 mask (peeling) per support method.
+Built on the CPU backend so XLA's own GPU compilations stay out of the tool.
 
 Usage: python experiments/truss/sanitize_run.py
 """
@@ -27,5 +27,6 @@ for name, graph in (("planted", planted), ("two_hubs", two_hubs)):
     for method in ("dag", "edge", "vertex"):
         support = np.asarray(kcjax.edge_support(graph, method=method))
         trussness = np.asarray(kcjax.truss_numbers(graph, method=method))
+        three = np.asarray(kcjax.k_truss_mask(graph, 3, method=method))
         mask = np.asarray(kcjax.k_truss_mask(graph, 4, method=method))
-        print(name, method, support.sum(), trussness.max(), mask.sum(), flush=True)
+        print(name, method, support.sum(), trussness.max(), three.sum(), mask.sum(), flush=True)

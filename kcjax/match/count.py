@@ -11,6 +11,8 @@ of G (networkx "subgraph isomorphism").
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -21,15 +23,10 @@ import numpy as np
 from kcjax import _wide
 from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
+from kcjax.graph.orient import memo
 from kcjax.match import kernels
-from kcjax.match.plan import (
-    Order,
-    Prepared,
-    QuerySpec,
-    pack,
-    prepare_packed,
-    query_spec,
-)
+from kcjax.match import plan as _plan
+from kcjax.match.plan import Order, Prepared, QuerySpec, Switches, query_spec
 
 Engine = Literal["dfs", "prefix_tree", "flat", "dense"]
 #: Search engines: the native depth-first kernels ("dfs"); level-by-level
@@ -64,43 +61,102 @@ def _round_up(x: int) -> int:
     return -(-x // step) * step
 
 
-_PAD_CACHE: dict[tuple[int, int], tuple[Any, Any, LabeledGraph]] = {}
-
-
-def _padded(data: LabeledGraph) -> LabeledGraph:
-    """``data`` with its vertex and entry counts rounded up to shape buckets.
-
-    Padding vertices are isolated (the plan marks them invalid); padding CSR
-    entries lie past indptr[n]. Eager only; the last few results are cached
-    per graph so that repeated queries reuse one padded copy and one
-    compilation per bucket.
-    """
-    g = data.graph
-    n, e = g.num_nodes, int(g.indices.shape[0])
-    n_pad, e_pad = _round_up(n), _round_up(e)
-    if (n_pad, e_pad) == (n, e):
-        return data
-    key = (id(g.indices), id(data.labels))  # a graph may carry other labels
-    hit = _PAD_CACHE.get(key)
-    if hit is not None and hit[0] is g.indices and hit[1] is data.labels:
-        return hit[2]
-    indptr = np.asarray(g.indptr)
-    indptr = np.concatenate([indptr, np.full(n_pad - n, indptr[-1], np.int32)])
-    indices = np.concatenate([np.asarray(g.indices), np.zeros(e_pad - e, np.int32)])
-    labels = np.concatenate([np.asarray(data.labels), np.zeros(n_pad - n, np.int32)])
-    out = LabeledGraph(
-        graph=Graph(jnp.asarray(indptr), jnp.asarray(indices), n_pad), labels=jnp.asarray(labels)
-    )
-    if len(_PAD_CACHE) >= 8:
-        _PAD_CACHE.pop(next(iter(_PAD_CACHE)))
-    _PAD_CACHE[key] = (g.indices, data.labels, out)
-    return out
-
-
 def _traced(data: LabeledGraph) -> bool:
     return isinstance(data.labels, jax.core.Tracer) or isinstance(
         data.graph.indices, jax.core.Tracer
     )
+
+
+def _graph_prep(data: LabeledGraph) -> _plan.GraphPrep:
+    """The data graph's :class:`~kcjax.match.plan.GraphPrep`, built once per graph.
+
+    Eagerly the graph is padded to a shape bucket (isolated padding vertices,
+    never candidates; padding CSR entries past indptr[n]) so that one
+    compilation serves every graph of a bucket, and the result is memoized
+    per (graph, labels) (:func:`kcjax.clear_memo` forgets it). Traced graphs
+    are prepared inline, unpadded.
+    """
+    if _traced(data):
+        return _plan.graph_prep(data, jnp.int32(data.num_nodes))
+    table = memo(data.graph, "match_graph_prep", dict)
+    hit = table.get(id(data.labels))
+    if hit is not None and hit[0]() is data.labels:
+        return hit[1]
+    g = data.graph
+    n, e = g.num_nodes, int(g.indices.shape[0])
+    n_pad, e_pad = _round_up(n), _round_up(e)
+    padded = data
+    if (n_pad, e_pad) != (n, e):
+        pad_v, pad_e = n_pad - n, e_pad - e
+        padded = LabeledGraph(
+            graph=Graph(
+                jnp.pad(g.indptr, (0, pad_v), mode="edge"), jnp.pad(g.indices, (0, pad_e)), n_pad
+            ),
+            labels=jnp.pad(data.labels, (0, pad_v)),
+        )
+    prep = _plan.graph_prep(padded, jnp.int32(n))
+    table[id(data.labels)] = (weakref.ref(data.labels), prep)
+    return prep
+
+
+def _query(query: LabeledGraph | QuerySpec) -> QuerySpec:
+    """:func:`~kcjax.match.plan.query_spec`, memoized per query graph (no transfer per call)."""
+    if isinstance(query, QuerySpec) or not isinstance(query, LabeledGraph) or _traced(query):
+        return query_spec(query)
+    table = memo(query.graph, "match_query_spec", dict)
+    hit = table.get(id(query.labels))
+    if hit is not None and hit[0]() is query.labels:
+        return hit[1]
+    spec = query_spec(query)
+    table[id(query.labels)] = (weakref.ref(query.labels), spec)
+    return spec
+
+
+@functools.lru_cache(maxsize=256)
+def _components(spec: QuerySpec) -> int:
+    return spec.components()
+
+
+@functools.lru_cache(maxsize=256)
+def _packed_on(spec: QuerySpec, sharding: Any) -> jax.Array:
+    return jax.device_put(_plan.pack(spec), sharding)
+
+
+def _packed(spec: QuerySpec, data: LabeledGraph) -> jax.Array:
+    """The query's :func:`~kcjax.match.plan.pack` array where ``data`` lives (cached)."""
+    if _traced(data):
+        return jnp.asarray(_plan.pack(spec))
+    sharding = data.labels.sharding
+    if len(sharding.device_set) != 1:
+        return jnp.asarray(_plan.pack(spec))
+    return _packed_on(spec, jax.sharding.SingleDeviceSharding(next(iter(sharding.device_set))))
+
+
+def _switches(
+    induced: bool, blacklist: bool, refine: bool, dominance: bool, order: str
+) -> Switches:
+    return Switches(
+        induced=bool(induced),
+        blacklist=bool(blacklist),
+        refine=bool(refine),
+        dominance=bool(dominance),
+        naive_order=order == "naive",
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _flags_on(fl: tuple[int, ...], sharding: Any) -> jax.Array:
+    return jax.device_put(np.asarray(fl, np.int32), sharding)
+
+
+def _flags(sw: Switches, data: LabeledGraph) -> jax.Array:
+    """The traced switches (:func:`~kcjax.match.plan.flags`) where ``data`` lives (cached)."""
+    fl = _plan.flags(sw)
+    sharding = None if _traced(data) else data.labels.sharding
+    if sharding is None or len(sharding.device_set) != 1:
+        return jnp.asarray(fl)
+    device = next(iter(sharding.device_set))
+    return _flags_on(tuple(fl.tolist()), jax.sharding.SingleDeviceSharding(device))
 
 
 def prepare_match(
@@ -109,24 +165,51 @@ def prepare_match(
     *,
     induced: bool = False,
     blacklist: bool = True,
+    refine: bool = True,
     dominance: bool = True,
     order: Order = "gvsm",
+    rounds: int | None = None,
 ) -> Prepared:
     """Pruned data graph and search plan of (data, query); jit-able in ``data``.
 
     See :mod:`kcjax.match.plan` for the stages and the switches. Eagerly the
     data graph is padded to a shape bucket (isolated padding vertices, never
     candidates), so the plan's vertex arrays may be longer than ``data``'s.
+    ``rounds``: filter rounds (default :attr:`kcjax.match.plan.PlanPolicy.rounds`).
     """
     _check(data, "dfs", order)
-    spec = query_spec(query)
-    n = data.num_nodes
-    if not _traced(data):
-        data = _padded(data)
-    fl = (bool(induced), bool(blacklist), bool(dominance), order == "naive")
-    return prepare_packed(
-        data, jnp.asarray(pack(spec, fl, n)), q=spec.size, comps=spec.components()
+    spec = _query(query)
+    rounds = _plan.POLICY.rounds if rounds is None else int(rounds)
+    if rounds < 0:
+        raise ValueError(f"rounds must be >= 0, got {rounds}")
+    sw = _switches(induced, blacklist, refine, dominance, order)
+    return _plan.prepare_packed(
+        _graph_prep(data),
+        _packed(spec, data),
+        _flags(sw, data),
+        q=spec.size,
+        comps=_components(spec),
+        blacklist=sw.blacklist,
+        rounds=rounds,
     )
+
+
+@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds", "num_threads"))
+def _count_program(
+    gp: _plan.GraphPrep,
+    packed: jax.Array,
+    fl: jax.Array,
+    *,
+    q: int,
+    comps: int,
+    blacklist: bool,
+    rounds: int,
+    num_threads: int,
+) -> jax.Array:
+    """Plan and search of one count in one program: uint32[4] limbs."""
+    sw = _plan.traced_switches(blacklist, fl)
+    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
+    return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
 def count_embeddings_limbs(
@@ -135,23 +218,75 @@ def count_embeddings_limbs(
     *,
     induced: bool = False,
     blacklist: bool = True,
+    refine: bool = True,
     dominance: bool = True,
     order: Order = "gvsm",
     num_threads: int = 0,
 ) -> jax.Array:
     """Counts embeddings of ``query`` in ``data`` on the device; jit-able in ``data``.
 
-    The plan is shared with :func:`find_embeddings` and :func:`match_stats`
-    (one compilation per data-graph shape bucket and query size).
+    Eagerly two dispatches and one small transfer: the first filter pass and
+    the subgraph its survivors induce (one program), their sizes to the host
+    (to pick a shape bucket), then the rest of the plan and the search on
+    that subgraph (one program). The query's arrays and the data graph's
+    query-independent side are cached per query and per graph. Traced (under
+    jit) or with ``blacklist=False``: one program on the whole graph.
 
     Args: as :func:`count_embeddings` (native depth-first engine).
 
     Returns:
       uint32[4]: the count as a 128-bit little-endian integer (mod 2^128).
     """
-    p = prepare_match(
-        data, query, induced=induced, blacklist=blacklist, dominance=dominance, order=order
+    _check(data, "dfs", order)
+    spec = _query(query)
+    sw = _switches(induced, blacklist, refine, dominance, order)
+    gp, packed, fl = _graph_prep(data), _packed(spec, data), _flags(sw, data)
+    static = dict(
+        q=spec.size,
+        comps=_components(spec),
+        blacklist=sw.blacklist,
+        rounds=_plan.POLICY.rounds,
+        num_threads=int(num_threads),
     )
+    if _traced(data) or not blacklist:
+        return _count_program(gp, packed, fl, **static)
+    c = _plan.first_pass(gp, packed, q=spec.size)
+    n_alive, e_alive = (int(x) for x in np.asarray(c.sizes))
+    n_full, e_full = gp.real.shape[0], gp.indices.shape[0]
+    return _count_compacted(
+        c,
+        packed,
+        fl,
+        n=min(_pow2(n_alive, _plan.POLICY.min_vertices), n_full),
+        e=min(_pow2(e_alive, _plan.POLICY.min_entries), e_full),
+        **static,
+    )
+
+
+def _pow2(x: int, floor: int) -> int:
+    return max(floor, 1 << max(0, x - 1).bit_length())
+
+
+@functools.partial(
+    jax.jit, static_argnames=("n", "e", "q", "comps", "blacklist", "rounds", "num_threads")
+)
+def _count_compacted(
+    c: _plan.Compacted,
+    packed: jax.Array,
+    fl: jax.Array,
+    *,
+    n: int,
+    e: int,
+    q: int,
+    comps: int,
+    blacklist: bool,
+    rounds: int,
+    num_threads: int,
+) -> jax.Array:
+    """The rest of the plan and the search on the first pass's subgraph: uint32[4] limbs."""
+    gp, cand0 = _plan.shrink(c, n, e)
+    sw = _plan.traced_switches(blacklist, fl)
+    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds, cand0=cand0)
     return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
@@ -161,6 +296,7 @@ def count_embeddings(
     *,
     induced: bool = False,
     blacklist: bool = True,
+    refine: bool = True,
     dominance: bool = True,
     order: Order = "gvsm",
     engine: Engine = "dfs",
@@ -179,6 +315,8 @@ def count_embeddings(
       query: the labeled query graph (concrete, 1..32 vertices).
       induced: also map non-edges to non-edges.
       blacklist: iterated neighbour-label pre-pruning (False: one filter pass).
+      refine: the iterated filter also keeps v as a candidate of u only if
+        every query neighbour u' of u has a candidate among v's neighbours.
       dominance: vertices with equal labels and neighbourhoods share one branch
         (the "dfs" engine; the level and dense engines run without it).
       order: "gvsm" (greedy on GVSM's g) or "naive" (breadth-first by id).
@@ -200,6 +338,7 @@ def count_embeddings(
         switches = dict(
             induced=induced,
             blacklist=blacklist,
+            refine=refine,
             dominance=dominance,
             order=order,
             num_threads=num_threads,
@@ -214,10 +353,18 @@ def count_embeddings(
     from kcjax.match import levels
 
     if engine == "dense":
-        p = prepare_match(data, query, induced=induced, blacklist=True, dominance=False)
+        p = prepare_match(
+            data, query, induced=induced, blacklist=True, refine=refine, dominance=False
+        )
         return levels.count_dense(data, p)
     p = prepare_match(
-        data, query, induced=induced, blacklist=blacklist, dominance=False, order=order
+        data,
+        query,
+        induced=induced,
+        blacklist=blacklist,
+        refine=refine,
+        dominance=False,
+        order=order,
     )
     return levels.count_levels(p, storage=engine)
 
@@ -230,6 +377,7 @@ def find_embeddings(
     limit: int | None = None,
     capacity: int | None = None,
     blacklist: bool = True,
+    refine: bool = True,
     order: Order = "gvsm",
     engine: Engine = "dfs",
     num_threads: int = 0,
@@ -243,7 +391,7 @@ def find_embeddings(
     overflow flag (never a silent truncation).
 
     Args:
-      data, query, induced, blacklist, order, num_threads: as in
+      data, query, induced, blacklist, refine, order, num_threads: as in
         :func:`count_embeddings` (listing does not share branches).
       limit: eagerly, stop after this many embeddings.
       capacity: rows to allocate (required under jit).
@@ -259,10 +407,16 @@ def find_embeddings(
       rows first), uint32[4] number found (> capacity on overflow), bool overflow)``.
     """
     _check(data, engine, order)
-    spec = query_spec(query)
+    spec = _query(query)
     traced = _traced(data)
     p = prepare_match(
-        data, spec, induced=induced, blacklist=blacklist, dominance=False, order=order
+        data,
+        spec,
+        induced=induced,
+        blacklist=blacklist,
+        refine=refine,
+        dominance=False,
+        order=order,
     )
     if engine in ("prefix_tree", "flat"):
         if traced or limit is not None:
@@ -319,6 +473,7 @@ def iter_embeddings(
     induced: bool = False,
     batch: int = 1 << 20,
     blacklist: bool = True,
+    refine: bool = True,
     order: Order = "gvsm",
     num_threads: int = 0,
 ) -> Iterator[np.ndarray]:
@@ -338,7 +493,13 @@ def iter_embeddings(
     if batch < 1:
         raise ValueError(f"batch must be >= 1, got {batch}")
     p = prepare_match(
-        data, query, induced=induced, blacklist=blacklist, dominance=False, order=order
+        data,
+        query,
+        induced=induced,
+        blacklist=blacklist,
+        refine=refine,
+        dominance=False,
+        order=order,
     )
     per = kernels.match_count(p, p.roots, p.task_ptr, per_root=True, num_threads=num_threads)
     counts = _wide.rows_to_ints(np.asarray(per), exact=True, what="embeddings per root")
@@ -376,35 +537,54 @@ def match_stats(
     *,
     induced: bool = False,
     blacklist: bool = True,
+    refine: bool = True,
     dominance: bool = True,
     order: Order = "gvsm",
+    rounds: int | None = None,
 ) -> dict[str, Any]:
     """What the pruning stages did for (data, query), as plain Python values.
 
+    The plan is the one :func:`count_embeddings` searches (same switches and
+    rounds), built by the diagnostic program that also returns the statistics.
+
     Returns:
-      A dict: ``rounds`` (blacklist rounds), ``label_matches`` (data vertices
-      with a query label), ``survivors`` (not blacklisted), ``kept`` (candidate
-      of some query vertex), ``classes`` (representatives after branch
-      sharing), ``twins`` (vertices folded into a representative), ``order``
-      (query vertex per level), and per query vertex ``cand_label``,
-      ``cand_profile`` (label + neighbour-label profile, no blacklist) and
-      ``cand_final`` (after the blacklist).
+      A dict: ``rounds`` (filter rounds that removed a candidate),
+      ``rounds_run`` (rounds run), ``fixpoint`` (one more round would remove
+      nothing), ``round_totals`` (total candidates after each round),
+      ``label_matches`` (data vertices with a query label), ``first_pass``
+      (vertices left after the first filter pass), ``survivors`` and ``kept``
+      (candidate of some query vertex after the rounds), ``classes``
+      (representatives after branch sharing), ``twins`` (vertices folded into
+      a representative), ``order`` (query vertex per level), and per query
+      vertex ``cand_label``, ``cand_profile`` (after the first pass) and
+      ``cand_final`` (after the rounds).
     """
-    spec = query_spec(query)
+    spec = _query(query)
     p = prepare_match(
-        data, spec, induced=induced, blacklist=blacklist, dominance=dominance, order=order
+        data,
+        spec,
+        induced=induced,
+        blacklist=blacklist,
+        refine=refine,
+        dominance=dominance,
+        order=order,
+        rounds=rounds,
     )
     s = np.asarray(p.stats).tolist()
     q = spec.size
     return {
         "rounds": int(p.rounds),
+        "rounds_run": s[5],
+        "fixpoint": bool(s[6]),
+        "round_totals": s[7 + 3 * q :],
         "label_matches": s[0],
-        "survivors": s[1],
+        "first_pass": s[1],
+        "survivors": s[2],
         "kept": s[2],
         "classes": s[3],
         "twins": s[4],
         "order": np.asarray(p.order).tolist(),
-        "cand_label": s[5 : 5 + q],
-        "cand_profile": s[5 + q : 5 + 2 * q],
-        "cand_final": s[5 + 2 * q : 5 + 3 * q],
+        "cand_label": s[7 : 7 + q],
+        "cand_profile": s[7 + q : 7 + 2 * q],
+        "cand_final": s[7 + 2 * q : 7 + 3 * q],
     }

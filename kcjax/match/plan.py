@@ -1,33 +1,52 @@
 """Query analysis, pruning and the matching order (the stages before the search).
 
-Everything here is jit-able in the data graph; the query is concrete (a
-:class:`QuerySpec` on the host) and enters the compiled stages as small
-device arrays, so one compilation serves every query of a size on a data
-graph.
+The plan of one call is one jitted program (:func:`prepare_packed`) with no
+host round trip: the query enters as one small int32 array (:func:`pack`,
+cached per query by the callers), the data-graph side that does not depend
+on the query (padding, CSR row ids, twin classes) is a :class:`GraphPrep`
+built once per data graph, and the filter rounds are unrolled (a fixed
+number, :attr:`PlanPolicy.rounds`), so no loop waits on the device. One
+compilation serves every query of a size on a data-graph shape bucket.
 
 Stages (GVSM's, each switchable for the ablation):
 
-1. Blacklist pre-pruning. Every query vertex u has a label and a multiset of
-   neighbour labels (``NLC[u, k]``: neighbours with the k-th query label). A
-   data vertex v survives a round if some query vertex u has v's label and
-   v's surviving neighbours cover u's multiset (for every k, at least
-   ``NLC[u, k]`` surviving neighbours with label k; this implies
-   deg(v) >= deg(u)). A vertex used by any embedding survives every round,
-   so removing the others never changes a count; removals cascade, so the
-   rounds repeat until nothing changes (``rounds`` reports how many).
-2. Candidate sets: C(u) = surviving vertices that pass u's test above.
+1. Candidate filter. C0(u) = data vertices with u's label whose
+   label-matching neighbours cover u's neighbour-label multiset (for every
+   query label slot k, at least ``NLC[u, k]`` neighbours with label k; this
+   implies deg(v) >= deg(u)). Then ``rounds`` rounds of
+   C(u) <- C(u) ∩ {v : v's neighbours alive (a candidate of some query
+   vertex) cover u's multiset} (GVSM's blacklist: removals cascade, so the
+   test is repeated) and, with ``refine``, also
+   C(u) <- C(u) ∩ {v : for every query neighbour u' of u, N(v) ∩ C(u') ≠ ∅}
+   (the neighbour-consistency refinement of CFL / DP-iso).
+   Soundness (no embedding is lost): let f be an embedding. Initially f(u)
+   ∈ C0(u): f maps u's neighbours injectively into N(f(u)) with equal labels.
+   Suppose f(w) ∈ C(w) for every query vertex w before a round. For a query
+   vertex u, the images f(u') of u's neighbours are distinct neighbours of
+   f(u), each alive (f(u') ∈ C(u')) and labelled like u', so the alive
+   neighbours of f(u) cover u's multiset; and each f(u') lies in
+   N(f(u)) ∩ C(u'), which is therefore non-empty. So f(u) stays in C(u);
+   by induction, after any number of rounds. Every data vertex used by an
+   embedding is a candidate of the query vertex it images, whatever the
+   number of rounds, so the rounds change the speed, never a count.
+2. The data graph restricted to the candidates (every query vertex's
+   candidates together): entries to or from other vertices are dropped.
 3. Dominance, one level, as branch sharing: data vertices with equal labels
-   and equal (surviving) neighbourhoods are interchangeable in every
-   embedding, so one representative stands for its class with a
-   multiplicity m; the search may use it up to m times and weights each use
-   by the members still free (a falling factorial), which is exact. (GVSM's
-   rule "if v ⊒ u fails, u fails" adds nothing on top of stage 1's filter,
-   which is monotone in the neighbourhood; applied to search subtrees it is
-   unsound under injectivity, so it is not used.)
-4. Matching order: g(u) = (freq(label u) − blacklisted(label u)) /
-   (deg(u) × |labels(Adj(u))|); Prim-like greedy: the smallest g first, then
-   repeatedly the unmatched vertex adjacent to the matched ones with the
-   smallest g (a new component starts at its smallest g).
+   and equal neighbourhoods (twins, found once per data graph) are
+   interchangeable in every embedding, and the filter keeps or drops a twin
+   class whole (its members have the same label and neighbours, so every
+   test above gives them the same answer), so one representative stands for
+   its class with a multiplicity m; the search may use it up to m times and
+   weights each use by the members still free (a falling factorial), which
+   is exact. (GVSM's rule "if v ⊒ u fails, u fails" adds nothing on top of
+   stage 1's filter, which is monotone in the neighbourhood; applied to
+   search subtrees it is unsound under injectivity, so it is not used.)
+4. Matching order: g(u) = alive(label u) / (deg(u) × |labels(Adj(u))|)
+   (GVSM's (freq − blacklisted) / (deg × label kinds)); Prim-like greedy:
+   the smallest g first, then repeatedly the unmatched vertex adjacent to
+   the matched ones with the smallest g (a new component starts at its
+   smallest g); ties by vertex id. Computed in rank space with 32-bit masks,
+   unrolled: no loop on the device.
 """
 
 from __future__ import annotations
@@ -40,13 +59,64 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
 
 #: Largest query handled (level masks are 32-bit words).
 MAX_QUERY = 32
 
 Order = Literal["gvsm", "naive"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanPolicy:
+    """Tuning constants of the plan (history in docs/tuning.md, matching section)."""
+
+    rounds: int = 4  # filter rounds, unrolled: no host sync per round; later rounds remove little
+    profile_vector_max: int = 1 << 27  # largest q*q*n compared at once (above: one u at a time)
+    root_buckets: int = 33  # roots grouped by degree bit length (0..31) + "not a root": no sort
+    min_vertices: int = 256  # smallest vertex bucket after the first pass: few compilations
+    min_entries: int = 1024  # smallest CSR entry bucket after the first pass
+
+
+POLICY = PlanPolicy()
+
+
+class Switches(NamedTuple):
+    """The plan's switches.
+
+    ``blacklist`` is static (it picks the program); the others may be traced
+    booleans (:func:`flags`), so one compilation serves every ablation variant.
+
+    Attributes:
+      induced: non-edges of the query map to non-edges.
+      blacklist: run the filter rounds and restrict the data graph to the
+        candidates (False: the first filter pass only, whole graph).
+      refine: the rounds also apply the neighbour-consistency test.
+      dominance: twins share one branch.
+      naive_order: breadth-first by id instead of GVSM's greedy order.
+    """
+
+    induced: bool | jax.Array = False
+    blacklist: bool = True
+    refine: bool | jax.Array = True
+    dominance: bool | jax.Array = True
+    naive_order: bool | jax.Array = False
+
+
+def flags(sw: Switches) -> np.ndarray:
+    """int32[4]: the traced switches (induced, refine, dominance, naive_order)."""
+    return np.asarray([sw.induced, sw.refine, sw.dominance, sw.naive_order], np.int32)
+
+
+def traced_switches(blacklist: bool, fl: jax.Array) -> Switches:
+    """:class:`Switches` from the static ``blacklist`` and a :func:`flags` array."""
+    return Switches(
+        induced=fl[0] != 0,
+        blacklist=blacklist,
+        refine=fl[1] != 0,
+        dominance=fl[2] != 0,
+        naive_order=fl[3] != 0,
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,18 +205,13 @@ def query_spec(query: LabeledGraph | QuerySpec) -> QuerySpec:
 
 
 class QueryArrays(NamedTuple):
-    """Device arrays of a query (q vertices; label slots padded to q)."""
+    """Arrays of a query (q vertices; label slots padded to q)."""
 
     qlabels: jax.Array  # int32[q]: distinct query labels ascending, padded with the largest
     qlabel_index: jax.Array  # int32[q]: slot of vertex u's label in qlabels
     adj: jax.Array  # bool[q, q]
     nlc: jax.Array  # int32[q, q]: NLC[u, k] = neighbours of u with label slot k
     naive: jax.Array  # int32[q]: the naive order
-
-
-def query_arrays(spec: QuerySpec) -> QueryArrays:
-    """The query's :class:`QueryArrays` as device arrays."""
-    return QueryArrays(*(jnp.asarray(a) for a in _query_numpy(spec)))
 
 
 def _query_numpy(spec: QuerySpec) -> QueryArrays:
@@ -169,59 +234,68 @@ def _query_numpy(spec: QuerySpec) -> QueryArrays:
     )
 
 
-class Prepared(NamedTuple):
-    """The pruned data graph and the plan the search kernels take.
+def pack(spec: QuerySpec) -> np.ndarray:
+    """The query's arrays in one int32 host array (one transfer, cached per query).
+
+    Layout: label slots [q], label index [q], adjacency [q*q], NLC [q*q],
+    naive order [q].
+    """
+    qa = _query_numpy(spec)
+    parts = [
+        np.asarray(qa.qlabels),
+        np.asarray(qa.qlabel_index),
+        np.asarray(qa.adj, np.int32).reshape(-1),
+        np.asarray(qa.nlc).reshape(-1),
+        np.asarray(qa.naive),
+    ]
+    return np.concatenate(parts).astype(np.int32)
+
+
+def unpack(packed: jax.Array, q: int) -> QueryArrays:
+    """:class:`QueryArrays` from a :func:`pack` array (traceable)."""
+    o = np.cumsum([0, q, q, q * q, q * q, q])
+    return QueryArrays(
+        qlabels=packed[o[0] : o[1]],
+        qlabel_index=packed[o[1] : o[2]],
+        adj=packed[o[2] : o[3]].reshape(q, q) != 0,
+        nlc=packed[o[3] : o[4]].reshape(q, q),
+        naive=packed[o[4] : o[5]],
+    )
+
+
+class GraphPrep(NamedTuple):
+    """The query-independent side of a data graph (built once per graph).
 
     Attributes:
-      indptr: int32[n + 1] CSR of the surviving representatives only.
-      indices: int32[e] (entries past indptr[n] are padding).
-      mult: int32[n] multiplicity (0: removed; 1 without dominance).
-      cand: uint32[q, ceil(n/32)] candidate bitmap per level.
-      plan: int32[q, 4] per level [back mask, non-adjacency mask, list row, list length].
-      lists: int32[c, n] candidate lists of the free levels (row 0: level 0), -1 padded.
-      roots: int32[n] level-0 candidates, most expensive first, -1 padded.
-      task_ptr: int32[n + 1] prefix sum of the GPU tasks per root (see :func:`task_width`).
-      order: int32[q] query vertex matched at each level.
-      leaf_sum: int32[n] sum of mult over each vertex's neighbours that are
-        candidates of the last level (the kernels' count of a last level with
-        one backward neighbour).
-      rounds: int32 blacklist rounds taken.
-      stats: int32[5 + 3q]: [label matches, survivors, kept, classes, twins] then
-        per query vertex: candidates by label, after the profile filter (no
-        blacklist), after the blacklist.
+      indptr: int32[n + 1] CSR (possibly padded: isolated padding vertices).
+      indices: int32[e] columns; entries past indptr[n] are 0.
+      labels: int32[n].
+      rows: int32[e] the row of every entry.
+      live: bool[e] entry below indptr[n].
+      real: bool[n] a real (not padding) vertex.
+      twin_size: int32[n] size of the vertex's twin class (equal label and
+        neighbourhood) if it is the class representative, else 0.
     """
 
     indptr: jax.Array
     indices: jax.Array
-    mult: jax.Array
-    cand: jax.Array
-    plan: jax.Array
-    lists: jax.Array
-    roots: jax.Array
-    task_ptr: jax.Array
-    order: jax.Array
-    leaf_sum: jax.Array
-    rounds: jax.Array
-    stats: jax.Array
+    labels: jax.Array
+    rows: jax.Array
+    live: jax.Array
+    real: jax.Array
+    twin_size: jax.Array
 
 
-#: Largest q * n * q compared at once by the profile test (above it, one query
-#: vertex at a time: bounded memory on large graphs, fewer kernels on small ones).
-PROFILE_VECTOR_MAX = 1 << 27
-
-
-def _profile_ok(nlc_v: jax.Array, slot_v: jax.Array, qa: QueryArrays) -> jax.Array:
-    """bool[q, n]: v passes query vertex u's label and neighbour-label test."""
-    q, n = qa.adj.shape[0], slot_v.shape[0]
-    if q * q * n <= PROFILE_VECTOR_MAX:
-        covers = jnp.all(nlc_v[None, :, :] >= qa.nlc[:, None, :], axis=2)
-        return (slot_v[None, :] == qa.qlabel_index[:, None]) & covers
-
-    def one(args):
-        u_slot, u_nlc = args
-        return (slot_v == u_slot) & jnp.all(nlc_v >= u_nlc[None, :], axis=1)
-
-    return jax.lax.map(one, (qa.qlabel_index, qa.nlc))
+@jax.jit
+def graph_prep(data: LabeledGraph, num_valid: jax.Array) -> GraphPrep:
+    """:class:`GraphPrep` of ``data`` whose first ``num_valid`` vertices are real."""
+    g = data.graph
+    n, e = g.num_nodes, g.indices.shape[0]
+    live = jnp.arange(e) < g.indptr[n]
+    nbr = jnp.where(live, g.indices, 0)
+    real = jnp.arange(n) < num_valid
+    _, size = _twin_classes(g.indptr, nbr, real, data.labels)
+    return GraphPrep(g.indptr, nbr, data.labels, _rows(g.indptr, e), live, real, size)
 
 
 def task_width(q: int) -> int:
@@ -242,34 +316,6 @@ def _rows(indptr: jax.Array, e: int) -> jax.Array:
     n = indptr.shape[0] - 1
     mark = jnp.zeros(e + 1, jnp.int32).at[indptr[1:]].add(1)[:e]
     return jnp.minimum(jnp.cumsum(mark, dtype=jnp.int32), max(n - 1, 0))
-
-
-def _neighbour_label_counts(
-    rows: jax.Array,
-    nbr: jax.Array,
-    alive: jax.Array,
-    slot_v: jax.Array,
-    n: int,
-    q: int,
-    live: jax.Array,
-) -> jax.Array:
-    """int32[n, q]: per vertex, alive neighbours per query label slot."""
-    ok = live & alive[nbr] & alive[rows]
-    key = jnp.where(ok, rows * q + jnp.maximum(slot_v[nbr], 0), n * q)
-    return jnp.zeros(n * q + 1, jnp.int32).at[key].add(1)[: n * q].reshape(n, q)
-
-
-def _filter_csr(
-    indptr: jax.Array, indices: jax.Array, rows: jax.Array, keep: jax.Array
-) -> tuple[jax.Array, jax.Array]:
-    """CSR of the subgraph induced by ``keep`` (same ids; rows stay sorted)."""
-    n = indptr.shape[0] - 1
-    e = indices.shape[0]
-    valid = (jnp.arange(e) < indptr[n]) & keep[rows] & keep[indices]
-    counts = jnp.zeros(n, jnp.int32).at[rows].add(valid.astype(jnp.int32))
-    new_ptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(counts, dtype=jnp.int32)])
-    (sel,) = jnp.nonzero(valid, size=e, fill_value=0)
-    return new_ptr, indices[sel]
 
 
 def _mix(x: jax.Array, a: int, b: int) -> jax.Array:
@@ -326,24 +372,6 @@ def _twin_classes(
     return is_rep, jnp.where(is_rep, size, 0)
 
 
-def _gvsm_order(qa: QueryArrays, freq_alive: jax.Array) -> jax.Array:
-    """int32[q]: Prim-like greedy on g(u) = alive(label u) / (deg(u) * |labels(Adj(u))|)."""
-    q = qa.adj.shape[0]
-    deg = jnp.sum(qa.adj, axis=1)
-    kinds = jnp.sum(qa.nlc > 0, axis=1)
-    g = freq_alive.astype(jnp.float32) / jnp.maximum(deg * kinds, 1).astype(jnp.float32)
-
-    def step(t, state):
-        order, seen = state
-        frontier = jnp.any(qa.adj & seen[None, :], axis=1) & ~seen
-        pool = jnp.where(jnp.any(frontier), frontier, ~seen)
-        u = jnp.argmin(jnp.where(pool, g, jnp.inf)).astype(jnp.int32)
-        return order.at[t].set(u), seen.at[u].set(True)
-
-    order, _ = jax.lax.fori_loop(0, q, step, (jnp.zeros(q, jnp.int32), jnp.zeros(q, bool)))
-    return order
-
-
 def _pack_bits(mask: jax.Array) -> jax.Array:
     """bool[q, n] -> uint32[q, ceil(n/32)]."""
     q, n = mask.shape
@@ -354,140 +382,300 @@ def _pack_bits(mask: jax.Array) -> jax.Array:
     )
 
 
-class Flags(NamedTuple):
-    """The ablation switches as traced booleans (one compilation serves all)."""
+class Prepared(NamedTuple):
+    """The pruned data graph and the plan the search kernels take.
 
-    induced: jax.Array
-    blacklist: jax.Array
-    dominance: jax.Array
-    naive_order: jax.Array
-
-
-def pack(spec: QuerySpec, fl: tuple[bool, bool, bool, bool], num_valid: int) -> np.ndarray:
-    """The query arrays, the four flags and num_valid in one int32 host array.
-
-    Layout: labels slots [q], label index [q], adjacency [q*q], NLC [q*q],
-    naive order [q], flags [4], num_valid [1]. One transfer per call instead
-    of ten (see :func:`prepare_packed`).
+    Attributes:
+      indptr: int32[n + 1] CSR of the surviving representatives only.
+      indices: int32[e] (entries past indptr[n] are padding).
+      mult: int32[n] multiplicity (0: removed; 1 without dominance).
+      cand: uint32[q, ceil(n/32)] candidate bitmap per level.
+      plan: int32[q, 4] per level [back mask, non-adjacency mask, list row, list length].
+      lists: int32[c, n] candidate lists of the free levels (row 0: level 0,
+        the roots), -1 padded.
+      roots: int32[n] level-0 candidates, by degree class (largest bit length
+        of the pruned degree first), -1 padded.
+      task_ptr: int32[n + 1] prefix sum of the GPU tasks per root (see :func:`task_width`).
+      order: int32[q] query vertex matched at each level.
+      leaf_sum: int32[n] sum of mult over each vertex's neighbours that are
+        candidates of the last level (the kernels' count of a last level with
+        one backward neighbour).
+      rounds: int32 filter rounds that removed a candidate.
+      stats: int32[7 + 3q + R] (R = rounds run): [label matches, alive after
+        the first pass, kept, classes, twins, rounds run, fixpoint reached],
+        per query vertex candidates by label, after the first pass, final;
+        then the total candidates after each round.
     """
-    qa = _query_numpy(spec)
-    parts = [
-        np.asarray(qa.qlabels),
-        np.asarray(qa.qlabel_index),
-        np.asarray(qa.adj, np.int32).reshape(-1),
-        np.asarray(qa.nlc).reshape(-1),
-        np.asarray(qa.naive),
-        np.asarray(fl, np.int32),
-        np.asarray([num_valid], np.int32),
-    ]
-    return np.concatenate(parts).astype(np.int32)
+
+    indptr: jax.Array
+    indices: jax.Array
+    mult: jax.Array
+    cand: jax.Array
+    plan: jax.Array
+    lists: jax.Array
+    roots: jax.Array
+    task_ptr: jax.Array
+    order: jax.Array
+    leaf_sum: jax.Array
+    rounds: jax.Array
+    stats: jax.Array
 
 
-@functools.partial(jax.jit, static_argnames=("q", "comps"))
-def prepare_packed(data: LabeledGraph, packed: jax.Array, *, q: int, comps: int) -> Prepared:
-    """:func:`prepare` with its query inputs in one :func:`pack` array; jit-able."""
-    o = np.cumsum([0, q, q, q * q, q * q, q, 4, 1])
-    qa = QueryArrays(
-        qlabels=packed[o[0] : o[1]],
-        qlabel_index=packed[o[1] : o[2]],
-        adj=packed[o[2] : o[3]].reshape(q, q) != 0,
-        nlc=packed[o[3] : o[4]].reshape(q, q),
-        naive=packed[o[4] : o[5]],
+def _covers(nlc_v: jax.Array, need: jax.Array) -> jax.Array:
+    """bool[n, q]: v's counts cover query vertex u's (nlc_v int32[n, k], need int32[q, k])."""
+    n, k = nlc_v.shape
+    q = need.shape[0]
+    if q * k * n <= POLICY.profile_vector_max:
+        return jnp.all(nlc_v[:, None, :] >= need[None, :, :], axis=2)
+    return jax.lax.map(lambda row: jnp.all(nlc_v >= row[None, :], axis=1), need).T
+
+
+def _filter_round(
+    cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryArrays, refine: bool | jax.Array
+) -> jax.Array:
+    """One round of stage 1: cand bool[n, q] -> its subset that passes."""
+    n, q = cand.shape
+    alive = jnp.any(cand, axis=1)
+    w = gp.indices
+    ok_e = gp.live & alive[w]
+    key = jnp.where(ok_e, gp.rows * q + jnp.maximum(slot_v[w], 0), n * q)
+    nlc_v = jnp.zeros(n * q + 1, jnp.int32).at[key].add(1)[: n * q].reshape(n, q)
+    ok = cand & _covers(nlc_v, qa.nlc)
+    if refine is False:
+        return ok
+    upd = jnp.where(gp.live[:, None], cand[w], False)
+    has = jnp.zeros((n, q), bool).at[gp.rows].max(upd)
+    return ok & (_covers(has.astype(jnp.int32), qa.adj.astype(jnp.int32)) | ~jnp.asarray(refine))
+
+
+def _greedy_order(adj: jax.Array, g: jax.Array) -> jax.Array:
+    """int32[q]: the Prim-like greedy order on g (ties by id), without a device loop.
+
+    Vertices are ranked by (g, id); the greedy then takes the lowest rank of
+    the frontier (or of the unmatched vertices when the frontier is empty),
+    kept as 32-bit masks in rank space, unrolled over the q steps.
+    """
+    q = g.shape[0]
+    idx = jnp.arange(q, dtype=jnp.int32)
+    before = (g[None, :] < g[:, None]) | (
+        (g[None, :] == g[:, None]) & (idx[None, :] < idx[:, None])
     )
-    fl = Flags(*(packed[o[5] + i] != 0 for i in range(4)))
-    return _prepare(data, qa, fl, packed[o[6]], comps=comps)
+    rank = jnp.sum(before, axis=1, dtype=jnp.int32)
+    inv = jnp.sum(jnp.where(rank[:, None] == idx[None, :], idx[:, None], 0), axis=0)
+    bits = jnp.left_shift(jnp.uint32(1), idx.astype(jnp.uint32))
+    adj_r = adj[inv][:, inv]
+    adj_mask = jnp.sum(jnp.where(adj_r, bits[None, :], 0), axis=1, dtype=jnp.uint32)
+    everyone = jnp.uint32((1 << q) - 1)
+    seen = jnp.uint32(0)
+    front = jnp.uint32(0)
+    picks = []
+    for _ in range(q):
+        pool = front & ~seen
+        pool = jnp.where(pool == 0, everyone & ~seen, pool)
+        low = pool & (~pool + jnp.uint32(1))
+        r = jax.lax.population_count(low - jnp.uint32(1)).astype(jnp.int32)
+        picks.append(r)
+        seen = seen | low
+        front = front | adj_mask[r]
+    return inv[jnp.stack(picks)]
 
 
-@functools.partial(jax.jit, static_argnames=("comps",))
-def prepare(
-    data: LabeledGraph, qa: QueryArrays, fl: Flags, num_valid: jax.Array, *, comps: int
-) -> Prepared:
-    """Prunes the data graph for a query and builds the search plan; jit-able.
+def _roots_by_degree(cand0: jax.Array, deg: jax.Array) -> jax.Array:
+    """int32[n]: the level-0 candidates, larger degree bit length first, -1 padded.
 
-    The stages are :func:`_prepare`'s; :func:`prepare_packed` takes the same
-    inputs as one array.
+    A counting sort over :attr:`PlanPolicy.root_buckets` classes (one
+    cumulative sum; no device sort).
     """
-    return _prepare(data, qa, fl, num_valid, comps=comps)
+    n = cand0.shape[0]
+    b = POLICY.root_buckets
+    key = jnp.where(cand0, jax.lax.clz(deg) - 1, b - 1)
+    hot = (key[:, None] == jnp.arange(b)[None, :]).astype(jnp.int32)
+    within = jnp.cumsum(hot, axis=0, dtype=jnp.int32) - hot
+    start = jnp.cumsum(jnp.sum(hot, axis=0, dtype=jnp.int32)) - jnp.sum(hot, axis=0)
+    pos = start[key] + jnp.take_along_axis(within, key[:, None], axis=1)[:, 0]
+    vid = jnp.arange(n, dtype=jnp.int32)
+    return jnp.full(n, -1, jnp.int32).at[jnp.where(cand0, pos, n)].set(vid, mode="drop")
 
 
-def _prepare(
-    data: LabeledGraph, qa: QueryArrays, fl: Flags, num_valid: jax.Array, *, comps: int
+def _compact(gp: GraphPrep, valid: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """CSR of the entries ``valid`` (same ids; rows stay sorted; padding 0)."""
+    e = valid.shape[0]
+    cs = jnp.cumsum(valid, dtype=jnp.int32)
+    indices = jnp.zeros(e, jnp.int32).at[jnp.where(valid, cs - 1, e)].set(gp.indices, mode="drop")
+    indptr = jnp.concatenate([jnp.zeros(1, jnp.int32), cs])[gp.indptr]
+    return indptr, indices
+
+
+@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds"))
+def prepare_packed(
+    gp: GraphPrep,
+    packed: jax.Array,
+    fl: jax.Array,
+    *,
+    q: int,
+    comps: int,
+    blacklist: bool,
+    rounds: int = POLICY.rounds,
 ) -> Prepared:
     """Prunes the data graph for a query and builds the search plan; jit-able.
 
     Args:
-      data: the labeled data graph (possibly padded: vertices >= num_valid are
-        isolated padding and never candidates; CSR entries past indptr[n]
-        are ignored).
-      qa: :func:`query_arrays` of the query.
-      fl: :class:`Flags`: induced (non-edges map to non-edges); blacklist
-        (iterate the neighbour-label pruning to a fixpoint and drop the
-        removed vertices; False: one filter pass on the whole graph);
-        dominance (share one branch among vertices of equal neighbourhoods);
-        naive_order (breadth-first by id instead of GVSM's greedy order).
-      num_valid: int32, the number of real vertices.
-      comps: connected components of the query (static).
+      gp: :func:`graph_prep` of the data graph.
+      packed: :func:`pack` of the query.
+      fl: :func:`flags` of the switches.
+      q: query size; comps: its connected components.
+      blacklist: run the filter rounds (:class:`Switches`).
+      rounds: filter rounds (with ``blacklist``).
     """
-    g: Graph = data.graph
-    n = g.num_nodes
+    sw = traced_switches(blacklist, fl)
+    return plan(gp, unpack(packed, q), sw, comps=comps, rounds=rounds)
+
+
+def _slots(gp: GraphPrep, qa: QueryArrays) -> tuple[jax.Array, jax.Array]:
+    """(int32[n] query label slot of each vertex or -1, bool[n, q] label matches)."""
     q = qa.adj.shape[0]
-    e = g.indices.shape[0]
-    labels = data.labels
-    rows = _rows(g.indptr, e)
-    nbr = jnp.where(jnp.arange(e) < g.indptr[n], g.indices, 0)
-    pos = jnp.clip(jnp.searchsorted(qa.qlabels, labels), 0, q - 1).astype(jnp.int32)
-    real = jnp.arange(n) < num_valid
-    slot_v = jnp.where((qa.qlabels[pos] == labels) & real, pos, -1)
-    alive0 = slot_v >= 0
-    live_e = jnp.arange(e) < g.indptr[n]
-
-    def survive(alive):
-        nlc_v = _neighbour_label_counts(rows, nbr, alive, slot_v, n, q, live_e)
-        return _profile_ok(nlc_v, slot_v, qa) & alive[None, :]
-
-    ok0 = survive(alive0)
-
-    def cond(state):
-        return state[2]
-
-    def body(state):
-        alive, rounds, _ = state
-        new = alive & jnp.any(survive(alive), axis=0)
-        return new, rounds + 1, jnp.any(new != alive)
-
-    alive_bl, rounds_bl, _ = jax.lax.while_loop(
-        cond, body, (alive0 & jnp.any(ok0, axis=0), jnp.int32(1), fl.blacklist)
+    labels = gp.labels
+    pos = jnp.clip(jnp.searchsorted(qa.qlabels, labels, method="compare_all"), 0, q - 1).astype(
+        jnp.int32
     )
-    alive = jnp.where(fl.blacklist, alive_bl, alive0)
-    rounds = jnp.where(fl.blacklist, rounds_bl, 0)
-    ok = survive(alive)
-    keep = jnp.any(ok, axis=0)
-    fptr, fidx = _filter_csr(g.indptr, nbr, rows, keep)
-    indptr = jnp.where(fl.blacklist, fptr, g.indptr)
-    indices = jnp.where(fl.blacklist, fidx, nbr)
-    is_rep, size = _twin_classes(indptr, indices, keep, labels)
-    rptr, ridx = _filter_csr(indptr, indices, _rows(indptr, e), is_rep)
-    indptr = jnp.where(fl.dominance, rptr, indptr)
-    indices = jnp.where(fl.dominance, ridx, indices)
-    mult = jnp.where(fl.dominance, size, keep.astype(jnp.int32))
-    keep2 = jnp.where(fl.dominance, is_rep, keep)
-    freq = jnp.zeros(q + 1, jnp.int32).at[jnp.where(alive, slot_v, q)].add(1)
-    lvl = jnp.where(fl.naive_order, qa.naive, _gvsm_order(qa, freq[qa.qlabel_index]))
-    cand_levels = ok[lvl] & keep2[None, :]
+    slot_v = jnp.where((qa.qlabels[pos] == labels) & gp.real, pos, -1)
+    return slot_v, slot_v[:, None] == qa.qlabel_index[None, :]
+
+
+class Compacted(NamedTuple):
+    """The data graph induced by the first pass's survivors, relabeled (:func:`first_pass`).
+
+    Attributes:
+      gp: :class:`GraphPrep` of the induced subgraph (vertices renumbered in
+        increasing original id, so rows stay sorted), padded to the input's
+        sizes; ``sizes`` says how much of it is real.
+      cand0: bool[n, q] the first pass's candidates, renumbered.
+      sizes: int32[2] (vertices, CSR entries) of the induced subgraph.
+    """
+
+    gp: GraphPrep
+    cand0: jax.Array
+    sizes: jax.Array
+
+
+@functools.partial(jax.jit, static_argnames=("q",))
+def first_pass(gp: GraphPrep, packed: jax.Array, *, q: int) -> Compacted:
+    """Stage 1's first pass and the subgraph induced by its survivors.
+
+    Every vertex of every embedding survives the first pass, so the
+    embeddings of the induced subgraph are exactly those of the data graph
+    (under the renumbering); twin classes survive whole (module docstring).
+    The counting path sends ``sizes`` to the host (its one transfer before
+    the count) to pick a small shape bucket for the rest of the plan.
+    """
+    qa = unpack(packed, q)
+    n, e = gp.real.shape[0], gp.indices.shape[0]
+    slot_v, by_label = _slots(gp, qa)
+    cand0 = _filter_round(by_label, gp, slot_v, qa, refine=False)
+    alive = jnp.any(cand0, axis=1)
+    new_id = jnp.cumsum(alive, dtype=jnp.int32) - 1
+    n_alive = jnp.sum(alive, dtype=jnp.int32)
+    valid = gp.live & alive[gp.rows] & alive[gp.indices]
+    cs = jnp.cumsum(valid, dtype=jnp.int32)
+    e_alive = cs[-1]
+    at_e = jnp.where(valid, cs - 1, e)
+    at_v = jnp.where(alive, new_id, n)
+    starts = jnp.concatenate([jnp.zeros(1, jnp.int32), cs])[gp.indptr[:-1]]
+    out = GraphPrep(
+        indptr=jnp.full(n + 1, e_alive, jnp.int32).at[at_v].set(starts, mode="drop"),
+        indices=jnp.zeros(e, jnp.int32).at[at_e].set(new_id[gp.indices], mode="drop"),
+        labels=jnp.zeros(n, jnp.int32).at[at_v].set(gp.labels, mode="drop"),
+        rows=jnp.zeros(e, jnp.int32).at[at_e].set(new_id[gp.rows], mode="drop"),
+        live=jnp.arange(e) < e_alive,
+        real=jnp.arange(n) < n_alive,
+        twin_size=jnp.zeros(n, jnp.int32).at[at_v].set(gp.twin_size, mode="drop"),
+    )
+    cand_c = jnp.zeros((n, q), bool).at[at_v].set(cand0, mode="drop")
+    return Compacted(out, cand_c, jnp.stack([n_alive, e_alive]))
+
+
+def shrink(c: Compacted, n: int, e: int) -> tuple[GraphPrep, jax.Array]:
+    """The first ``n`` vertices and ``e`` entries of a :class:`Compacted` (n, e >= its sizes)."""
+    g = c.gp
+    gp = GraphPrep(
+        indptr=g.indptr[: n + 1],
+        indices=g.indices[:e],
+        labels=g.labels[:n],
+        rows=g.rows[:e],
+        live=g.live[:e],
+        real=g.real[:n],
+        twin_size=g.twin_size[:n],
+    )
+    return gp, c.cand0[:n]
+
+
+def plan(
+    gp: GraphPrep,
+    qa: QueryArrays,
+    sw: Switches,
+    *,
+    comps: int,
+    rounds: int,
+    cand0: jax.Array | None = None,
+) -> Prepared:
+    """The stages of the module docstring on :class:`GraphPrep` (traceable).
+
+    ``cand0``: the first pass's candidates when already computed
+    (:func:`first_pass`).
+    """
+    n = gp.real.shape[0]
+    q = qa.adj.shape[0]
+    slot_v, by_label = _slots(gp, qa)
+    if cand0 is None:
+        cand0 = _filter_round(by_label, gp, slot_v, qa, refine=False)
+    cand = first = cand0
+    totals, changed = [], []
+    for _ in range(rounds if sw.blacklist else 0):
+        new = _filter_round(cand, gp, slot_v, qa, refine=sw.refine)
+        changed.append(jnp.any(new != cand))
+        totals.append(jnp.sum(new, dtype=jnp.int32))
+        cand = new
+    fixpoint = (
+        ~jnp.any(_filter_round(cand, gp, slot_v, qa, refine=sw.refine) != cand)
+        if sw.blacklist
+        else jnp.bool_(False)
+    )
+    rounds_used = jnp.sum(jnp.stack(changed), dtype=jnp.int32) if changed else jnp.int32(0)
+    dom = jnp.asarray(sw.dominance)
+    keep = jnp.any(cand, axis=1)
+    keep2 = keep & ((gp.twin_size > 0) | ~dom)
+    mult = jnp.where(keep2, jnp.where(dom, gp.twin_size, 1), 0).astype(jnp.int32)
+    valid = gp.live & keep2[gp.rows] & keep2[gp.indices]
+    if not sw.blacklist:
+        valid = jnp.where(dom, valid, gp.live)
+    indptr, indices = _compact(gp, valid)
+    deg_q = jnp.sum(qa.adj, axis=1)
+    kinds = jnp.sum(qa.nlc > 0, axis=1)
+    freq = jnp.sum(by_label & keep[:, None], axis=0, dtype=jnp.int32)
+    g = freq.astype(jnp.float32) / jnp.maximum(deg_q * kinds, 1).astype(jnp.float32)
+    lvl = jnp.where(jnp.asarray(sw.naive_order), qa.naive, _greedy_order(qa.adj, g))
+    cand_levels = cand.T[lvl] & keep2[None, :]
     adj_l = qa.adj[lvl][:, lvl]
     below = jnp.arange(q)[None, :] < jnp.arange(q)[:, None]
     bits = jnp.left_shift(jnp.uint32(1), jnp.arange(q, dtype=jnp.uint32))[None, :]
     back = jnp.sum(jnp.where(adj_l & below, bits, 0), axis=1, dtype=jnp.uint32)
     nonadj = jnp.sum(jnp.where(~adj_l & below, bits, 0), axis=1, dtype=jnp.uint32)
-    nonadj = jnp.where(fl.induced, nonadj, jnp.uint32(0))
+    nonadj = jnp.where(jnp.asarray(sw.induced), nonadj, jnp.uint32(0))
     free = (back == 0).at[0].set(True)
     row = jnp.where(free, jnp.cumsum(free) - 1, -1).astype(jnp.int32)
-    free_levels = jnp.nonzero(free, size=comps, fill_value=0)[0]
-    lists = jax.vmap(lambda m: jnp.nonzero(m, size=n, fill_value=-1)[0].astype(jnp.int32))(
-        cand_levels[free_levels]
-    )
-    list_len = jnp.sum(cand_levels[free_levels], axis=1, dtype=jnp.int32)
-    plan = jnp.stack(
+    deg = jnp.diff(indptr)
+    roots = _roots_by_degree(cand_levels[0], deg)
+    if comps > 1:
+        free_levels = jnp.nonzero(free, size=comps, fill_value=0)[0]
+        rest = jax.vmap(lambda m: jnp.nonzero(m, size=n, fill_value=-1)[0].astype(jnp.int32))(
+            cand_levels[free_levels[1:]]
+        )
+        lists = jnp.concatenate([roots[None, :], rest])
+        list_len = jnp.sum(cand_levels[free_levels], axis=1, dtype=jnp.int32)
+    else:
+        lists = roots[None, :]
+        list_len = jnp.sum(cand_levels[:1], axis=1, dtype=jnp.int32)
+    plan_rows = jnp.stack(
         [
             jax.lax.bitcast_convert_type(back, jnp.int32),
             jax.lax.bitcast_convert_type(nonadj, jnp.int32),
@@ -496,38 +684,37 @@ def _prepare(
         ],
         axis=1,
     )
-    deg = jnp.diff(indptr)
     leaf_c = cand_levels[q - 1]
-    rows2 = _rows(indptr, e)
-    live2 = jnp.arange(e) < indptr[n]
     leaf_sum = (
-        jnp.zeros(n, jnp.int32).at[rows2].add(jnp.where(live2 & leaf_c[indices], mult[indices], 0))
+        jnp.zeros(n, jnp.int32)
+        .at[gp.rows]
+        .add(jnp.where(valid & leaf_c[gp.indices], mult[gp.indices], 0))
     )
-    cost = jnp.where(cand_levels[0], deg, -1)
-    roots = jnp.argsort(-cost, stable=True).astype(jnp.int32)
-    roots = jnp.where(cost[roots] >= 0, roots, -1)
     if q == 1:
-        first = jnp.ones(n, jnp.int32)
+        width_src = jnp.ones(n, jnp.int32)
     else:
-        first = jnp.where(back[1] != 0, deg[jnp.maximum(roots, 0)], plan[1, 3])
+        width_src = jnp.where(back[1] != 0, deg[jnp.maximum(roots, 0)], plan_rows[1, 3])
     width = task_width(q)
-    chunks = jnp.where(roots >= 0, (first + width - 1) // width, 0)
+    chunks = jnp.where(roots >= 0, (width_src + width - 1) // width, 0)
     task_ptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(chunks, dtype=jnp.int32)])
-    by_label = jnp.sum(slot_v[None, :] == qa.qlabel_index[:, None], axis=1, dtype=jnp.int32)
+    kept, classes = jnp.sum(keep, dtype=jnp.int32), jnp.sum(keep2, dtype=jnp.int32)
     stats = jnp.concatenate(
         [
             jnp.stack(
                 [
-                    jnp.sum(alive0, dtype=jnp.int32),
-                    jnp.sum(alive, dtype=jnp.int32),
-                    jnp.sum(keep, dtype=jnp.int32),
-                    jnp.sum(keep2, dtype=jnp.int32),
-                    jnp.sum(keep, dtype=jnp.int32) - jnp.sum(keep2, dtype=jnp.int32),
+                    jnp.sum(slot_v >= 0, dtype=jnp.int32),
+                    jnp.sum(jnp.any(first, axis=1), dtype=jnp.int32),
+                    kept,
+                    classes,
+                    jnp.sum(mult, dtype=jnp.int32) - classes,
+                    jnp.int32(len(changed)),
+                    fixpoint.astype(jnp.int32),
                 ]
             ),
-            by_label,
-            jnp.sum(ok0, axis=1, dtype=jnp.int32),
-            jnp.sum(ok, axis=1, dtype=jnp.int32),
+            jnp.sum(by_label, axis=0, dtype=jnp.int32),
+            jnp.sum(first, axis=0, dtype=jnp.int32),
+            jnp.sum(cand, axis=0, dtype=jnp.int32),
+            jnp.stack(totals) if totals else jnp.zeros(0, jnp.int32),
         ]
     )
     return Prepared(
@@ -535,12 +722,12 @@ def _prepare(
         indices=indices,
         mult=mult,
         cand=_pack_bits(cand_levels),
-        plan=plan,
+        plan=plan_rows,
         lists=lists,
         roots=roots,
         task_ptr=task_ptr,
-        order=lvl,
+        order=lvl.astype(jnp.int32),
         leaf_sum=leaf_sum,
-        rounds=rounds,
+        rounds=rounds_used,
         stats=stats,
     )

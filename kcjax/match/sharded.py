@@ -59,6 +59,7 @@ def count_embeddings_sharded(
     axis_name: Any = None,
     induced: bool = False,
     blacklist: bool = True,
+    refine: bool = True,
     dominance: bool = True,
     order: Order = "gvsm",
     num_threads: int = 0,
@@ -66,7 +67,7 @@ def count_embeddings_sharded(
     """Counts embeddings over ``mesh``'s devices (eager; see the module docstring).
 
     Args:
-      data, query, induced, blacklist, dominance, order: as in
+      data, query, induced, blacklist, refine, dominance, order: as in
         :func:`kcjax.count_embeddings`.
       mesh: the devices; roots are split over one axis, replicated over others.
       axis_name: the axis to split over (``None``: the mesh's only axis).
@@ -79,7 +80,13 @@ def count_embeddings_sharded(
 
     axis_name = mesh_axis(mesh, axis_name)
     p = prepare_match(
-        data, query, induced=induced, blacklist=blacklist, dominance=dominance, order=order
+        data,
+        query,
+        induced=induced,
+        blacklist=blacklist,
+        refine=refine,
+        dominance=dominance,
+        order=order,
     )
     roots, ptr = deal_roots(p, mesh.shape[axis_name])
     replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P(axis_name))

@@ -29,9 +29,10 @@ def triangles(G, nodes=None):
     counts = triangle_counts(G)
     if nodes is not None and nodes in G:
         return int(counts[G.index[nodes]])
+    if nodes is None:
+        return dict(zip(G.labels, counts.tolist(), strict=True))
     ids = G.nbunch_ids(nodes)
-    labels = G.labels
-    return dict(zip((labels[i] for i in ids.tolist()), counts[ids].tolist(), strict=True))
+    return dict(zip(G.to_labels(ids), counts[ids].tolist(), strict=True))
 
 
 def transitivity(G):

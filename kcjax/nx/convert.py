@@ -3,17 +3,24 @@
 A :class:`KcjaxGraph` wraps a :class:`kcjax.Graph` (vertices 0..n-1 in the
 networkx graph's node order) with the node labels (any hashables) and a copy
 of networkx's adjacency order (``nx_indices``), which the traversals need to
-reproduce networkx's discovery order exactly. Oriented DAGs are cached on the
-graph. The CSR is built with numpy on the host (no device compile per graph
-shape) and is canonical: rows ascending, symmetric, no self loops.
+reproduce networkx's discovery order exactly. The CSR is built with numpy on
+the host (no device compile per graph shape) and is canonical: rows
+ascending, symmetric, no self loops.
+
+Three caches live on the graph: ``structure`` (host arrays that are functions
+of the converted graph alone, like the conversion itself: row ids, edge ids of
+the adjacency entries; built on first use and kept), ``_dags`` (oriented DAGs)
+and ``_cache`` (results: core numbers, triangle counts). Benchmarks time cold
+calls by clearing the last two (experiments/nx/bench.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import operator
 from collections.abc import Hashable, Iterable, Iterator
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from typing import Any
 
 import numpy as np
@@ -31,6 +38,10 @@ class KcjaxGraph:
       indptr: int64[n + 1] host row pointers (shared by both orders).
       nx_indices: int32[2m] host neighbour ids, each row in networkx's
         adjacency order (the order a networkx traversal visits them).
+      identity: whether ``labels[i] == i`` (an int) for every i: ids are
+        then the labels, and results need no label mapping.
+      structure: dict of host arrays derived from the graph alone (see
+        :meth:`derived`).
       self_loops: number of self loops the networkx graph had (dropped here;
         functions whose results depend on them decline such graphs).
       graph_attrs, node_attrs, edge_attrs: the networkx attribute dicts when
@@ -46,7 +57,9 @@ class KcjaxGraph:
         nx_indices: np.ndarray,
         *,
         index: dict[Hashable, int] | None = None,
+        identity: bool | None = None,
         self_loops: int = 0,
+        loop_free: np.ndarray | None = None,
         graph_attrs: dict | None = None,
         node_attrs: list[dict] | None = None,
         edge_attrs: dict | None = None,
@@ -57,7 +70,9 @@ class KcjaxGraph:
         self.index = dict(zip(labels, range(len(labels)), strict=True)) if index is None else index
         self.indptr = indptr
         self.nx_indices = nx_indices
+        self.identity = _identity_labels(labels) if identity is None else identity
         self.self_loops = self_loops
+        self._loop_free = loop_free
         self.graph_attrs = graph_attrs
         self.node_attrs = node_attrs
         self.edge_attrs = edge_attrs
@@ -66,6 +81,7 @@ class KcjaxGraph:
         # Rows are contiguous already: sort (row, col) keys; networkx's
         # adjacencies are often sorted runs, which the stable sort merges fast.
         keys = np.sort(rows * max(n, 1) + nx_indices, kind="stable")
+        self.structure: dict[str, Any] = {"rows": rows.astype(np.int32)}
         self.graph = Graph(
             indptr=jnp.asarray(indptr.astype(np.int32)),
             indices=jnp.asarray((keys - rows * max(n, 1)).astype(np.int32)),
@@ -112,23 +128,75 @@ class KcjaxGraph:
         return self._dags[order]
 
     def cached(self, key: str, compute: Any) -> Any:
-        """``compute()`` once per graph (core numbers, triangle counts, ...)."""
+        """``compute()`` once per graph: results (core numbers, triangle counts, ...)."""
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+    def derived(self, key: str, compute: Any) -> Any:
+        """``compute()`` once per graph: host arrays of the graph's structure alone."""
+        if key not in self.structure:
+            self.structure[key] = compute()
+        return self.structure[key]
+
+    def rows(self) -> np.ndarray:
+        """int32[2m]: the row (vertex id) of every entry of ``nx_indices``."""
+        return self.structure["rows"]
+
+    def lower_entries(self) -> np.ndarray:
+        """int64[m]: for every edge id of ``graph.edges()`` (u < v), the index of
+        its entry (u -> v) in ``nx_indices``."""
+
+        def compute() -> np.ndarray:
+            lower = np.zeros(self.graph.num_edges, dtype=np.int64)
+            first = np.flatnonzero(self.rows() < self.nx_indices)
+            lower[self.nx_edge_ids()[first]] = first
+            return lower
+
+        return self.derived("lower_entries", compute)
+
+    def copy_order(self) -> np.ndarray:
+        """int64[2m]: the entries of ``nx_indices`` in the adjacency order of
+        networkx's ``G.copy()``: rows in node order, each row's neighbours in the
+        order the copy adds its edges (every edge added from its earlier end, as
+        that end's adjacency is scanned)."""
+
+        def compute() -> np.ndarray:
+            added = self.lower_entries()[self.nx_edge_ids()]
+            keys = self.rows().astype(np.int64) * max(added.size, 1) + added
+            return np.argsort(keys, kind="stable")
+
+        return self.derived("copy_order", compute)
+
+    def entry_data(self) -> list[dict]:
+        """The networkx edge data dict of every entry of ``nx_indices`` (needs
+        ``edge_attrs``); the dicts are the networkx graph's own."""
+
+        def compute() -> list[dict]:
+            flat = chain.from_iterable(map(dict.values, self.edge_attrs.values()))
+            if self._loop_free is not None:
+                flat = compress(flat, self._loop_free)
+            return list(flat)
+
+        return self.derived("entry_data", compute)
+
+    def to_labels(self, ids: np.ndarray) -> list:
+        """The labels of vertex ``ids`` (int array) as a list."""
+        ids = ids.tolist()
+        return ids if self.identity else list(map(self.labels.__getitem__, ids))
 
     def nx_edge_ids(self) -> np.ndarray:
         """int32[2m]: for every entry of ``nx_indices``, its edge id in ``graph.edges()``."""
 
         def compute() -> np.ndarray:
             n = len(self.labels)
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
+            rows = self.rows().astype(np.int64)
             cols = self.nx_indices.astype(np.int64)
             keys = np.minimum(rows, cols) * n + np.maximum(rows, cols)
             src, dst = (np.asarray(a, dtype=np.int64) for a in self.graph.edges())
             return np.searchsorted(src * n + dst, keys).astype(np.int32)
 
-        return self.cached("nx_edge_ids", compute)
+        return self.derived("nx_edge_ids", compute)
 
     def ids(self, nodes: Iterable[Hashable]) -> np.ndarray:
         """int32 ids of ``nodes`` (all must be in the graph)."""
@@ -147,6 +215,20 @@ class KcjaxGraph:
             return np.fromiter((self.index[u] for u in nbunch if u in self.index), dtype=np.int32)
         except TypeError as err:
             raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {err}") from err
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pauses the cyclic collector while a result of O(n) fresh dicts and lists is built:
+    each allocation burst would let it rescan every live networkx graph (millions of
+    dicts), which costs more than the build. Nothing built here forms cycles."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def convert_from_nx(
@@ -170,18 +252,11 @@ def convert_from_nx(
     if G.is_directed() or G.is_multigraph():
         kind = "multigraphs" if G.is_multigraph() else "directed graphs"
         raise NotImplementedError(f"the kcjax backend does not convert {kind}")
-    # The pass allocates O(n) objects; each would let the collector rescan
-    # G's millions of dicts, which costs more than the conversion itself.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _from_adjacency(
             G, preserve_edge_attrs or bool(edge_attrs), preserve_node_attrs or bool(node_attrs),
             preserve_graph_attrs,
         )  # fmt: skip
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool) -> KcjaxGraph:
@@ -192,17 +267,19 @@ def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool
     lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
     # One C-level pass over every adjacency (no Python frame per edge).
     flat = chain.from_iterable(adj.values())
-    if not _identity_labels(labels):
+    identity = _identity_labels(labels)
+    if not identity:
         flat = map(index.__getitem__, flat)
     cols = np.fromiter(flat, dtype=np.int32, count=int(lengths.sum()))
     loops = np.flatnonzero(
         np.fromiter(map(operator.contains, adj.values(), labels), dtype=bool, count=n)
     )
     indptr = np.zeros(n + 1, dtype=np.int64)
+    loop_free = None
     if loops.size:
         rows = np.repeat(np.arange(n, dtype=np.int32), lengths)
-        keep = rows != cols
-        cols = cols[keep]
+        loop_free = rows != cols
+        cols = cols[loop_free]
         lengths[loops] -= 1
     np.cumsum(lengths, out=indptr[1:])
     return KcjaxGraph(
@@ -210,7 +287,9 @@ def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool
         indptr,
         cols,
         index=index,
+        identity=identity,
         self_loops=len(loops),
+        loop_free=loop_free if keep_edges else None,
         graph_attrs=dict(G.graph) if keep_graph else None,
         node_attrs=list(G._node.values()) if keep_nodes else None,
         # networkx clears its conversion cache when edges change; the
@@ -272,34 +351,46 @@ def edge_subgraph_copy(g: KcjaxGraph, edge_mask: np.ndarray) -> Any:
     """The networkx Graph of the edges where ``edge_mask`` (bool[m], over
     ``g.graph.edges()``) holds and the nodes they touch, as networkx builds it
     by ``G.copy()`` then removing the other edges and the isolated nodes:
-    nodes in node order, adjacencies in networkx's copy order, attributes copied.
+    nodes in node order, adjacencies in the copy's order
+    (:meth:`KcjaxGraph.copy_order`), graph, node and edge attributes copied
+    (one fresh data dict per edge, shared by its two adjacency entries). The
+    dicts are assembled in bulk into the new graph's ``_node`` and ``_adj``.
     """
     import networkx as nx
 
-    labels, indptr = g.labels, g.indptr
-    n = len(labels)
-    on = edge_mask[g.nx_edge_ids()] if edge_mask.size else np.zeros(0, bool)
-    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
-    cols = g.nx_indices
-    # Each edge once, from its earlier end (where networkx's copy first adds it).
-    first = np.flatnonzero(on & (rows < cols))
-    touched = np.zeros(n, dtype=bool)
-    touched[rows[on]] = True
     H = nx.Graph()
     if g.graph_attrs is not None:
         H.graph.update(g.graph_attrs)
-    kept = np.flatnonzero(touched).tolist()
-    if g.node_attrs is not None:
-        H.add_nodes_from((labels[i], g.node_attrs[i].copy()) for i in kept)
-    else:
-        H.add_nodes_from(labels[i] for i in kept)
-    us = (labels[i] for i in rows[first].tolist())
-    vs = (labels[j] for j in cols[first].tolist())
-    if g.edge_attrs is not None:
-        ea = g.edge_attrs
-        H.add_edges_from((u, v, ea[u][v].copy()) for u, v in zip(us, vs, strict=True))
-    else:
-        H.add_edges_from(zip(us, vs, strict=True))
+    kept_edges = np.flatnonzero(edge_mask)
+    if not kept_edges.size:
+        return H
+    order = g.copy_order()
+    eids = g.nx_edge_ids()[order]
+    entries = order[edge_mask[eids]]
+    eids = g.nx_edge_ids()[entries]
+    counts = np.bincount(g.rows()[entries], minlength=len(g))
+    nodes = np.flatnonzero(counts)
+    slot = np.zeros(edge_mask.size, dtype=np.int64)
+    slot[kept_edges] = np.arange(kept_edges.size)
+    with paused_gc():
+        if g.edge_attrs is None:
+            data = list(map(dict.copy, repeat({}, kept_edges.size)))
+        else:
+            refs = g.entry_data()
+            lower = g.lower_entries()[kept_edges].tolist()
+            data = list(map(dict.copy, map(refs.__getitem__, lower)))
+        shared = list(map(data.__getitem__, slot[eids].tolist()))
+        nbrs = g.to_labels(g.nx_indices[entries])
+        labels = g.to_labels(nodes)
+        if g.node_attrs is not None:
+            attrs = map(dict.copy, map(g.node_attrs.__getitem__, nodes.tolist()))
+        else:
+            attrs = map(dict.copy, repeat({}, nodes.size))
+        H._node.update(zip(labels, attrs, strict=True))
+        ends = np.cumsum(counts[nodes]).tolist()
+        pairs = list(zip(nbrs, shared, strict=True))
+        rows = map(dict, map(pairs.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        H._adj.update(zip(labels, rows, strict=True))
     return H
 
 

@@ -36,7 +36,10 @@ def k_core(G, k=None, core_number=None):
     result keeps the graph, node and edge attributes, in networkx's orders.
     """
     if core_number is None:
-        core_number = dict(zip(G.labels, core_numbers(G).tolist(), strict=True))
+        cores = core_numbers(G)
+        if k is None:
+            k = int(cores.max())
+        return subgraph_copy(G, G.to_labels(np.flatnonzero(cores >= k)))
     if k is None:
         k = max(core_number.values())
     return subgraph_copy(G, [v for v in core_number if core_number[v] >= k])

@@ -15,11 +15,14 @@ from kcjax.nx.convert import KcjaxGraph
 from kcjax.nx.traversal import distance_rows, distances, ordered_layers
 
 
-def _lengths(g: KcjaxGraph, s: int, dist: np.ndarray, cutoff) -> dict:
+def _lengths(g: KcjaxGraph, s: int, dist: np.ndarray, cutoff, source: Hashable) -> dict:
+    """{node: hops} in networkx's insertion order (BFS discovery), keyed from ``source``."""
     limit = np.inf if cutoff is None else cutoff
     layers, _ = ordered_layers(g, np.array([s]), dist, limit)
-    labels = g.labels
-    return {labels[i]: level for level, layer in enumerate(layers) for i in layer.tolist()}
+    keys = g.to_labels(np.concatenate(layers))
+    keys[0] = source
+    sizes = [layer.size for layer in layers]
+    return dict(zip(keys, np.repeat(np.arange(len(layers)), sizes).tolist(), strict=True))
 
 
 def _source(g: KcjaxGraph, source: Hashable, role: str = "Source") -> int:
@@ -33,13 +36,13 @@ def _source(g: KcjaxGraph, source: Hashable, role: str = "Source") -> int:
 def single_source_shortest_path_length(G, source, cutoff=None):
     """networkx.single_source_shortest_path_length: {node: hops} in BFS order."""
     s = _source(G, source)
-    return _lengths(G, s, distances(G, np.array([s])), cutoff)
+    return _lengths(G, s, distances(G, np.array([s])), cutoff, source)
 
 
 def single_target_shortest_path_length(G, target, cutoff=None):
     """networkx.single_target_shortest_path_length (undirected: the source form)."""
     t = _source(G, target, "Target")
-    return _lengths(G, t, distances(G, np.array([t])), cutoff)
+    return _lengths(G, t, distances(G, np.array([t])), cutoff, target)
 
 
 def all_pairs_shortest_path_length(G, cutoff=None):
@@ -49,7 +52,8 @@ def all_pairs_shortest_path_length(G, cutoff=None):
     for rows in distance_rows(G, ids):
         for offset, dist in enumerate(rows):
             s = start + offset
-            yield G.labels[s], _lengths(G, s, dist, cutoff)
+            label = G.labels[s]
+            yield label, _lengths(G, s, dist, cutoff, label)
         start += len(rows)
 
 

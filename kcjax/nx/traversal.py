@@ -12,14 +12,18 @@ a vectorized pass per layer over the layer's edges (:func:`ordered_layers`), so
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
+from itertools import repeat
 from typing import Any
 
 import numpy as np
 
-from kcjax.nx.convert import KcjaxGraph
+from kcjax.nx.convert import KcjaxGraph, paused_gc
 
 #: Sources per batched kcjax BFS call (the bitset batch serves 64 per word).
 SOURCE_BATCH = 256
+#: Layers whose BFS-DAG edges number at most this are ordered by a Python
+#: loop (a few microseconds) instead of ~15 numpy calls (tens of microseconds).
+SMALL_LAYER_EDGES = 48
 
 
 def distances(g: KcjaxGraph, sources: np.ndarray) -> np.ndarray:
@@ -48,44 +52,84 @@ def distance_rows(g: KcjaxGraph, sources: np.ndarray) -> Iterator[np.ndarray]:
         yield np.asarray(bfs(g.graph, sources=chunk, parents=False).distances)
 
 
+def down_edges(g: KcjaxGraph, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The BFS DAG of ``dist``: each vertex's neighbours one hop farther, in networkx's order.
+
+    Returns:
+      (ptr, cols): int64[n + 1] row pointers and int32 neighbour ids; row u
+      lists the neighbours v of u with ``dist[v] == dist[u] + 1`` in u's
+      networkx adjacency order (empty for unreached u).
+    """
+    cols = g.nx_indices
+    down = dist[cols] == dist[g.rows()] + 1
+    before = np.zeros(down.size + 1, dtype=np.int64)
+    np.cumsum(down, out=before[1:])
+    return before[g.indptr], cols[down]
+
+
 def ordered_layers(
     g: KcjaxGraph, first: np.ndarray, dist: np.ndarray, depth_limit: float = np.inf
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """networkx's BFS layers and tree parents, given the distances.
 
+    networkx scans layer d in order, each vertex's adjacency in order, and
+    appends every vertex not seen yet: layer d + 1 is the sequence of the BFS
+    DAG's edges out of layer d (:func:`down_edges`) in that scan order, each
+    vertex kept at its first occurrence, whose tail is its parent. Per layer
+    this is one gather of the layer's DAG rows and one scatter-min of
+    positions; layers with few edges take a short Python loop instead
+    (:data:`SMALL_LAYER_EDGES`), so long paths cost per vertex, not per numpy call.
+
     Args:
       g: the graph.
-      first: int32 ids of layer 0, in networkx's order.
+      first: int ids of layer 0, in networkx's order.
       dist: int32[n] distances from layer 0 (-1 unreached).
       depth_limit: last layer to build.
 
     Returns:
-      (layers, parents): layers[d] the ids of layer d in discovery order;
-      parents[d] (d >= 1) the id of each one's BFS parent (parents[0] empty).
+      (layers, parents): layers[d] the int64 ids of layer d in discovery
+      order; parents[d] (d >= 1) the id of each one's BFS parent (parents[0] empty).
     """
-    indptr, nbrs = g.indptr, g.nx_indices
     layer = np.asarray(first, dtype=np.int64)
     layers, parents = [layer], [np.zeros(0, np.int64)]
+    if depth_limit < 1:
+        return layers, parents
+    ptr, cols = down_edges(g, dist)
+    first_at = np.empty(len(g), dtype=np.int64)
     depth = 0
     while depth < depth_limit:
-        starts, counts = indptr[layer], indptr[layer + 1] - indptr[layer]
-        total = int(counts.sum())
+        starts = ptr[layer]
+        counts = ptr[layer + 1] - starts
+        ends = np.cumsum(counts)
+        total = int(ends[-1]) if ends.size else 0
         if total == 0:
             break
-        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
-        positions = offsets + np.arange(total)
-        cand = nbrs[positions]
-        found = dist[cand] == depth + 1
-        if not found.any():
-            break
-        cand, owner = cand[found], np.repeat(layer, counts)[found]
-        ids, where = np.unique(cand, return_index=True)
-        order = np.argsort(where, kind="stable")
-        layer = ids[order].astype(np.int64)
+        if total <= SMALL_LAYER_EDGES:
+            layer, owner = _small_layer(layer.tolist(), ptr, cols)
+        else:
+            seq = np.arange(total, dtype=np.int64)
+            cand = cols[seq + np.repeat(starts - ends + counts, counts)]
+            first_at[cand] = total
+            np.minimum.at(first_at, cand, seq)
+            keep = first_at[cand] == seq
+            owner = np.repeat(layer, counts)[keep]
+            layer = cand[keep].astype(np.int64)
         layers.append(layer)
-        parents.append(owner[where[order]])
+        parents.append(owner)
         depth += 1
     return layers, parents
+
+
+def _small_layer(layer: list, ptr: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    seen, order, owner = set(), [], []
+    bounds = ptr[layer].tolist(), ptr[np.asarray(layer) + 1].tolist()
+    for u, a, b in zip(layer, *bounds, strict=True):
+        for v in cols[a:b].tolist():
+            if v not in seen:
+                seen.add(v)
+                order.append(v)
+                owner.append(u)
+    return np.array(order, dtype=np.int64), np.array(owner, dtype=np.int64)
 
 
 def _source_id(g: KcjaxGraph, source: Hashable) -> int:
@@ -96,52 +140,83 @@ def _source_id(g: KcjaxGraph, source: Hashable) -> int:
     return g.index[source]
 
 
-def _tree(g: KcjaxGraph, source: Hashable, depth_limit: Any) -> tuple[list, list]:
-    """Parent and child labels of networkx's BFS tree edges, in its order."""
+def _tree(g: KcjaxGraph, source: Hashable, depth_limit: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(parents, children): int64 ids of networkx's BFS tree edges, in its order."""
     s = _source_id(g, source)
     limit = len(g) if depth_limit is None else depth_limit
     layers, parents = ordered_layers(g, np.array([s]), distances(g, np.array([s])), limit)
     if len(layers) == 1:
-        return [], []
-    labels = g.labels
-    par = np.concatenate(parents[1:]).tolist()
-    child = np.concatenate(layers[1:]).tolist()
-    return [labels[i] for i in par], [labels[i] for i in child]
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(parents[1:]), np.concatenate(layers[1:])
+
+
+def _parent_labels(g: KcjaxGraph, source: Hashable, parents: np.ndarray) -> list:
+    """Labels of ``parents``; networkx's own ``source`` object for the source's edges."""
+    out = g.to_labels(parents)
+    if parents.size:
+        later = parents != parents[0]
+        first = int(later.argmax()) if later.any() else parents.size
+        out[:first] = repeat(source, first)
+    return out
 
 
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
-    """networkx.bfs_edges (undirected; no ``sort_neighbors``): a generator."""
+    """networkx.bfs_edges (undirected; no ``sort_neighbors``): a generator of edges."""
     parents, children = _tree(G, source, depth_limit)
-    yield from zip(parents, children, strict=True)
+    yield from zip(_parent_labels(G, source, parents), G.to_labels(children), strict=True)
 
 
 def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
-    """networkx.bfs_tree: the BFS tree as a networkx DiGraph."""
+    """networkx.bfs_tree: the BFS tree as a networkx DiGraph.
+
+    Built as networkx's ``T.add_node(source); T.add_edges_from(bfs_edges)``
+    leaves it: nodes in discovery order, each a fresh attribute dict, one
+    fresh data dict per edge shared by ``T._succ`` and ``T._pred``; the dicts
+    are filled in bulk (C-level ``dict.update``), the collector paused.
+    """
     import networkx as nx
 
+    parents, children = _tree(G, source, depth_limit)
     T = nx.DiGraph()
-    T.add_node(source)
-    T.add_edges_from(bfs_edges(G, source, depth_limit=depth_limit))
+    with paused_gc():
+        m = children.size
+        kids = G.to_labels(children)
+        nodes = [source, *kids]
+        data = list(map(dict.copy, repeat({}, m)))
+        T._node.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
+        T._succ.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
+        if m:
+            # Each parent's children are one run of the edge sequence.
+            cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
+            runs = map(slice, [0, *cuts], [*cuts, m])
+            pairs = list(zip(kids, data, strict=True))
+            heads = _parent_labels(G, source, parents[[0, *cuts]])
+            T._succ.update(zip(heads, map(dict, map(pairs.__getitem__, runs)), strict=True))
+        dads = _parent_labels(G, source, parents)
+        pred = [{p: d} for p, d in zip(dads, data, strict=True)]
+        T._pred[source] = {}
+        T._pred.update(zip(kids, pred, strict=True))
     return T
 
 
 def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
     """networkx.bfs_predecessors: a generator of (node, parent)."""
     parents, children = _tree(G, source, depth_limit)
-    yield from zip(children, parents, strict=True)
+    yield from zip(G.to_labels(children), _parent_labels(G, source, parents), strict=True)
 
 
 def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
     """networkx.bfs_successors: a generator of (parent, [children]) in BFS order."""
     parents, children = _tree(G, source, depth_limit)
-    parent, group = source, []
-    for p, c in zip(parents, children, strict=True):
-        if p == parent:
-            group.append(c)
-            continue
-        yield parent, group
-        parent, group = p, [c]
-    yield parent, group
+    if not children.size:
+        yield source, []
+        return
+    kids = G.to_labels(children)
+    cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
+    heads = _parent_labels(G, source, parents[[0, *cuts]])
+    with paused_gc():
+        groups = list(map(kids.__getitem__, map(slice, [0, *cuts], [*cuts, children.size])))
+    yield from zip(heads, groups, strict=True)
 
 
 def bfs_layers(G, sources):
@@ -158,14 +233,17 @@ def bfs_layers(G, sources):
     if ids.size == 0:
         return
     layers, _ = ordered_layers(G, ids, distances(G, ids))
-    labels = G.labels
     yield first
     for layer in layers[1:]:
-        yield [labels[i] for i in layer.tolist()]
+        yield G.to_labels(layer)
 
 
 def descendants_at_distance(G, source, distance):
     """networkx.descendants_at_distance: the set of nodes ``distance`` hops away."""
     s = _source_id(G, source)
+    if distance == 0:
+        return {source}
+    if distance < 0:
+        return set()
     dist = distances(G, np.array([s]))
-    return {G.labels[i] for i in np.flatnonzero(dist == distance).tolist()}
+    return set(G.to_labels(np.flatnonzero(dist == distance)))

@@ -19,6 +19,7 @@ NATIVE_METHODS: Mapping[str, int] = {
     "classes": 2,  # + out-degree classes (thread / warp / block / grid)
     "direction": 3,  # + hub-based top-down -> bottom-up switching
     "enterprise": 4,  # + shared-memory cache of the last level's hubs
+    "hybrid": 5,  # + small levels in one block, one grid sync per large level
 }
 
 #: kcjax::BfsDirection.
@@ -28,7 +29,10 @@ DIRECTIONS: Mapping[str, int] = {"auto": 0, "top_down": 1, "bottom_up": 2}
 BATCHES: Mapping[str, int] = {"bitset": 0, "each": 1}
 
 
-@functools.partial(jax.jit, static_argnames=("method", "direction", "batch", "parents", "hub_tau"))
+@functools.partial(
+    jax.jit,
+    static_argnames=("method", "direction", "batch", "parents", "hub_tau", "block_edges"),
+)
 def bfs_native(
     indptr: jax.Array,
     indices: jax.Array,
@@ -39,6 +43,7 @@ def bfs_native(
     batch: int,
     parents: bool,
     hub_tau: int = -1,
+    block_edges: int = -1,
 ) -> tuple[jax.Array, jax.Array]:
     """Calls target ``kcjax_bfs``.
 
@@ -50,6 +55,9 @@ def bfs_native(
         :data:`DIRECTIONS`, :data:`BATCHES`.
       parents: whether to compute parents.
       hub_tau: hub degree threshold τ (-1: the policy's rule).
+      block_edges: ``"hybrid"`` on CUDA: a top-down level whose frontier has at
+        most this many edges runs in one block (-1: the policy's
+        ``kBlockLevelEdges``); a launch choice, results do not depend on it.
 
     Returns:
       (dist int32[s, n], parent int32[s, n] or int32[s, 0]). Under ``vmap``
@@ -72,4 +80,5 @@ def bfs_native(
         direction=np.int32(direction),
         batch=np.int32(batch),
         hub_tau=np.int32(hub_tau),
+        block_edges=np.int32(block_edges),
     )

@@ -117,7 +117,7 @@ def test_batched_equals_one_at_a_time(batch, parents, platform):
     _check(graph, sources, out, _scipy_dist(graph, sources))
 
 
-@pytest.mark.parametrize("method", ["enterprise", "dense"])
+@pytest.mark.parametrize("method", ["hybrid", "enterprise", "dense"])
 def test_jit_and_vmap(method, platform):
     graph = CASES["hubs_path"]
     sources = _sources(graph)
@@ -229,6 +229,14 @@ def test_kronecker_and_rmat_generators():
 
 
 def test_methods_constant():
-    assert set(METHODS) == {"enterprise", "direction", "classes", "queue", "scan", "dense"}
+    assert set(METHODS) == {
+        "hybrid",
+        "enterprise",
+        "direction",
+        "classes",
+        "queue",
+        "scan",
+        "dense",
+    }
     assert kcjax.BFS_METHODS == METHODS
-    assert list(itertools.islice(METHODS, 1)) == ["enterprise"]
+    assert list(itertools.islice(METHODS, 1)) == ["enterprise"]  # the default

@@ -1,15 +1,28 @@
 """CPU == CUDA for kcjax.bfs: distances exactly, parents by validation (any valid
-BFS parent may differ). Skipped without a GPU."""
+BFS parent may differ). Skipped without a GPU.
+
+The "hybrid" method's paths are each forced here through ``block_edges`` (the
+frontier-edge threshold of its one-block levels): 0 (every level on the grid
+but zero-edge frontiers), 64 (many block <-> grid switches), the policy's
+default, and 2^30 (the whole traversal in one block), in every direction, on
+long paths (many levels), hubs above each degree class, disconnected graphs,
+isolated and invalid sources, several sources one after another, and directed
+CSR (top-down only: bottom-up reads a CSR row as in-neighbours)."""
 
 from __future__ import annotations
+
+import functools
 
 import jax
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from reference import DATA_DIR, has_gpu, on_platform
+from scipy.sparse import csgraph
 
 import kcjax
-from kcjax.traversal.kernels import NATIVE_METHODS
+from kcjax.traversal.kernels import BATCHES, NATIVE_METHODS, bfs_native
+from kcjax.traversal.kernels import DIRECTIONS as DIRECTION_CODES
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA device")
 
@@ -24,8 +37,21 @@ def _graphs() -> dict[str, kcjax.Graph]:
         "gnp_sparse": gens.erdos_renyi(3000, 0.0008, seed=3),  # many components, long paths
         # A hub above the extreme class (> 65,536 neighbours) beside small pieces.
         "huge_star": gens.disjoint_union(gens.star(70_000), gens.erdos_renyi(500, 0.01, seed=4)),
+        # 3000 levels, and a hub of each class (middle, large) hanging off the path.
+        "path_hubs": _path_with_hubs(3000, (100, 1000)),
     }
     return out
+
+
+def _path_with_hubs(length: int, hub_degrees: tuple[int, ...]) -> kcjax.Graph:
+    src = list(range(length - 1))
+    dst = list(range(1, length))
+    n = length
+    for at, deg in zip((length // 3, 2 * length // 3), hub_degrees, strict=False):
+        src += [at] * deg
+        dst += list(range(n, n + deg))
+        n += deg
+    return kcjax.Graph.from_edges(np.array(src), np.array(dst), num_nodes=n + 5)  # 5 isolated
 
 
 GRAPHS = _graphs()
@@ -79,11 +105,108 @@ def test_jit_vmap_and_bad_traced_source_on_gpu():
     np.testing.assert_array_equal(np.asarray(bad), -1)
 
 
-@pytest.mark.parametrize("name", ["com-dblp", "soc-Epinions1", "ego-Facebook"])
+def _truth_sources(name: str) -> list[int]:
+    truth = DATA_DIR.parent / "bfs" / "bfs_truth.tsv"
+    if not truth.exists():
+        return []
+    rows = (line.split("\t") for line in truth.read_text().splitlines()[1:])
+    return [int(r[1]) for r in rows if r[0] == name]
+
+
+@pytest.mark.parametrize("name", ["com-dblp", "soc-Epinions1", "ego-Facebook", "com-amazon"])
 def test_shared_graphs(name, shared_graph):
     graph = shared_graph(name)
-    sources = _sources(graph, 5)
+    sources = np.array(_sources(graph, 5).tolist() + _truth_sources(name), np.int32)
     for method in NATIVE_METHODS:
         _compare(graph, sources, method=method, batch="each")
     _compare(graph, sources)
     assert DATA_DIR.exists()
+
+
+BLOCK_EDGES = (0, 64, -1, 1 << 30)
+
+
+def _native(graph_or_csr, sources: np.ndarray, platform: str, **kw):
+    indptr, indices = graph_or_csr
+    dev = jax.devices(platform)[0]
+    args = [jax.device_put(np.asarray(a, np.int32), dev) for a in (indptr, indices, sources)]
+    dist, par = bfs_native(*args, **kw)
+    return np.asarray(dist), np.asarray(par)
+
+
+def _compare_native(graph: kcjax.Graph, sources: np.ndarray, **kw) -> np.ndarray:
+    csr = (np.asarray(graph.indptr), np.asarray(graph.indices))
+    d_cpu, _ = _native(csr, sources, "cpu", **kw)
+    d_gpu, p_gpu = _native(csr, sources, "cuda", **kw)
+    np.testing.assert_array_equal(d_gpu, d_cpu)
+    for i, s in enumerate(sources):
+        if 0 <= s < graph.num_nodes:
+            kcjax.validate_bfs_tree(graph, int(s), (d_gpu[i], p_gpu[i]))
+        else:
+            assert (d_gpu[i] == -1).all() and (p_gpu[i] == -1).all()
+    return d_gpu
+
+
+def _hybrid(direction: str, block_edges: int, batch: str = "each") -> dict:
+    return {
+        "method": NATIVE_METHODS["hybrid"],
+        "direction": DIRECTION_CODES[direction],
+        "batch": BATCHES[batch],
+        "parents": True,
+        "block_edges": block_edges,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize("block_edges", BLOCK_EDGES)
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_hybrid_paths(name, block_edges, direction):
+    graph = GRAPHS[name]
+    _compare_native(graph, _sources(graph), **_hybrid(direction, block_edges))
+
+
+@pytest.mark.parametrize("block_edges", BLOCK_EDGES)
+def test_hybrid_odd_sources(block_edges):
+    """Invalid, isolated and repeated sources in one call, one after another."""
+    graph = GRAPHS["path_hubs"]
+    n = graph.num_nodes
+    sources = np.array([-1, n - 1, 0, n, 0, 1500, 2 * n], np.int32)
+    dist = _compare_native(graph, sources, **_hybrid("auto", block_edges))
+    assert (dist[0] == -1).all() and (dist[3] == -1).all() and (dist[6] == -1).all()
+    assert (dist[1] >= 0).sum() == 1  # an isolated vertex reaches itself only
+    np.testing.assert_array_equal(dist[2], dist[4])
+
+
+@functools.cache
+def _directed() -> tuple[np.ndarray, np.ndarray, int]:
+    """A random directed CSR (out-neighbours) with a high out-degree vertex."""
+    rng = np.random.default_rng(7)
+    n = 5000
+    src = np.concatenate([rng.integers(0, n, 12_000), np.zeros(2000, np.int64)])
+    dst = np.concatenate([rng.integers(0, n, 12_000), rng.integers(0, n, 2000)])
+    a = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    a.sum_duplicates()
+    a.setdiag(0)
+    a.eliminate_zeros()
+    return a.indptr.astype(np.int32), a.indices.astype(np.int32), n
+
+
+@pytest.mark.parametrize("method", NATIVE_METHODS)
+@pytest.mark.parametrize("block_edges", [0, -1, 1 << 30])
+def test_directed_top_down(method, block_edges):
+    indptr, indices, n = _directed()
+    sources = np.array([0, 1, 17, 4999], np.int32)
+    kw = {
+        "method": NATIVE_METHODS[method],
+        "direction": DIRECTION_CODES["top_down"],
+        "batch": BATCHES["each"],
+        "parents": False,
+        "block_edges": block_edges,
+    }
+    d_cpu, _ = _native((indptr, indices), sources, "cpu", **kw)
+    d_gpu, _ = _native((indptr, indices), sources, "cuda", **kw)
+    a = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(n, n))
+    ref = csgraph.shortest_path(a, directed=True, unweighted=True, indices=sources)
+    ref = np.where(np.isinf(ref), -1, ref).astype(np.int32)
+    np.testing.assert_array_equal(d_cpu, ref)
+    np.testing.assert_array_equal(d_gpu, ref)

@@ -203,7 +203,14 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_WORK", math.inf)
     assert auto.auto_gpu_method(clique, 12) == "pivot"  # its heaviest root alone
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_ROOT_WORK", math.inf)
-    assert auto.auto_gpu_method(clique, 12) == "kcminer"
+    assert auto.auto_gpu_method(clique, 12) == "kcminer"  # root degree 55: not "deep"
+    # Deep counts on small out-neighbourhoods pivot (the estimate misses
+    # clustered deep cliques), unless the work is tiny (the dense block).
+    assert kcjax.clique_cost_estimate(dense, 12).root_degree <= auto.AUTO_PIVOT_DEEP_MAX_DEGREE
+    assert auto.auto_gpu_method(dense, 12) == "kcminer"
+    monkeypatch.setattr(auto, "AUTO_PIVOT_DEEP_MIN_WORK", 0.0)
+    assert auto.auto_gpu_method(dense, 12) == "pivot"
+    assert auto.auto_gpu_method(dense, auto.AUTO_PIVOT_DEEP_K - 1) == "kcminer"
     # Shallow trees: at k = 4 the intersection cost alone decides.
     est = kcjax.clique_cost_estimate(clique, 4)
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_SHALLOW_COST", est.enumeration_work * est.root_degree)

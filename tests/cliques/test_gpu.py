@@ -100,6 +100,36 @@ def test_gpu_max_degree_hint(n, p, hint, method):
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("hint", ["true", "too_small"])
+@pytest.mark.parametrize("explicit", [False, True])
+def test_gpu_small_route(hint, explicit):
+    # KCMiner from k = 5 on, with a hint <= 32, counts every task in one kernel
+    # (count.cu, UseSmallRoute). A planted 30-clique fills one-word candidate
+    # sets to the brim (|C| up to 28 under the degree order); -1 task ids are
+    # padding and a repeated id counts twice. A hint below the true maximum
+    # on a graph with larger sets makes the route skip tasks and flag them;
+    # the general pipeline then recounts, exactly.
+    base = nx.gnp_random_graph(600, 0.01, seed=3)
+    if hint == "too_small":
+        base.add_edges_from((a, b) for a in range(60) for b in range(a + 1, 60))
+    else:
+        base.add_edges_from((a, b) for a in range(30) for b in range(a + 1, 30))
+    dag = kcjax.orient(kcjax.Graph.from_networkx(base))
+    true_max = int(dag.max_out_degree())
+    assert (true_max <= 32) == (hint == "true")
+    max_degree = true_max if hint == "true" else 4
+    tasks = None
+    if explicit:
+        ids = np.arange(dag.num_edges, dtype=np.int32)[::2]
+        tasks = np.concatenate([ids, [-1, 5, -1]]).astype(np.int32)
+    for kmax in (5, 6, 8):
+        want = kcjax.count_cliques_limbs(on_platform(dag, "cpu"), kmax, tasks=tasks)
+        got = kcjax.count_cliques_limbs(
+            on_platform(dag, "cuda"), kmax, tasks=tasks, max_degree=max_degree
+        )
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
 @pytest.mark.parametrize("name", SHARED_GRAPHS)
 def test_gpu_matches_ground_truth(name, shared_graph):
     dag = kcjax.orient(shared_graph(name))

@@ -16,7 +16,8 @@ from reference.matching import nx_embeddings, random_labeled, twin_star, walk_qu
 
 import kcjax
 from kcjax import LabeledGraph
-from kcjax.match.count import ListingOverflowError
+from kcjax.match.count import ListingOverflowError, prepare_match
+from kcjax.match.plan import POLICY
 
 # (name, n, p, labels, parts): few and many labels, connected and disconnected.
 DATA = {
@@ -57,11 +58,13 @@ def test_every_ablation_variant_same_count(name, size, g, q):
     d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
     for induced in (False, True):
         ref = len(nx_embeddings(g, q, induced=induced))
-        for bl, dom, order in itertools.product((True, False), (True, False), ("gvsm", "naive")):
+        for bl, rf, dom, order in itertools.product(
+            (True, False), (True, False), (True, False), ("gvsm", "naive")
+        ):
             got = kcjax.count_embeddings(
-                d, qq, induced=induced, blacklist=bl, dominance=dom, order=order
+                d, qq, induced=induced, blacklist=bl, refine=rf, dominance=dom, order=order
             )
-            assert got == ref, (induced, bl, dom, order)
+            assert got == ref, (induced, bl, rf, dom, order)
 
 
 ENGINE_CASES = [(c, i) for c, i in zip(CASES, IDS, strict=True) if c[1] in (2, 5)]
@@ -183,9 +186,43 @@ def test_stats_report_pruning():
     g = _data("many_labels")
     q = walk_query(g, 5, seed=5)
     s = kcjax.match_stats(LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q))
-    assert s["rounds"] >= 1 and sorted(s["order"]) == list(range(5))
+    assert s["rounds_run"] == POLICY.rounds and 0 <= s["rounds"] <= s["rounds_run"]
+    assert sorted(s["order"]) == list(range(5))
     for a, b, c in zip(s["cand_label"], s["cand_profile"], s["cand_final"], strict=True):
         assert a >= b >= c
+    totals = [sum(s["cand_profile"]), *s["round_totals"]]
+    assert totals == sorted(totals, reverse=True) and totals[-1] == sum(s["cand_final"])
+    assert s["label_matches"] >= s["first_pass"] >= s["kept"] >= s["classes"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("refine", [False, True])
+def test_filter_keeps_every_embedding(seed, refine):
+    """Every image of every networkx embedding stays a candidate of its query
+    vertex after many filter rounds (the filter's soundness, checked directly)."""
+    g = random_labeled(36, 0.25, 2 + seed % 3, seed=100 + seed)
+    q = walk_query(g, 3 + seed % 4, seed=seed)
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = nx_embeddings(g, q, induced=induced)
+        p = prepare_match(d, qq, induced=induced, refine=refine, dominance=False, rounds=12)
+        n = p.mult.shape[0]
+        bits = np.unpackbits(np.asarray(p.cand).view(np.uint8), axis=1, bitorder="little")[:, :n]
+        order = np.asarray(p.order)
+        for emb in ref:
+            for level, u in enumerate(order):
+                assert bits[level, emb[u]], (induced, emb, u)
+        assert kcjax.count_embeddings(d, qq, induced=induced, refine=refine) == len(ref)
+
+
+def test_refine_prunes_at_least_as_much():
+    g = _data("many_labels")
+    d = LabeledGraph.from_networkx(g)
+    for size in (4, 6, 8):
+        qq = LabeledGraph.from_networkx(walk_query(g, size, seed=size))
+        old = kcjax.match_stats(d, qq, refine=False)
+        new = kcjax.match_stats(d, qq, refine=True)
+        assert all(a >= b for a, b in zip(old["cand_final"], new["cand_final"], strict=True))
 
 
 def test_bad_inputs():

@@ -58,3 +58,21 @@ def test_hprd_listing_matches_count():
             rows = kcjax.find_embeddings(data, query)
             assert rows.shape == (int(row["embeddings"]), query.num_nodes)
             assert len({tuple(r) for r in rows.tolist()}) == rows.shape[0]
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("refine", [False, True])
+def test_hprd_rows_with_and_without_refinement_under_jit(refine):
+    """The old filter (refine=False) and the whole-graph program (traced, no
+    first-pass compaction) give every hprd count too."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        data = load_data("hprd")
+        for row in ROWS:
+            if row["data_graph"] != "hprd":
+                continue
+            query = kcjax.load_labeled(query_path("hprd", row["query"]))
+            assert kcjax.count_embeddings(data, query, refine=refine) == int(row["embeddings"])
+            limbs = jax.jit(lambda d, q=query: kcjax.count_embeddings_limbs(d, q, refine=refine))(
+                data
+            )
+            assert kcjax.limbs_to_int(limbs) == int(row["embeddings"])

@@ -169,6 +169,90 @@ def test_bfs_orders(name, depth_limit):
             assert got == nx.descendants_at_distance(G, source, d)
 
 
+def _lollipop_with_tail() -> nx.Graph:
+    """Int labels in shuffled order: a dense G(n, p) part (layers of hundreds of
+    BFS-DAG edges) joined to a long path (hundreds of one-vertex layers) that
+    ends in a second dense part."""
+    rng = random.Random(11)
+    G = nx.gnp_random_graph(400, 0.05, seed=11)
+    path = list(range(400, 700))
+    G.add_edges_from(itertools.pairwise([7, *path]))
+    G.add_edges_from((u + 700, v + 700) for u, v in nx.gnp_random_graph(300, 0.04, seed=12).edges)
+    G.add_edge(path[-1], 700)
+    nodes, edges = list(G), list(G.edges)
+    rng.shuffle(nodes)
+    rng.shuffle(edges)
+    H = nx.Graph()
+    H.add_nodes_from(nodes)
+    H.add_edges_from(edges)
+    return H
+
+
+LARGE = {
+    "labels": labeled_graph(700, 0.012, 21),
+    "identity": nx.convert_node_labels_to_integers(labeled_graph(700, 0.012, 22)),
+    "tail": _lollipop_with_tail(),
+}
+
+
+@pytest.mark.parametrize("name", LARGE)
+@pytest.mark.parametrize("small_layer_edges", [0, 48, 1 << 40])
+def test_bfs_orders_both_layer_paths(name, small_layer_edges, monkeypatch):
+    """Every layer vectorized, the default mix, every layer by the Python loop."""
+    from kcjax.nx import traversal
+
+    monkeypatch.setattr(traversal, "SMALL_LAYER_EDGES", small_layer_edges)
+    G = LARGE[name]
+    nodes = list(G)
+    for source in nodes[:: len(nodes) // 3]:
+        for f in (nx.bfs_edges, nx.bfs_predecessors, nx.bfs_successors):
+            for depth_limit in (None, 3):
+                got = list(f(G, source, depth_limit=depth_limit, **KC))
+                assert got == list(f(G, source, depth_limit=depth_limit)), f.__name__
+        got = nx.single_source_shortest_path_length(G, source, **KC)
+        assert list(got.items()) == list(nx.single_source_shortest_path_length(G, source).items())
+        assert nx.descendants_at_distance(G, source, 4, **KC) == nx.descendants_at_distance(
+            G, source, 4
+        )
+    for sources in (nodes[0], nodes[:5]):
+        assert list(nx.bfs_layers(G, sources, **KC)) == list(nx.bfs_layers(G, sources))
+
+
+@pytest.mark.parametrize("name", LARGE)
+def test_bfs_tree_is_networkx_digraph(name):
+    """Node, successor and predecessor orders; one fresh data dict per edge,
+    shared by both directions; fresh node dicts."""
+    G = LARGE[name]
+    source = list(G)[len(G) // 2]
+    got, want = nx.bfs_tree(G, source, **KC), nx.bfs_tree(G, source)
+    assert type(got) is nx.DiGraph and got.graph == want.graph
+    assert list(got.nodes(data=True)) == list(want.nodes(data=True))
+    for u in want:
+        assert list(got._succ[u].items()) == list(want._succ[u].items())
+        assert list(got._pred[u].items()) == list(want._pred[u].items())
+    data = [got._succ[u][v] for u, v in got.edges]
+    assert all(got._pred[v][u] is d for (u, v), d in zip(got.edges, data, strict=True))
+    assert len({id(d) for d in data}) == len(data)
+    assert len({id(d) for d in got._node.values()}) == len(got)
+    got.add_edge(source, "new", w=1)
+    got.nodes[source]["x"] = 1
+    assert got.has_edge(source, "new") and got.nodes[source] == {"x": 1}
+    assert all(not d for u, d in got.nodes(data=True) if u != source)
+
+
+def test_bfs_keeps_the_source_object():
+    """networkx yields the source as given (1.0 for node 1) on the source's edges."""
+    G = nx.path_graph(6)
+    for f in (nx.bfs_edges, nx.bfs_predecessors, nx.bfs_successors):
+        got, want = list(f(G, 1.0, **KC)), list(f(G, 1.0))
+        assert got == want
+        assert [tuple(map(type, e)) for e in got] == [tuple(map(type, e)) for e in want]
+    got = nx.single_source_shortest_path_length(G, 1.0, **KC)
+    want = nx.single_source_shortest_path_length(G, 1.0)
+    assert [type(u) for u in got] == [type(u) for u in want]
+    assert [type(u) for u in nx.bfs_tree(G, 1.0, **KC)] == [type(u) for u in nx.bfs_tree(G, 1.0)]
+
+
 @pytest.mark.parametrize("name", [n for n in GRAPHS if len(GRAPHS[n]) > 2])
 def test_bfs_layers(name):
     G = GRAPHS[name]
@@ -288,9 +372,16 @@ def test_conversion_round_trip_and_backend_graph():
     assert nx.single_source_shortest_path_length(K, "v3") == nx.single_source_shortest_path_length(
         G, "v3"
     )
+    # Edge data per adjacency entry (self loops dropped): the networkx graph's own dicts.
+    G = labeled_graph(50, 0.1, 8, loops=3)
+    K = from_networkx(G)
+    want = [d for u, row in G._adj.items() for v, d in row.items() if u != v]
+    assert len(K.entry_data()) == len(want)
+    assert all(a is b for a, b in zip(K.entry_data(), want, strict=True))
     # What kcjax declines on a backend graph raises (networkx does not convert back).
     with pytest.raises(NotImplementedError):
         nx.core_number(K)
+    assert K.self_loops == 3
 
 
 def test_should_run_prefers_networkx_on_small_graphs():

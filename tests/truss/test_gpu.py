@@ -25,7 +25,7 @@ def _run(fn, graph: kcjax.Graph, platform: str) -> np.ndarray:
 
 def _two_hubs(leaves: int, clique: int) -> kcjax.Graph:
     """Hubs 0 and 1 joined to each other and to every leaf 2..leaves+1, a clique on the
-    first leaves: edge {0, 1} has two long lists (peeled by the whole grid)."""
+    first leaves: edge {0, 1} has two long lists (peeled in chunks over the grid)."""
     ids = np.arange(2, leaves + 2)
     cu, cv = np.triu_indices(clique, 1)
     src = np.concatenate([[0], np.zeros(leaves, int), np.ones(leaves, int), cu + 2])
@@ -38,6 +38,11 @@ RANDOM = {
     "rmat12": lambda: kcjax.generators.rmat(12, 16, seed=2),
     "cliques": lambda: kcjax.generators.planted_cliques(3000, 0.004, [40, 25, 9], seed=3),
     "hubs": lambda: _two_hubs(3000, 50),
+    # A 120-clique: every edge's lists exceed TrussPolicy::kLaneList (chunked frontier
+    # edges, one round removing 7140 edges at the last level), beside a sparse part.
+    "bigclique": lambda: kcjax.generators.disjoint_union(
+        kcjax.generators.complete(120), kcjax.generators.rmat(11, 8, seed=6)
+    ),
 }
 
 
@@ -52,6 +57,25 @@ def test_gpu_equals_cpu_random(name, method):
         lambda g: kcjax.k_truss_mask(g, 5, method=method, prefilter=False),
     ):
         np.testing.assert_array_equal(_run(fn, graph, "cuda"), _run(fn, graph, "cpu"))
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM))
+def test_gpu_small_k_one_pass(name):
+    """k <= 3 takes the one-pass path (no supports, no peeling): eager ints and a
+    traced k through one executable that also serves k >= 4."""
+    graph = RANDOM[name]()
+    for k in (2, 3):
+        for prefilter in (True, False):
+
+            def fn(g, k=k, p=prefilter):
+                return kcjax.k_truss_mask(g, k, prefilter=p)
+
+            np.testing.assert_array_equal(_run(fn, graph, "cuda"), _run(fn, graph, "cpu"))
+    traced = jax.jit(lambda g, k: kcjax.k_truss_mask(g, k))
+    for k in (2, 3, 4, 6):
+        got = _run(lambda g, k=k: traced(g, np.int32(k)), graph, "cuda")
+        want = _run(lambda g, k=k: kcjax.k_truss_mask(g, k), graph, "cpu")
+        np.testing.assert_array_equal(got, want, err_msg=f"k={k}")
 
 
 def test_gpu_matches_networkx_and_dense():

@@ -17,7 +17,7 @@ namespace {
 
 ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buffer<ffi::S32> indptr,
                    ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> sources, int32_t method,
-                   int32_t direction, int32_t batch, int32_t hub_tau,
+                   int32_t direction, int32_t batch, int32_t hub_tau, int32_t block_edges,
                    ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent) {
   const kcjax::Reporter rep("kcjax_bfs", "CUDA");
   kcjax::bfs::Shape shape;
@@ -41,6 +41,7 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
   p.direction = direction;
   p.bitset = batch == kcjax::kBfsBitset && p.s > 1;
   p.tau = kcjax::HubTau(p.n, p.m, hub_tau);
+  p.block_edges = kcjax::BlockLevelEdges(block_edges);
 
   int num_sms = 0;
   cudaError_t err = kcjax::cuda::SmCount(&num_sms);

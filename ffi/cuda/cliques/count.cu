@@ -108,14 +108,24 @@ bool UseShallowPath(const CountProblem& p) {
   // every candidate set is small (|C| <= max out-degree - 1 < kSmallTaskMax):
   // the one kernel then spares the pre-pass, sort and host read-back, and
   // counts each task's one-word bitmap space by flattened pair probes
-  // (CountPairs): 2-7x faster on sparse graphs. Where candidate sets are
-  // larger, 32 consecutive tasks per warp leave a dense batch on one warp
-  // (3-5x slower), so those keep the general path (docs/tuning.md). kmax == 3
-  // ends after the pre-pass, which adds counts[3].
+  // (CountPairs): 2-7x faster on sparse graphs. Above a max out-degree of
+  // kSmallTaskMax its warps take their 32 tasks strided over the task list
+  // (ShallowTaskStrided), so that a dense region's consecutive edges spread
+  // over warps; above kShallowMaxDegree the general path is kept
+  // (docs/tuning.md). kmax == 3 ends after the pre-pass, which adds counts[3].
   if (p.kmax != 4) return false;
   if (p.method == kBinarySearch) return true;
-  return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kSmallTaskMax;
+  return p.method == kKCMiner && p.max_degree >= 0 && p.max_degree <= Policy::kShallowMaxDegree;
 }
+
+namespace {
+// Consecutive tasks per warp keep the task loads coalesced where every
+// candidate set fits one word (sparse graphs: com-amazon 1.6x faster than
+// strided); strided ones balance the dense regions of larger ones.
+bool ShallowTaskStrided(const CountProblem& p) {
+  return p.method == kKCMiner && p.max_degree > Policy::kSmallTaskMax;
+}
+}  // namespace
 
 size_t ShallowScratchBytes() { return kScratchAlign; }
 
@@ -138,10 +148,42 @@ cudaError_t LaunchShallow(const CountProblem& p, void* scratch, int num_sms, cud
   // KCMiner counts the bits of each bitmap space (CountPairs); the
   // binary-search baseline intersects C with every N+(w) (CountAdjacent).
   const bool pairs = p.method == kKCMiner;
-  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, pairs, work,
+  ShallowKernel<<<blocks, kThreads, smem, stream>>>(g, p.tasks, p.num_tasks, p.kmax, pairs,
+                                                    ShallowTaskStrided(p), work,
                                                     reinterpret_cast<u64*>(p.counts));
   return LastError();
 }
+
+bool UseSmallRoute(const CountProblem& p) {
+  // KCMiner from kmax == 5 on when the hint says every candidate set is small
+  // (|C| <= max out-degree - 1 < kSmallTaskMax): every task would land in the
+  // small class, so the pre-pass, its sort and the class read-back (about
+  // 0.1 ms of launches and waits on a small graph) only delay one kernel.
+  return p.method == kKCMiner && p.kmax >= 5 && p.max_degree >= 0 &&
+         p.max_degree <= Policy::kSmallTaskMax && p.num_tasks > 0;
+}
+
+size_t SmallRouteScratchBytes() { return kScratchAlign; }
+
+cudaError_t LaunchSmallRoute(const CountProblem& p, void* scratch, int num_sms,
+                             cudaStream_t stream) {
+  const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;
+  cudaError_t err = cudaMemsetAsync(p.counts, 0, out_bytes, stream);
+  if (err != cudaSuccess) return err;
+  int* work = static_cast<int*>(scratch);  // [0]: task counter, [1]: overflow flag
+  if ((err = cudaMemsetAsync(work, 0, 2 * sizeof(int), stream)) != cudaSuccess) return err;
+  const size_t smem = WarpSmemLayout::Make(p.kmax).Bytes() * Policy::kWarpsPerBlock;
+  int bpm = 0;
+  if ((err = MaxBlocks(SmallRouteKernel, smem, &bpm)) != cudaSuccess) return err;
+  const int64_t want = CeilDiv(CeilDiv(p.num_tasks, kWarp), Policy::kWarpsPerBlock);
+  const int blocks = static_cast<int>(std::clamp<int64_t>(want, 1, int64_t{bpm} * num_sms));
+  SmallRouteKernel<<<blocks, kThreads, smem, stream>>>(p.dag, p.tasks,
+                                                       static_cast<int>(p.num_tasks), p.kmax, work,
+                                                       work + 1, reinterpret_cast<u64*>(p.counts));
+  return LastError();
+}
+
+const int* SmallRouteOverflow(const void* scratch) { return static_cast<const int*>(scratch) + 1; }
 
 cudaError_t LaunchPrepass(const CountProblem& p, void* scratch, int num_sms, cudaStream_t stream) {
   const size_t out_bytes = static_cast<size_t>(p.kmax + 1) * 16;

@@ -115,6 +115,28 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return ffi::Error::Success();
   }
 
+  // ---- Small route: one kernel; only its overflow flag comes back. ----
+  kcjax::cliques::TaskClasses* pinned = nullptr;
+  if (kcjax::cliques::UseSmallRoute(p) && (pinned = PinnedClasses()) != nullptr) {
+    if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "the small route's overflow flag");
+        e.failure())
+      return e;
+    void* work = memory.Allocate(kcjax::cliques::SmallRouteScratchBytes());
+    if (work == nullptr)
+      return rep.Exhausted(kcjax::cliques::SmallRouteScratchBytes(),
+                           "the small-route kernel's work counter");
+    err = kcjax::cliques::LaunchSmallRoute(p, work, num_sms, stream);
+    if (err != cudaSuccess) return rep.Cuda("small-route clique kernel launch", err);
+    err = cudaMemcpyAsync(&pinned->key_overflow, kcjax::cliques::SmallRouteOverflow(work),
+                          sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+    if (err != cudaSuccess) return rep.Cuda("copying the small route's flag to the host", err);
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return rep.Cuda("small-route clique kernel", err);
+    // Set: the hint was below the true maximum and some tasks were skipped;
+    // the general pipeline below recounts every task from zero.
+    if (!pinned->key_overflow) return ffi::Error::Success();
+  }
+
   // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
   const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
@@ -128,7 +150,6 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
 
   if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
   kcjax::cliques::TaskClasses classes;
-  kcjax::cliques::TaskClasses* pinned = nullptr;
   if (kcjax::cliques::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
     // ---- Solve planned from the hint, queued right behind the pre-pass;
     // the classes come back on a side stream meanwhile. ----

@@ -283,8 +283,8 @@ __device__ void BlockFlush(u64 (&acc)[N], u64* red, u64* out, int first) {
 // the probes that produced it), so per-lane, per-warp and per-block sums stay
 // far below 2^64; blocks combine into the 128-bit output with GlobalAdd128.
 __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
-    ShallowKernel(DagView g, const int32_t* tasks, int64_t num, int kmax, bool pairs, int* work,
-                  u64* out) {
+    ShallowKernel(DagView g, const int32_t* tasks, int64_t num, int kmax, bool pairs, bool strided,
+                  int* work, u64* out) {
   extern __shared__ __align__(16) unsigned char smem[];
   const ShallowSmem sm = CarveShallowSmem(smem);
   const int lane = LaneId();
@@ -292,7 +292,10 @@ __global__ void __launch_bounds__(kThreads, Policy::kShallowMinBlocksPerSm)
   u64 acc[2] = {0, 0};  // counts[3], counts[4]
   const int64_t batches = CeilDiv(num, kWarp);
   for (int64_t bt = PullTask(work); bt < batches; bt = PullTask(work)) {
-    const ShallowTask t = LoadShallowTask(g, tasks, bt * kWarp + lane, num);
+    // strided: lane i takes task bt + i * batches, so that the consecutive
+    // edges of a dense region spread over warps instead of loading one.
+    const int64_t ti = strided ? bt + lane * batches : bt * kWarp + lane;
+    const ShallowTask t = LoadShallowTask(g, tasks, ti, num);
     unsigned over = ForEachBufferSet(g, t, sm, [&](bool, int d, int off) {
       acc[0] += static_cast<u64>(d);
       if (count4 && pairs) {

@@ -84,6 +84,53 @@ __global__ void __launch_bounds__(kThreads)
   cnt.Flush();
 }
 
+// The small route (UseSmallRoute): every task of a graph whose candidate sets
+// all fit one word, counts[3] included. A warp pulls a batch of 32 tasks
+// strided over the task list (lane i takes task batch + i * batches), so the
+// consecutive edges of a dense region spread over warps; each lane sizes its
+// own task, and the warp then runs the tasks of two or more candidates one
+// by one. A task whose lists could hold a larger set (a max_degree hint below
+// the true maximum) is skipped and *overflow set: the handler then recounts
+// on the general path.
+__global__ void __launch_bounds__(kThreads)
+    SmallRouteKernel(DagView g, const int32_t* tasks, int num, int kmax, int* work, int* overflow,
+                     u64* out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WarpSmemLayout lay = WarpSmemLayout::Make(kmax);
+  Counts cnt;
+  WarpSmem ws;
+  CarveWarpSmem(smem, lay, out, &cnt, &ws);
+  cnt.Zero();
+  const int lane = LaneId();
+  const int batches = (num + kWarp - 1) / kWarp;
+  for (int b = PullTask(work); b < batches; b = PullTask(work)) {
+    const int t = b + lane * batches;
+    int32_t e = t < num ? TaskAt(tasks, t) : -1;
+    if (e >= g.num_edges) e = -1;
+    int32_t u = 0, v = 0;
+    int d = 0;
+    bool big = false;
+    if (e >= 0) {
+      u = g.src[e];
+      v = g.indices[e];
+      const int du = g.Degree(u), dv = g.Degree(v);
+      // C = N+(u) ∩ N+(v) excludes v itself: |C| <= min(du - 1, dv).
+      big = min(du - 1, dv) >= Policy::kSmallTaskMax;
+      if (!big) d = LaneIntersect(g.Row(u), du, g.Row(v), dv);
+    }
+    if (__ballot_sync(kFull, big) != 0u && lane == 0) *overflow = 1;
+    cnt.AddWarp(3, static_cast<uint32_t>(d));
+    for (unsigned todo = __ballot_sync(kFull, d >= 2); todo != 0u; todo &= todo - 1) {
+      const int j = __ffs(todo) - 1;
+      const int32_t uj = __shfl_sync(kFull, u, j), vj = __shfl_sync(kFull, v, j);
+      const int dj = WarpIntersect(g.Row(uj), g.Degree(uj), g.Row(vj), g.Degree(vj), ws.list1);
+      BuildRows1(g, ws.list1, dj, ws.rows1);
+      RunEngine1(ws.rows1, dj, 2, kmax, ws, cnt);
+    }
+  }
+  cnt.Flush();
+}
+
 // Level-3 construction of KCMiner (γ <= λ at level 2): every candidate i of C
 // roots a size-3 node with candidates row(i); its bitmap space is compacted
 // from the level-2 rows and explored with the engine (single-word when it has

@@ -2,23 +2,33 @@
 // ffi/cpu/truss/truss.cc.
 //
 // Steps, all on the XLA stream with no host synchronization: mark the live
-// edges (k-core prefilter), count supports by the chosen pass, then peel in
-// one cooperative persistent kernel: each level scans the live edges for the
-// frontier (support <= level), and synchronous rounds (grid-wide syncs, the
-// frontier size read on the device) remove it, decrementing the other two
-// edges of every live triangle (PKT's rule for triangles with two frontier
-// edges), until no round adds an edge; then the next level. Frontier edges
-// whose shorter list is long are intersected by the whole grid, not one warp.
-//
-// Intersections and warp sums come from kcjax/cuda/; the two warp helpers
-// marked below (min, aggregated push) are candidates for warp.cuh.
+// edges (k-core prefilter), then
+//   * k-truss with a runtime k <= 3: one pass, no supports and no peeling (the
+//     3-truss is the live edges that close a live triangle: removing edges of
+//     support 0 removes no triangle); the later kernels see k and return;
+//   * otherwise count supports by the chosen pass and peel in one cooperative
+//     persistent kernel of grid-wide steps. A step either scans the live-edge
+//     list for a level's first frontier (support <= level; the list is
+//     compacted as it shrinks, so scans cost O(live), not O(m)), or runs one
+//     synchronous round: the frontier is removed and the other two edges of
+//     every live triangle lose a support (PKT's rule for triangles with two
+//     frontier edges); edges that fall to the level form the next frontier.
+//     One grid-wide sync per step: an edge's state is the step that removes it
+//     (its tag), so removal needs no retiring pass, and every counter a step
+//     writes lives in one of three slots (written at step s, read at s + 1,
+//     cleared at s + 2). Frontier edges with short lists are merged by one
+//     thread; longer ones are cut into chunks of warp probes that the whole grid
+//     shares, so no hub edge serializes a round. Level 0 removes edges of
+//     support 0, which close no live triangle: they are not probed. Runs of
+//     small steps (a tail round, a scan of a short list) go to block 0 alone
+//     with block barriers while the other blocks wait at the next grid sync.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "kcjax/core/ffi.h"
@@ -33,30 +43,65 @@ namespace cg = cooperative_groups;
 namespace kcjax {
 namespace {
 
+using cuda::kFull;
 using cuda::kWarp;
+using cuda::u64;
 using cuda::WarpMin;
 using cuda::WarpPush;
 using cuda::WarpSum;
 constexpr int kThreads = TrussPolicy::kThreads;
+constexpr int kLaneList = TrussPolicy::kLaneList;
+static_assert(kLaneList < 256, "merged frontier items pack both list lengths in 8 bits each");
+static_assert(TrussPolicy::kChunkProbes == kWarp, "a chunk is one probe per lane of a warp");
+constexpr int kLogWarp = 5;
+static_assert(1 << kLogWarp == kWarp);
 
-// Edge states during peeling.
-constexpr uint8_t kDead = 0, kLive = 1, kFrontier = 2, kNext = 3;
+// Edge tags: the step whose round removes the edge; live edges carry kLiveTag and
+// edges outside the prefilter kDeadTag. At step s an edge is dead if its tag is
+// below s, in the round's frontier if it equals s, live above.
+constexpr int32_t kLiveTag = INT_MAX, kDeadTag = -1;
 
-// Counters of the peeling kernel (int32 slots).
-enum Counter : int {
-  kSize0 = 0,  // frontier sizes, double-buffered
-  kSize1 = 1,
-  kRemaining = 2,  // live edges
-  kHeavy = 3,      // heavy frontier edges this round
-  kMin0 = 4,       // smallest live support above the level, double-buffered
-  kMin1 = 5,
-  kNumCounters = 8,
+// What one step reports to the next.
+struct Slot {
+  u64 heavy;      // (chunked frontier edges << 32) | their chunks
+  int32_t light;  // frontier edges merged by one thread
+  int32_t low;    // a scan: the smallest support it left live
+  int32_t kept;   // a compacting scan: the live edges it kept
+  int32_t pad;
 };
+constexpr int kSlots = 3;
+
+__device__ __forceinline__ int32_t Load(const int32_t* p) { return __ldcg(p); }
+__device__ __forceinline__ uint32_t Load(const uint32_t* p) { return __ldcg(p); }
+__device__ __forceinline__ u64 Load(const u64* p) { return __ldcg(p); }
 
 // First position p in [lo, hi) with col[p] >= x (hi if none).
 __device__ __forceinline__ int32_t LowerBound(const int32_t* __restrict__ col, int32_t lo,
                                               int32_t hi, int32_t x) {
   return lo + cuda::LowerBound(col + lo, hi - lo, x);
+}
+
+// Calls fn(i, j) for the common entries col[i] == col[j] of the sorted ranges
+// [a0, a1) and [b0, b1) by one thread's merge, until fn returns true.
+template <typename Fn>
+__device__ __forceinline__ void LaneMerge(const int32_t* __restrict__ col, int32_t a0, int32_t a1,
+                                          int32_t b0, int32_t b1, Fn fn) {
+  if (a0 >= a1 || b0 >= b1) return;
+  int32_t x = col[a0], y = col[b0];
+  while (true) {
+    if (x < y) {
+      if (++a0 == a1) return;
+      x = col[a0];
+    } else if (y < x) {
+      if (++b0 == b1) return;
+      y = col[b0];
+    } else {
+      if (fn(a0, b0)) return;
+      if (++a0 == a1 || ++b0 == b1) return;
+      x = col[a0];
+      y = col[b0];
+    }
+  }
 }
 
 struct Csr {
@@ -67,157 +112,6 @@ struct Csr {
   const int32_t* edst;
   int32_t m;
 };
-
-__global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_core,
-                           const int32_t* __restrict__ kbuf, uint8_t* state, int32_t* sup,
-                           int32_t* counters) {
-  const int32_t k = max(*kbuf, 2);
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < g.m; e += stride) {
-    bool alive = true;
-    if (use_core) alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
-    state[e] = alive ? kLive : kDead;
-    sup[e] = 0;
-  }
-  if (blockIdx.x == 0 && threadIdx.x < kNumCounters) {
-    counters[threadIdx.x] = (threadIdx.x == kMin0 || threadIdx.x == kMin1) ? INT_MAX : 0;
-  }
-}
-
-// Each triangle once from the degree-oriented DAG: warp per DAG edge (a, b), lanes
-// search the shorter out-list's entries in the longer one.
-__global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
-                                 const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
-                                 int32_t m, const uint8_t* __restrict__ state, int32_t* sup) {
-  const int lane = threadIdx.x & (kWarp - 1);
-  const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  for (int64_t d = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; d < m; d += warps) {
-    const int32_t e = deid[d];
-    if (!state[e]) continue;
-    const int32_t a = dsrc[d], b = dcol[d];
-    int32_t a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
-    if (a1 - a0 > b1 - b0) {
-      int32_t t0 = a0, t1 = a1;
-      a0 = b0, a1 = b1, b0 = t0, b1 = t1;
-    }
-    int32_t own = 0;
-    for (int32_t i = a0 + lane; i < a1; i += kWarp) {
-      const int32_t w = dcol[i];
-      const int32_t j = LowerBound(dcol, b0, b1, w);
-      if (j < b1 && dcol[j] == w) {
-        const int32_t e1 = deid[i], e2 = deid[j];
-        if (state[e1] && state[e2]) {
-          ++own;
-          atomicAdd(sup + e1, 1);
-          atomicAdd(sup + e2, 1);
-        }
-      }
-    }
-    own = WarpSum(own);
-    if (lane == 0 && own) atomicAdd(sup + e, own);
-  }
-}
-
-// Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics.
-__global__ void SupportEdgeKernel(Csr g, const uint8_t* __restrict__ state, int32_t* sup) {
-  const int lane = threadIdx.x & (kWarp - 1);
-  const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  for (int64_t e = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; e < g.m; e += warps) {
-    if (!state[e]) continue;
-    const int32_t u = g.esrc[e], v = g.edst[e];
-    int32_t a0 = g.indptr[u], a1 = g.indptr[u + 1], b0 = g.indptr[v], b1 = g.indptr[v + 1];
-    if (a1 - a0 > b1 - b0) {
-      int32_t t0 = a0, t1 = a1;
-      a0 = b0, a1 = b1, b0 = t0, b1 = t1;
-    }
-    int32_t c = 0;
-    for (int32_t i = a0 + lane; i < a1; i += kWarp) {
-      const int32_t w = g.indices[i];
-      const int32_t j = LowerBound(g.indices, b0, b1, w);
-      c += j < b1 && g.indices[j] == w && state[g.eid[i]] && state[g.eid[j]];
-    }
-    c = WarpSum(c);
-    if (lane == 0) sup[e] = c;
-  }
-}
-
-// The seed's pass: block b takes vertices b, b + #blocks, ...; the vertex's list goes
-// to shared memory; a thread per higher neighbour v walks N(v) and counts, in a
-// register, the entries found in N(u).
-__global__ void SupportVertexKernel(Csr g, int32_t n, const uint8_t* __restrict__ state,
-                                    int32_t* sup) {
-  __shared__ int32_t list[TrussPolicy::kSharedList];
-  for (int32_t u = blockIdx.x; u < n; u += gridDim.x) {
-    const int32_t u0 = g.indptr[u], du = g.indptr[u + 1] - u0;
-    const bool staged = du <= TrussPolicy::kSharedList;
-    if (staged) {
-      for (int32_t i = threadIdx.x; i < du; i += blockDim.x) list[i] = g.indices[u0 + i];
-    }
-    __syncthreads();
-    const int32_t* nu = staged ? list : g.indices + u0;
-    for (int32_t p = threadIdx.x; p < du; p += blockDim.x) {
-      const int32_t v = nu[p];
-      const int32_t e = g.eid[u0 + p];
-      if (v < u || !state[e]) continue;
-      int32_t c = 0;
-      for (int32_t j = g.indptr[v]; j < g.indptr[v + 1]; ++j) {
-        const int32_t w = g.indices[j];
-        const int32_t i = LowerBound(nu, 0, du, w);
-        c += i < du && nu[i] == w && state[g.eid[u0 + i]] && state[g.eid[j]];
-      }
-      sup[e] = c;
-    }
-    __syncthreads();
-  }
-}
-
-struct PeelParams {
-  Csr g;
-  uint8_t* state;
-  int32_t* sup;
-  int32_t* buf0;  // frontier lists, double-buffered
-  int32_t* buf1;
-  int32_t* heavy;  // frontier edges split over the grid
-  int32_t* counters;
-  int32_t* truss;       // kDecompose: trussness output; else nullptr
-  const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
-};
-
-__device__ __forceinline__ int32_t Load(const int32_t* p) { return __ldcg(p); }
-__device__ __forceinline__ uint8_t Load(const uint8_t* p) { return __ldcg(p); }
-
-// One support decrement of live edge x at `level` (PKT): pushes x to the next
-// frontier when it reaches the level; never lets it fall below.
-__device__ __forceinline__ void Decrement(const PeelParams& P, int32_t x, int32_t level,
-                                          int32_t* next, int32_t* next_size) {
-  if (Load(P.sup + x) <= level) return;
-  const int32_t a = atomicSub(P.sup + x, 1);
-  if (a == level + 1) {
-    P.state[x] = kNext;
-    next[atomicAdd(next_size, 1)] = x;
-  } else if (a <= level) {
-    atomicAdd(P.sup + x, 1);
-  }
-}
-
-// The triangle (e, e1, e2) as frontier edge e is removed.
-__device__ __forceinline__ void OnTriangle(const PeelParams& P, int32_t e, int32_t e1, int32_t e2,
-                                           int32_t level, int32_t* next, int32_t* next_size) {
-  const uint8_t s1 = Load(P.state + e1), s2 = Load(P.state + e2);
-  if (s1 == kDead || s2 == kDead) return;
-  const bool f1 = s1 == kFrontier, f2 = s2 == kFrontier;
-  if (f1 && f2) return;
-  if (f1) {
-    if (e < e1) Decrement(P, e2, level, next, next_size);
-    return;
-  }
-  if (f2) {
-    if (e < e2) Decrement(P, e1, level, next, next_size);
-    return;
-  }
-  Decrement(P, e1, level, next, next_size);
-  Decrement(P, e2, level, next, next_size);
-}
 
 // The shorter and longer neighbour ranges of edge e.
 __device__ __forceinline__ void Ranges(const Csr& g, int32_t e, int32_t& a0, int32_t& a1,
@@ -230,131 +124,535 @@ __device__ __forceinline__ void Ranges(const Csr& g, int32_t e, int32_t& a0, int
   }
 }
 
-// CSR entry a of edge e's shorter range: if its vertex also lies in the longer
-// range [b0, b1), the triangle it closes loses edge e (OnTriangle). A is the
-// caller's loop index type (int32 for a warp's stride, int64 for the grid's).
-template <typename A>
-__device__ __forceinline__ void ProbeTriangle(const PeelParams& P, int32_t e, A a, int32_t b0,
-                                              int32_t b1, int32_t level, int32_t* next,
-                                              int32_t* next_size) {
-  const Csr& g = P.g;
-  const int32_t w = g.indices[a];
-  const int32_t b = LowerBound(g.indices, b0, b1, w);
-  if (b < b1 && g.indices[b] == w) {
-    OnTriangle(P, e, g.eid[a], g.eid[b], level, next, next_size);
+// The k of a k-truss call that the one-pass path serves (k <= 3); kbuf == nullptr
+// (other modes) never does.
+__device__ __forceinline__ bool SmallK(const int32_t* kbuf) {
+  return kbuf != nullptr && *kbuf <= 3;
+}
+
+__global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_core,
+                           const int32_t* __restrict__ kbuf, int32_t* tag, int32_t* sup,
+                           Slot* slots) {
+  const int32_t k = max(*kbuf, 2);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < g.m; e += stride) {
+    bool alive = true;
+    if (use_core) alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
+    tag[e] = alive ? kLiveTag : kDeadTag;
+    sup[e] = 0;
+  }
+  if (blockIdx.x == 0 && threadIdx.x < kSlots) slots[threadIdx.x] = Slot{0, 0, INT_MAX, 0, 0};
+}
+
+// k-truss for k <= 3 in one pass: out[e] = e live and (k <= 2 or e closes a live
+// triangle). A thread per edge merges short lists and stops at the first triangle;
+// edges with a long list are searched by their whole warp, one at a time.
+__global__ void SmallKTrussKernel(Csr g, const int32_t* __restrict__ kbuf,
+                                  const int32_t* __restrict__ tag, int32_t* out) {
+  const int32_t k = max(*kbuf, 2);
+  if (k > 3) return;
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t end = cuda::RoundUp(g.m, kWarp);
+  for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
+    const int32_t e = static_cast<int32_t>(t);
+    const bool alive = t < g.m && tag[e] >= 0;
+    bool hit = false, wide = false;
+    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    if (alive && k == 3) {
+      Ranges(g, e, a0, a1, b0, b1);
+      if (b1 - b0 <= kLaneList) {
+        LaneMerge(g.indices, a0, a1, b0, b1, [&](int32_t i, int32_t j) {
+          hit = tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
+          return hit;
+        });
+      } else {
+        wide = true;
+      }
+    }
+    for (unsigned todo = __ballot_sync(kFull, wide); todo != 0; todo &= todo - 1) {
+      const int src = __ffs(todo) - 1;
+      const int32_t c0 = __shfl_sync(kFull, a0, src), c1 = __shfl_sync(kFull, a1, src);
+      const int32_t d0 = __shfl_sync(kFull, b0, src), d1 = __shfl_sync(kFull, b1, src);
+      bool found = false;
+      for (int32_t base = c0; base < c1 && !found; base += kWarp) {
+        bool mine = false;
+        const int32_t i = base + lane;
+        if (i < c1) {
+          const int32_t w = g.indices[i];
+          const int32_t j = LowerBound(g.indices, d0, d1, w);
+          mine = j < d1 && g.indices[j] == w && tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
+        }
+        found = __any_sync(kFull, mine);
+      }
+      if (lane == src) hit = found;
+    }
+    if (t < g.m) out[e] = alive && (k <= 2 || hit);
   }
 }
 
-__global__ void __launch_bounds__(kThreads) PeelKernel(PeelParams P) {
-  cg::grid_group grid = cg::this_grid();
+// Each triangle once from the degree-oriented DAG, +1 to its three edges: a thread
+// per DAG edge (a, b) merges the two out-lists when both are short; edges with a
+// long out-list are searched by their whole warp, one at a time.
+__global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
+                                 const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
+                                 int32_t m, const int32_t* __restrict__ kbuf,
+                                 const int32_t* __restrict__ tag, int32_t* sup) {
+  if (SmallK(kbuf)) return;
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t end = cuda::RoundUp(m, kWarp);
+  for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
+    const int32_t d = static_cast<int32_t>(t);
+    int32_t e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    bool wide = false;
+    if (t < m) {
+      e = deid[d];
+      if (tag[e] >= 0) {
+        const int32_t a = dsrc[d], b = dcol[d];
+        a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
+        if (a1 - a0 > b1 - b0) {
+          int32_t t0 = a0, t1 = a1;
+          a0 = b0, a1 = b1, b0 = t0, b1 = t1;
+        }
+        if (b1 - b0 <= kLaneList) {
+          int32_t own = 0;
+          LaneMerge(dcol, a0, a1, b0, b1, [&](int32_t i, int32_t j) {
+            const int32_t e1 = deid[i], e2 = deid[j];
+            if (tag[e1] >= 0 && tag[e2] >= 0) {
+              ++own;
+              atomicAdd(sup + e1, 1);
+              atomicAdd(sup + e2, 1);
+            }
+            return false;
+          });
+          if (own) atomicAdd(sup + e, own);
+        } else {
+          wide = true;
+        }
+      }
+    }
+    for (unsigned todo = __ballot_sync(kFull, wide); todo != 0; todo &= todo - 1) {
+      const int src = __ffs(todo) - 1;
+      const int32_t c0 = __shfl_sync(kFull, a0, src), c1 = __shfl_sync(kFull, a1, src);
+      const int32_t d0 = __shfl_sync(kFull, b0, src), d1 = __shfl_sync(kFull, b1, src);
+      int32_t own = 0;
+      for (int32_t i = c0 + lane; i < c1; i += kWarp) {
+        const int32_t w = dcol[i];
+        const int32_t j = LowerBound(dcol, d0, d1, w);
+        if (j < d1 && dcol[j] == w) {
+          const int32_t e1 = deid[i], e2 = deid[j];
+          if (tag[e1] >= 0 && tag[e2] >= 0) {
+            ++own;
+            atomicAdd(sup + e1, 1);
+            atomicAdd(sup + e2, 1);
+          }
+        }
+      }
+      own = WarpSum(own);
+      if (lane == src && own) atomicAdd(sup + e, own);
+    }
+  }
+}
+
+// Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics.
+__global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
+                                  const int32_t* __restrict__ tag, int32_t* sup) {
+  if (SmallK(kbuf)) return;
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
+  for (int64_t e = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; e < g.m; e += warps) {
+    if (tag[e] < 0) continue;
+    int32_t a0, a1, b0, b1;
+    Ranges(g, static_cast<int32_t>(e), a0, a1, b0, b1);
+    int32_t c = 0;
+    for (int32_t i = a0 + lane; i < a1; i += kWarp) {
+      const int32_t w = g.indices[i];
+      const int32_t j = LowerBound(g.indices, b0, b1, w);
+      c += j < b1 && g.indices[j] == w && tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
+    }
+    c = WarpSum(c);
+    if (lane == 0) sup[e] = c;
+  }
+}
+
+// The seed's pass: block b takes vertices b, b + #blocks, ...; the vertex's list goes
+// to shared memory; a thread per higher neighbour v walks N(v) and counts, in a
+// register, the entries found in N(u).
+__global__ void SupportVertexKernel(Csr g, int32_t n, const int32_t* __restrict__ kbuf,
+                                    const int32_t* __restrict__ tag, int32_t* sup) {
+  if (SmallK(kbuf)) return;
+  __shared__ int32_t list[TrussPolicy::kSharedList];
+  for (int32_t u = blockIdx.x; u < n; u += gridDim.x) {
+    const int32_t u0 = g.indptr[u], du = g.indptr[u + 1] - u0;
+    const bool staged = du <= TrussPolicy::kSharedList;
+    if (staged) {
+      for (int32_t i = threadIdx.x; i < du; i += blockDim.x) list[i] = g.indices[u0 + i];
+    }
+    __syncthreads();
+    const int32_t* nu = staged ? list : g.indices + u0;
+    for (int32_t p = threadIdx.x; p < du; p += blockDim.x) {
+      const int32_t v = nu[p];
+      const int32_t e = g.eid[u0 + p];
+      if (v < u || tag[e] < 0) continue;
+      int32_t c = 0;
+      for (int32_t j = g.indptr[v]; j < g.indptr[v + 1]; ++j) {
+        const int32_t w = g.indices[j];
+        const int32_t i = LowerBound(nu, 0, du, w);
+        c += i < du && nu[i] == w && tag[g.eid[u0 + i]] >= 0 && tag[g.eid[j]] >= 0;
+      }
+      sup[e] = c;
+    }
+    __syncthreads();
+  }
+}
+
+// The peeling loop's state. Every field is the same in all threads that run a step:
+// it changes only through values they all read after the same barrier.
+struct PeelState {
+  int32_t s;  // step
+  int32_t level;
+  int32_t prev;  // what the last step did: kStart, kProbe, kScan
+  int32_t list;  // live-edge list: 0 every edge, 1 live0, 2 live1
+  int32_t list_size;
+  int32_t pending;  // the list the last step's scan compacted into (0: none)
+  int32_t done;
+  int32_t pad;
+  int64_t died;  // edges removed since the list was last compacted
+};
+enum : int32_t { kStart = 0, kProbe = 1, kScan = 2 };
+
+struct PeelParams {
+  Csr g;
+  int32_t* tag;
+  int32_t* sup;
+  // By step parity (fields, not arrays: a runtime index into a kernel parameter's
+  // array would copy it to local memory): frontier edges, merged ones from the
+  // front as {edge, a0, b0, |a| << 8 | |b|} (its ranges, so the round that removes
+  // it starts its merge after one load) and chunked ones from the back (edge in .x);
+  // the first chunk of every chunked edge (ascending with its position); the
+  // compacted live-edge lists.
+  int4* frontier0;
+  int4* frontier1;
+  uint32_t* offset0;
+  uint32_t* offset1;
+  int32_t* live0;
+  int32_t* live1;
+  Slot* slots;
+  PeelState* records;   // the state a one-block run hands back (two, alternating)
+  int32_t* truss;       // kDecompose: trussness output; else nullptr
+  const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
+  int32_t chunk_shift;  // a chunk is kChunkProbes << chunk_shift probes
+};
+
+// Edge x joins the frontier of step s + 1 at `level` (its trussness is level + 2).
+// It goes to the merged list when its longer list is short, else to the chunked
+// list with its chunk count.
+__device__ __forceinline__ void Push(const PeelParams& P, int32_t x, int32_t s, int32_t level) {
+  P.tag[x] = s + 1;
+  if (P.truss != nullptr) P.truss[x] = level + 2;
+  if (level == 0) return;  // support 0: x closes no live triangle, nothing to probe
+  int32_t a0, a1, b0, b1;
+  Ranges(P.g, x, a0, a1, b0, b1);
+  const bool light = b1 - b0 <= kLaneList;
+  Slot* slot = P.slots + s % kSlots;
+  int4* buf = s & 1 ? P.frontier1 : P.frontier0;
+  // Merged edges: one atomic per group of lanes that push together (the threads of
+  // a warp that reached this point).
+  const unsigned lights = __ballot_sync(__activemask(), light);
+  if (light) {
+    const int leader = __ffs(lights) - 1;
+    int32_t base = 0;
+    if (cuda::LaneId() == leader) base = atomicAdd(&slot->light, __popc(lights));
+    base = __shfl_sync(lights, base, leader);
+    buf[base + __popc(lights & cuda::LaneMaskLt())] =
+        make_int4(x, a0, b0, (a1 - a0) << 8 | (b1 - b0));
+    return;
+  }
+  // Chunked edges (few: long lists): one 64-bit atomic gives the position and the
+  // first chunk together, so chunk offsets ascend with positions.
+  const int shift = kLogWarp + P.chunk_shift;  // log2(kChunkProbes << chunk_shift)
+  const uint32_t chunks = static_cast<uint32_t>((a1 - a0 + (1 << shift) - 1) >> shift);
+  const u64 old = atomicAdd(&slot->heavy, (u64{1} << 32) | chunks);
+  const uint32_t pos = static_cast<uint32_t>(old >> 32);
+  buf[P.g.m - 1 - static_cast<int32_t>(pos)].x = x;
+  (s & 1 ? P.offset1 : P.offset0)[pos] = static_cast<uint32_t>(old);
+}
+
+// One support decrement of live edge x at `level` (PKT): pushes x to the next
+// frontier when it reaches the level; never lets it fall below.
+__device__ __forceinline__ void Decrement(const PeelParams& P, int32_t x, int32_t s,
+                                          int32_t level) {
+  if (Load(P.sup + x) <= level) return;
+  const int32_t a = atomicSub(P.sup + x, 1);
+  if (a == level + 1) {
+    Push(P, x, s, level);
+  } else if (a <= level) {
+    atomicAdd(P.sup + x, 1);
+  }
+}
+
+// The triangle (e, e1, e2) as frontier edge e is removed at step s.
+__device__ __forceinline__ void OnTriangle(const PeelParams& P, int32_t e, int32_t e1, int32_t e2,
+                                           int32_t s, int32_t level) {
+  const int32_t t1 = Load(P.tag + e1), t2 = Load(P.tag + e2);
+  if (t1 < s || t2 < s) return;
+  const bool f1 = t1 == s, f2 = t2 == s;
+  if (f1 && f2) return;
+  if (f1) {
+    if (e < e1) Decrement(P, e2, s, level);
+    return;
+  }
+  if (f2) {
+    if (e < e2) Decrement(P, e1, s, level);
+    return;
+  }
+  Decrement(P, e1, s, level);
+  Decrement(P, e2, s, level);
+}
+
+// Probes [p0, p1) of frontier edge e's shorter range, a lane each, searched in the
+// longer range [b0, b1).
+__device__ __forceinline__ void ProbeWarp(const PeelParams& P, int32_t e, int32_t p0, int32_t p1,
+                                          int32_t b0, int32_t b1, int32_t s, int32_t level,
+                                          int lane) {
   const Csr& g = P.g;
-  int32_t* C = P.counters;
+  for (int32_t a = p0 + lane; a < p1; a += kWarp) {
+    const int32_t w = g.indices[a];
+    const int32_t b = LowerBound(g.indices, b0, b1, w);
+    if (b < b1 && g.indices[b] == w) OnTriangle(P, e, g.eid[a], g.eid[b], s, level);
+  }
+}
+
+// Round s: removes the frontier (nl merged edges, nh chunked edges of nc chunks).
+__device__ __forceinline__ void Round(const PeelParams& P, int32_t s, int32_t level, int32_t nl,
+                                      int32_t nh, uint32_t nc, int64_t tid, int64_t threads,
+                                      int64_t warp, int64_t warps, int lane) {
+  const Csr& g = P.g;
+  const int4* buf = (s - 1) & 1 ? P.frontier1 : P.frontier0;
+  const uint32_t* offset = (s - 1) & 1 ? P.offset1 : P.offset0;
+  for (int64_t i = tid; i < nl; i += threads) {
+    const int4 item = __ldcg(buf + i);
+    const int32_t e = item.x, a0 = item.y, b0 = item.z;
+    const int32_t a1 = a0 + (item.w >> 8), b1 = b0 + (item.w & 0xff);
+    LaneMerge(g.indices, a0, a1, b0, b1, [&](int32_t i1, int32_t i2) {
+      OnTriangle(P, e, g.eid[i1], g.eid[i2], s, level);
+      return false;
+    });
+  }
+  if (nc == 0) return;
+  // Chunks [c, c_end) of this warp, contiguous; the first one's edge by binary search.
+  uint32_t c = static_cast<uint32_t>(u64{nc} * warp / warps);
+  const uint32_t c_end = static_cast<uint32_t>(u64{nc} * (warp + 1) / warps);
+  if (c >= c_end) return;
+  int32_t lo = 0, len = nh;
+  while (len > 0) {  // last item with offset <= c
+    const int32_t half = len >> 1;
+    if (Load(offset + lo + half) <= c) {
+      lo += half + 1;
+      len -= half + 1;
+    } else {
+      len = half;
+    }
+  }
+  const int shift = kLogWarp + P.chunk_shift;
+  for (int32_t i = lo - 1; c < c_end; ++i) {
+    const int32_t e = Load(&buf[g.m - 1 - i].x);
+    const uint32_t first = Load(offset + i);
+    const uint32_t last = i + 1 < nh ? Load(offset + i + 1) : nc;
+    const uint32_t stop = min(last, c_end);
+    int32_t a0, a1, b0, b1;
+    Ranges(g, e, a0, a1, b0, b1);
+    const int32_t p0 = a0 + static_cast<int32_t>((c - first) << shift);
+    const int32_t p1 = min(a1, a0 + static_cast<int32_t>((stop - first) << shift));
+    ProbeWarp(P, e, p0, p1, b0, b1, s, level, lane);
+    c = stop;
+  }
+}
+
+// Step s's scan at `level`: live edges of the list (nullptr: every edge) with
+// support <= level join the frontier; the others' smallest support goes to the slot,
+// and with `compact` they are copied to `kept`.
+__device__ __forceinline__ void Scan(const PeelParams& P, int32_t s, int32_t level,
+                                     const int32_t* list, int32_t size, bool compact, int32_t* kept,
+                                     int64_t tid, int64_t threads, int lane) {
+  Slot* slot = P.slots + s % kSlots;
+  const int64_t end = cuda::RoundUp(size, kWarp);
+  int32_t low = INT_MAX;
+  for (int64_t i = tid; i < end; i += threads) {
+    int32_t e = 0;
+    bool live = false;
+    if (i < size) {
+      e = list != nullptr ? Load(list + i) : static_cast<int32_t>(i);
+      live = Load(P.tag + e) > s;
+    }
+    bool keep = false;
+    if (live) {
+      const int32_t sp = Load(P.sup + e);
+      if (sp <= level) {
+        Push(P, e, s, level);
+      } else {
+        keep = true;
+        low = min(low, sp);
+      }
+    }
+    if (compact) WarpPush(keep, e, kept, &slot->kept);
+  }
+  low = WarpMin(low);
+  if (lane == 0 && low != INT_MAX) atomicMin(&slot->low, low);
+}
+
+// The threads that run a step: the grid, or block 0 alone.
+struct Team {
+  int64_t tid, threads, warp, warps;
+  int lane;
+};
+
+__device__ __forceinline__ int32_t* ListOf(const PeelParams& P, int32_t sel) {
+  return sel == 0 ? nullptr : sel == 1 ? P.live0 : P.live1;
+}
+
+// Step st.s's report from the last step; takes over the list a compacting scan wrote.
+__device__ __forceinline__ Slot Read(const PeelParams& P, PeelState& st) {
+  const Slot* in = P.slots + (st.s + kSlots - 1) % kSlots;
+  Slot r{Load(&in->heavy), Load(&in->light), Load(&in->low), Load(&in->kept), 0};
+  if (st.pending != 0) {
+    st.list = st.pending;
+    st.list_size = r.kept;
+    st.pending = 0;
+  }
+  return r;
+}
+
+// A record written by block 0 before the last grid sync (read from L2: an older
+// record at the same place may sit in this SM's L1).
+__device__ __forceinline__ PeelState LoadState(const PeelState* p) {
+  PeelState st;
+  st.s = Load(&p->s);
+  st.level = Load(&p->level);
+  st.prev = Load(&p->prev);
+  st.list = Load(&p->list);
+  st.list_size = Load(&p->list_size);
+  st.pending = Load(&p->pending);
+  st.done = Load(&p->done);
+  st.pad = 0;
+  st.died = __ldcg(reinterpret_cast<const long long*>(&p->died));
+  return st;
+}
+
+// Whether block 0 alone runs the step: a small frontier, or a scan of a short list.
+__device__ __forceinline__ bool Small(const PeelState& st, const Slot& r) {
+  const int32_t nh = static_cast<int32_t>(r.heavy >> 32);
+  if (r.light + int64_t{nh} > 0) {
+    return r.light <= TrussPolicy::kTailFrontier &&
+           static_cast<uint32_t>(r.heavy) <= TrussPolicy::kTailChunks;
+  }
+  return st.list_size <= TrussPolicy::kTailScan;
+}
+
+// Runs step st.s with team T (a round, or a scan), or sets st.done when the peeling
+// is over. The caller then clears the next slot, syncs and advances st.s.
+__device__ __forceinline__ void Step(const PeelParams& P, PeelState& st, const Slot& r,
+                                     const Team& T) {
+  const bool single = P.kbuf != nullptr;
+  const int32_t nh = static_cast<int32_t>(r.heavy >> 32);
+  if (r.light + int64_t{nh} > 0) {
+    Round(P, st.s, st.level, r.light, nh, static_cast<uint32_t>(r.heavy), T.tid, T.threads, T.warp,
+          T.warps, T.lane);
+    st.died += r.light + int64_t{nh};
+    st.prev = kProbe;
+    return;
+  }
+  if (st.prev == kProbe) {  // the level's last round is done
+    if (single) {
+      st.done = 1;
+      return;
+    }
+    ++st.level;
+  } else if (st.prev == kScan) {  // the scan removed nothing to probe: jump
+    if (single || r.low == INT_MAX) {
+      st.done = 1;
+      return;
+    }
+    st.level = r.low;
+  }
+  const bool compact = st.list == 0 || st.died * TrussPolicy::kCompactDivisor >= st.list_size;
+  const int32_t into = st.list == 1 ? 2 : 1;
+  Scan(P, st.s, st.level, ListOf(P, st.list), st.list_size, compact, ListOf(P, into), T.tid,
+       T.threads, T.lane);
+  if (compact) {
+    st.pending = into;
+    st.died = 0;
+  }
+  st.prev = kScan;
+}
+
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
+    PeelKernel(PeelParams P) {
+  if (SmallK(P.kbuf)) return;  // every block reads the same k: none reaches a grid sync
+  cg::grid_group grid = cg::this_grid();
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
   const int lane = threadIdx.x & (kWarp - 1);
-  const int64_t warp = tid / kWarp, warps = threads / kWarp;
+  const Team all{tid, threads, tid / kWarp, threads / kWarp, lane};
+  const Team one{threadIdx.x, blockDim.x, threadIdx.x / kWarp, blockDim.x / kWarp, lane};
 
-  // Live edges.
-  int32_t live = 0;
-  for (int64_t e = tid; e < g.m; e += threads) live += P.state[e] != kDead;
-  live = WarpSum(live);
-  if (lane == 0 && live) atomicAdd(C + kRemaining, live);
-
-  const bool single = P.kbuf != nullptr;
-  int32_t level = single ? max(*P.kbuf, 2) - 3 : 0;
-  int p = 0;
-  for (int it = 0;; ++it) {
-    grid.sync();
-    if (Load(C + kRemaining) == 0) break;
-    // Scan: the level's frontier, and the smallest live support above it.
-    if (tid == 0) C[kMin0 + ((it + 1) & 1)] = INT_MAX;
-    int32_t* curr = p ? P.buf1 : P.buf0;
-    const int64_t scan_end = (g.m + kWarp - 1) / kWarp * kWarp;
-    int32_t low = INT_MAX;
-    for (int64_t e = tid; e < scan_end; e += threads) {
-      bool take = false;
-      if (e < g.m && Load(P.state + e) == kLive) {
-        const int32_t s = Load(P.sup + e);
-        take = s <= level;
-        if (take) {
-          P.state[e] = kFrontier;
-        } else {
-          low = min(low, s);
+  PeelState st{0, P.kbuf != nullptr ? *P.kbuf - 3 : 0, kStart, 0, P.g.m, 0, 0, 0, 0};
+  for (int32_t runs = 0;;) {
+    Slot r = Read(P, st);
+    if (Small(st, r)) {
+      // Block 0 runs the steps alone, with block barriers, while they stay small; the
+      // other blocks wait at the grid sync and then take its state from a record
+      // (two, alternating: a record is rewritten only after a further grid sync).
+      PeelState* record = P.records + (runs & 1);
+      if (blockIdx.x == 0) {
+        while (true) {
+          Step(P, st, r, one);
+          if (st.done) break;
+          if (threadIdx.x == 0) P.slots[(st.s + 1) % kSlots] = Slot{0, 0, INT_MAX, 0, 0};
+          __syncthreads();
+          ++st.s;
+          r = Read(P, st);
+          if (!Small(st, r)) break;
         }
+        if (threadIdx.x == 0) *record = st;
       }
-      WarpPush(take, static_cast<int32_t>(e), curr, C + kSize0 + p);
-    }
-    low = WarpMin(low);
-    if (lane == 0 && low != INT_MAX) atomicMin(C + kMin0 + (it & 1), low);
-    grid.sync();
-    int32_t n = Load(C + kSize0 + p);
-    if (n == 0) {
-      if (single) break;
-      level = Load(C + kMin0 + (it & 1));  // nothing to remove: supports stand, jump
+      grid.sync();
+      st = LoadState(record);
+      ++runs;
+      if (st.done) break;
       continue;
     }
-    while (n > 0) {
-      curr = p ? P.buf1 : P.buf0;
-      int32_t* next = p ? P.buf0 : P.buf1;
-      int32_t* next_size = C + kSize0 + (p ^ 1);
-      // Light frontier edges: a warp each; heavy ones are queued for the grid.
-      for (int64_t i = warp; i < n; i += warps) {
-        const int32_t e = Load(curr + i);
-        int32_t a0, a1, b0, b1;
-        Ranges(g, e, a0, a1, b0, b1);
-        if (a1 - a0 > TrussPolicy::kHeavyEdge) {
-          if (lane == 0) P.heavy[atomicAdd(C + kHeavy, 1)] = e;
-          continue;
-        }
-        for (int32_t a = a0 + lane; a < a1; a += kWarp) {
-          ProbeTriangle(P, e, a, b0, b1, level, next, next_size);
-        }
-      }
-      grid.sync();
-      const int32_t heavy = Load(C + kHeavy);
-      if (heavy > 0) {
-        for (int32_t h = 0; h < heavy; ++h) {
-          const int32_t e = Load(P.heavy + h);
-          int32_t a0, a1, b0, b1;
-          Ranges(g, e, a0, a1, b0, b1);
-          for (int64_t a = a0 + tid; a < a1; a += threads) {
-            ProbeTriangle(P, e, a, b0, b1, level, next, next_size);
-          }
-        }
-        grid.sync();
-      }
-      // Retire the frontier; the next one becomes the frontier.
-      const int32_t nn = Load(next_size);
-      for (int64_t i = tid; i < n; i += threads) {
-        const int32_t e = Load(curr + i);
-        P.state[e] = kDead;
-        if (P.truss != nullptr) P.truss[e] = level + 2;
-      }
-      for (int64_t i = tid; i < nn; i += threads) P.state[Load(next + i)] = kFrontier;
-      if (tid == 0) {
-        C[kRemaining] -= n;
-        C[kSize0 + p] = 0;
-        C[kHeavy] = 0;
-      }
-      grid.sync();
-      p ^= 1;
-      n = nn;
-    }
-    if (single) break;
-    ++level;
+    Step(P, st, r, all);
+    if (st.done) break;
+    if (tid == 0) P.slots[(st.s + 1) % kSlots] = Slot{0, 0, INT_MAX, 0, 0};
+    grid.sync();
+    ++st.s;
   }
 }
 
-__global__ void FlagsKernel(const uint8_t* __restrict__ state, int32_t m, int32_t* out) {
+__global__ void FlagsKernel(const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
+                            int32_t m, int32_t* out) {
+  if (SmallK(kbuf)) return;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < m; e += stride) {
-    out[e] = state[e] != kDead;
+    out[e] = tag[e] == kLiveTag;
   }
 }
 
 int Blocks(int64_t work_threads, int sms) {
   const int64_t b = (work_threads + kThreads - 1) / kThreads;
   return static_cast<int>(std::clamp<int64_t>(b, 1, int64_t{sms} * 32));
+}
+
+// Smallest s for which a round's chunks (kChunkProbes << s probes each) fit 32 bits:
+// a round probes at most sum_e min(d_u, d_v) <= 2m (sqrt(2m) + 1) entries
+// (Chiba & Nishizeki), plus one partial chunk per edge.
+int32_t ChunkShift(int64_t m) {
+  const double probes = 2.0 * m * (std::sqrt(2.0 * m) + 1.0);
+  int32_t s = 0;
+  while (probes / (double{TrussPolicy::kChunkProbes} * (int64_t{1} << s)) + m >= 4.0e9) ++s;
+  return s;
 }
 
 ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
@@ -384,51 +682,65 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 
   cuda::DeviceScratch scratch(xla_scratch, stream);
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
-  auto* state = static_cast<uint8_t*>(scratch.Allocate(static_cast<size_t>(m)));
+  auto* tag = static_cast<int32_t*>(scratch.Allocate(m4));
   int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data()
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
-  auto* counters = static_cast<int32_t*>(scratch.Allocate(kNumCounters * sizeof(int32_t)));
-  if (state == nullptr || sup == nullptr || counters == nullptr) {
-    return report.Exhausted(m4 * 2 + m, "the edge state");
+  auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
+  auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
+  if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr) {
+    return report.Exhausted(m4 * 2, "the edge state");
   }
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
         esrc.typed_data(),   edst.typed_data(),    m};
-  const bool use_core = tmode == TrussMode::kKTruss && core.element_count() > 0;
+  const bool ktruss = tmode == TrussMode::kKTruss;
+  const int32_t* small_k = ktruss ? kbuf.typed_data() : nullptr;
+  const bool use_core = ktruss && core.element_count() > 0;
   InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, core.typed_data(), use_core,
-                                                      kbuf.typed_data(), state, sup, counters);
-  const int warp_blocks = Blocks(int64_t{m} * kWarp, sms);
+                                                      kbuf.typed_data(), tag, sup, slots);
+  if (ktruss) {
+    SmallKTrussKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, kbuf.typed_data(), tag,
+                                                               out->typed_data());
+  }
   switch (static_cast<SupportMethod>(method)) {
     case SupportMethod::kDag:
-      SupportDagKernel<<<warp_blocks, kThreads, 0, stream>>>(
+      SupportDagKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(
           dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
-          dag_eid.typed_data(), m, state, sup);
+          dag_eid.typed_data(), m, small_k, tag, sup);
       break;
     case SupportMethod::kEdge:
-      SupportEdgeKernel<<<warp_blocks, kThreads, 0, stream>>>(g, state, sup);
+      SupportEdgeKernel<<<Blocks(int64_t{m} * kWarp, sms), kThreads, 0, stream>>>(g, small_k, tag,
+                                                                                  sup);
       break;
     case SupportMethod::kVertex:
-      SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(g, n, state,
-                                                                                      sup);
+      SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(g, n, small_k,
+                                                                                      tag, sup);
       break;
   }
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
 
-  int32_t* buf0 = static_cast<int32_t*>(scratch.Allocate(m4));
-  int32_t* buf1 = static_cast<int32_t*>(scratch.Allocate(m4));
-  int32_t* heavy = static_cast<int32_t*>(scratch.Allocate(m4));
-  if (buf0 == nullptr || buf1 == nullptr || heavy == nullptr) {
-    return report.Exhausted(m4 * 3, "the peeling frontiers");
+  int4* items[2];
+  for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
+  int32_t* bufs[4];
+  for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
+  if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
+      bufs[2] == nullptr || bufs[3] == nullptr) {
+    return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
   PeelParams P{g,
-               state,
+               tag,
                sup,
-               buf0,
-               buf1,
-               heavy,
-               counters,
+               items[0],
+               items[1],
+               reinterpret_cast<uint32_t*>(bufs[0]),
+               reinterpret_cast<uint32_t*>(bufs[1]),
+               bufs[2],
+               bufs[3],
+               slots,
+               records,
                tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
-               tmode == TrussMode::kKTruss ? kbuf.typed_data() : nullptr};
+               small_k,
+               ChunkShift(m)};
   int per_sm = 0;
   err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, PeelKernel, kThreads, 0);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the peeling kernel", err);
@@ -438,8 +750,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid), dim3(kThreads),
                                     args, 0, stream);
   if (err != cudaSuccess) return report.Cuda("peeling kernel launch", err);
-  if (tmode == TrussMode::kKTruss) {
-    FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(state, m, out->typed_data());
+  if (ktruss) {
+    FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(small_k, tag, m, out->typed_data());
     if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("flags kernel", err);
   }
   return ffi::Error::Success();

@@ -64,6 +64,7 @@ auto BindBfs(Binding&& binding) {
       .template Attr<int32_t>("direction")
       .template Attr<int32_t>("batch")
       .template Attr<int32_t>("hub_tau")
+      .template Attr<int32_t>("block_edges")
       .template Ret<Buffer<S32>>()   // dist
       .template Ret<Buffer<S32>>();  // parent
 }

@@ -10,6 +10,8 @@
 //         direction int32  kcjax::BfsDirection
 //         batch     int32  kcjax::BfsBatch: how several sources are served
 //         hub_tau   int32  hub degree threshold τ; < 0: BfsPolicy's rule
+//         block_edges int32 kBfsHybrid's one-block level threshold (frontier
+//                          edges); < 0: BfsPolicy::kBlockLevelEdges
 //   ret   dist    int32[..., s, n]   hop distance from each source, -1 unreachable
 //         parent  int32[..., s, n] or int32[..., s, 0] (no parents asked):
 //                 a BFS parent of every reached vertex, the source its own

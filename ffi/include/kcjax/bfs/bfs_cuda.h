@@ -15,12 +15,13 @@ struct BfsProblem {
   int64_t n;
   int64_t m;
   int64_t s;
-  int32_t* dist;      // device, int32[s, n]
-  int32_t* parent;    // device, int32[s, n], or nullptr (no parents)
-  int32_t method;     // kcjax::BfsMethod
-  int32_t direction;  // kcjax::BfsDirection
-  bool bitset;        // serve the sources 64 at a time (kBfsBitset and s > 1)
-  int64_t tau;        // hub degree threshold
+  int32_t* dist;        // device, int32[s, n]
+  int32_t* parent;      // device, int32[s, n], or nullptr (no parents)
+  int32_t method;       // kcjax::BfsMethod
+  int32_t direction;    // kcjax::BfsDirection
+  bool bitset;          // serve the sources 64 at a time (kBfsBitset and s > 1)
+  int64_t tau;          // hub degree threshold
+  int64_t block_edges;  // kBfsHybrid: frontier edges of a one-block level
 };
 
 struct BfsPlan {

@@ -19,7 +19,8 @@ enum BfsMethod : int32_t {
   kBfsClasses = 2,     // + out-degree classes (thread / warp / block / grid)
   kBfsDirection = 3,   // + hub-based top-down -> bottom-up switching
   kBfsEnterprise = 4,  // + shared-memory cache of last level's hubs
-  kNumBfsMethods = 5,
+  kBfsHybrid = 5,      // + one block runs small levels; one grid sync per large level
+  kNumBfsMethods = 6,
 };
 
 enum BfsDirection : int32_t {
@@ -67,7 +68,23 @@ struct BfsPolicy {
   // Resident blocks per SM the single-source kernel is compiled for: 80 registers,
   // enough for kEdgeBatch ids and distances without spilling (at 4 blocks, 64 spill).
   static constexpr int kSingleMinBlocksPerSm = 3;
+  // kBfsHybrid: a top-down level whose frontier has at most this many edges runs in
+  // one block (barriers, no grid sync): up to a few rounds of kHybridBlockThreads x
+  // kEdgeBatch edges, cheaper than a grid sync plus one such round across the grid;
+  // larger levels need the grid's throughput.
+  static constexpr int kBlockLevelEdges = 2048;
+  // Threads per block of the kBfsHybrid kernel: one block per SM at its 80 registers,
+  // so a one-block level has a whole SM's threads and a grid sync waits for one block per SM.
+  static constexpr int kHybridBlockThreads = 768;
+  // Frontier vertices per thread that a one-block level lays out per tile (block scan
+  // of their degrees, then edge-balanced rounds); 2 x 768 keeps the tile in 18 KiB.
+  static constexpr int kBlockTileVertices = 2;
 };
+
+// Edge threshold of kBfsHybrid's one-block levels (override if >= 0).
+KCJAX_BFS_HD inline int64_t BlockLevelEdges(int32_t override_edges) {
+  return override_edges >= 0 ? override_edges : BfsPolicy::kBlockLevelEdges;
+}
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
 KCJAX_BFS_HD inline int64_t HubTau(int64_t n, int64_t m, int32_t override_tau) {
@@ -92,6 +109,18 @@ KCJAX_BFS_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bo
                                  BfsPolicy::kHubShare * static_cast<float>(total_hubs);
   }
   return !(frontier < prev_frontier && frontier * BfsPolicy::kBackToTopDown < n);
+}
+
+// kBfsHybrid's rule: a frontier of at most block_edges edges goes top-down (in
+// one block); otherwise NextBottomUp with the Enterprise rule. frontier_edges:
+// the sum of the frontier's degrees.
+KCJAX_BFS_HD inline bool HybridBottomUp(int32_t direction, bool bottom_up, int64_t frontier,
+                                        int64_t prev_frontier, int64_t frontier_hubs,
+                                        int64_t total_hubs, int64_t n, int64_t frontier_edges,
+                                        int64_t block_edges) {
+  if (direction == kBfsAuto && frontier_edges <= block_edges) return false;
+  return NextBottomUp(kBfsHybrid, direction, bottom_up, frontier, prev_frontier, frontier_hubs,
+                      total_hubs, n);
 }
 
 }  // namespace kcjax

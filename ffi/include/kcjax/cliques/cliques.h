@@ -16,11 +16,12 @@
 //         max_degree  int32     the DAG's largest out-degree when the caller
 //                               knows it, else -1. A hint, never trusted for
 //                               memory sizing: the CUDA handler runs KCMiner at
-//                               kmax = 4 as one list-based kernel when every
-//                               candidate set is below CliquePolicy::
-//                               kSmallTaskMax (see UseShallowPath); the CPU
-//                               handler ignores it. A wrong hint costs speed,
-//                               never exactness.
+//                               kmax = 4 as one list-based kernel up to
+//                               CliquePolicy::kShallowMaxDegree (UseShallowPath)
+//                               and from kmax = 5 as one kernel when every
+//                               candidate set is below kSmallTaskMax
+//                               (UseSmallRoute); the CPU handler ignores it. A
+//                               wrong hint costs speed, never exactness.
 //   ret   counts uint32[kmax + 1, 4]
 //         counts[s] = number of s-cliques containing a task edge as their two
 //         lowest-ranked vertices, as a 128-bit little-endian integer; rows

@@ -8,6 +8,13 @@
 // list-based kernel (counts[3] and counts[4]); no sort, no host
 // synchronization, ShallowScratchBytes() of scratch (a work counter).
 //
+// Small route (UseSmallRoute: KCMiner at kmax >= 5 when max_degree says
+// every candidate set is below kSmallTaskMax): LaunchSmallRoute zeroes the
+// output and runs one persistent kernel over every task, counts[3] included;
+// SmallRouteScratchBytes() of scratch. The handler reads the int at
+// SmallRouteOverflow(scratch) back: nonzero means the hint was below the true
+// maximum, some tasks were skipped, and the general pipeline recounts.
+//
 // General pipeline (all on the caller's stream):
 //   1. LaunchPrepass: zero the output, exact task sizes |N+(u) ∩ N+(v)|,
 //      counts[3], radix sort of the tasks by work size (descending) and the
@@ -70,6 +77,11 @@ struct TaskClasses {
   int32_t pad;
 };
 
+bool UseSmallRoute(const CountProblem& problem);
+size_t SmallRouteScratchBytes();
+cudaError_t LaunchSmallRoute(const CountProblem& problem, void* scratch, int num_sms,
+                             cudaStream_t stream);
+const int* SmallRouteOverflow(const void* scratch);
 bool UseShallowPath(const CountProblem& problem);
 size_t ShallowScratchBytes();
 cudaError_t LaunchShallow(const CountProblem& problem, void* scratch, int num_sms,

@@ -1,7 +1,8 @@
 // Sorted-list search and warp-cooperative intersection, shared by every
 // CUDA family (lists are strictly ascending int32 vertex ids).
 //
-// Two intersections, both one ballot per 32 probes of the shorter side:
+// Two warp intersections, both one ballot per 32 probes of the shorter side,
+// and one lane's (LaneIntersect, a count only, for short lists):
 //   WarpIntersect  |a ∩ b| and optionally the intersection itself (the
 //                  count kernels' candidate sets);
 //   IntersectPos   calls hit(rank, pos, x) per common element, with x's
@@ -67,6 +68,28 @@ __device__ __forceinline__ void Member2(const int32_t* a1, int n1, int32_t x1, c
   const int32_t f2 = lo2 < n2 ? a2[lo2] : 0;
   in1 = lo1 < n1 && f1 == x1;
   in2 = lo2 < n2 && f2 == x2;
+}
+
+// |a ∩ b| by one lane (a, b sorted): each element of the shorter list is
+// searched in the rest of the longer one, so a short list against a hub's
+// long one costs the short one's length times a binary search. For lists of
+// at most a warp's width, 32 lanes sizing 32 pairs beat a warp per pair.
+__device__ __forceinline__ int LaneIntersect(const int32_t* a, int na, const int32_t* b, int nb) {
+  if (na > nb) {
+    const int32_t* t = a;
+    a = b;
+    b = t;
+    const int tn = na;
+    na = nb;
+    nb = tn;
+  }
+  int c = 0, lo = 0;
+  for (int i = 0; i < na && lo < nb; ++i) {
+    const int32_t x = a[i];
+    lo += LowerBound(b + lo, nb - lo, x);
+    c += lo < nb && b[lo] == x;
+  }
+  return c;
 }
 
 // |a ∩ b| (a, b sorted); if out != nullptr also writes the intersection, in

@@ -62,9 +62,25 @@ struct TrussPolicy {
   static constexpr int kPeelBlocksPerSm = 2;
   // Seed pass: largest neighbour list staged in shared memory (48 KiB of int32).
   static constexpr int kSharedList = 12288;
-  // Peeling: an edge whose shorter list exceeds this is split over the whole grid
-  // instead of one warp, so a few hub edges do not serialize a round.
-  static constexpr int kHeavyEdge = 2048;
+  // An edge whose longer list has at most this many entries is intersected by one
+  // thread (a merge of two short lists); longer ones get a warp or more. A thread's
+  // merge is a chain of dependent loads that sets the round's critical path: 64 made
+  // decompositions 2-3x slower than 4 on the H200 (docs/tuning.md).
+  static constexpr int kLaneList = 4;
+  // Peeling: a frontier edge above kLaneList is split into chunks of this many probes
+  // of its shorter list, one warp each, spread over the grid (no edge serializes a round).
+  static constexpr int kChunkProbes = 32;
+  // Peeling: the live-edge list is compacted at a level's scan once this fraction
+  // (1 / kCompactDivisor) of it has died since the last compaction; scans cost O(list).
+  static constexpr int kCompactDivisor = 8;
+  // Peeling: steps this small run in block 0 alone with block barriers (the other
+  // blocks wait at the next grid sync): a round of at most kTailFrontier merged edges
+  // (one per thread) and kTailChunks chunks (two per warp), or a scan of a live list of
+  // at most kTailScan entries (eight per thread). Off (0): with 256 / 16 / 2048 one
+  // block's serial chains cost more than the grid syncs they saved (docs/tuning.md).
+  static constexpr int kTailFrontier = 0;
+  static constexpr int kTailChunks = 0;
+  static constexpr int kTailScan = 0;
 };
 
 // Shape and attribute checks shared by both handlers. Returns an empty string when valid.
