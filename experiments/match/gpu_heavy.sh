@@ -14,7 +14,7 @@ PY=${PY:-python3}
 status=0
 
 echo "== tests ($(date +%T))"
-timeout "${TEST_TIMEOUT:-110}" "$PY" -P -m pytest -q -rf tests/match/test_gpu.py \
+timeout "${TEST_TIMEOUT:-100}" "$PY" -P -m pytest -q -rf tests/match/test_gpu.py \
   -k "not counts_tsv_row or yeast or hprd" 2>&1 | tee "$OUT/match_test_gpu.log" | tail -15
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
@@ -26,9 +26,9 @@ run() {  # graph limit_s queries...
     --repeats 3 --budget 2 --out "$OUT/match_$g.json" 2>&1 | grep -v "^WARNING" | tail -8
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
-run yeast 30 query_dense_24_1 query_sparse_16_1 query_dense_32_1
-run human 25 query_sparse_12_2 query_sparse_12_1
+run yeast 40 query_dense_24_1 query_sparse_16_1 query_dense_32_1
+run human 30 query_sparse_12_2 query_sparse_12_1
 run email-Enron 25 query_dense_8_3
-run ca-AstroPh 70 query_dense_12_1 query_dense_12_2 query_sparse_12_3 query_dense_16_1 \
+run ca-AstroPh 80 query_dense_12_1 query_dense_12_2 query_sparse_12_3 query_dense_16_1 \
   query_dense_16_3
 exit $status
