@@ -8,8 +8,8 @@
 
 #include "kcjax/bfs/targets.h"
 #include "kcjax/cliques/targets.h"
-#include "kcjax/core/targets.h"
 #include "kcjax/core/edge_list.h"
+#include "kcjax/core/targets.h"
 #include "kcjax/match/targets.h"
 #include "kcjax/truss/targets.h"
 
