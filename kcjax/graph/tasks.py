@@ -40,8 +40,8 @@ def candidate_sizes(dag: DAG) -> jax.Array:
     The task of edge (u, v) searches the common out-neighbours
     ``N+(u) ∩ N+(v)``; its size is the number of triangles whose two lowest
     vertices (in the DAG's order) are u and v. One FFI call (target
-    ``kcjax_task_sizes``: a merge per edge on the CPU; on a GPU a lane per
-    edge whose shorter list fits a warp's width, else a warp).
+    ``kcjax_task_sizes``: a merge per edge on the CPU, a warp intersection
+    per edge on a GPU).
 
     Args:
       dag: an oriented graph from :func:`kcjax.orient`.

@@ -30,14 +30,9 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_task_sizes_cuda);
 
 namespace kcjax {
 
-// Threads per block of the CUDA kernel (32 edge tasks per warp, grid-stride):
+// Threads per block of the CUDA kernel (one warp per edge task, grid-stride):
 // eight warps per block keeps every SM busy at a modest register count.
 inline constexpr int kTaskSizesThreads = 256;
-// An edge whose shorter list is at most this long is sized by one lane (32
-// such edges per warp step); a longer one by the whole warp. Up to a warp's
-// width the lane loop issues no more probes than the warp's single ballot
-// round would, and it keeps all 32 lanes busy.
-inline constexpr int kTaskSizesLaneMax = 32;
 // Most blocks per SM of one launch: eight 256-thread blocks are an SM's full
 // 2,048 threads; more edges than that are served grid-stride.
 inline constexpr int kTaskSizesBlocksPerSm = 8;
