@@ -107,7 +107,7 @@ def _top_host(stats: pstats.Stats, top: int) -> list[dict]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graph", default="com-dblp")
     parser.add_argument("--functions", nargs="*", default=None)
@@ -115,7 +115,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=6)
     parser.add_argument("--data", type=Path, default=bench.SHARED)
     parser.add_argument("-o", "--out", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     nx.config.warnings_to_ignore.add("cache")
     G, K, source, sample = bench.load_converted(args.data / f"{args.graph}.el.gz")
     results = []
@@ -159,7 +159,8 @@ def main() -> None:
             print(f"    {t['own_s']:8.4f}s own {t['calls']:>8} x {t['where']}")
     if args.out:
         args.out.write_text(json.dumps({"graph": args.graph, "rows": results}, indent=1))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

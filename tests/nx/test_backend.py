@@ -9,11 +9,13 @@ networkx's order where networkx yields or builds ordered containers.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import subprocess
 import sys
 import types
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -413,3 +415,20 @@ def test_imports_stay_lazy():
         "import networkx; assert 'jax' not in sys.modules, 'networkx imported jax'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_host_profile_script(tmp_path):
+    # experiments/nx/host_profile.py (host time per served function) runs end to
+    # end; a subprocess, since it imports its sibling bench.py as "bench".
+    from reference import DATA_DIR
+
+    if not (DATA_DIR / "ego-Facebook.el.gz").exists():
+        pytest.skip("../shared/data/graphs is absent")
+    script = Path(__file__).resolve().parents[2] / "experiments" / "nx" / "host_profile.py"
+    out = tmp_path / "profile.json"
+    args = ["--graph", "ego-Facebook", "--data", str(DATA_DIR), "--repeats", "1"]
+    args += ["--functions", "triangles", "bfs_edges", "-o", str(out)]
+    subprocess.run([sys.executable, str(script), *args], check=True, capture_output=True)
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["function"] for r in rows] == ["triangles", "bfs_edges"]
+    assert all(r["wall_s"] >= r["kernel_s"] >= 0 for r in rows)
