@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import functools
+import gc
 
 import jax
 import pytest
 from reference import DATA_DIR, PLATFORMS
 
 import kcjax
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Frees each test module's compiled XLA programs when the module ends.
+
+    Every executable holds a few memory mappings, and the whole suite compiles
+    enough programs to reach the kernel's per-process limit (vm.max_map_count,
+    65,530 by default), where XLA's CPU compiler then segfaults.
+    """
+    yield
+    jax.clear_caches()
+    kcjax.clear_memo()
+    gc.collect()
 
 
 @functools.cache
