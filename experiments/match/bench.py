@@ -142,6 +142,18 @@ def main(argv: list[str] | None = None) -> int:
     use_profiler = device.platform == "gpu" and not args.no_device_timer
     peers = _peers()
     rows_out, mem = [], {}
+
+    def save() -> None:
+        if args.out:
+            write_results(
+                args.out,
+                device,
+                args.repeats,
+                rows_out,
+                "devtime span_s (GPU) else wall median of count_embeddings_limbs",
+                peak_bytes_in_use_after_graph=mem,
+            )
+
     start = time.perf_counter()
     for name in args.graphs:
         rows = [r for r in _rows() if r["data_graph"] == name]
@@ -201,15 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                     vt, vl = _time(vfn, reps, use_profiler)
                     row["ablation"][vname] = {**vt, "correct": kcjax.limbs_to_int(vl) == count}
             rows_out.append(row)
-            if args.out:  # after every query: a run cut by a time limit keeps what it measured
-                write_results(
-                    args.out,
-                    device,
-                    args.repeats,
-                    rows_out,
-                    "devtime span_s (GPU) else wall median of count_embeddings_limbs",
-                    peak_bytes_in_use_after_graph=mem,
-                )
+            save()  # after every query: a run cut by a time limit keeps what it measured
             print(
                 f"{name:12s} {r['query']:18s} {row['median_s']:10.6f} s "
                 f"peer {best if best else float('nan'):10.6f} "
@@ -221,15 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         stats = device.memory_stats() or {}
         mem[name] = stats.get("peak_bytes_in_use")
     _summary(rows_out)
-    if args.out:
-        write_results(
-            args.out,
-            device,
-            args.repeats,
-            rows_out,
-            "devtime span_s (GPU) else wall median of count_embeddings_limbs",
-            peak_bytes_in_use_after_graph=mem,
-        )
+    save()
     return 0 if all(r["correct"] for r in rows_out) else 1
 
 

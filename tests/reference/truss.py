@@ -69,3 +69,13 @@ def summary(src: np.ndarray, dst: np.ndarray) -> tuple[int, int, int]:
         int(verts),
         int(src.astype(np.int64).sum()) * 2**32 + int(dst.astype(np.int64).sum()),
     )
+
+
+def two_hubs(leaves: int, clique: int) -> kcjax.Graph:
+    """Hubs 0 and 1 joined to each other and to every leaf 2..leaves+1, a clique on the
+    first leaves: edge {0, 1} has two long lists (peeled in chunks over the grid)."""
+    ids = np.arange(2, leaves + 2)
+    cu, cv = np.triu_indices(clique, 1)
+    src = np.concatenate([[0], np.zeros(leaves, int), np.ones(leaves, int), cu + 2])
+    dst = np.concatenate([[1], ids, ids, cv + 2])
+    return kcjax.Graph.from_edges(src, dst)

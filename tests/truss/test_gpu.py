@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 from reference import DATA_DIR, SHARED_GRAPHS, has_gpu, on_platform
-from reference.truss import TRUSS_TSV, summary, truss_rows, trussness_networkx
+from reference.truss import TRUSS_TSV, summary, truss_rows, trussness_networkx, two_hubs
 
 import kcjax
 
@@ -23,21 +23,11 @@ def _run(fn, graph: kcjax.Graph, platform: str) -> np.ndarray:
         return np.asarray(fn(on_platform(graph, platform)))
 
 
-def _two_hubs(leaves: int, clique: int) -> kcjax.Graph:
-    """Hubs 0 and 1 joined to each other and to every leaf 2..leaves+1, a clique on the
-    first leaves: edge {0, 1} has two long lists (peeled in chunks over the grid)."""
-    ids = np.arange(2, leaves + 2)
-    cu, cv = np.triu_indices(clique, 1)
-    src = np.concatenate([[0], np.zeros(leaves, int), np.ones(leaves, int), cu + 2])
-    dst = np.concatenate([[1], ids, ids, cv + 2])
-    return kcjax.Graph.from_edges(src, dst)
-
-
 RANDOM = {
     "rmat10": lambda: kcjax.generators.rmat(10, 16, seed=1),
     "rmat12": lambda: kcjax.generators.rmat(12, 16, seed=2),
     "cliques": lambda: kcjax.generators.planted_cliques(3000, 0.004, [40, 25, 9], seed=3),
-    "hubs": lambda: _two_hubs(3000, 50),
+    "hubs": lambda: two_hubs(3000, 50),
     # A 120-clique: every edge's lists exceed TrussPolicy::kLaneList (chunked frontier
     # edges, one round removing 7140 edges at the last level), beside a sparse part.
     "bigclique": lambda: kcjax.generators.disjoint_union(

@@ -14,24 +14,16 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from reference.truss import two_hubs
 from reference.truss_peel import Model
 
 import kcjax
 from kcjax.truss.kernels import edge_index
 
-
-def _hubs(leaves: int, clique: int) -> kcjax.Graph:
-    ids = np.arange(2, leaves + 2)
-    cu, cv = np.triu_indices(clique, 1)
-    src = np.concatenate([[0], np.zeros(leaves, int), np.ones(leaves, int), cu + 2])
-    dst = np.concatenate([[1], ids, ids, cv + 2])
-    return kcjax.Graph.from_edges(src, dst)
-
-
 GRAPHS = {
     "rmat": lambda: kcjax.generators.rmat(8, 8, seed=11),
     "cliques": lambda: kcjax.generators.planted_cliques(150, 0.05, [12, 8, 6], seed=12),
-    "hubs": lambda: _hubs(60, 9),
+    "hubs": lambda: two_hubs(60, 9),
     "union": lambda: kcjax.generators.disjoint_union(
         kcjax.generators.complete(7), kcjax.generators.erdos_renyi(40, 0.2, seed=13)
     ),
