@@ -57,9 +57,10 @@ def count_cliques(
       k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
         k = 2 edges; sizes above the clique number count 0.
       method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
-        eagerly pivoting on the CPU, and on a GPU for k >= 10, or k >= 6 on
-        graphs of :func:`transitivity` >= 0.3 whose densest core is one
-        clique; else enumeration), one of
+        eagerly pivoting on the CPU, and on a GPU where
+        :func:`kcjax.clique_cost_estimate` finds the enumeration work in
+        near-cliques or deep cliques of small out-neighbourhoods, by the rule
+        of :func:`kcjax.cliques.auto.auto_gpu_method`; else enumeration), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.cliques.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
@@ -93,6 +94,28 @@ def count_cliques(
         as_int(chunk_size, "chunk_size", minimum=1)
     dag = as_dag(graph, order)
     traced = is_traced(dag)
+    if not traced and mesh is None and method != "dense" and ks[-1] > 3:
+        # A k-clique's first vertex in the orientation has k - 1 out-neighbours,
+        # so the sizes above max out-degree + 1 count 0 without a search.
+        bound = max_out_degree(dag) + 1
+        if ks[-1] > bound:
+            below = [s for s in ks if s <= bound]
+            counts: dict[int, int] = {}
+            if below:
+                counts = count_cliques(
+                    dag,
+                    below,
+                    method=method,
+                    lam=lam,
+                    num_threads=num_threads,
+                    chunk_size=chunk_size,
+                    progress=progress,
+                )
+            elif progress is not None:
+                tasks = dag.num_nodes if method == "pivot" else dag.num_edges
+                progress(tasks, tasks)
+            result = {s: counts.get(s, 0) for s in ks}
+            return result[ks[0]] if single else result
     kmax = ks[-1]
     if method == "auto":
         method = auto_method(dag, kmax, enumeration_only=traced or mesh is not None)

@@ -129,6 +129,20 @@ def test_chunks_report_progress(method, references):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+@pytest.mark.parametrize("method", ["auto", "kcminer", "pivot"])
+def test_sizes_above_the_out_degree_bound_count_zero(method):
+    edges, n = CASES["gnp60_0.15"]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    bound = int(kcjax.orient(graph).max_out_degree()) + 1  # no clique is larger
+    ks = [3, bound, bound + 1, bound + 5]
+    want = clique_counts_networkx(edges, n, bound + 5)
+    assert kcjax.count_cliques(graph, ks, method=method) == {s: want.get(s, 0) for s in ks}
+    seen = []
+    got = kcjax.count_cliques(graph, bound + 2, method=method, progress=lambda *a: seen.append(a))
+    tasks = graph.num_nodes if method == "pivot" else graph.num_edges
+    assert got == 0 and seen == [(tasks, tasks)]
+
+
 def test_lambda_override_keeps_counts(references):
     edges, n = CASES["planted"]
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
