@@ -19,7 +19,7 @@ import numpy as np
 from kcjax import _wide
 from kcjax._args import as_int
 from kcjax.cliques.kernels import count_cliques_limbs
-from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, memo
+from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, max_out_degree, memo
 from kcjax.graph.tasks import candidate_sizes
 
 #: ``count_cliques(method="auto")`` on a GPU pivots where the estimated
@@ -245,6 +245,7 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
     """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MAX_BRANCHING)."""
+    kmax = min(kmax, max_out_degree(dag) + 1)  # count_cliques counts no larger size
     if kmax <= 3:  # one intersection pass either way; no estimate needed
         return "kcminer"
     est = clique_cost_estimate(dag, kmax)

@@ -13,7 +13,7 @@ from kcjax.cliques import kernels
 from kcjax.cliques.auto import auto_local_method
 from kcjax.cliques.count import pivot_counts
 from kcjax.cliques.kernels import ENUMERATION_METHODS
-from kcjax.graph.orient import DAG, GraphLike, Order, as_dag
+from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, max_out_degree
 
 
 def clique_counts_per_vertex(
@@ -69,6 +69,8 @@ def clique_counts_per_vertex(
         limbs = np.zeros((n, _wide.LIMBS), np.uint64)
         limbs[:, 0] = small & np.uint64(0xFFFFFFFF)
         limbs[:, 1] = small >> np.uint64(32)
+    elif k > max_out_degree(dag) + 1:  # no k-clique: its first vertex needs k - 1 out-neighbours
+        limbs = np.zeros((n, _wide.LIMBS), np.uint64)
     else:
         if method == "auto":
             method = auto_local_method(dag, k)
