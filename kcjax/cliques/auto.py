@@ -29,9 +29,9 @@ from kcjax.graph.tasks import candidate_sizes
 #: non-cliques pivot trees grow with k too), and the enumeration would be
 #: slow: its work (KCMiner's search-tree nodes) at least AUTO_PIVOT_MIN_WORK,
 #: from where the pivot counter's fixed cost is repaid, or its heaviest root
-#: (one warp's serial search) at least AUTO_PIVOT_MIN_ROOT_WORK.
+#: at least AUTO_PIVOT_MIN_ROOT_WORK under a small root out-degree (below).
 AUTO_PIVOT_MAX_BRANCHING = 1.5
-AUTO_PIVOT_MIN_WORK = 3e7
+AUTO_PIVOT_MIN_WORK = 1e8
 AUTO_PIVOT_MIN_ROOT_WORK = 5e5
 #: Up to AUTO_PIVOT_SHALLOW_K the pivot tree is cut after two levels, so its
 #: branching does not matter: it pivots where the enumeration's intersection
@@ -39,16 +39,17 @@ AUTO_PIVOT_MIN_ROOT_WORK = 5e5
 #: AUTO_PIVOT_MIN_SHALLOW_COST.
 AUTO_PIVOT_SHALLOW_K = 4
 AUTO_PIVOT_MIN_SHALLOW_COST = 2e8
-#: From AUTO_PIVOT_DEEP_K on it pivots where the work-weighted root
-#: out-degree is at most AUTO_PIVOT_DEEP_MAX_DEGREE and the estimated work at
-#: least AUTO_PIVOT_DEEP_MIN_WORK: the estimate, which spreads each
+#: A small root out-degree: the work-weighted root out-degree at most
+#: AUTO_PIVOT_SMALL_DEGREE. There the estimate, which spreads each
 #: out-neighbourhood's edges evenly, misses the deep cliques of clustered
-#: sparse graphs (citation, e-mail; 15x at k = 12) while a pivot tree over
-#: such small out-neighbourhoods stops growing with k. Dense ego-like graphs,
-#: whose pivot trees explode, have root degrees above 60; a small dense
-#: block with little work enumerates faster than its pivot tree.
+#: sparse graphs (citation, e-mail, collaboration; 15x at k = 12), while a
+#: pivot tree over such small out-neighbourhoods stays small. Dense ego-like
+#: graphs, whose pivot trees explode, have root degrees above 60. So from
+#: AUTO_PIVOT_DEEP_K on it pivots under a small root degree once the
+#: estimated work is at least AUTO_PIVOT_DEEP_MIN_WORK (a small dense block
+#: with little work enumerates faster than its pivot tree).
+AUTO_PIVOT_SMALL_DEGREE = 45.0
 AUTO_PIVOT_DEEP_K = 10
-AUTO_PIVOT_DEEP_MAX_DEGREE = 45.0
 AUTO_PIVOT_DEEP_MIN_WORK = 1e6
 #: ``clique_counts_per_vertex(method="auto")`` pivots from
 #: AUTO_LOCAL_PIVOT_ALWAYS_K on, and below where the estimated work is at
@@ -250,14 +251,16 @@ def auto_gpu_method(dag: DAG, kmax: int) -> str:
         return "kcminer"
     est = clique_cost_estimate(dag, kmax)
     work = est.enumeration_work
-    slow = work >= AUTO_PIVOT_MIN_WORK or est.heaviest_root_work >= AUTO_PIVOT_MIN_ROOT_WORK
+    small_roots = est.root_degree <= AUTO_PIVOT_SMALL_DEGREE
+    heavy_root = est.heaviest_root_work >= AUTO_PIVOT_MIN_ROOT_WORK
+    slow = work >= AUTO_PIVOT_MIN_WORK or (heavy_root and small_roots)
     if slow and est.pivot_branching <= AUTO_PIVOT_MAX_BRANCHING:
         return "pivot"
     shallow = kmax <= AUTO_PIVOT_SHALLOW_K
     if shallow and work * est.root_degree >= AUTO_PIVOT_MIN_SHALLOW_COST:
         return "pivot"
     deep = kmax >= AUTO_PIVOT_DEEP_K and work >= AUTO_PIVOT_DEEP_MIN_WORK
-    if deep and est.root_degree <= AUTO_PIVOT_DEEP_MAX_DEGREE:
+    if deep and small_roots:
         return "pivot"
     return "kcminer"
 

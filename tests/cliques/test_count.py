@@ -215,12 +215,18 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     assert auto.auto_local_method(clique, 12) == "pivot"
     assert auto.auto_local_method(dense, 4) == "kcminer"
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_WORK", math.inf)
-    assert auto.auto_gpu_method(clique, 12) == "pivot"  # its heaviest root alone
+    # Its heaviest root decides only under small root degrees (55 here).
+    assert est.root_degree > auto.AUTO_PIVOT_SMALL_DEGREE
+    assert auto.auto_gpu_method(clique, 12) == "kcminer"
+    monkeypatch.setattr(auto, "AUTO_PIVOT_SMALL_DEGREE", 60.0)
+    assert auto.auto_gpu_method(clique, 12) == "pivot"
     monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_ROOT_WORK", math.inf)
-    assert auto.auto_gpu_method(clique, 12) == "kcminer"  # root degree 55: not "deep"
+    assert auto.auto_gpu_method(clique, 12) == "pivot"  # deep, small roots
+    monkeypatch.setattr(auto, "AUTO_PIVOT_SMALL_DEGREE", 45.0)
+    assert auto.auto_gpu_method(clique, 12) == "kcminer"
     # Deep counts on small out-neighbourhoods pivot (the estimate misses
     # clustered deep cliques), unless the work is tiny (the dense block).
-    assert kcjax.clique_cost_estimate(dense, 12).root_degree <= auto.AUTO_PIVOT_DEEP_MAX_DEGREE
+    assert kcjax.clique_cost_estimate(dense, 12).root_degree <= auto.AUTO_PIVOT_SMALL_DEGREE
     assert auto.auto_gpu_method(dense, 12) == "kcminer"
     monkeypatch.setattr(auto, "AUTO_PIVOT_DEEP_MIN_WORK", 0.0)
     assert auto.auto_gpu_method(dense, 12) == "pivot"
