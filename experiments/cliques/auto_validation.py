@@ -237,7 +237,7 @@ def pick(row: dict, rule: dict) -> str:
 
 def pick_per_vertex(row: dict, rule: dict) -> str:
     """The per-vertex rule of kcjax.cliques.auto (auto_local_method) with the given thresholds."""
-    if row["k"] >= rule["always_k"]:
+    if row["k"] >= rule["always_k"] and row["enumeration_work"] >= rule["always_min_work"]:
         return "pivot"
     if (
         row["enumeration_work"] >= rule["min_work"]
@@ -250,6 +250,7 @@ def pick_per_vertex(row: dict, rule: dict) -> str:
 #: The per-vertex rule as kcjax.cliques.auto has it.
 PER_VERTEX_RULE = {
     "always_k": auto.AUTO_LOCAL_PIVOT_ALWAYS_K,
+    "always_min_work": auto.AUTO_LOCAL_ALWAYS_MIN_WORK,
     "min_work": auto.AUTO_LOCAL_PIVOT_MIN_WORK,
     "max_branching": auto.AUTO_LOCAL_PIVOT_MAX_BRANCHING,
 }
@@ -330,8 +331,9 @@ def fit_per_vertex(rows: list[dict]) -> dict:
     train = [r for r in rows if r["split"] in ("fit", "shared")]
     test = [r for r in rows if r["split"] == "report"]
     grid = [
-        {"always_k": a, "min_work": 10.0 ** (e / 4), "max_branching": b}
+        {"always_k": a, "always_min_work": aw, "min_work": 10.0 ** (e / 4), "max_branching": b}
         for a in (5, 6, 7, 8, 99)
+        for aw in (0.0, 1e6, 1.5e6, 2e6, 3e6)
         for e in range(16, 36)
         for b in (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
     ]

@@ -52,13 +52,16 @@ AUTO_PIVOT_SMALL_DEGREE = 45.0
 AUTO_PIVOT_DEEP_K = 10
 AUTO_PIVOT_DEEP_MIN_WORK = 1e6
 #: ``clique_counts_per_vertex(method="auto")`` pivots from
-#: AUTO_LOCAL_PIVOT_ALWAYS_K on, and below where the estimated work is at
-#: least AUTO_LOCAL_PIVOT_MIN_WORK and the branching at most
+#: AUTO_LOCAL_PIVOT_ALWAYS_K on where the estimated work is at least
+#: AUTO_LOCAL_ALWAYS_MIN_WORK (below it the pivot counter's fixed cost
+#: dominates), and below that k where the work is at least
+#: AUTO_LOCAL_PIVOT_MIN_WORK and the branching at most
 #: AUTO_LOCAL_PIVOT_MAX_BRANCHING (per-vertex enumeration pays one atomic per
 #: clique member, so pivoting pays earlier than for counts).
-AUTO_LOCAL_PIVOT_ALWAYS_K = 6
-AUTO_LOCAL_PIVOT_MIN_WORK = 1.8e6
-AUTO_LOCAL_PIVOT_MAX_BRANCHING = 8.0
+AUTO_LOCAL_PIVOT_ALWAYS_K = 7
+AUTO_LOCAL_ALWAYS_MIN_WORK = 1.5e6
+AUTO_LOCAL_PIVOT_MIN_WORK = 5.6e6
+AUTO_LOCAL_PIVOT_MAX_BRANCHING = 16.0
 
 
 class CliqueCostEstimate(NamedTuple):
@@ -268,11 +271,10 @@ def auto_gpu_method(dag: DAG, kmax: int) -> str:
 def auto_local_method(dag: DAG, k: int) -> str:
     """The method ``clique_counts_per_vertex(method="auto")`` stands for
     (see AUTO_LOCAL_PIVOT_ALWAYS_K)."""
-    if k >= AUTO_LOCAL_PIVOT_ALWAYS_K:
-        return "pivot"
     est = clique_cost_estimate(dag, k)
-    if est.enumeration_work >= AUTO_LOCAL_PIVOT_MIN_WORK and (
-        est.pivot_branching <= AUTO_LOCAL_PIVOT_MAX_BRANCHING
-    ):
+    work = est.enumeration_work
+    if k >= AUTO_LOCAL_PIVOT_ALWAYS_K and work >= AUTO_LOCAL_ALWAYS_MIN_WORK:
+        return "pivot"
+    if work >= AUTO_LOCAL_PIVOT_MIN_WORK and est.pivot_branching <= AUTO_LOCAL_PIVOT_MAX_BRANCHING:
         return "pivot"
     return "kcminer"

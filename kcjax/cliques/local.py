@@ -31,9 +31,10 @@ def clique_counts_per_vertex(
     and shares out each node's k-cliques among its vertices (binomial
     coefficients of its held and pivot vertices), so no clique is visited one
     by one; the enumeration methods visit every k-clique. ``"auto"`` pivots
-    from k = 7 on and at k = 5, 6 on graphs of high transitivity (see
-    :func:`kcjax.cliques.auto.auto_local_method`), and enumerates with KCMiner
-    otherwise. Every method returns the same counts (128-bit on the device,
+    where :func:`kcjax.clique_cost_estimate` finds enough enumeration work
+    (see :func:`kcjax.cliques.auto.auto_local_method`), and enumerates with
+    KCMiner otherwise; sizes above the largest out-degree + 1 are zeros
+    without a search. Every method returns the same counts (128-bit on the device,
     CPU and CUDA alike).
 
     Args:
