@@ -59,7 +59,8 @@ from kcjax.cliques import auto  # noqa: E402
 TIMER = (
     "device_s: JAX profiler (CUPTI) span of the eager count_cliques call's GPU work, "
     "median of the repeats (wall clock without a GPU); estimate_s: the same for "
-    "clique_cost_estimate with its memo cleared"
+    "clique_cost_estimate with its memo cleared; decide_s: the same for auto's whole "
+    "decision (auto_method or auto_local_method) with the memo cleared"
 )
 
 
@@ -137,6 +138,7 @@ def measure_graph(
         kcjax.clear_memo()
         ke = max(min(k, bound), 3)
         estimate_s = _device_s(lambda ke=ke: _fresh_estimate(dag, ke), repeats)
+        decide_s = _device_s(lambda k=k: _fresh_decision(dag, k, per_vertex), repeats)
         est = kcjax.clique_cost_estimate(dag, ke)
         row = {
             "graph": name,
@@ -145,6 +147,7 @@ def measure_graph(
             "m": graph.num_edges,
             "k": k,
             "estimate_s": estimate_s,
+            "decide_s": decide_s,
             "enumeration_work": est.enumeration_work,
             "pivot_branching": est.pivot_branching,
             "root_degree": est.root_degree,
@@ -189,6 +192,13 @@ def _fresh_estimate(dag: kcjax.DAG, k: int) -> kcjax.CliqueCostEstimate:
     return kcjax.clique_cost_estimate(dag, k)
 
 
+def _fresh_decision(dag: kcjax.DAG, k: int, per_vertex: bool) -> str:
+    """auto's whole decision from nothing memoized: the out-degree bound, the
+    work bounds and, where they do not decide, the estimate."""
+    kcjax.clear_memo()
+    return auto.auto_local_method(dag, k) if per_vertex else auto.auto_method(dag, k)
+
+
 def _best(row: dict) -> float:
     times = [t for t in (row.get("kcminer_s"), row.get("pivot_s")) if t is not None]
     return min(times) if times else math.nan
@@ -214,7 +224,7 @@ def _line(row: dict) -> str:
         f"{row['graph']:18s} {row['split']:6s} {row['k']:2d} {ms(row.get('kcminer_s'))} "
         f"{ms(row.get('pivot_s'))} {row['auto']:8s} {ratio(row, row['auto']):6.2f} "
         f"{row['enumeration_work']:9.2e} {row['pivot_branching']:6.2f} "
-        f"{row['estimate_s'] * 1e3:8.3f} {row['correct']}"
+        f"{row['estimate_s'] * 1e3:8.3f} {row['decide_s'] * 1e3:8.3f} {row['correct']}"
     )
 
 
@@ -378,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     print(
         f"{'graph':18s} {'split':6s} {'k':>2s} {'kcminer_ms':>10s} {'pivot_ms':>10s} "
-        f"{'auto':8s} {'x_best':>6s} {'work':>9s} {'branch':>6s} {'est_ms':>8s} ok"
+        f"{'auto':8s} {'x_best':>6s} {'work':>9s} {'branch':>6s} {'est_ms':>8s} {'auto_ms':>8s} ok"
     )
     for name in names:
         graph = VALIDATION[name]() if name in VALIDATION else load_graph(name)

@@ -10,6 +10,7 @@ estimate is memoized per DAG and k, so repeated calls pay for it once.
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple
 
 import jax
@@ -252,6 +253,14 @@ def auto_gpu_method(dag: DAG, kmax: int) -> str:
     kmax = min(kmax, max_out_degree(dag) + 1)  # count_cliques counts no larger size
     if kmax <= 3:  # one intersection pass either way; no estimate needed
         return "kcminer"
+    bound, heaviest_bound, cost_bound = work_bounds(dag, kmax)
+    if (
+        bound < AUTO_PIVOT_MIN_WORK
+        and heaviest_bound < AUTO_PIVOT_MIN_ROOT_WORK
+        and (kmax > AUTO_PIVOT_SHALLOW_K or cost_bound < AUTO_PIVOT_MIN_SHALLOW_COST)
+        and (kmax < AUTO_PIVOT_DEEP_K or bound < AUTO_PIVOT_DEEP_MIN_WORK)
+    ):
+        return "kcminer"  # no estimate below these bounds can pivot
     est = clique_cost_estimate(dag, kmax)
     work = est.enumeration_work
     small_roots = est.root_degree <= AUTO_PIVOT_SMALL_DEGREE
@@ -271,6 +280,8 @@ def auto_gpu_method(dag: DAG, kmax: int) -> str:
 def auto_local_method(dag: DAG, k: int) -> str:
     """The method ``clique_counts_per_vertex(method="auto")`` stands for
     (see AUTO_LOCAL_PIVOT_ALWAYS_K)."""
+    if work_bounds(dag, k)[0] < min(AUTO_LOCAL_ALWAYS_MIN_WORK, AUTO_LOCAL_PIVOT_MIN_WORK):
+        return "kcminer"  # no estimate below this bound can pivot
     est = clique_cost_estimate(dag, k)
     work = est.enumeration_work
     if k >= AUTO_LOCAL_PIVOT_ALWAYS_K and work >= AUTO_LOCAL_ALWAYS_MIN_WORK:
@@ -278,3 +289,52 @@ def auto_local_method(dag: DAG, k: int) -> str:
     if work >= AUTO_LOCAL_PIVOT_MIN_WORK and est.pivot_branching <= AUTO_LOCAL_PIVOT_MAX_BRANCHING:
         return "pivot"
     return "kcminer"
+
+
+#: The largest k whose work bounds :func:`work_bounds` computes (binomials of
+#: out-degrees up to C(d, WORK_BOUND_MAX_K - 2)); above it they are infinite.
+WORK_BOUND_MAX_K = 19
+
+
+def work_bounds(dag: DAG, k: int) -> tuple[float, float, float]:
+    """Upper bounds of :func:`clique_cost_estimate`'s ``enumeration_work``,
+    ``heaviest_root_work`` and ``enumeration_work * root_degree`` from the
+    out-degrees alone.
+
+    Each root v's estimated s-cliques, ``C(d+(v), s - 1) p(v)^C(s-1, 2)``,
+    are at most ``C(d+(v), s - 1)`` (p <= 1), so w(v), the sum over
+    s = 3..k-1 of those binomials, bounds v's share of the estimate's work:
+    the sum of w(v) bounds the work, its maximum the heaviest root, and the
+    sum of w(v) d+(v) the work times the work-weighted root degree. One small
+    program and no candidate-set pass: where the bounds already rule
+    pivoting out, ``auto`` decides without the estimate. Eager; memoized per
+    DAG and k.
+
+    Returns:
+      ``(work, heaviest_root, work_times_degree)`` bounds as floats (``inf``
+      for k > WORK_BOUND_MAX_K; capped at 1e30).
+    """
+    if k > WORK_BOUND_MAX_K:
+        return math.inf, math.inf, math.inf
+    if k <= 3 or dag.num_edges == 0:
+        return 0.0, 0.0, 0.0
+    out = memo(dag, f"work_bounds_{k}", lambda: np.asarray(_work_bounds(dag, np.int32(k))))
+    return float(out[0]), float(out[1]), float(out[2])
+
+
+@jax.jit
+def _work_bounds(dag: DAG, k: jax.Array) -> jax.Array:
+    """float32[3]: over the roots v, the sum and the maximum of w(v) =
+    sum_{j=2}^{k-2} C(d+(v), j), and the sum of w(v) d+(v) (each capped at
+    1e30: float32 is exact enough for a threshold test)."""
+    d = dag.out_degrees().astype(jnp.float32)
+    binom = d * (d - 1) / 2  # C(d, j) for j = 2
+    total = jnp.zeros_like(d)
+    for j in range(2, WORK_BOUND_MAX_K - 1):
+        total = total + jnp.where(j <= k - 2, binom, 0.0)
+        binom = jnp.minimum(jnp.where(d > j, binom * (d - j) / (j + 1), 0.0), 1e30)
+    total = jnp.minimum(total, 1e30)
+    cost = jnp.minimum(total * d, 1e30)
+    return jnp.minimum(
+        jnp.stack([jnp.sum(total), jnp.max(total, initial=0.0), jnp.sum(cost)]), 1e30
+    )

@@ -238,6 +238,32 @@ def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
     assert auto.auto_gpu_method(clique, 5) == "kcminer"
 
 
+@pytest.mark.parametrize("name", ["gnp60_0.15", "planted", "disjoint_k5_k7", "chung_lu+K60"])
+def test_work_bounds_bound_the_estimate_and_keep_auto_s_choice(name, monkeypatch):
+    from kcjax.cliques import auto
+
+    if name == "chung_lu+K60":  # bounds past the thresholds: the estimate decides
+        sparse = kcjax.generators.chung_lu(3000, 6, 2.5, seed=1)
+        graph = kcjax.generators.plant_blocks(sparse, [60], seed=2)
+    else:
+        edges, n = CASES[name]
+        graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    dag = kcjax.orient(graph)
+    picks = {}
+    for k in range(4, 13):
+        est = kcjax.clique_cost_estimate(dag, k)
+        work, heaviest, cost = auto.work_bounds(dag, k)
+        assert work >= est.enumeration_work * (1 - 1e-5)
+        assert heaviest >= est.heaviest_root_work * (1 - 1e-5)
+        assert cost >= est.enumeration_work * est.root_degree * (1 - 1e-5)
+        picks[k] = (auto.auto_gpu_method(dag, k), auto.auto_local_method(dag, k))
+    kcjax.clear_memo()
+    monkeypatch.setattr(auto, "work_bounds", lambda dag, k: (math.inf,) * 3)
+    assert picks == {
+        k: (auto.auto_gpu_method(dag, k), auto.auto_local_method(dag, k)) for k in picks
+    }
+
+
 @pytest.mark.parametrize(
     "build",
     [
