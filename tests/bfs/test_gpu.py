@@ -194,7 +194,10 @@ def test_cluster_too_large_runs_enterprise():
     "auto" run the grid kernel, with the same distances."""
     rng = np.random.default_rng(5)
     n = 1 << 21
-    graph = kcjax.Graph.from_edges(rng.integers(0, 4000, 20_000), rng.integers(0, n, 20_000), n)
+    # A giant component on 4000 low ids with 5000 pendants anywhere in [0, n).
+    src = rng.integers(0, 4000, 25_000)
+    dst = np.concatenate([rng.integers(0, 4000, 20_000), rng.integers(0, n, 5000)])
+    graph = kcjax.Graph.from_edges(src, dst, n)
     sources = np.array([0, 17, n - 1], np.int32)
     for method in ("cluster", "auto"):
         _compare(graph, sources, method=method, batch="each")
