@@ -41,9 +41,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 
 #include "kcjax/bfs/bfs_cuda.h"
 #include "kcjax/bfs/policy.h"
+#include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/warp.cuh"
 
 namespace cg = cooperative_groups;
@@ -383,24 +385,88 @@ size_t SharedBytes(int64_t words, int c) {
   return static_cast<size_t>(2 * words + kBuffers * CeilDiv(words, c)) * sizeof(uint32_t);
 }
 
+// Launch config of `clusters` clusters of c blocks with `bytes` of dynamic
+// shared memory each (dims: storage for its one attribute).
+cudaLaunchConfig_t ClusterConfig(int c, int64_t clusters, size_t bytes, cudaStream_t stream,
+                                 cudaLaunchAttribute* dims) {
+  cudaLaunchConfig_t cfg = {};
+  dims[0].id = cudaLaunchAttributeClusterDimension;
+  dims[0].val.clusterDim.x = static_cast<unsigned>(c);
+  dims[0].val.clusterDim.y = 1;
+  dims[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(c * clusters));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = bytes;
+  cfg.stream = stream;
+  cfg.attrs = dims;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+constexpr int kMaxClusterSize = 16;  // the hardware's limit (non-portable above 8)
+
+// What a device allows the kernel, found once per device: the dynamic shared
+// memory a block may have (room; the kernel's limit is set to it, the same
+// value on every call) and how many clusters of each size fit at once.
+struct ClusterLimits {
+  int64_t room = 0;
+  int resident[kMaxClusterSize + 1] = {};
+};
+
+// *out: this device's limits (nullptr for a device id past kMaxDevices or
+// one that cannot launch clusters: the caller falls back to the grid kernel).
+cudaError_t Limits(int device, ClusterLimits** out) {
+  static std::mutex mu;
+  static ClusterLimits limits[kMaxDevices];
+  static bool known[kMaxDevices] = {};
+  *out = nullptr;
+  if (device < 0 || device >= kMaxDevices) return cudaSuccess;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!known[device]) {
+    int optin = 0;
+    cudaFuncAttributes attr;
+    cudaError_t err =
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, BfsClusterKernel);
+    if (err != cudaSuccess) return err;
+    ClusterLimits& l = limits[device];
+    l.room = static_cast<int64_t>(optin) - static_cast<int64_t>(attr.sharedSizeBytes);
+    if (l.room > 0) {
+      err = cudaFuncSetAttribute(BfsClusterKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(l.room));
+      if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(BfsClusterKernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                   1);
+      if (err != cudaSuccess) {  // no cluster launch on this device
+        cudaGetLastError();
+        l.room = 0;
+      }
+    }
+    for (int c = 1; c <= kMaxClusterSize && l.room > 0; ++c) {
+      cudaLaunchAttribute dims[1];
+      const cudaLaunchConfig_t cfg =
+          ClusterConfig(c, 1, static_cast<size_t>(l.room), nullptr, dims);
+      if (cudaOccupancyMaxActiveClusters(&l.resident[c], BfsClusterKernel, &cfg) != cudaSuccess) {
+        cudaGetLastError();  // this size cannot be placed
+        l.resident[c] = 0;
+      }
+    }
+    known[device] = true;
+  }
+  *out = &limits[device];
+  return cudaSuccess;
+}
+
 }  // namespace
 
 cudaError_t PlanCluster(const BfsProblem& p, BfsPlan* plan) {
-  int device = 0, optin = 0;
+  int device = 0;
   cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  cudaFuncAttributes attr;
-  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, BfsClusterKernel);
   if (err != cudaSuccess) return err;
-  const int64_t room = static_cast<int64_t>(optin) - static_cast<int64_t>(attr.sharedSizeBytes);
-  if (room <= 0) return cudaSuccess;
-  // The same values on every call (so concurrent calls cannot disagree).
-  err = cudaFuncSetAttribute(BfsClusterKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(room));
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(BfsClusterKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  ClusterLimits* limits = nullptr;
+  err = Limits(device, &limits);
   if (err != cudaSuccess) return err;
+  if (limits == nullptr || limits->room <= 0) return cudaSuccess;  // no cluster launch here
   const int64_t words = CeilDiv(p.n, 32);
   const int by_edges = static_cast<int>(std::clamp<int64_t>(
       CeilDiv(p.m, BfsPolicy::kClusterEdgesPerBlock), 1, BfsPolicy::kMaxClusterBlocks));
@@ -408,24 +474,7 @@ cudaError_t PlanCluster(const BfsProblem& p, BfsPlan* plan) {
   const int last = p.cluster > 0 ? p.cluster : BfsPolicy::kMaxClusterBlocks;
   for (int c = first; c <= last; ++c) {  // more blocks: smaller next-frontier slices
     const size_t bytes = SharedBytes(words, c);
-    if (static_cast<int64_t>(bytes) > room) continue;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute dims[1];
-    dims[0].id = cudaLaunchAttributeClusterDimension;
-    dims[0].val.clusterDim.x = static_cast<unsigned>(c);
-    dims[0].val.clusterDim.y = 1;
-    dims[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(c));
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = bytes;
-    cfg.attrs = dims;
-    cfg.numAttrs = 1;
-    int resident = 0;
-    if (cudaOccupancyMaxActiveClusters(&resident, BfsClusterKernel, &cfg) != cudaSuccess) {
-      cudaGetLastError();  // this size cannot be placed: try the next one
-      continue;
-    }
-    if (resident < 1) continue;
+    if (static_cast<int64_t>(bytes) > limits->room || limits->resident[c] < 1) continue;
     plan->kernel = BfsKernel::kCluster;
     plan->cluster = c;
     plan->words = static_cast<int>(words);
@@ -438,18 +487,9 @@ cudaError_t PlanCluster(const BfsProblem& p, BfsPlan* plan) {
 }
 
 cudaError_t RunCluster(const BfsProblem& p, const BfsPlan& plan, cudaStream_t stream) {
-  cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute dims[1];
-  dims[0].id = cudaLaunchAttributeClusterDimension;
-  dims[0].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
-  dims[0].val.clusterDim.y = 1;
-  dims[0].val.clusterDim.z = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>(plan.grid));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = plan.shared_bytes;
-  cfg.stream = stream;
-  cfg.attrs = dims;
-  cfg.numAttrs = 1;
+  const cudaLaunchConfig_t cfg =
+      ClusterConfig(plan.cluster, plan.grid / plan.cluster, plan.shared_bytes, stream, dims);
   const int slice = static_cast<int>(CeilDiv(plan.words, plan.cluster));
   return cudaLaunchKernelEx(&cfg, BfsClusterKernel, p, plan.words, slice);
 }
