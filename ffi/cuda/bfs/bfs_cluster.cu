@@ -94,7 +94,7 @@ __device__ __forceinline__ uint32_t* NextWord(const View& v, int buf, int w) {
 // Top-down over one batch of edges src[j] -> x[j] (x[j] < 0: none): claims
 // the children not reached before this level (atomicOr on their next-frontier
 // word; the one that sets the bit writes distance and parent and counts the
-// child). The ids' degrees are loaded before the claims, all batch-wide.
+// child). Degrees, then claims, then stores, each batch-wide.
 __device__ __forceinline__ void ClaimBatch(const BfsProblem& p, const View& v, int32_t* dist,
                                            int32_t* parent, int buf, int32_t next_level,
                                            const int32_t (&x)[kBatch], const int32_t (&src)[kBatch],
@@ -108,11 +108,17 @@ __device__ __forceinline__ void ClaimBatch(const BfsProblem& p, const View& v, i
     lo[j] = cand[j] ? __ldg(p.indptr + x[j]) : 0;
     hi[j] = cand[j] ? __ldg(p.indptr + x[j] + 1) : 0;
   }
+  // Every claim is issued before any store (a store to dist between them could
+  // alias a claim's generic address, so each would wait for the one before).
+  bool won[kBatch];
 #pragma unroll
   for (int j = 0; j < kBatch; ++j) {
-    if (!cand[j]) continue;
     const uint32_t bit = 1u << (x[j] & 31);
-    if (atomicOr(NextWord(v, buf, x[j] >> 5), bit) & bit) continue;  // claimed already
+    won[j] = cand[j] && !(atomicOr(NextWord(v, buf, x[j] >> 5), bit) & bit);
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    if (!won[j]) continue;
     dist[x[j]] = next_level;
     if (parent != nullptr) parent[x[j]] = src[j];
     ++t.reached;
