@@ -9,7 +9,9 @@ Sections (each can be limited by flags):
             non-isolated sources each; GTEPS per source, harmonic mean and median,
             both conventions (undirected edge once as Graph500, twice as the seed).
   shared    every shared graph, its five ground-truth sources, beside
-            ../shared/data/anchors/bfs-peer-best-h200.tsv (best peer, Enterprise, GAP).
+            ../shared/data/anchors/bfs-peer-best-h200.tsv (best peer, Enterprise, GAP);
+            each method's distances checked against bfs_truth.tsv (reached, depth,
+            distance sum: the table's truth column).
   ablation  every method x direction on the --ablation graphs (median over 16 sources).
   baselines the dense pure-JAX BFS and the CPU handler on the same graphs.
   batched   the 64-source bitset path: sources per second and aggregate GTEPS.
@@ -217,6 +219,27 @@ def truth_sources() -> dict[str, list[int]]:
     return out
 
 
+def truth_summaries() -> dict[tuple[str, int], tuple[int, int, int]]:
+    """{(graph, source): (reached, depth, dist_sum)} of the ground truth."""
+    out = {}
+    for line in TRUTH.read_text().splitlines()[1:]:
+        name, source, reached, depth, dist_sum = line.split("\t")[:5]
+        out[(name, int(source))] = (int(reached), int(depth), int(dist_sum))
+    return out
+
+
+def truth_ok(graph, name: str, sources, method: str, expect: dict) -> list[bool]:
+    """Whether each source's distances (one call, batch "each") match the truth."""
+    dist = np.asarray(
+        _bfs_fn(method=method, batch="each")(graph, jnp.asarray(np.asarray(sources, np.int32)))
+    )
+    out = []
+    for row, s in zip(dist, sources, strict=True):
+        hit = row[row >= 0]
+        out.append((int(hit.size), int(hit.max()), int(hit.sum())) == expect[(name, int(s))])
+    return out
+
+
 def summary(rows: list[dict]) -> str:
     """A short table of the run: shared rows per graph and method (speedup vs the
     best peer: min, and rows at 2x or more), timelines, the threshold sweep, kron."""
@@ -225,7 +248,7 @@ def summary(rows: list[dict]) -> str:
     if shared:
         out.append(
             f"{'graph':<14} {'method':<10} {'ms (min-max)':>13} {'peer ms':>13} "
-            f"{'speedup min':>11} {'>=2x':>5}"
+            f"{'speedup min':>11} {'>=2x':>5} truth"
         )
         keys = dict.fromkeys((r["graph"], r["method"]) for r in shared)
         for graph, method in keys:
@@ -237,6 +260,7 @@ def summary(rows: list[dict]) -> str:
                 f"{graph:<14} {method:<10} {min(ts):6.3f}-{max(ts):6.3f} "
                 + (f"{min(peer):6.3f}-{max(peer):6.3f} " if peer else f"{'':>14}")
                 + (f"{min(sp):11.2f} {sum(x >= 2 for x in sp):>2}/{len(sp)}" if sp else "")
+                + f" {sum(r.get('truth_ok', False) for r in rs)}/{len(rs)}"
             )
     for r in rows:
         if r["section"] == "timeline":
@@ -346,6 +370,7 @@ def main(argv=None) -> int:
     peers = anchors()
     only = {x for x in args.graphs.split(",") if x}
     if "shared" in sections and TRUTH.exists():
+        expect = truth_summaries()
         for name, src in truth_sources().items():
             if only and name not in only:
                 continue
@@ -353,7 +378,8 @@ def main(argv=None) -> int:
             edges = component_edges(g, src)
             for method in args.methods.split(","):
                 times = time_sources(g, src, max(args.repeats, 5), method=method, batch="each")
-                for s, t, e in zip(src, times, edges, strict=True):
+                oks = truth_ok(g, name, src, method, expect)
+                for s, t, e, ok in zip(src, times, edges, oks, strict=True):
                     peer = peers.get((name, s), {})
                     best = float(peer["best_s"]) if peer else None
                     log(
@@ -368,6 +394,7 @@ def main(argv=None) -> int:
                             "peer_best": peer.get("best_peer"),
                             "enterprise_s": float(peer["enterprise_s"]) if peer else None,
                             "speedup_vs_best": best / t if best else None,
+                            "truth_ok": ok,
                         }
                     )
 
