@@ -31,8 +31,10 @@
 // (edge-balanced, coalesced); a vertex of degree >= kClusterBlockDegree is
 // listed and walked by its whole block.
 // Bottom-up: block b takes the words it owns (so its claims are plain local
-// stores), a warp per word: a thread per unvisited vertex of degree < 32,
-// the warp for wider ones, each stopping at the first frontier neighbour.
+// stores), a warp per word: a thread per unvisited vertex of degree <
+// kClusterGroupDegree, groups of kClusterGroupLanes lanes for those up to
+// kMiddleMax (kGroups at a time), the warp for wider ones, each stopping at
+// the first batch that holds a frontier neighbour.
 // dist and parent are only written: a reached vertex once, at its claim (the
 // source by block 0); at the end every block writes -1 over the unreached
 // vertices of its words. Several sources ([s, n], batch "each"): one cluster
@@ -219,6 +221,45 @@ __device__ __forceinline__ int32_t FrontierNeighbour(const int32_t* indices, con
   return -1;
 }
 
+constexpr int kGroupLanes = BfsPolicy::kClusterGroupLanes;
+constexpr int kGroups = kWarp / kGroupLanes;
+static_assert(kGroupLanes < kWarp && kWarp % kGroupLanes == 0, "groups tile the warp");
+
+// Bottom-up search of the vertices of the lanes in `todo` (their lists
+// [lo, hi) in their lanes) by groups of kGroupLanes lanes, kGroups vertices at
+// a time, each group stopping at the first batch that holds a frontier
+// neighbour. Returns `found` with each such lane's parent set (-1: none).
+// Every lane of the warp calls it.
+__device__ __forceinline__ int32_t GroupSearch(const BfsProblem& p, const View& v, unsigned todo,
+                                               int64_t lo, int64_t hi, int32_t found) {
+  const int lane = LaneId(), group = lane / kGroupLanes, glane = lane % kGroupLanes;
+  const unsigned mask = ((1u << kGroupLanes) - 1u) << (group * kGroupLanes);  // this group
+  while (todo != 0) {
+    const int take = min(__popc(todo), kGroups);
+    const int o = group < take ? NthBit(todo, group) : -1;  // this group's vertex lane
+    const int64_t olo = __shfl_sync(kFull, lo, max(o, 0));
+    const int64_t ohi_any = __shfl_sync(kFull, hi, max(o, 0));
+    const int64_t ohi = o < 0 ? olo : ohi_any;
+    int32_t par = -1;
+    bool done = o < 0;
+    for (int64_t base = olo; __any_sync(kFull, !done); base += kGroupLanes * kBatch) {
+      const int32_t h =
+          done ? -1 : FrontierNeighbour(p.indices, v.front, base + glane, ohi, kGroupLanes);
+      const unsigned hits = __ballot_sync(kFull, h >= 0) & mask;
+      const int32_t first = __shfl_sync(kFull, h, hits != 0 ? __ffs(hits) - 1 : lane);
+      if (!done && hits != 0) par = first;
+      done = done || hits != 0 || base + kGroupLanes * kBatch >= ohi;
+    }
+    // A taken vertex's lane reads its group's parent (group = its rank in todo).
+    const int rank = __popc(todo & LaneMaskLt());
+    const bool taken = ((todo >> lane) & 1u) && rank < take;
+    const int32_t got = __shfl_sync(kFull, par, taken ? rank * kGroupLanes : 0);
+    if (taken) found = got;
+    for (int i = 0; i < take; ++i) todo &= todo - 1;
+  }
+  return found;
+}
+
 // A bottom-up level (see the file comment): the words w % ranks == rank.
 __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int32_t* parent,
                          int buf, int32_t level, Tally& t) {
@@ -239,11 +280,15 @@ __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int3
       hi = __ldg(p.indptr + x + 1);
     }
     int32_t found = -1;
-    if (mine && hi - lo < BfsPolicy::kSmallMax) {
+    const int64_t deg = hi - lo;
+    if (mine && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
       for (int64_t e0 = lo; e0 < hi && found < 0; e0 += kBatch)
         found = FrontierNeighbour(p.indices, v.front, e0, hi, 1);
     }
-    const unsigned wide = __ballot_sync(kFull, mine && hi - lo >= BfsPolicy::kSmallMax);
+    const unsigned grouped = __ballot_sync(
+        kFull, mine && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
+    found = GroupSearch(p, v, grouped, lo, hi, found);
+    const unsigned wide = __ballot_sync(kFull, mine && deg >= BfsPolicy::kMiddleMax);
     for (unsigned todo = wide; todo != 0; todo &= todo - 1) {  // the warp, one vertex each
       const int o = __ffs(todo) - 1;
       const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);

@@ -90,6 +90,12 @@ struct BfsPolicy {
   // kBfsCluster: slots of the block's list of such vertices per level (1 KiB of shared
   // memory); a vertex past the last slot is walked by its warp.
   static constexpr int kClusterBlockSlots = 256;
+  // kBfsCluster bottom-up: an unvisited vertex of at least this degree is searched by a
+  // group of lanes (a thread alone would take more than 4 dependent batches to exhaust it).
+  static constexpr int kClusterGroupDegree = 16;
+  // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
+  // searches 32 / this vertices at once instead of one).
+  static constexpr int kClusterGroupLanes = 8;
 };
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
