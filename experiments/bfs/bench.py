@@ -14,8 +14,8 @@ Sections (each can be limited by flags):
             distance sum: the table's truth column).
   ablation  every method x direction on the --ablation graphs (median over 16 sources).
   baselines the dense pure-JAX BFS and the CPU handler on the same graphs.
-  batched   64 and 256 sources at once, the bitset path and batch "each" (one
-            traversal each; "auto" runs a cluster per source on small graphs):
+  batched   64 and 256 sources at once: the bitset path, and batch "each" with
+            "auto" and "cluster" (a cluster per source, all in one launch):
             sources per second and aggregate GTEPS.
   timeline  per level of one traversal (--timeline GRAPH:SOURCE,...): frontier size,
             edges and direction of the "cluster" kernel's rule (a CPU replay), with
@@ -289,7 +289,7 @@ def summary(rows: list[dict]) -> str:
     for r in rows:
         if r["section"] == "batched":
             out.append(
-                f"batched {r['graph']} {r['batch']} x{r['sources']}: "
+                f"batched {r['graph']} {r['batch']} {r['method']} x{r['sources']}: "
                 f"{r['per_source_s'] * 1e3:.4f} ms per source"
             )
     if any(r["section"] == "timeline" for r in rows):
@@ -495,15 +495,16 @@ def main(argv=None) -> int:
                 arr = jnp.asarray(src)
                 edges = component_edges(g, src)
                 # 64 sources a word, or one traversal each ("auto": a cluster per source
-                # where the graph is small, in one launch).
-                for batch in ("bitset", "each"):
-                    fn = _bfs_fn(batch=batch)
+                # where the graph is small, in one launch; "cluster" wherever it fits).
+                for batch, method in (("bitset", "auto"), ("each", "auto"), ("each", "cluster")):
+                    fn = _bfs_fn(method=method, batch=batch)
                     t = time_call(lambda g=g, fn=fn, arr=arr: fn(g, arr), args.repeats)
                     log(
                         {
                             "section": "batched",
                             "graph": name,
                             "batch": batch,
+                            "method": method,
                             "sources": int(len(src)),
                             "time_s": t,
                             "per_source_s": t / len(src),
