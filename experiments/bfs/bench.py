@@ -9,20 +9,23 @@ Sections (each can be limited by flags):
             non-isolated sources each; GTEPS per source, harmonic mean and median,
             both conventions (undirected edge once as Graph500, twice as the seed).
   shared    every shared graph, its five ground-truth sources, beside
-            ../shared/data/anchors/bfs-peer-best-h200.tsv (best peer, Enterprise, GAP).
+            ../shared/data/anchors/bfs-peer-best-h200.tsv (best peer, Enterprise, GAP);
+            each method's distances checked against bfs_truth.tsv (reached, depth,
+            distance sum: the table's truth column).
   ablation  every method x direction on the --ablation graphs (median over 16 sources).
   baselines the dense pure-JAX BFS and the CPU handler on the same graphs.
-  batched   the 64-source bitset path: sources per second and aggregate GTEPS.
+  batched   64 and 256 sources at once: the bitset path, and batch "each" with
+            "auto" and "cluster" (a cluster per source, all in one launch):
+            sources per second and aggregate GTEPS.
   timeline  per level of one traversal (--timeline GRAPH:SOURCE,...): frontier size,
-            edges and hubs, direction and whether the "hybrid" method runs it in one
-            block or on the grid (a CPU replay of the CUDA kernel's rule), with the
-            traversal's device time.
-  tune      "hybrid" on --tune-graphs for each --tune-edges block_edges threshold.
---methods times several methods on the shared rows (e.g. hybrid,enterprise). A short
-table (speedup vs the best peer per graph) is printed last.
+            edges and direction of the "cluster" kernel's rule (a CPU replay), with
+            the traversal's device time for "cluster" and "enterprise".
+  tune      "cluster" on --tune-graphs for each --tune-clusters cluster size.
+--methods times several methods on the shared rows and the Kronecker graphs (e.g.
+cluster,enterprise). A short table (speedup vs the best peer per graph) is printed last.
 
-The quick GPU check (shared rows of both methods, kron20, timelines, the threshold
-sweep; ~2 minutes on an H200):
+The quick GPU check (shared rows and kron20 of both methods, timelines, the cluster
+size sweep; ~2-3 minutes on an H200):
 
     python experiments/bfs/bench.py --quick -o $OUT/bfs_quick.json
 
@@ -64,21 +67,21 @@ ANCHORS = SHARED / "anchors" / "bfs-peer-best-h200.tsv"
 TRUTH = SHARED / "bfs" / "bfs_truth.tsv"
 
 
-#: Mirror of kcjax::BfsPolicy / HubTau / HybridBottomUp (ffi/include/kcjax/bfs/policy.h)
-#: for the level replay of the timeline section.
-HUB_SHARE, HUB_FACTOR, HUB_MIN, BACK_TO_TOP_DOWN, BLOCK_LEVEL_EDGES = 0.3, 4, 16, 24, 2048
+#: Mirror of kcjax::BfsPolicy / ClusterBottomUp (ffi/include/kcjax/bfs/policy.h) for
+#: the level replay of the timeline section.
+CLUSTER_ALPHA, BACK_TO_TOP_DOWN = 15, 24
 
 
 def _bfs_fn(
-    method: str = "hybrid", direction: str = "auto", batch: str = "bitset", block_edges: int = -1
+    method: str = "auto", direction: str = "auto", batch: str = "bitset", cluster: int = -1
 ):
-    if block_edges >= 0:
+    if cluster >= 1:
         codes = {
             "method": NATIVE_METHODS[method],
             "direction": DIRECTIONS[direction],
             "batch": BATCHES[batch],
             "parents": True,
-            "block_edges": block_edges,
+            "cluster": cluster,
         }
         return jax.jit(lambda g, s: bfs_native(g.indptr, g.indices, s, **codes)[0])
     return jax.jit(
@@ -88,52 +91,45 @@ def _bfs_fn(
     )
 
 
-def replay_levels(graph, source: int, block_edges: int = BLOCK_LEVEL_EDGES) -> list[dict]:
-    """The level structure of one "hybrid" traversal (direction auto), replayed on the CPU.
+def replay_levels(graph, source: int) -> list[dict]:
+    """The level structure of one "cluster" traversal (direction auto), replayed on the CPU.
 
-    Per level: frontier size, its edges (sum of degrees) and hubs, the direction and
-    the team the CUDA kernel gives it ("block": block 0 alone, "grid": all blocks).
+    Per level: frontier size, its edges (sum of degrees), the unexplored edges and
+    the direction the kernel's rule (Beamer's) gives it.
     """
     indptr = np.asarray(graph.indptr).astype(np.int64)
     indices = np.asarray(graph.indices)
     n, m = graph.num_nodes, indices.size
     deg = np.diff(indptr)
-    tau = max(HUB_MIN, (m // max(n, 1)) * HUB_FACTOR)
-    total_hubs = int((deg > tau).sum())
     dist = np.full(n, -1, np.int64)
     dist[source] = 0
     frontier = np.array([source])
+    unexplored = m - int(deg[source])
     bottom_up, prev, out = False, 0, []
     while frontier.size:
         edges = int(deg[frontier].sum())
-        hubs = int((deg[frontier] > tau).sum())
-        if edges <= block_edges:
-            bu = False
-        elif not bottom_up:
-            bu = total_hubs > 0 and hubs > HUB_SHARE * total_hubs
+        if not bottom_up:
+            bu = edges * CLUSTER_ALPHA > unexplored
         else:
             bu = not (frontier.size < prev and frontier.size * BACK_TO_TOP_DOWN < n)
-        block = not bu and edges <= block_edges
         out.append(
             {
                 "level": len(out),
                 "frontier": int(frontier.size),
                 "edges": edges,
-                "hubs": hubs,
+                "unexplored": unexplored,
                 "direction": "bottom_up" if bu else "top_down",
-                "team": "block" if block else "grid",
             }
         )
-        if not block:
-            prev = frontier.size
-            bottom_up = bu
-        else:
-            bottom_up = False
+        prev, bottom_up = frontier.size, bu
         lo, lens = indptr[frontier], deg[frontier]
         ends = np.cumsum(lens)
+        if not ends.size or not ends[-1]:
+            break
         nbrs = indices[np.repeat(lo - (ends - lens), lens) + np.arange(ends[-1])]
         frontier = np.unique(nbrs[dist[nbrs] < 0])
         dist[frontier] = len(out)
+        unexplored -= int(deg[frontier].sum())
     return out
 
 
@@ -225,6 +221,27 @@ def truth_sources() -> dict[str, list[int]]:
     return out
 
 
+def truth_summaries() -> dict[tuple[str, int], tuple[int, int, int]]:
+    """{(graph, source): (reached, depth, dist_sum)} of the ground truth."""
+    out = {}
+    for line in TRUTH.read_text().splitlines()[1:]:
+        name, source, reached, depth, dist_sum = line.split("\t")[:5]
+        out[(name, int(source))] = (int(reached), int(depth), int(dist_sum))
+    return out
+
+
+def truth_ok(graph, name: str, sources, method: str, expect: dict) -> list[bool]:
+    """Whether each source's distances (one call, batch "each") match the truth."""
+    dist = np.asarray(
+        _bfs_fn(method=method, batch="each")(graph, jnp.asarray(np.asarray(sources, np.int32)))
+    )
+    out = []
+    for row, s in zip(dist, sources, strict=True):
+        hit = row[row >= 0]
+        out.append((int(hit.size), int(hit.max()), int(hit.sum())) == expect[(name, int(s))])
+    return out
+
+
 def summary(rows: list[dict]) -> str:
     """A short table of the run: shared rows per graph and method (speedup vs the
     best peer: min, and rows at 2x or more), timelines, the threshold sweep, kron."""
@@ -233,7 +250,7 @@ def summary(rows: list[dict]) -> str:
     if shared:
         out.append(
             f"{'graph':<14} {'method':<10} {'ms (min-max)':>13} {'peer ms':>13} "
-            f"{'speedup min':>11} {'>=2x':>5}"
+            f"{'speedup min':>11} {'>=2x':>5} truth"
         )
         keys = dict.fromkeys((r["graph"], r["method"]) for r in shared)
         for graph, method in keys:
@@ -245,34 +262,38 @@ def summary(rows: list[dict]) -> str:
                 f"{graph:<14} {method:<10} {min(ts):6.3f}-{max(ts):6.3f} "
                 + (f"{min(peer):6.3f}-{max(peer):6.3f} " if peer else f"{'':>14}")
                 + (f"{min(sp):11.2f} {sum(x >= 2 for x in sp):>2}/{len(sp)}" if sp else "")
+                + f" {sum(r.get('truth_ok', False) for r in rs)}/{len(rs)}"
             )
     for r in rows:
         if r["section"] == "timeline":
             steps = " ".join(
                 f"{lv['level']}:{lv['frontier']}{'B' if lv['direction'] == 'bottom_up' else 'T'}"
-                f"{'b' if lv['team'] == 'block' else 'g'}"
                 for lv in r["levels"]
             )
             out.append(
-                f"timeline {r['graph']}:{r['source']} hybrid {r['time_s'] * 1e3:.3f} ms "
+                f"timeline {r['graph']}:{r['source']} cluster {r['time_s'] * 1e3:.3f} ms "
                 f"(enterprise {r['time_enterprise_s'] * 1e3:.3f})  {steps}"
             )
     tune = [r for r in rows if r["section"] == "tune"]
     for graph in dict.fromkeys(r["graph"] for r in tune):
         cells = [
-            f"{r['block_edges']}: {r['time_median_s'] * 1e3:.3f}"
-            for r in tune
-            if r["graph"] == graph
+            f"{r['cluster']}: {r['time_median_s'] * 1e3:.3f}" for r in tune if r["graph"] == graph
         ]
-        out.append(f"tune {graph} (block_edges: median ms) " + ", ".join(cells))
+        out.append(f"tune {graph} (cluster blocks: median ms) " + ", ".join(cells))
     for r in rows:
         if r["section"] == "kron":
             out.append(
-                f"{r['graph']}: {r['gteps_hmean_once']:.1f} GTEPS hmean (once), "
+                f"{r['graph']} {r['method']}: {r['gteps_hmean_once']:.1f} GTEPS hmean (once), "
                 f"median {r['time_median_s'] * 1e3:.3f} ms"
             )
+    for r in rows:
+        if r["section"] == "batched":
+            out.append(
+                f"batched {r['graph']} {r['batch']} {r['method']} x{r['sources']}: "
+                f"{r['per_source_s'] * 1e3:.4f} ms per source"
+            )
     if any(r["section"] == "timeline" for r in rows):
-        out.append("timeline key: level:frontier, T/B top-down/bottom-up, b/g block/grid")
+        out.append("timeline key: level:frontier, T/B top-down/bottom-up")
     return "\n".join(out)
 
 
@@ -288,24 +309,28 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default="kron,shared,ablation,baselines,batched")
     ap.add_argument("--ablation", default="kron20,com-dblp", help="graphs of the ablation")
     ap.add_argument("--cache", type=Path, default=ROOT / ".gpu/cache")
-    ap.add_argument("--methods", default="hybrid", help="methods timed on the shared rows")
+    ap.add_argument(
+        "--methods", default="auto", help="methods timed on the shared rows and Kronecker graphs"
+    )
     ap.add_argument("--graphs", default="", help="limit the shared rows to these graphs")
     ap.add_argument(
         "--timeline",
         default="ego-Facebook:2423,com-amazon:952,wiki-Vote:2356,kron20:0",
         help="GRAPH:SOURCE traversals of the timeline section (kron source 0: a random one)",
     )
-    ap.add_argument("--tune-edges", default="0,1024,2048,4096,8192", help="block_edges values")
-    ap.add_argument("--tune-graphs", default="ego-Facebook,wiki-Vote,soc-Epinions1,com-amazon")
+    ap.add_argument("--tune-clusters", default="1,2,4,8,16", help="cluster sizes (blocks)")
+    ap.add_argument(
+        "--tune-graphs", default="ego-Facebook,wiki-Vote,ca-AstroPh,soc-Epinions1,com-dblp"
+    )
     ap.add_argument(
         "--quick",
         action="store_true",
-        help="shared rows (hybrid and enterprise), kron20, timelines, threshold sweep",
+        help="shared rows and kron20 (cluster and enterprise), timelines, cluster sizes",
     )
     args = ap.parse_args(argv)
     if args.quick:
         args.sections, args.scales, args.sources = "kron,shared,timeline,tune", "20", 16
-        args.methods = "hybrid,enterprise"
+        args.methods = "cluster,enterprise"
     sections = set(args.sections.split(","))
     dev = jax.devices()[0]
     rows: list[dict] = []
@@ -333,23 +358,27 @@ def main(argv=None) -> int:
         for name in specs:
             g = graph_named(name)
             src = random_sources(g, args.sources)
-            times = time_sources(g, src, args.repeats)
-            log(
-                {
-                    "section": "kron",
-                    "graph": name,
-                    "n": g.num_nodes,
-                    "edges": g.num_edges,
-                    "sources": len(src),
-                    **teps_stats(component_edges(g, src), times),
-                }
-            )
+            edges = component_edges(g, src)
+            for method in args.methods.split(","):
+                times = time_sources(g, src, args.repeats, method=method, batch="each")
+                log(
+                    {
+                        "section": "kron",
+                        "graph": name,
+                        "method": method,
+                        "n": g.num_nodes,
+                        "edges": g.num_edges,
+                        "sources": len(src),
+                        **teps_stats(edges, times),
+                    }
+                )
             if name != "kron20":
                 graphs.pop(name)  # free the device memory of the large ones
 
     peers = anchors()
     only = {x for x in args.graphs.split(",") if x}
     if "shared" in sections and TRUTH.exists():
+        expect = truth_summaries()
         for name, src in truth_sources().items():
             if only and name not in only:
                 continue
@@ -357,7 +386,8 @@ def main(argv=None) -> int:
             edges = component_edges(g, src)
             for method in args.methods.split(","):
                 times = time_sources(g, src, max(args.repeats, 5), method=method, batch="each")
-                for s, t, e in zip(src, times, edges, strict=True):
+                oks = truth_ok(g, name, src, method, expect)
+                for s, t, e, ok in zip(src, times, edges, oks, strict=True):
                     peer = peers.get((name, s), {})
                     best = float(peer["best_s"]) if peer else None
                     log(
@@ -372,6 +402,7 @@ def main(argv=None) -> int:
                             "peer_best": peer.get("best_peer"),
                             "enterprise_s": float(peer["enterprise_s"]) if peer else None,
                             "speedup_vs_best": best / t if best else None,
+                            "truth_ok": ok,
                         }
                     )
 
@@ -382,7 +413,7 @@ def main(argv=None) -> int:
             s = int(source) if int(source) or not name.startswith("kron") else None
             s = int(random_sources(g, 1, seed=5)[0]) if s is None else s
             levels = replay_levels(g, s)
-            t = time_sources(g, [s], max(args.repeats, 5), batch="each")[0]
+            t = time_sources(g, [s], max(args.repeats, 5), method="cluster", batch="each")[0]
             te = time_sources(g, [s], max(args.repeats, 5), method="enterprise", batch="each")[0]
             log(
                 {
@@ -399,13 +430,15 @@ def main(argv=None) -> int:
         sources = truth_sources()
         for name in (x for x in args.tune_graphs.split(",") if x in sources):
             g = graph_named(name)
-            for be in (int(x) for x in args.tune_edges.split(",") if x):
-                times = time_sources(g, sources[name], args.repeats, batch="each", block_edges=be)
+            for c in (int(x) for x in args.tune_clusters.split(",") if x):
+                times = time_sources(
+                    g, sources[name], args.repeats, method="cluster", batch="each", cluster=c
+                )
                 log(
                     {
                         "section": "tune",
                         "graph": name,
-                        "block_edges": be,
+                        "cluster": c,
                         "time_median_s": float(np.median(times)),
                         "time_max_s": float(np.max(times)),
                     }
@@ -460,19 +493,24 @@ def main(argv=None) -> int:
             for s in (64, 256):
                 src = random_sources(g, s, seed=3)
                 arr = jnp.asarray(src)
-                fn = _bfs_fn(batch="bitset")
-                t = time_call(lambda g=g, fn=fn, arr=arr: fn(g, arr), args.repeats)
                 edges = component_edges(g, src)
-                log(
-                    {
-                        "section": "batched",
-                        "graph": name,
-                        "sources": int(len(src)),
-                        "time_s": t,
-                        "per_source_s": t / len(src),
-                        "gteps_once_aggregate": float(edges.sum() / t / 1e9),
-                    }
-                )
+                # 64 sources a word, or one traversal each ("auto": a cluster per source
+                # where the graph is small, in one launch; "cluster" wherever it fits).
+                for batch, method in (("bitset", "auto"), ("each", "auto"), ("each", "cluster")):
+                    fn = _bfs_fn(method=method, batch=batch)
+                    t = time_call(lambda g=g, fn=fn, arr=arr: fn(g, arr), args.repeats)
+                    log(
+                        {
+                            "section": "batched",
+                            "graph": name,
+                            "batch": batch,
+                            "method": method,
+                            "sources": int(len(src)),
+                            "time_s": t,
+                            "per_source_s": t / len(src),
+                            "gteps_once_aggregate": float(edges.sum() / t / 1e9),
+                        }
+                    )
 
     print(summary(rows), flush=True)
     write_results(

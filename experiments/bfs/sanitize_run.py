@@ -2,10 +2,11 @@
 
 A Kronecker graph of scale 12 and a star of 70,000 leaves (the grid-wide
 "extreme" degree class) are traversed by every method x direction from a
-hub, then 130 sources at once (three 64-source bitset words); "hybrid" also
-with every level on the grid (block_edges 0), every level in one block
-(2^30) and many block <-> grid switches (64). The graphs are built on the CPU
-backend so XLA's own GPU compilations stay out of the tool.
+hub, then 130 sources at once (three 64-source bitset words); "cluster" also
+with clusters of 1, 3 and 16 blocks (local claims, distributed next-frontier
+words that do not divide the bitmap, the non-portable size) and three sources
+in one launch. The graphs are built on the CPU backend so XLA's own GPU
+compilations stay out of the tool.
 
 Usage: python experiments/bfs/sanitize_run.py
 """
@@ -31,18 +32,18 @@ for name, graph in (("kron12", kron), ("star", star)):
         for direction in DIRECTIONS:
             out = kcjax.bfs(graph, hub, method=method, direction=direction)
             print(name, method, direction, int(out.depth), flush=True)
-    for block_edges in (0, 64, 1 << 30):
+    for cluster in (1, 3, 16):
         for direction in DIRECTIONS.values():
             dist, _ = bfs_native(
                 graph.indptr,
                 graph.indices,
                 jax.device_put(np.array([hub, 0, 5], np.int32), gpu),
-                method=NATIVE_METHODS["hybrid"],
+                method=NATIVE_METHODS["cluster"],
                 direction=direction,
                 batch=BATCHES["each"],
                 parents=True,
-                block_edges=block_edges,
+                cluster=cluster,
             )
-            print(name, "hybrid", block_edges, direction, int(dist.max()), flush=True)
+            print(name, "cluster", cluster, direction, int(dist.max()), flush=True)
     many = kcjax.bfs(graph, sources=np.arange(130, dtype=np.int32) % graph.num_nodes)
     print(name, "batch", np.asarray(many.distances).max(), flush=True)

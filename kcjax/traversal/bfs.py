@@ -13,13 +13,15 @@ from kcjax.graph.graph import Graph
 from kcjax.traversal import dense
 from kcjax.traversal.kernels import BATCHES, DIRECTIONS, NATIVE_METHODS, bfs_native
 
-#: Every BFS method, the default (fastest measured) first: ``"enterprise"``,
-#: ``"hybrid"``, the rest of the native ladder down to ``"scan"`` (see
+#: Every BFS method, the default first: ``"auto"`` (``"cluster"`` on small
+#: graphs, else ``"enterprise"``), ``"cluster"``, then the native ladder from
+#: ``"enterprise"`` down to ``"scan"`` (see
 #: :data:`kcjax.traversal.kernels.NATIVE_METHODS`) and ``"dense"``, a pure-JAX
 #: BFS (frontier as a bool vector, expansion by segment ops in a while loop).
 METHODS: tuple[str, ...] = (
-    "enterprise",
-    *(m for m in reversed(tuple(NATIVE_METHODS)) if m != "enterprise"),
+    "auto",
+    "cluster",
+    *(m for m in reversed(tuple(NATIVE_METHODS)) if m not in ("auto", "cluster")),
     "dense",
 )
 
@@ -53,7 +55,7 @@ def bfs(
     sources: Any = None,
     parents: bool = True,
     direction: str = "auto",
-    method: str = "enterprise",
+    method: str = "auto",
     batch: str = "bitset",
     hub_tau: int | None = None,
 ) -> BFSResult:
@@ -74,21 +76,27 @@ def bfs(
       sources: int32[s] roots instead of ``source``: results are [s, n].
       parents: also compute BFS parents.
       direction: ``"auto"`` (the method's rule; Enterprise's hub rule: go
-        bottom-up when more than 30% of the hubs are in the frontier),
-        ``"top_down"`` or ``"bottom_up"`` (forced every level, for the
-        ablation). All give the same distances.
-      method: one of :data:`METHODS` (the ablation ladder ``"scan"`` ->
-        ``"queue"`` -> ``"classes"`` -> ``"direction"`` -> ``"enterprise"``,
-        the default; ``"hybrid"``: Enterprise with one-block levels for small
-        frontiers and one grid sync per level, slower on the GPU as
-        measured; or ``"dense"`` pure JAX). All give the same distances. The CPU
-        handler runs the same level rule for every native method (its
-        queues need no classes or cache).
+        bottom-up when more than 30% of the hubs are in the frontier;
+        ``"cluster"``: Beamer's edge rule, bottom-up when the frontier's
+        edges exceed 1/15 of the unexplored ones), ``"top_down"`` or
+        ``"bottom_up"`` (forced every level, for the ablation). All give the
+        same distances.
+      method: one of :data:`METHODS`: ``"auto"`` (the default:
+        ``"cluster"`` for graphs of at most 2^20 CSR entries whose bitmaps fit
+        a cluster's shared memory, else ``"enterprise"``); ``"cluster"`` (one
+        kernel runs the whole traversal on one thread block cluster, level
+        state in shared memory; on the GPU a graph too large for it runs
+        ``"enterprise"``); the ablation ladder ``"scan"`` -> ``"queue"`` ->
+        ``"classes"`` -> ``"direction"`` -> ``"enterprise"``; or ``"dense"``
+        (pure JAX). All give the same distances. The CPU handler runs the
+        same level rule for every native method (its queues need no
+        classes or cache).
       batch: for several sources: ``"bitset"`` (64 traversals per machine
         word share one scan per level) or ``"each"`` (one ``method``
-        traversal per source).
-      hub_tau: hub degree threshold τ (``None``: 4 × average degree, at
-        least 16).
+        traversal per source; ``"cluster"`` runs one cluster per source,
+        all in one launch).
+      hub_tau: hub degree threshold τ of the hub rule (``None``: 4 ×
+        average degree, at least 16); ``"cluster"`` has no hubs.
 
     Returns:
       A :class:`BFSResult`.

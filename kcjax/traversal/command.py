@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-s", "--source", type=int, help="one source vertex id")
     p.add_argument("--sources", metavar="FILE|N", help="file of source ids, or a count N")
     p.add_argument("-o", "--output", metavar="OUT", help="OUT.npy or OUT.txt for the distances")
-    p.add_argument("--method", choices=METHODS, default="enterprise")
+    p.add_argument("--method", choices=METHODS, default="auto")
     p.add_argument("--direction", choices=tuple(DIRECTIONS), default="auto")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)

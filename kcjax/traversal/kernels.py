@@ -11,15 +11,17 @@ import numpy as np
 
 from kcjax._native import call
 
-#: The ablation ladder of target ``kcjax_bfs`` (kcjax::BfsMethod); each adds
-#: one of Enterprise's techniques to the one before.
+#: The methods of target ``kcjax_bfs`` (kcjax::BfsMethod): the ablation ladder
+#: (each adds one of Enterprise's techniques to the one before), the
+#: small-graph kernel and the automatic choice between the two fastest.
 NATIVE_METHODS: Mapping[str, int] = {
     "scan": 0,  # status-array scan, a thread per vertex, no queue
     "queue": 1,  # + streamlined frontier queue (per-thread bins + prefix sum)
     "classes": 2,  # + out-degree classes (thread / warp / block / grid)
     "direction": 3,  # + hub-based top-down -> bottom-up switching
     "enterprise": 4,  # + shared-memory cache of the last level's hubs
-    "hybrid": 5,  # + small levels in one block, one grid sync per large level
+    "cluster": 5,  # small graphs: a whole traversal in one thread block cluster
+    "auto": 6,  # "cluster" for graphs within the policy's size bound, else "enterprise"
 }
 
 #: kcjax::BfsDirection.
@@ -31,7 +33,7 @@ BATCHES: Mapping[str, int] = {"bitset": 0, "each": 1}
 
 @functools.partial(
     jax.jit,
-    static_argnames=("method", "direction", "batch", "parents", "hub_tau", "block_edges"),
+    static_argnames=("method", "direction", "batch", "parents", "hub_tau", "cluster"),
 )
 def bfs_native(
     indptr: jax.Array,
@@ -43,7 +45,7 @@ def bfs_native(
     batch: int,
     parents: bool,
     hub_tau: int = -1,
-    block_edges: int = -1,
+    cluster: int = -1,
 ) -> tuple[jax.Array, jax.Array]:
     """Calls target ``kcjax_bfs``.
 
@@ -55,9 +57,9 @@ def bfs_native(
         :data:`DIRECTIONS`, :data:`BATCHES`.
       parents: whether to compute parents.
       hub_tau: hub degree threshold τ (-1: the policy's rule).
-      block_edges: ``"hybrid"`` on CUDA: a top-down level whose frontier has at
-        most this many edges runs in one block (-1: the policy's
-        ``kBlockLevelEdges``); a launch choice, results do not depend on it.
+      cluster: ``"cluster"`` on CUDA: thread blocks per cluster, 1 to 16 (-1:
+        the policy's size for the graph); a launch choice, results do not
+        depend on it (the CPU ignores it).
 
     Returns:
       (dist int32[s, n], parent int32[s, n] or int32[s, 0]). Under ``vmap``
@@ -80,5 +82,5 @@ def bfs_native(
         direction=np.int32(direction),
         batch=np.int32(batch),
         hub_tau=np.int32(hub_tau),
-        block_edges=np.int32(block_edges),
+        cluster=np.int32(cluster),
     )

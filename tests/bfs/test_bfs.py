@@ -15,6 +15,7 @@ from scipy.sparse import csgraph
 
 import kcjax
 from kcjax.traversal.bfs import METHODS
+from kcjax.traversal.kernels import NATIVE_METHODS, bfs_native
 
 
 def _graph_of(g: nx.Graph, n: int) -> kcjax.Graph:
@@ -117,7 +118,7 @@ def test_batched_equals_one_at_a_time(batch, parents, platform):
     _check(graph, sources, out, _scipy_dist(graph, sources))
 
 
-@pytest.mark.parametrize("method", ["hybrid", "enterprise", "dense"])
+@pytest.mark.parametrize("method", ["auto", "cluster", "enterprise", "dense"])
 def test_jit_and_vmap(method, platform):
     graph = CASES["hubs_path"]
     sources = _sources(graph)
@@ -230,7 +231,8 @@ def test_kronecker_and_rmat_generators():
 
 def test_methods_constant():
     assert set(METHODS) == {
-        "hybrid",
+        "auto",
+        "cluster",
         "enterprise",
         "direction",
         "classes",
@@ -239,4 +241,23 @@ def test_methods_constant():
         "dense",
     }
     assert kcjax.BFS_METHODS == METHODS
-    assert list(itertools.islice(METHODS, 1)) == ["enterprise"]  # the default
+    assert list(itertools.islice(METHODS, 1)) == ["auto"]  # the default
+
+
+@pytest.mark.parametrize("bad", [0, 17])
+def test_cluster_size_checked(bad, platform):
+    """The cluster-size attribute is checked on every platform (CheckArgs)."""
+    graph = CASES["gnp80"]
+    with pytest.raises(Exception, match="cluster must be 1 to 16"):
+        jax.block_until_ready(
+            bfs_native(
+                graph.indptr,
+                graph.indices,
+                jnp.zeros(1, jnp.int32),
+                method=NATIVE_METHODS["cluster"],
+                direction=0,
+                batch=1,
+                parents=True,
+                cluster=bad,
+            )
+        )

@@ -1,13 +1,16 @@
 """CPU == CUDA for kcjax.bfs: distances exactly, parents by validation (any valid
 BFS parent may differ). Skipped without a GPU.
 
-The "hybrid" method's paths are each forced here through ``block_edges`` (the
-frontier-edge threshold of its one-block levels): 0 (every level on the grid
-but zero-edge frontiers), 64 (many block <-> grid switches), the policy's
-default, and 2^30 (the whole traversal in one block), in every direction, on
-long paths (many levels), hubs above each degree class, disconnected graphs,
-isolated and invalid sources, several sources one after another, and directed
-CSR (top-down only: bottom-up reads a CSR row as in-neighbours)."""
+The "cluster" method is forced here (method="cluster", so it runs where "auto"
+would not pick it) with each cluster size through ``cluster`` (1: one block,
+its claims in local shared memory; 2, 3, 8: distributed next-frontier words,
+3 not dividing the bitmap; 16: the non-portable size; -1: the policy's), in
+every direction, on long paths (many levels and buffer rotations), hubs above
+the block-walk degree, disconnected graphs, graphs of fewer than 32 vertices,
+isolated and invalid sources, many sources in one launch (one cluster each),
+directed CSR (top-down only: bottom-up reads a CSR row as in-neighbours), a
+graph too large for any cluster (it runs "enterprise"), and the shared graphs
+against their ground truth."""
 
 from __future__ import annotations
 
@@ -39,6 +42,8 @@ def _graphs() -> dict[str, kcjax.Graph]:
         "huge_star": gens.disjoint_union(gens.star(70_000), gens.erdos_renyi(500, 0.01, seed=4)),
         # 3000 levels, and a hub of each class (middle, large) hanging off the path.
         "path_hubs": _path_with_hubs(3000, (100, 1000)),
+        # Fewer vertices than one bitmap word: a triangle, a pendant, isolated ones.
+        "tiny": kcjax.Graph.from_edges(np.array([0, 1, 2, 2]), np.array([1, 2, 0, 3]), 7),
     }
     return out
 
@@ -123,9 +128,6 @@ def test_shared_graphs(name, shared_graph):
     assert DATA_DIR.exists()
 
 
-BLOCK_EDGES = (0, 64, -1, 1 << 30)
-
-
 def _native(graph_or_csr, sources: np.ndarray, platform: str, **kw):
     indptr, indices = graph_or_csr
     dev = jax.devices(platform)[0]
@@ -147,34 +149,96 @@ def _compare_native(graph: kcjax.Graph, sources: np.ndarray, **kw) -> np.ndarray
     return d_gpu
 
 
-def _hybrid(direction: str, block_edges: int, batch: str = "each") -> dict:
+CLUSTERS = (1, 2, 3, 8, 16, -1)
+
+
+def _cluster(direction: str, cluster: int, batch: str = "each") -> dict:
     return {
-        "method": NATIVE_METHODS["hybrid"],
+        "method": NATIVE_METHODS["cluster"],
         "direction": DIRECTION_CODES[direction],
         "batch": BATCHES[batch],
         "parents": True,
-        "block_edges": block_edges,
+        "cluster": cluster,
     }
 
 
 @pytest.mark.parametrize("name", sorted(GRAPHS))
-@pytest.mark.parametrize("block_edges", BLOCK_EDGES)
+@pytest.mark.parametrize("cluster", CLUSTERS)
 @pytest.mark.parametrize("direction", DIRECTIONS)
-def test_hybrid_paths(name, block_edges, direction):
+def test_cluster_paths(name, cluster, direction):
     graph = GRAPHS[name]
-    _compare_native(graph, _sources(graph), **_hybrid(direction, block_edges))
+    _compare_native(graph, _sources(graph), **_cluster(direction, cluster))
 
 
-@pytest.mark.parametrize("block_edges", BLOCK_EDGES)
-def test_hybrid_odd_sources(block_edges):
-    """Invalid, isolated and repeated sources in one call, one after another."""
+@pytest.mark.parametrize("cluster", CLUSTERS)
+def test_cluster_odd_sources(cluster):
+    """Invalid, isolated and repeated sources in one call (one cluster each)."""
     graph = GRAPHS["path_hubs"]
     n = graph.num_nodes
     sources = np.array([-1, n - 1, 0, n, 0, 1500, 2 * n], np.int32)
-    dist = _compare_native(graph, sources, **_hybrid("auto", block_edges))
+    dist = _compare_native(graph, sources, **_cluster("auto", cluster))
     assert (dist[0] == -1).all() and (dist[3] == -1).all() and (dist[6] == -1).all()
     assert (dist[1] >= 0).sum() == 1  # an isolated vertex reaches itself only
     np.testing.assert_array_equal(dist[2], dist[4])
+
+
+@pytest.mark.parametrize("parents", [True, False])
+def test_cluster_many_sources(parents):
+    """300 sources of batch "each" in one launch: a cluster per source."""
+    graph = GRAPHS["kron12"]
+    _compare(graph, _sources(graph, 300), method="cluster", batch="each", parents=parents)
+
+
+def test_cluster_too_large_runs_enterprise():
+    """Bitmaps of 2^21 vertices fit no cluster's shared memory: "cluster" and
+    "auto" run the grid kernel, with the same distances."""
+    rng = np.random.default_rng(5)
+    n = 1 << 21
+    # A giant component on 4000 low ids with 5000 pendants anywhere in [0, n).
+    src = rng.integers(0, 4000, 25_000)
+    dst = np.concatenate([rng.integers(0, 4000, 20_000), rng.integers(0, n, 5000)])
+    graph = kcjax.Graph.from_edges(src, dst, n)
+    sources = np.array([0, 17, n - 1], np.int32)
+    for method in ("cluster", "auto"):
+        _compare(graph, sources, method=method, batch="each")
+
+
+def _truth_rows() -> dict[str, list[tuple[int, int, int, int]]]:
+    """{graph: [(source, reached, depth, dist_sum)]} from bfs_truth.tsv."""
+    truth = DATA_DIR.parent / "bfs" / "bfs_truth.tsv"
+    rows: dict[str, list] = {}
+    if truth.exists():
+        for line in truth.read_text().splitlines()[1:]:
+            graph, source, reached, depth, dist_sum = line.split("\t")[:5]
+            row = (int(source), int(reached), int(depth), int(dist_sum))
+            rows.setdefault(graph, []).append(row)
+    return rows
+
+
+SMALL_SHARED = (
+    "ca-AstroPh",
+    "ca-CondMat",
+    "cit-HepTh",
+    "ego-Facebook",
+    "email-Enron",
+    "soc-Epinions1",
+    "wiki-Vote",
+    "com-dblp",
+)
+
+
+@pytest.mark.parametrize("name", SMALL_SHARED)
+@pytest.mark.parametrize("cluster", [1, 4, -1])
+def test_cluster_shared_graphs(name, cluster, shared_graph):
+    """The forced cluster path on the shared graphs: == CPU, valid parents, and
+    each ground-truth source's reached count, depth and distance sum."""
+    graph = shared_graph(name)
+    rows = _truth_rows().get(name, [])
+    sources = np.array([r[0] for r in rows] + _sources(graph, 3).tolist(), np.int32)
+    dist = _compare_native(graph, sources, **_cluster("auto", cluster))
+    for i, (_, reached, depth, dist_sum) in enumerate(rows):
+        row = dist[i][dist[i] >= 0]
+        assert (row.size, int(row.max()), int(row.sum())) == (reached, depth, dist_sum)
 
 
 @functools.cache
@@ -192,8 +256,8 @@ def _directed() -> tuple[np.ndarray, np.ndarray, int]:
 
 
 @pytest.mark.parametrize("method", NATIVE_METHODS)
-@pytest.mark.parametrize("block_edges", [0, -1, 1 << 30])
-def test_directed_top_down(method, block_edges):
+@pytest.mark.parametrize("cluster", [1, 3, -1])
+def test_directed_top_down(method, cluster):
     indptr, indices, n = _directed()
     sources = np.array([0, 1, 17, 4999], np.int32)
     kw = {
@@ -201,7 +265,7 @@ def test_directed_top_down(method, block_edges):
         "direction": DIRECTION_CODES["top_down"],
         "batch": BATCHES["each"],
         "parents": False,
-        "block_edges": block_edges,
+        "cluster": cluster,
     }
     d_cpu, _ = _native((indptr, indices), sources, "cpu", **kw)
     d_gpu, _ = _native((indptr, indices), sources, "cuda", **kw)

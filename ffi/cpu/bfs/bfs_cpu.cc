@@ -136,12 +136,12 @@ void BfsBitset(const Csr& g, const int32_t* sources, int count, int32_t** dist, 
 
 ffi::Error BfsCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                   ffi::Buffer<ffi::S32> sources, int32_t method, int32_t direction, int32_t batch,
-                  int32_t hub_tau, int32_t /*block_edges: a CUDA launch choice*/,
-                  ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent) {
+                  int32_t hub_tau, int32_t cluster, ffi::ResultBuffer<ffi::S32> dist,
+                  ffi::ResultBuffer<ffi::S32> parent) {
   const kcjax::Reporter rep("kcjax_bfs", "CPU");
   kcjax::bfs::Shape shape;
   if (auto err = kcjax::bfs::CheckArgs(rep, indptr, indices, sources, method, direction, batch,
-                                       dist, parent, &shape);
+                                       cluster, dist, parent, &shape);
       err.failure()) {
     return err;
   }

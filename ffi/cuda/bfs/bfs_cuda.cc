@@ -17,12 +17,12 @@ namespace {
 
 ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buffer<ffi::S32> indptr,
                    ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> sources, int32_t method,
-                   int32_t direction, int32_t batch, int32_t hub_tau, int32_t block_edges,
+                   int32_t direction, int32_t batch, int32_t hub_tau, int32_t cluster,
                    ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent) {
   const kcjax::Reporter rep("kcjax_bfs", "CUDA");
   kcjax::bfs::Shape shape;
   if (auto err = kcjax::bfs::CheckArgs(rep, indptr, indices, sources, method, direction, batch,
-                                       dist, parent, &shape);
+                                       cluster, dist, parent, &shape);
       err.failure()) {
     return err;
   }
@@ -41,17 +41,21 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
   p.direction = direction;
   p.bitset = batch == kcjax::kBfsBitset && p.s > 1;
   p.tau = kcjax::HubTau(p.n, p.m, hub_tau);
-  p.block_edges = kcjax::BlockLevelEdges(block_edges);
+  p.cluster = cluster;
 
   int num_sms = 0;
   cudaError_t err = kcjax::cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   kcjax::cuda::BfsPlan plan;
   err = kcjax::cuda::PlanBfs(p, num_sms, &plan);
-  if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy)", err);
+  if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy, cluster size)", err);
   kcjax::cuda::DeviceScratch memory(scratch, stream);
-  void* buf = memory.Allocate(plan.scratch_bytes);
-  if (buf == nullptr) return rep.Exhausted(plan.scratch_bytes, "the BFS queues and status arrays");
+  void* buf = nullptr;
+  if (plan.scratch_bytes > 0) {
+    buf = memory.Allocate(plan.scratch_bytes);
+    if (buf == nullptr)
+      return rep.Exhausted(plan.scratch_bytes, "the BFS queues and status arrays");
+  }
   err = kcjax::cuda::RunBfs(p, plan, buf, stream);
   if (err != cudaSuccess) return rep.Cuda("BFS kernel launch", err);
   return ffi::Error::Success();

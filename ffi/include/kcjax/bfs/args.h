@@ -28,7 +28,7 @@ inline bool Unbatched(const xla::ffi::Buffer<xla::ffi::S32>& b) {
 inline xla::ffi::Error CheckArgs(const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
                                  const xla::ffi::Buffer<xla::ffi::S32>& indices,
                                  const xla::ffi::Buffer<xla::ffi::S32>& sources, int32_t method,
-                                 int32_t direction, int32_t batch,
+                                 int32_t direction, int32_t batch, int32_t cluster,
                                  xla::ffi::ResultBuffer<xla::ffi::S32>& dist,
                                  xla::ffi::ResultBuffer<xla::ffi::S32>& parent, Shape* shape) {
   if (!Unbatched(indptr) || indptr.element_count() < 1)
@@ -38,6 +38,8 @@ inline xla::ffi::Error CheckArgs(const Reporter& rep, const xla::ffi::Buffer<xla
   if (method < 0 || method >= kNumBfsMethods) return rep.Invalid("unknown method");
   if (direction < 0 || direction >= kNumBfsDirections) return rep.Invalid("unknown direction");
   if (batch < 0 || batch >= kNumBfsBatches) return rep.Invalid("unknown batch mode");
+  if (cluster == 0 || cluster > 16)
+    return rep.Invalid("cluster must be 1 to 16 blocks, or negative for the policy's size");
   shape->n = static_cast<int64_t>(indptr.element_count()) - 1;
   shape->m = static_cast<int64_t>(indices.element_count());
   shape->s = static_cast<int64_t>(sources.element_count());
@@ -64,7 +66,7 @@ auto BindBfs(Binding&& binding) {
       .template Attr<int32_t>("direction")
       .template Attr<int32_t>("batch")
       .template Attr<int32_t>("hub_tau")
-      .template Attr<int32_t>("block_edges")
+      .template Attr<int32_t>("cluster")
       .template Ret<Buffer<S32>>()   // dist
       .template Ret<Buffer<S32>>();  // parent
 }

@@ -10,8 +10,9 @@
 //         direction int32  kcjax::BfsDirection
 //         batch     int32  kcjax::BfsBatch: how several sources are served
 //         hub_tau   int32  hub degree threshold τ; < 0: BfsPolicy's rule
-//         block_edges int32 kBfsHybrid's one-block level threshold (frontier
-//                          edges); < 0: BfsPolicy::kBlockLevelEdges
+//         cluster int32 kBfsCluster's blocks per cluster (1 to 16); < 0: the
+//                          policy's size for the graph (a launch choice: results
+//                          do not depend on it; the CPU ignores it)
 //   ret   dist    int32[..., s, n]   hop distance from each source, -1 unreachable
 //         parent  int32[..., s, n] or int32[..., s, 0] (no parents asked):
 //                 a BFS parent of every reached vertex, the source its own
@@ -20,8 +21,9 @@
 //   out-of-range sources before the call).
 //
 // Distances are unique; parents are any valid BFS parent (the CUDA kernels
-// race benignly on which frontier vertex claims a child), so CPU and CUDA
-// agree exactly on distances and both pass Graph500 validation on parents.
+// race benignly on which frontier vertex claims a child, and kBfsCluster may
+// switch direction at other levels than the CPU), so CPU and CUDA agree
+// exactly on distances and both pass Graph500 validation on parents.
 #pragma once
 
 #include "kcjax/bfs/policy.h"

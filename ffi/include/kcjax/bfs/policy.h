@@ -19,8 +19,9 @@ enum BfsMethod : int32_t {
   kBfsClasses = 2,     // + out-degree classes (thread / warp / block / grid)
   kBfsDirection = 3,   // + hub-based top-down -> bottom-up switching
   kBfsEnterprise = 4,  // + shared-memory cache of last level's hubs
-  kBfsHybrid = 5,      // + one block runs small levels; one grid sync per large level
-  kNumBfsMethods = 6,
+  kBfsCluster = 5,     // small graphs: a whole traversal in one thread block cluster
+  kBfsAutoMethod = 6,  // kBfsCluster where SmallGraph() holds, else kBfsEnterprise
+  kNumBfsMethods = 7,
 };
 
 enum BfsDirection : int32_t {
@@ -68,23 +69,34 @@ struct BfsPolicy {
   // Resident blocks per SM the single-source kernel is compiled for: 80 registers,
   // enough for kEdgeBatch ids and distances without spilling (at 4 blocks, 64 spill).
   static constexpr int kSingleMinBlocksPerSm = 3;
-  // kBfsHybrid: a top-down level whose frontier has at most this many edges runs in
-  // one block (barriers, no grid sync): up to a few rounds of kHybridBlockThreads x
-  // kEdgeBatch edges, cheaper than a grid sync plus one such round across the grid;
-  // larger levels need the grid's throughput.
-  static constexpr int kBlockLevelEdges = 2048;
-  // Threads per block of the kBfsHybrid kernel: one block per SM at its 80 registers,
-  // so a one-block level has a whole SM's threads and a grid sync waits for one block per SM.
-  static constexpr int kHybridBlockThreads = 768;
-  // Frontier vertices per thread that a one-block level lays out per tile (block scan
-  // of their degrees, then edge-balanced rounds); 2 x 768 keeps the tile in 18 KiB.
-  static constexpr int kBlockTileVertices = 2;
+  // kBfsCluster: threads per block, the most one block may have (its level loop has no
+  // grid: more threads per cluster means more gathers in flight on the same few SMs).
+  static constexpr int kClusterThreads = 1024;
+  // kBfsCluster: CSR entries per block of a cluster (its size is m / this, rounded up, at
+  // most kMaxClusterBlocks): about what one SM streams in the time of a few level barriers.
+  static constexpr int kClusterEdgesPerBlock = 1 << 17;
+  // The portable cluster size limit on Hopper (16 needs the non-portable attribute).
+  static constexpr int kMaxClusterBlocks = 8;
+  // kBfsAutoMethod takes kBfsCluster up to this many CSR entries: below, a grid traversal
+  // is a fixed cost per level (grid syncs, status scans) that one cluster's barriers avoid;
+  // above, the grid's bandwidth wins over a cluster of at most kMaxClusterBlocks SMs.
+  static constexpr int64_t kClusterAutoEdges = int64_t{1} << 20;
+  // kBfsCluster (Beamer's α): go bottom-up once the frontier's edges exceed the
+  // unexplored edges / kClusterAlpha (GAP's value; no hub count, so no O(n) pre-pass).
+  static constexpr int kClusterAlpha = 15;
+  // kBfsCluster: a top-down frontier vertex of at least this degree is walked by the whole
+  // block (a warp would take more than 8 rounds of 32 x kEdgeBatch edges alone).
+  static constexpr int kClusterBlockDegree = 1024;
+  // kBfsCluster: slots of the block's list of such vertices per level (1 KiB of shared
+  // memory); a vertex past the last slot is walked by its warp.
+  static constexpr int kClusterBlockSlots = 256;
+  // kBfsCluster bottom-up: an unvisited vertex of at least this degree is searched by a
+  // group of lanes (a thread alone would take more than 4 dependent batches to exhaust it).
+  static constexpr int kClusterGroupDegree = 16;
+  // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
+  // searches 32 / this vertices at once instead of one).
+  static constexpr int kClusterGroupLanes = 8;
 };
-
-// Edge threshold of kBfsHybrid's one-block levels (override if >= 0).
-KCJAX_BFS_HD inline int64_t BlockLevelEdges(int32_t override_edges) {
-  return override_edges >= 0 ? override_edges : BfsPolicy::kBlockLevelEdges;
-}
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
 KCJAX_BFS_HD inline int64_t HubTau(int64_t n, int64_t m, int32_t override_tau) {
@@ -111,16 +123,21 @@ KCJAX_BFS_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bo
   return !(frontier < prev_frontier && frontier * BfsPolicy::kBackToTopDown < n);
 }
 
-// kBfsHybrid's rule: a frontier of at most block_edges edges goes top-down (in
-// one block); otherwise NextBottomUp with the Enterprise rule. frontier_edges:
-// the sum of the frontier's degrees.
-KCJAX_BFS_HD inline bool HybridBottomUp(int32_t direction, bool bottom_up, int64_t frontier,
-                                        int64_t prev_frontier, int64_t frontier_hubs,
-                                        int64_t total_hubs, int64_t n, int64_t frontier_edges,
-                                        int64_t block_edges) {
-  if (direction == kBfsAuto && frontier_edges <= block_edges) return false;
-  return NextBottomUp(kBfsHybrid, direction, bottom_up, frontier, prev_frontier, frontier_hubs,
-                      total_hubs, n);
+// kBfsCluster's rule (Beamer's, as GAP): top-down -> bottom-up when the frontier's
+// edges exceed the unexplored edges / kClusterAlpha; back to top-down as NextBottomUp.
+//   frontier_edges: the sum of the frontier's degrees; unexplored_edges: the sum of
+//   the degrees of the vertices not yet reached.
+KCJAX_BFS_HD inline bool ClusterBottomUp(int32_t direction, bool bottom_up, int64_t frontier,
+                                         int64_t prev_frontier, int64_t frontier_edges,
+                                         int64_t unexplored_edges, int64_t n) {
+  if (direction == kBfsTopDown) return false;
+  if (direction == kBfsBottomUp) return true;
+  if (!bottom_up) return frontier_edges * BfsPolicy::kClusterAlpha > unexplored_edges;
+  return !(frontier < prev_frontier && frontier * BfsPolicy::kBackToTopDown < n);
 }
+
+// Whether kBfsAutoMethod takes kBfsCluster for a graph of m CSR entries (the CUDA
+// handler also needs the graph's bitmaps to fit a cluster's shared memory).
+KCJAX_BFS_HD inline bool SmallGraph(int64_t m) { return m <= BfsPolicy::kClusterAutoEdges; }
 
 }  // namespace kcjax

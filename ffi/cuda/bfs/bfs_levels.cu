@@ -1,0 +1,540 @@
+// CUDA kernel of "kcjax_bfs" for the ablation ladder kBfsScan..kBfsEnterprise:
+// Enterprise-style BFS (Liu & Huang, SC'15).
+//
+// One cooperative persistent kernel per call runs every level of every
+// traversal; levels are separated by grid syncs and the host reads nothing
+// back. Per level of a single-source traversal (methods kBfsQueue and up):
+//   A. top-down frontier: every thread scans its interleaved share of the
+//      status (distance) array, bins the vertices at this level by out-degree
+//      class, a grid-wide prefix sum of the per-thread counts gives each
+//      thread its offsets, and a second pass writes the queues (no atomics);
+//      hubs (degree > τ) also go to a hub queue.
+//   B. direction: kcjax::NextBottomUp (hubs in the frontier / all hubs > γ).
+//      At the switch level, the unvisited vertices are collected once.
+//   C. expansion: top-down per class (small: a thread, middle: a warp, large:
+//      a block, extreme: the whole grid per vertex); bottom-up per class too
+//      (a thread, a warp, a block per unvisited vertex), stopping at the first
+//      batch holding a frontier neighbour, looking first in a shared-memory
+//      cache of the frontier's hubs; each block takes an even share of the
+//      unvisited queue. Every edge walk loads kEdgeBatch ids and distances
+//      before it stores.
+//   D. bottom-up only: the next unvisited queue is this one minus what this
+//      level visited (prefix sum again), which also counts the next frontier
+//      and its hubs, so no full scan is needed while bottom-up.
+// A top-down level costs three grid syncs and two reads of the whole status
+// array, a bottom-up level three syncs: on a small graph the levels, not the
+// edges, are the time (kBfsCluster, bfs_cluster.cu, serves those graphs).
+//
+// Distances written by one level are read by other blocks in the next, after
+// a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
+// Writes of a child's distance and parent race benignly: every writer stores
+// the same distance and a valid parent.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kcjax/bfs/bfs_cuda.h"
+#include "kcjax/bfs/policy.h"
+#include "kcjax/cuda/grid.cuh"
+#include "kcjax/cuda/warp.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace kcjax::cuda {
+namespace {
+
+constexpr int kThreads = BfsPolicy::kBlockThreads;
+constexpr int kWarps = kThreads / 32;
+constexpr int kScanSlots = 8;  // categories a grid scan may carry
+
+struct SingleScratch {
+  int32_t* queue;      // [n] frontier queue, classes back to back
+  int32_t* unv[2];     // [n] each: unvisited queues (bottom-up), ping-pong
+  int32_t* hubs;       // [n] hubs of the current frontier
+  int32_t* block_tot;  // [2][grid][kScanSlots]
+  int32_t* flags;      // [3] rotating "something changed" flags (scan method)
+  // By parity through a select: an index would copy the struct to local memory.
+  __device__ __forceinline__ int32_t* Unv(int i) const { return i ? unv[1] : unv[0]; }
+};
+
+// Grid-wide exclusive prefix sum of per-thread counts c[0..K) (any block
+// size): off[k] is this thread's offset within category k, tot[k] the grid
+// total. block_tot is double-buffered by `parity` (a grid sync separates
+// reuse of a buffer).
+template <int K>
+__device__ void GridScan(const int (&c)[K], int (&off)[K], int (&tot)[K], int32_t* block_tot,
+                         int& parity, cg::grid_group& grid) {
+  __shared__ int warp_sums[K][32];  // any block size up to 1024 threads
+  __shared__ int base[K], total[K];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  int32_t* buf = block_tot + static_cast<size_t>(parity) * gridDim.x * kScanSlots;
+  parity ^= 1;
+  int incl[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    incl[k] = WarpInclusiveScan(c[k]);
+    if (lane == 31) warp_sums[k][warp] = incl[k];
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int v = WarpInclusiveScan(lane < warps ? warp_sums[k][lane] : 0);
+      if (lane < warps) warp_sums[k][lane] = v;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) off[k] = incl[k] - c[k] + (warp > 0 ? warp_sums[k][warp - 1] : 0);
+  if (threadIdx.x < K)
+    buf[blockIdx.x * kScanSlots + threadIdx.x] = warp_sums[threadIdx.x][warps - 1];
+  grid.sync();
+  if (warp < K) {
+    int before = 0, all = 0;
+    for (int b = lane; b < static_cast<int>(gridDim.x); b += 32) {
+      const int v = __ldcg(buf + b * kScanSlots + warp);
+      all += v;
+      if (b < static_cast<int>(blockIdx.x)) before += v;
+    }
+    before = WarpSum(before);
+    all = WarpSum(all);
+    if (lane == 0) {
+      base[warp] = before;
+      total[warp] = all;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    off[k] += base[k];
+    tot[k] = total[k];
+  }
+  __syncthreads();
+}
+
+__device__ __forceinline__ int DegreeClass(int deg, bool classes) {
+  if (!classes || deg < BfsPolicy::kSmallMax) return 0;
+  if (deg <= BfsPolicy::kMiddleMax) return 1;
+  if (deg <= BfsPolicy::kLargeMax) return 2;
+  return 3;
+}
+
+__device__ __forceinline__ uint32_t HubSlot(int32_t v) {
+  static_assert((BfsPolicy::kHubCacheSlots & (BfsPolicy::kHubCacheSlots - 1)) == 0);
+  return (static_cast<uint32_t>(v) * 2654435761u) & (BfsPolicy::kHubCacheSlots - 1);
+}
+
+struct Level {
+  int frontier = 0;           // vertices at this level
+  int hubs = 0;               // hubs among them
+  int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
+};
+
+// Phase A: queues of the vertices at `level` (two passes around a grid scan).
+__device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
+                               const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  const bool classes = p.method >= kBfsClasses;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int c[5] = {0, 0, 0, 0, 0};
+  for (int64_t v = tid; v < p.n; v += stride) {
+    if (__ldcg(dist + v) != level) continue;
+    const int deg = p.indptr[v + 1] - p.indptr[v];
+    ++c[DegreeClass(deg, classes)];
+    c[4] += deg > p.tau;
+  }
+  int off[5], tot[5];
+  GridScan<5>(c, off, tot, sc.block_tot, parity, grid);
+  int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
+  for (int64_t v = tid; v < p.n; v += stride) {
+    if (__ldcg(dist + v) != level) continue;
+    const int deg = p.indptr[v + 1] - p.indptr[v];
+    const int k = DegreeClass(deg, classes);
+    sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
+    if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
+  }
+  grid.sync();
+  Level out;
+  for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
+  out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
+  out.hubs = tot[4];
+  return out;
+}
+
+// The unvisited vertices (the switch level's full scan); returns their number.
+__device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_t* out,
+                                int32_t* block_tot, int& parity, cg::grid_group& grid) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int c[1] = {0};
+  for (int64_t v = tid; v < p.n; v += stride) c[0] += __ldcg(dist + v) < 0;
+  int off[1], tot[1];
+  GridScan<1>(c, off, tot, block_tot, parity, grid);
+  for (int64_t v = tid; v < p.n; v += stride)
+    if (__ldcg(dist + v) < 0) out[off[0]++] = static_cast<int32_t>(v);
+  grid.sync();
+  return tot[0];
+}
+
+constexpr int kBatch = BfsPolicy::kEdgeBatch;
+
+// Top-down: u's neighbours indices[e], e = lo, lo + step, ... < hi, kBatch at a
+// time. A batch's ids, then their distances, are loaded before any store (the
+// stores to dist would otherwise order every next load behind them), so a
+// thread has kBatch gathers in flight instead of one.
+__device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                           int64_t lo, int64_t hi, int64_t step, int32_t u,
+                                           int32_t next_level) {
+  for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
+    int32_t w[kBatch], d[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t e = e0 + j * step;
+      w[j] = e < hi ? __ldg(p.indices + e) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : 0;
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      if (d[j] >= 0) continue;
+      dist[w[j]] = next_level;
+      if (parent != nullptr) parent[w[j]] = u;
+    }
+  }
+}
+
+// Bottom-up: a neighbour in the frontier (distance `level`, or in the hub
+// cache) among one batch e0, e0 + step, ... < hi; -1 if none. Ids and
+// distances are loaded batch-wide as in VisitRange.
+__device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int32_t* dist,
+                                                 const int32_t* hc, bool cache, int64_t e0,
+                                                 int64_t hi, int64_t step, int32_t level) {
+  int32_t w[kBatch], d[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const int64_t e = e0 + j * step;
+    w[j] = e < hi ? __ldg(p.indices + e) : -1;
+  }
+  if (cache) {
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (w[j] >= 0 && hc[HubSlot(w[j])] == w[j]) return w[j];
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : -1;
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j)
+    if (w[j] >= 0 && d[j] == level) return w[j];
+  return -1;
+}
+
+// Phase C, top-down: every class queue with its mapping.
+__device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
+                              const Level& lv, const SingleScratch& sc, cg::grid_group& grid) {
+  const int32_t next = level + 1;
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  const int32_t* q = sc.queue;
+  for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
+    const int32_t u = __ldcg(q + i);
+    VisitRange(p, dist, parent, p.indptr[u], p.indptr[u + 1], 1, u, next);
+  }
+  q += lv.cls[0];
+  const int64_t warps = threads / 32, wid = tid / 32;
+  for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
+    const int32_t u = __ldcg(q + i);
+    VisitRange(p, dist, parent, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next);
+  }
+  q += lv.cls[1];
+  for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
+    const int32_t u = __ldcg(q + i);
+    VisitRange(p, dist, parent, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u, next);
+  }
+  q += lv.cls[2];
+  for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
+    const int32_t u = __ldcg(q + i);
+    VisitRange(p, dist, parent, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
+  }
+}
+
+// Fills a block's hub cache with the first hubs of `list` (count `hubs`).
+__device__ void FillHubCache(int32_t* hc, const int32_t* list, int hubs) {
+  for (int i = threadIdx.x; i < BfsPolicy::kHubCacheSlots; i += blockDim.x) hc[i] = -1;
+  __syncthreads();
+  const int load = min(hubs, 4 * BfsPolicy::kHubCacheSlots);
+  for (int i = threadIdx.x; i < load; i += blockDim.x) {
+    const int32_t h = __ldcg(list + i);
+    atomicExch(&hc[HubSlot(h)], h);  // colliding hubs: one wins (a cache, not a set)
+  }
+  __syncthreads();
+}
+
+// This block's contiguous share [begin, end) of `count` items split evenly over
+// the grid: a short queue still reaches every block (block-sized chunks from
+// the front would leave all its work to the first few blocks).
+__device__ __forceinline__ void BlockShare(int64_t count, int64_t* begin, int64_t* end) {
+  const int64_t per = (count + gridDim.x - 1) / gridDim.x;
+  *begin = min(count, static_cast<int64_t>(blockIdx.x) * per);
+  *end = min(count, *begin + per);
+}
+
+// Phase C, bottom-up over the unvisited queue, with the hub cache if asked.
+// Each block walks its even share of the queue in block-wide chunks. Below
+// kBfsClasses a thread searches each vertex's list; from kBfsClasses on, a
+// thread takes degrees below kSmallMax, a warp those up to kMiddleMax and the
+// whole block the rest, every one stopping at the first batch that holds a
+// frontier neighbour (one thread walking a hub's list alone costs its degree
+// in serial L2 round trips).
+__device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
+                               const int32_t* unv, int count, int hubs, const SingleScratch& sc,
+                               bool cache) {
+  __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
+  __shared__ int32_t wide[kThreads];
+  __shared__ int num_wide;
+  if (cache) FillHubCache(hc, sc.hubs, hubs);
+  const bool classes = p.method >= kBfsClasses;
+  const int32_t next = level + 1;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int64_t begin, end;
+  BlockShare(count, &begin, &end);
+  for (int64_t base = begin; base < end; base += blockDim.x) {
+    if (threadIdx.x == 0) num_wide = 0;
+    __syncthreads();
+    const int64_t i = base + threadIdx.x;
+    if (i < end) {
+      const int32_t v = __ldcg(unv + i);
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (classes && hi - lo >= BfsPolicy::kSmallMax) {
+        wide[atomicAdd(&num_wide, 1)] = v;
+      } else {
+        for (int32_t e0 = lo; e0 < hi; e0 += kBatch) {
+          const int32_t u = ParentInBatch(p, dist, hc, cache, e0, hi, 1, level);
+          if (u < 0) continue;
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+          break;
+        }
+      }
+    }
+    __syncthreads();
+    const int nw = num_wide;
+    for (int k = warp; k < nw; k += kWarps) {  // middle: a warp each
+      const int32_t v = wide[k];
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo > BfsPolicy::kMiddleMax) continue;
+      for (int32_t e0 = lo; e0 < hi; e0 += 32 * kBatch) {
+        const int32_t u = ParentInBatch(p, dist, hc, cache, e0 + lane, hi, 32, level);
+        if (u >= 0) {  // several finders store the same distance and valid parents
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+        }
+        if (__any_sync(0xffffffffu, u >= 0)) break;
+      }
+    }
+    for (int k = 0; k < nw; ++k) {  // large: the whole block each
+      const int32_t v = wide[k];
+      const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
+      if (hi - lo <= BfsPolicy::kMiddleMax) continue;
+      for (int64_t e0 = lo; e0 < hi; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
+        const int32_t u =
+            ParentInBatch(p, dist, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
+        if (u >= 0) {
+          dist[v] = next;
+          if (parent != nullptr) parent[v] = u;
+        }
+        if (__syncthreads_or(u >= 0)) break;
+      }
+    }
+    __syncthreads();  // wide and num_wide are rewritten by the next chunk
+  }
+  if (cache) __syncthreads();  // hc is rebuilt by the next bottom-up level
+}
+
+// Phase D: filters the unvisited queue; returns the new count, the next
+// frontier's size and its hubs (written to the hub queue).
+__device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const int32_t* in,
+                               int count, int32_t* out, Level* lv, const SingleScratch& sc,
+                               int& parity, cg::grid_group& grid) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int c[3] = {0, 0, 0};
+  for (int64_t i = tid; i < count; i += stride) {
+    const int32_t v = __ldcg(in + i);
+    if (__ldcg(dist + v) < 0) {
+      ++c[0];
+    } else {
+      ++c[1];
+      c[2] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+    }
+  }
+  int off[3], tot[3];
+  GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
+  for (int64_t i = tid; i < count; i += stride) {
+    const int32_t v = __ldcg(in + i);
+    if (__ldcg(dist + v) < 0) {
+      out[off[0]++] = v;
+    } else if ((p.indptr[v + 1] - p.indptr[v]) > p.tau) {
+      sc.hubs[off[2]++] = v;
+    }
+  }
+  grid.sync();
+  lv->frontier = tot[1];
+  lv->hubs = tot[2];
+  return tot[0];
+}
+
+// Method kBfsScan: a thread per vertex of the status array, no queues.
+__device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                             const SingleScratch& sc, int& tick, cg::grid_group& grid) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool bottom_up = p.direction == kBfsBottomUp;
+  for (int32_t level = 0;; ++level) {
+    int32_t* flag = NextFlag(sc.flags, tick, tid);
+    bool changed = false;
+    for (int64_t v = tid; v < p.n; v += stride) {
+      if (bottom_up) {
+        if (__ldcg(dist + v) >= 0) continue;
+        for (int32_t e = p.indptr[v]; e < p.indptr[v + 1]; ++e) {
+          const int32_t u = p.indices[e];
+          if (__ldcg(dist + u) == level) {
+            dist[v] = level + 1;
+            if (parent != nullptr) parent[v] = u;
+            changed = true;
+            break;
+          }
+        }
+      } else if (__ldcg(dist + v) == level) {
+        for (int32_t e = p.indptr[v]; e < p.indptr[v + 1]; ++e) {
+          const int32_t w = p.indices[e];
+          if (__ldcg(dist + w) < 0) {
+            dist[w] = level + 1;
+            if (parent != nullptr) parent[w] = static_cast<int32_t>(v);
+            changed = true;
+          }
+        }
+      }
+    }
+    if (changed) *flag = 1;
+    grid.sync();
+    if (__ldcg(flag) == 0) break;
+  }
+}
+
+// Methods kBfsQueue and up.
+__device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
+                               const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  bool bottom_up = false;
+  int prev = 0, unv_count = 0, cur = 0;
+  Level lv;
+  for (int32_t level = 0;; ++level) {
+    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, parity, grid);
+    if (lv.frontier == 0) break;
+    const bool next_bu =
+        NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs, total_hubs, p.n);
+    if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
+    if (next_bu && !bottom_up) {
+      cur = 0;
+      unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
+    }
+    prev = lv.frontier;
+    bottom_up = next_bu;
+    if (bottom_up) {
+      ExpandBottomUp(p, dist, parent, level, sc.Unv(cur), unv_count, lv.hubs, sc,
+                     p.method >= kBfsEnterprise);
+      grid.sync();
+      unv_count =
+          FilterUnvisited(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), &lv, sc, parity, grid);
+      cur ^= 1;
+    } else {
+      ExpandTopDown(p, dist, parent, level, lv, sc, grid);
+      grid.sync();
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
+    BfsSingleKernel(BfsProblem p, SingleScratch sc) {
+  cg::grid_group grid = cg::this_grid();
+  int parity = 0, tick = 0;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Every row starts at -1 and the flags at 0 (here, not as separate memset
+  // launches before the kernel); the grid sync orders this before the sources.
+  const int64_t cells = p.s * p.n;
+  for (int64_t i = tid; i < cells; i += stride) {
+    p.dist[i] = -1;
+    if (p.parent != nullptr) p.parent[i] = -1;
+  }
+  if (tid < 3) sc.flags[tid] = 0;
+  grid.sync();
+  int total_hubs = 0;
+  if (p.method >= kBfsDirection) {
+    int c[1] = {0}, off[1], tot[1];
+    for (int64_t v = tid; v < p.n; v += stride) c[0] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+    GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
+    total_hubs = tot[0];
+  }
+  for (int64_t s = 0; s < p.s; ++s) {
+    int32_t* dist = p.dist + s * p.n;
+    int32_t* parent = p.parent != nullptr ? p.parent + s * p.n : nullptr;
+    const int32_t src = p.sources[s];
+    if (src < 0 || src >= p.n) continue;  // the row stays -1
+    if (tid == 0) {
+      dist[src] = 0;
+      if (parent != nullptr) parent[src] = src;
+    }
+    grid.sync();
+    if (p.method == kBfsScan) {
+      TraverseScan(p, dist, parent, sc, tick, grid);
+    } else {
+      TraverseQueues(p, dist, parent, total_hubs, sc, parity, grid);
+    }
+  }
+}
+
+}  // namespace
+
+cudaError_t PlanLevels(const BfsProblem& p, int num_sms, BfsPlan* plan) {
+  int per_sm = 0;
+  const cudaError_t err =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
+  if (err != cudaSuccess) return err;
+  const int64_t resident = static_cast<int64_t>(max(1, per_sm)) * num_sms;
+  const int64_t work = std::max(p.n, p.m / BfsPolicy::kEdgesPerThread);
+  plan->kernel = BfsKernel::kLevels;
+  plan->grid = static_cast<int>(std::max<int64_t>(1, std::min(resident, CeilDiv(work, kThreads))));
+  const size_t n = static_cast<size_t>(p.n);
+  const size_t scan =
+      AlignScratch(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t));
+  plan->scratch_bytes =
+      4 * AlignScratch(n * sizeof(int32_t)) + scan + AlignScratch(3 * sizeof(int32_t));
+  return cudaSuccess;
+}
+
+cudaError_t RunLevels(const BfsProblem& p, const BfsPlan& plan, void* scratch,
+                      cudaStream_t stream) {
+  char* at = static_cast<char*>(scratch);
+  auto take = [&at](size_t bytes) {
+    void* r = at;
+    at += AlignScratch(bytes);
+    return r;
+  };
+  const size_t n = static_cast<size_t>(p.n);
+  BfsProblem problem = p;
+  SingleScratch sc;
+  sc.queue = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.unv[0] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.unv[1] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.hubs = static_cast<int32_t*>(take(n * sizeof(int32_t)));
+  sc.block_tot = static_cast<int32_t*>(
+      take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
+  sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
+  void* args[] = {&problem, &sc};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,
+                                     args, 0, stream);
+}
+
+}  // namespace kcjax::cuda

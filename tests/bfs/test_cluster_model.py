@@ -1,0 +1,281 @@
+"""A lane-level CPU model of the "cluster" CUDA kernel (ffi/cuda/bfs/bfs_cluster.cu),
+checked against a plain BFS on random graphs.
+
+The model follows the kernel's index arithmetic step by step, so its mistakes
+would show here without a GPU: a warp's top-down mapping (frontier words ->
+32 vertices at a time -> edges by a degree scan and OwnerLane), the bottom-up
+lane-group search (GroupSearch), the word ownership of blocks and warps
+(every word searched or expanded exactly once), the next-frontier buffers in
+rotation (a slot is zero when it is written) and Beamer's direction rule
+(not modelled: the block-wide walk of top-down vertices of degree >= 1024, a
+plain strided loop; here their warp walks them).
+Blocks run one after another in a random order per level, as the hardware
+may interleave them. The CUDA kernel itself is compared with the CPU handler
+in test_gpu.py.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import pytest
+
+WARP, BATCH, GROUP_LANES = 32, 4, 8  # kWarp, BfsPolicy::kEdgeBatch, kClusterGroupLanes
+GROUPS = WARP // GROUP_LANES
+ALPHA, BETA = 15, 24  # BfsPolicy::kClusterAlpha, kBackToTopDown
+
+
+def _popc(x: int) -> int:
+    return bin(x).count("1")
+
+
+def _lowest(x: int) -> int:
+    return (x & -x).bit_length() - 1
+
+
+def _inclusive(values: list[int]) -> list[int]:
+    out, total = [], 0
+    for v in values:
+        total += v
+        out.append(total)
+    return out
+
+
+def _owner_lane(incl: list[int], q: int) -> int:
+    """warp.cuh OwnerLane: the lanes with incl <= q, by the same binary search."""
+    lo, step = 0, WARP // 2
+    while step >= 1:
+        if incl[lo + step - 1] <= q:
+            lo += step
+        step //= 2
+    return lo
+
+
+def _nth_bit(bits: int, r: int) -> int:
+    for _ in range(r):
+        bits &= bits - 1
+    return _lowest(bits)
+
+
+def _top_down_group(front: list[int], g: int, indptr, indices) -> list[tuple[int, int]]:
+    """The edges (u, x) one warp walks for word group g in TopDown."""
+    bits = [front[g * WARP + lane] if g * WARP + lane < len(front) else 0 for lane in range(WARP)]
+    pop_incl = _inclusive([_popc(b) for b in bits])
+    vertices = pop_incl[-1]
+    out = []
+    for c0 in range(0, vertices, WARP):
+        u, lo, deg = [-1] * WARP, [0] * WARP, [0] * WARP
+        for lane in range(WARP):
+            idx = c0 + lane
+            word_lane = _owner_lane(pop_incl, min(idx, vertices - 1))
+            before = pop_incl[word_lane] - _popc(bits[word_lane])
+            if idx < vertices:
+                u[lane] = (g * WARP + word_lane) * 32 + _nth_bit(bits[word_lane], idx - before)
+                lo[lane] = indptr[u[lane]]
+                deg[lane] = indptr[u[lane] + 1] - lo[lane]
+        incl = _inclusive(deg)
+        excl = [incl[lane] - deg[lane] for lane in range(WARP)]
+        total = incl[-1]
+        for base in range(0, total, WARP * BATCH):
+            for lane in range(WARP):
+                for j in range(BATCH):
+                    q = base + j * WARP + lane
+                    owner = _owner_lane(incl, min(q, total - 1))
+                    if q < total:
+                        out.append((u[owner], indices[lo[owner] + q - excl[owner]]))
+    return out
+
+
+def _frontier_neighbour(indices, front_bit, e0: int, hi: int, step: int) -> int:
+    ids = [indices[e0 + j * step] if e0 + j * step < hi else -1 for j in range(BATCH)]
+    return next((x for x in ids if x >= 0 and front_bit(x)), -1)
+
+
+def _group_search(todo: int, lo, hi, found, indices, front_bit) -> list[int]:
+    """GroupSearch, lane by lane in lockstep."""
+    found = list(found)
+    while todo:
+        take = min(_popc(todo), GROUPS)
+        o = [
+            _nth_bit(todo, lane // GROUP_LANES) if lane // GROUP_LANES < take else -1
+            for lane in range(WARP)
+        ]
+        olo = [lo[max(x, 0)] for x in o]
+        ohi = [olo[lane] if o[lane] < 0 else hi[o[lane]] for lane in range(WARP)]
+        par, done, base = [-1] * WARP, [x < 0 for x in o], olo[:]
+        while not all(done):
+            h = [
+                -1
+                if done[lane]
+                else _frontier_neighbour(
+                    indices, front_bit, base[lane] + lane % GROUP_LANES, ohi[lane], GROUP_LANES
+                )
+                for lane in range(WARP)
+            ]
+            hit_lanes = sum(1 << lane for lane in range(WARP) if h[lane] >= 0)
+            after = done[:]
+            for lane in range(WARP):
+                group = lane // GROUP_LANES
+                hits = hit_lanes & (((1 << GROUP_LANES) - 1) << (group * GROUP_LANES))
+                first = h[_lowest(hits)] if hits else h[lane]
+                if not done[lane] and hits:
+                    par[lane] = first
+                after[lane] = (
+                    done[lane] or hits != 0 or base[lane] + GROUP_LANES * BATCH >= ohi[lane]
+                )
+            done = after
+            base = [b + GROUP_LANES * BATCH for b in base]
+        for lane in range(WARP):
+            rank = _popc(todo & ((1 << lane) - 1))
+            taken = (todo >> lane) & 1 and rank < take
+            got = par[rank * GROUP_LANES if taken else 0]
+            if taken:
+                found[lane] = got
+        for _ in range(take):
+            todo &= todo - 1
+    return found
+
+
+def _bottom_up_word(w, n, visited, front_bit, indptr, indices) -> dict[int, int]:
+    """{vertex: parent} one warp finds for word w (thread, lane-group and warp tiers)."""
+    first = w * 32
+    unreached = ~visited[w] & 0xFFFFFFFF
+    if n - first < 32:
+        unreached &= (1 << (n - first)) - 1
+    lo = [indptr[first + lane] if (unreached >> lane) & 1 else 0 for lane in range(WARP)]
+    hi = [indptr[first + lane + 1] if (unreached >> lane) & 1 else 0 for lane in range(WARP)]
+    found = [-1] * WARP
+    grouped = 0
+    for lane in range(WARP):
+        if not (unreached >> lane) & 1:
+            continue
+        deg = hi[lane] - lo[lane]
+        if deg < 16:  # kClusterGroupDegree: a thread alone
+            for e0 in range(lo[lane], hi[lane], BATCH):
+                found[lane] = _frontier_neighbour(indices, front_bit, e0, hi[lane], 1)
+                if found[lane] >= 0:
+                    break
+        elif deg < 256:  # kMiddleMax
+            grouped |= 1 << lane
+        else:  # the warp: any frontier neighbour
+            nbrs = [x for x in indices[lo[lane] : hi[lane]] if front_bit(x)]
+            found[lane] = nbrs[0] if nbrs else -1
+    found = _group_search(grouped, lo, hi, found, indices, front_bit)
+    return {first + lane: found[lane] for lane in range(WARP) if found[lane] >= 0}
+
+
+def _cluster_bfs(adj, src: int, ranks: int, direction: str, warps: int, rng) -> tuple[list, list]:
+    n = len(adj)
+    indptr = _inclusive([0] + [len(a) for a in adj])
+    indices = [x for a in adj for x in a]
+    words = (n + 31) // 32
+    slice_ = -(-words // ranks)
+    visited = [[0] * words for _ in range(ranks)]
+    front = [[0] * words for _ in range(ranks)]
+    nxt = [[[0] * slice_ for _ in range(3)] for _ in range(ranks)]
+    dist, parent = [-1] * n, [-1] * n
+    for r in range(ranks):
+        visited[r][src >> 5] = front[r][src >> 5] = 1 << (src & 31)
+    dist[src], parent[src] = 0, src
+    frontier, frontier_edges = 1, len(adj[src])
+    unexplored = len(indices) - frontier_edges
+    bottom_up, prev, level = False, 0, 0
+    while frontier:
+        buf = level % 3
+        if direction != "auto":
+            bu = direction == "bottom_up"
+        elif not bottom_up:
+            bu = frontier_edges * ALPHA > unexplored
+        else:
+            bu = not (frontier < prev and frontier * BETA < n)
+        prev, bottom_up = frontier, bu
+        reached = edges = 0
+        for r in rng.sample(range(ranks), ranks):
+            for warp in range(warps):
+                if not bu:
+                    for g in range(r * warps + warp, (words + 31) // 32, ranks * warps):
+                        for u, x in _top_down_group(front[r], g, indptr, indices):
+                            if (visited[r][x >> 5] >> (x & 31)) & 1:
+                                continue
+                            w, bit = x >> 5, 1 << (x & 31)
+                            slot = nxt[w % ranks][buf]
+                            if slot[w // ranks] & bit:  # claimed already
+                                continue
+                            slot[w // ranks] |= bit
+                            assert dist[x] < 0
+                            dist[x], parent[x] = level + 1, u
+                            reached, edges = reached + 1, edges + len(adj[x])
+                    continue
+                for k in range(warp, slice_, warps):
+                    w = r + k * ranks
+                    if w >= words:
+                        break
+                    found = _bottom_up_word(
+                        w,
+                        n,
+                        visited[r],
+                        lambda y, r=r: (front[r][y >> 5] >> (y & 31)) & 1,
+                        indptr,
+                        indices,
+                    )
+                    assert nxt[r][buf][k] == 0  # the rotation cleared it
+                    for x, p in found.items():
+                        nxt[r][buf][k] |= 1 << (x & 31)
+                        assert dist[x] < 0
+                        dist[x], parent[x] = level + 1, p
+                        reached, edges = reached + 1, edges + len(adj[x])
+        for r in range(ranks):  # after the cluster barrier: gather, then clear two levels back
+            for w in range(words):
+                front[r][w] = nxt[w % ranks][buf][w // ranks]
+                visited[r][w] |= front[r][w]
+        for r in range(ranks):
+            nxt[r][(level + 2) % 3] = [0] * slice_
+        frontier, frontier_edges = reached, edges
+        unexplored -= edges
+        level += 1
+    return dist, parent
+
+
+def _bfs(adj, src: int) -> list[int]:
+    dist = [-1] * len(adj)
+    dist[src] = 0
+    queue = deque([src])
+    while queue:
+        u = queue.popleft()
+        for x in adj[u]:
+            if dist[x] < 0:
+                dist[x] = dist[u] + 1
+                queue.append(x)
+    return dist
+
+
+def _random_graph(rng, n: int) -> list[list[int]]:
+    adj = [set() for _ in range(n)]
+    for _ in range(rng.randint(0, 4 * n)):
+        a, b = rng.randrange(n), rng.randrange(n)
+        if a != b:
+            adj[a].add(b)
+            adj[b].add(a)
+    if n > 40 and rng.random() < 0.5:  # a hub of every degree tier
+        for y in rng.sample(range(1, n), min(n - 1, rng.choice([20, 100, 300]))):
+            adj[0].add(y)
+            adj[y].add(0)
+    return [sorted(a) for a in adj]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5])
+def test_cluster_model_equals_bfs(seed, ranks):
+    rng = random.Random(seed * 10 + ranks)
+    n = rng.choice([1, 7, 31, 32, 33, 100, 400])
+    adj = _random_graph(rng, n)
+    for direction in ("auto", "top_down", "bottom_up"):
+        src = rng.randrange(n)
+        dist, parent = _cluster_bfs(adj, src, ranks, direction, rng.choice([1, 2, 32]), rng)
+        assert dist == _bfs(adj, src)
+        for v in range(n):
+            if dist[v] > 0:
+                assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1
+            elif dist[v] < 0:
+                assert parent[v] == -1
