@@ -144,50 +144,93 @@ __global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_
   if (blockIdx.x == 0 && threadIdx.x < kSlots) slots[threadIdx.x] = Slot{0, 0, INT_MAX, 0, 0};
 }
 
-// k-truss for k <= 3 in one pass: out[e] = e live and (k <= 2 or e closes a live
-// triangle). A thread per edge merges short lists and stops at the first triangle;
-// edges with a long list are searched by their whole warp, one at a time.
-__global__ void SmallKTrussKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* out) {
+// Whether edge e lies in a triangle, for a warp's 32 consecutive edges together
+// (lane i owns edge e = first + i; e >= m: none). Rounds of one probe per lane: the
+// edges still open share the warp's lanes evenly (32 / open each), a lane takes the
+// next entry of its edge's shorter list and binary-searches the longer one; an edge
+// closes at its first common neighbour or when its shorter list runs out. A round's
+// last lower bound moves the edge's longer range forward (later probes are larger).
+// `ranked`: 32 ints of shared memory for this warp.
+__device__ __forceinline__ bool WarpInTriangle(const int32_t* __restrict__ indptr,
+                                               const int32_t* __restrict__ indices,
+                                               const int32_t* __restrict__ esrc,
+                                               const int32_t* __restrict__ edst, int64_t e,
+                                               int64_t m, int lane, int32_t* ranked) {
+  int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;  // the shorter range [a0, a1), the longer [b0, b1)
+  if (e < m) {
+    const int32_t u = esrc[e], v = edst[e];
+    a0 = indptr[u], a1 = indptr[u + 1], b0 = indptr[v], b1 = indptr[v + 1];
+    if (a1 - a0 > b1 - b0) {
+      int32_t t0 = a0, t1 = a1;
+      a0 = b0, a1 = b1, b0 = t0, b1 = t1;
+    }
+  }
+  bool hit = false;
+  unsigned open = __ballot_sync(kFull, a0 < a1);  // the longer range is never shorter
+  while (open != 0) {
+    const int count = __popc(open);
+    const int q = kWarp / count;  // lanes per open edge this round
+    const bool mine = (open >> lane) & 1u;
+    const int rank = __popc(open & cuda::LaneMaskLt());
+    const int32_t take = mine ? min(a1 - a0, q) : 0;
+    if (mine) ranked[rank] = lane;
+    __syncwarp();
+    const int group = lane / q;  // the open edge this lane probes for
+    const int owner = group < count ? ranked[group] : lane;
+    __syncwarp();  // ranked is rewritten by the next round
+    const int32_t c0 = __shfl_sync(kFull, a0, owner), n = __shfl_sync(kFull, take, owner);
+    const int32_t d0 = __shfl_sync(kFull, b0, owner), d1 = __shfl_sync(kFull, b1, owner);
+    const int j = lane - group * q;
+    bool found = false;
+    int32_t pos = d0;
+    if (group < count && j < n) {
+      const int32_t w = indices[c0 + j];
+      pos = d0 + cuda::LowerBound(indices + d0, d1 - d0, w);
+      found = pos < d1 && indices[pos] == w;
+    }
+    const unsigned hits = __ballot_sync(kFull, found);
+    const int32_t last = __shfl_sync(kFull, pos, mine ? rank * q + take - 1 : lane);
+    if (mine) {
+      const unsigned lanes = (q == kWarp ? kFull : (1u << q) - 1u) << (rank * q);
+      hit = (hits & lanes) != 0;
+      a0 += take;
+      b0 = last;
+    }
+    open = __ballot_sync(kFull, mine && !hit && a0 < a1 && b0 < b1);
+  }
+  return hit;
+}
+
+// The 3-truss in one pass: out[e] = edge e lies in a triangle (WarpInTriangle).
+__global__ void __launch_bounds__(kThreads)
+    TriangleEdgesKernel(const int32_t* __restrict__ indptr, const int32_t* __restrict__ indices,
+                        const int32_t* __restrict__ esrc, const int32_t* __restrict__ edst,
+                        int32_t m, bool* out) {
+  __shared__ int32_t ranked[kThreads];
+  const int lane = threadIdx.x & (kWarp - 1);
+  int32_t* mine = ranked + (threadIdx.x & ~(kWarp - 1));
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < m; e += stride) {
+    const bool hit = WarpInTriangle(indptr, indices, esrc, edst, e, m, lane, mine);
+    if (e < m) out[e] = hit;
+  }
+}
+
+// k-truss for a runtime k <= 3 in one pass: out[e] = k <= 2 or e lies in a triangle.
+// The k-core prefilter cannot change it (an edge in a triangle has both ends in the
+// 2-core), so the tags are not read.
+__global__ void __launch_bounds__(kThreads)
+    SmallKTrussKernel(Csr g, const int32_t* __restrict__ kbuf, bool* out) {
   const int32_t k = max(*kbuf, 2);
   if (k > 3) return;
+  __shared__ int32_t ranked[kThreads];
   const int lane = threadIdx.x & (kWarp - 1);
+  int32_t* mine = ranked + (threadIdx.x & ~(kWarp - 1));
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t end = cuda::RoundUp(g.m, kWarp);
-  for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
-    const int32_t e = static_cast<int32_t>(t);
-    const bool alive = t < g.m && tag[e] >= 0;
-    bool hit = false, wide = false;
-    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    if (alive && k == 3) {
-      Ranges(g, e, a0, a1, b0, b1);
-      if (b1 - b0 <= kLaneList) {
-        LaneMerge(g.indices, a0, a1, b0, b1, [&](int32_t i, int32_t j) {
-          hit = tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
-          return hit;
-        });
-      } else {
-        wide = true;
-      }
-    }
-    for (unsigned todo = __ballot_sync(kFull, wide); todo != 0; todo &= todo - 1) {
-      const int src = __ffs(todo) - 1;
-      const int32_t c0 = __shfl_sync(kFull, a0, src), c1 = __shfl_sync(kFull, a1, src);
-      const int32_t d0 = __shfl_sync(kFull, b0, src), d1 = __shfl_sync(kFull, b1, src);
-      bool found = false;
-      for (int32_t base = c0; base < c1 && !found; base += kWarp) {
-        bool mine = false;
-        const int32_t i = base + lane;
-        if (i < c1) {
-          const int32_t w = g.indices[i];
-          const int32_t j = LowerBound(g.indices, d0, d1, w);
-          mine = j < d1 && g.indices[j] == w && tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
-        }
-        found = __any_sync(kFull, mine);
-      }
-      if (lane == src) hit = found;
-    }
-    if (t < g.m) out[e] = alive && (k <= 2 || hit);
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < g.m; e += stride) {
+    const bool hit =
+        k == 3 && WarpInTriangle(g.indptr, g.indices, g.esrc, g.edst, e, g.m, lane, mine);
+    if (e < g.m) out[e] = k == 2 || hit;
   }
 }
 
@@ -632,7 +675,7 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
 }
 
 __global__ void FlagsKernel(const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
-                            int32_t m, int32_t* out) {
+                            int32_t m, bool* out) {
   if (SmallK(kbuf)) return;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < m; e += stride) {
@@ -662,14 +705,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
                      ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
                      ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
-                     ffi::ResultBuffer<ffi::S32> out) {
+                     ffi::Result<ffi::AnyBuffer> out) {
   (void)num_threads;
   const Reporter report("kcjax_truss", "CUDA");
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
       edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
       dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
-      out->element_count(), mode, method);
+      out->element_count(), out->element_type() == ffi::PRED, mode, method);
   if (!bad.empty()) return report.Invalid(bad);
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
@@ -683,7 +726,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   cuda::DeviceScratch scratch(xla_scratch, stream);
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
   auto* tag = static_cast<int32_t*>(scratch.Allocate(m4));
-  int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data()
+  int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data<int32_t>()
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
   auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
@@ -698,8 +741,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, core.typed_data(), use_core,
                                                       kbuf.typed_data(), tag, sup, slots);
   if (ktruss) {
-    SmallKTrussKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, kbuf.typed_data(), tag,
-                                                               out->typed_data());
+    SmallKTrussKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, kbuf.typed_data(),
+                                                               out->typed_data<bool>());
   }
   switch (static_cast<SupportMethod>(method)) {
     case SupportMethod::kDag:
@@ -738,7 +781,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                bufs[3],
                slots,
                records,
-               tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
+               tmode == TrussMode::kDecompose ? out->typed_data<int32_t>() : nullptr,
                small_k,
                ChunkShift(m)};
   int per_sm = 0;
@@ -751,9 +794,31 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                                     args, 0, stream);
   if (err != cudaSuccess) return report.Cuda("peeling kernel launch", err);
   if (ktruss) {
-    FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(small_k, tag, m, out->typed_data());
+    FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(small_k, tag, m, out->typed_data<bool>());
     if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("flags kernel", err);
   }
+  return ffi::Error::Success();
+}
+
+ffi::Error TriangleEdgesCuda(cudaStream_t stream, ffi::ScratchAllocator /*unused*/,
+                             ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                             ffi::Buffer<ffi::S32> esrc, ffi::Buffer<ffi::S32> edst,
+                             int32_t num_threads, ffi::ResultBuffer<ffi::PRED> out) {
+  (void)num_threads;
+  const Reporter report("kcjax_truss_triangle_edges", "CUDA");
+  const std::string bad =
+      CheckTriangleEdgesCall(indptr.element_count(), indices.element_count(), esrc.element_count(),
+                             edst.element_count(), out->element_count());
+  if (!bad.empty()) return report.Invalid(bad);
+  const int32_t m = static_cast<int32_t>(esrc.element_count());
+  if (m == 0) return ffi::Error::Success();
+  int sms = 0;
+  cudaError_t err = cuda::SmCount(&sms);
+  if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
+  TriangleEdgesKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(
+      indptr.typed_data(), indices.typed_data(), esrc.typed_data(), edst.typed_data(), m,
+      out->typed_data());
+  if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle-edges kernel", err);
   return ffi::Error::Success();
 }
 
@@ -762,3 +827,5 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cuda, kcjax::TrussCuda,
                               kcjax::BindTruss(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cuda, kcjax::TriangleEdgesCuda,
+                              kcjax::BindTriangleEdges(kcjax::CudaBinding()));
