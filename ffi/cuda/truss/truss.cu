@@ -1,11 +1,16 @@
-// CUDA handler of "kcjax_truss" (contract in kcjax/truss/truss.h); the twin of
-// ffi/cpu/truss/truss.cc.
+// CUDA handlers of "kcjax_truss" and "kcjax_truss_triangle_edges" (contracts in
+// kcjax/truss/truss.h); the twins of ffi/cpu/truss/truss.cc.
 //
-// Steps, all on the XLA stream with no host synchronization: mark the live
-// edges (k-core prefilter), then
-//   * k-truss with a runtime k <= 3: one pass, no supports and no peeling (the
-//     3-truss is the live edges that close a live triangle: removing edges of
-//     support 0 removes no triangle); the later kernels see k and return;
+// "kcjax_truss_triangle_edges" (the 3-truss) is one kernel: every edge looks for
+// one common neighbour of its ends and stops at the first (WarpInTriangle).
+//
+// "kcjax_truss", all on the XLA stream with no host synchronization: the first
+// kernel marks the live edges (k-core prefilter; with it, the edges that pass
+// are also listed, and the support pass and the peeling work on that list
+// alone, so a large k costs one pass over m plus work on the kept edges), then
+//   * k-truss with a runtime k <= 3: the first kernel does it in one pass (the
+//     3-truss is the edges in a triangle: removing edges of support 0 removes
+//     no triangle); the later kernels see k and return;
 //   * otherwise count supports by the chosen pass and peel in one cooperative
 //     persistent kernel of grid-wide steps. A step either scans the live-edge
 //     list for a level's first frontier (support <= level; the list is
@@ -22,10 +27,14 @@
 //     support 0, which close no live triangle: they are not probed. Runs of
 //     small steps (a tail round, a scan of a short list) go to block 0 alone
 //     with block barriers while the other blocks wait at the next grid sync.
+//     A k-truss's result is cleared by the first kernel and its survivors set
+//     by the peeling kernel as it ends.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -130,20 +139,6 @@ __device__ __forceinline__ bool SmallK(const int32_t* kbuf) {
   return kbuf != nullptr && *kbuf <= 3;
 }
 
-__global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_core,
-                           const int32_t* __restrict__ kbuf, int32_t* tag, int32_t* sup,
-                           Slot* slots) {
-  const int32_t k = max(*kbuf, 2);
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < g.m; e += stride) {
-    bool alive = true;
-    if (use_core) alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
-    tag[e] = alive ? kLiveTag : kDeadTag;
-    sup[e] = 0;
-  }
-  if (blockIdx.x == 0 && threadIdx.x < kSlots) slots[threadIdx.x] = Slot{0, 0, INT_MAX, 0, 0};
-}
-
 // Whether edge e lies in a triangle, for a warp's 32 consecutive edges together
 // (lane i owns edge e = first + i; e >= m: none). Rounds of one probe per lane: the
 // edges still open share the warp's lanes evenly (32 / open each), a lane takes the
@@ -216,21 +211,71 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// k-truss for a runtime k <= 3 in one pass: out[e] = k <= 2 or e lies in a triangle.
-// The k-core prefilter cannot change it (an edge in a triangle has both ends in the
-// 2-core), so the tags are not read.
-__global__ void __launch_bounds__(kThreads)
-    SmallKTrussKernel(Csr g, const int32_t* __restrict__ kbuf, bool* out) {
-  const int32_t k = max(*kbuf, 2);
-  if (k > 3) return;
+// The live lists of a k-truss call with the k-core prefilter: the edges that pass
+// it (elist) and their DAG edges (dlist, at the same positions), `count` of them.
+// The support pass and the peeling then work on these alone, not on all m edges.
+struct LiveLists {
+  int32_t* elist;  // nullptr: no lists (every edge is live to start with)
+  int32_t* dlist;
+  int32_t* count;
+};
+
+// First kernel of every call: edge tags (the prefilter), zero supports, the report
+// slots and, for a k-truss, the result cleared and the live lists. A k-truss with a
+// runtime k <= 3 is done here in one pass instead: out[e] = k <= 2 or e lies in a
+// triangle (the prefilter cannot change it: an edge in a triangle has both ends in
+// the 2-core); the later kernels then read k and return.
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kInitBlocksPerSm)
+    InitKernel(Csr g, const int32_t* __restrict__ dag_eid, const int32_t* __restrict__ core,
+               int32_t use_core, const int32_t* __restrict__ kbuf, int32_t* tag, int32_t* sup,
+               Slot* slots, bool* flags, LiveLists lists) {
   __shared__ int32_t ranked[kThreads];
+  const int32_t k = max(*kbuf, 2);
   const int lane = threadIdx.x & (kWarp - 1);
-  int32_t* mine = ranked + (threadIdx.x & ~(kWarp - 1));
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < g.m; e += stride) {
-    const bool hit =
-        k == 3 && WarpInTriangle(g.indptr, g.indices, g.esrc, g.edst, e, g.m, lane, mine);
-    if (e < g.m) out[e] = k == 2 || hit;
+  const int64_t first = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (flags != nullptr && k <= 3) {
+    int32_t* mine = ranked + (threadIdx.x & ~(kWarp - 1));
+    for (int64_t e = first; e - lane < g.m; e += stride) {
+      const bool hit =
+          k == 3 && WarpInTriangle(g.indptr, g.indices, g.esrc, g.edst, e, g.m, lane, mine);
+      if (e < g.m) flags[e] = k == 2 || hit;
+    }
+    return;
+  }
+  if (blockIdx.x == 0 && threadIdx.x < kSlots) slots[threadIdx.x] = Slot{0, 0, INT_MAX, 0, 0};
+  if (lists.elist == nullptr) {
+    for (int64_t e = first; e < g.m; e += stride) {
+      bool alive = true;
+      if (use_core) alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
+      tag[e] = alive ? kLiveTag : kDeadTag;
+      sup[e] = 0;
+      if (flags != nullptr) flags[e] = false;
+    }
+    return;
+  }
+  // By DAG edge d (dag_eid is a permutation of the edges), so that dlist[i] is the
+  // DAG edge of elist[i].
+  for (int64_t d = first; d - lane < g.m; d += stride) {
+    bool alive = false;
+    int32_t e = 0;
+    if (d < g.m) {
+      e = dag_eid[d];
+      alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
+      tag[e] = alive ? kLiveTag : kDeadTag;
+      sup[e] = 0;
+      flags[d] = false;
+    }
+    const unsigned mask = __ballot_sync(kFull, alive);
+    if (mask == 0) continue;
+    const int leader = __ffs(mask) - 1;
+    int32_t base = 0;
+    if (lane == leader) base = atomicAdd(lists.count, __popc(mask));
+    base = __shfl_sync(kFull, base, leader) + __popc(mask & cuda::LaneMaskLt());
+    if (alive) {
+      lists.elist[base] = e;
+      lists.dlist[base] = static_cast<int32_t>(d);
+    }
   }
 }
 
@@ -240,16 +285,17 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
                                  const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
                                  int32_t m, const int32_t* __restrict__ kbuf,
-                                 const int32_t* __restrict__ tag, int32_t* sup) {
+                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
   if (SmallK(kbuf)) return;
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t end = cuda::RoundUp(m, kWarp);
+  const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
+  const int64_t end = cuda::RoundUp(items, kWarp);
   for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
-    const int32_t d = static_cast<int32_t>(t);
-    int32_t e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    int32_t d = 0, e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     bool wide = false;
-    if (t < m) {
+    if (t < items) {
+      d = lists.dlist != nullptr ? Load(lists.dlist + t) : static_cast<int32_t>(t);
       e = deid[d];
       if (tag[e] >= 0) {
         const int32_t a = dsrc[d], b = dcol[d];
@@ -300,14 +346,17 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
 
 // Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics.
 __global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* sup) {
+                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
   if (SmallK(kbuf)) return;
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  for (int64_t e = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; e < g.m; e += warps) {
+  const int32_t items = lists.elist != nullptr ? Load(lists.count) : g.m;
+  for (int64_t t = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; t < items;
+       t += warps) {
+    const int32_t e = lists.elist != nullptr ? Load(lists.elist + t) : static_cast<int32_t>(t);
     if (tag[e] < 0) continue;
     int32_t a0, a1, b0, b1;
-    Ranges(g, static_cast<int32_t>(e), a0, a1, b0, b1);
+    Ranges(g, e, a0, a1, b0, b1);
     int32_t c = 0;
     for (int32_t i = a0 + lane; i < a1; i += kWarp) {
       const int32_t w = g.indices[i];
@@ -385,7 +434,9 @@ struct PeelParams {
   PeelState* records;   // the state a one-block run hands back (two, alternating)
   int32_t* truss;       // kDecompose: trussness output; else nullptr
   const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
-  int32_t chunk_shift;  // a chunk is kChunkProbes << chunk_shift probes
+  bool* flags;          // kKTruss: the result (cleared), its survivors set at the end; else nullptr
+  const int32_t* live_count;  // the edges in live0 to start with; nullptr: every edge
+  int32_t chunk_shift;        // a chunk is kChunkProbes << chunk_shift probes
 };
 
 // Edge x joins the frontier of step s + 1 at `level` (its trussness is level + 2).
@@ -641,6 +692,10 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
   const Team one{threadIdx.x, blockDim.x, threadIdx.x / kWarp, blockDim.x / kWarp, lane};
 
   PeelState st{0, P.kbuf != nullptr ? *P.kbuf - 3 : 0, kStart, 0, P.g.m, 0, 0, 0, 0};
+  if (P.live_count != nullptr) {
+    st.list = 1;
+    st.list_size = Load(P.live_count);
+  }
   for (int32_t runs = 0;;) {
     Slot r = Read(P, st);
     if (Small(st, r)) {
@@ -672,15 +727,28 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
     grid.sync();
     ++st.s;
   }
+  // The step that ends the peeling writes nothing, and the list holds every live
+  // edge (a compacting scan's list is taken over before that step): the k-truss is
+  // the list's edges never removed.
+  if (P.flags == nullptr) return;
+  const int32_t* list = ListOf(P, st.list);
+  for (int64_t i = tid; i < st.list_size; i += threads) {
+    const int32_t e = list != nullptr ? Load(list + i) : static_cast<int32_t>(i);
+    if (Load(P.tag + e) == kLiveTag) P.flags[e] = true;
+  }
 }
 
-__global__ void FlagsKernel(const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
-                            int32_t m, bool* out) {
-  if (SmallK(kbuf)) return;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < m; e += stride) {
-    out[e] = tag[e] == kLiveTag;
-  }
+// Resident PeelKernel blocks per SM: the occupancy query, once per device.
+cudaError_t PeelBlocksPerSm(int* per_sm) {
+  static std::array<std::atomic<int>, 64> known{};
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  const bool cached = device >= 0 && device < static_cast<int>(known.size());
+  if (cached && (*per_sm = known[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, PeelKernel, kThreads, 0);
+  if (err == cudaSuccess && cached) known[device].store(*per_sm, std::memory_order_relaxed);
+  return err;
 }
 
 int Blocks(int64_t work_threads, int sms) {
@@ -730,29 +798,53 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
   auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
-  if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr) {
+  auto* live_count = static_cast<int32_t*>(scratch.Allocate(sizeof(int32_t)));
+  if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr ||
+      live_count == nullptr) {
     return report.Exhausted(m4 * 2, "the edge state");
+  }
+  // Peeling: two frontier item lists, their chunk offsets, two live-edge lists.
+  int4* items[2] = {nullptr, nullptr};
+  int32_t* bufs[4] = {nullptr, nullptr, nullptr, nullptr};
+  if (tmode != TrussMode::kSupport) {
+    for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
+    for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
+    if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
+        bufs[2] == nullptr || bufs[3] == nullptr) {
+      return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
+    }
   }
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
         esrc.typed_data(),   edst.typed_data(),    m};
   const bool ktruss = tmode == TrussMode::kKTruss;
   const int32_t* small_k = ktruss ? kbuf.typed_data() : nullptr;
   const bool use_core = ktruss && core.element_count() > 0;
-  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, core.typed_data(), use_core,
-                                                      kbuf.typed_data(), tag, sup, slots);
-  if (ktruss) {
-    SmallKTrussKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, kbuf.typed_data(),
-                                                               out->typed_data<bool>());
+  bool* flags = ktruss ? out->typed_data<bool>() : nullptr;
+  // With the prefilter, the edges that pass it are listed (into the second live list;
+  // their DAG edges into the second item list's space, free until the peeling) and
+  // the support pass and the peeling start from that list.
+  LiveLists lists{nullptr, nullptr, nullptr};
+  if (use_core) {
+    lists = LiveLists{bufs[2], reinterpret_cast<int32_t*>(items[1]), live_count};
+    err = cudaMemsetAsync(live_count, 0, sizeof(int32_t), stream);
+    if (err != cudaSuccess) return report.Cuda("clearing the live count", err);
   }
+  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, dag_eid.typed_data(), core.typed_data(),
+                                                      use_core, kbuf.typed_data(), tag, sup, slots,
+                                                      flags, lists);
+  // Listed work is grid-strided over a capped grid (its size is known on the device only).
+  const int capped = TrussPolicy::kListBlocksPerSm * sms;
   switch (static_cast<SupportMethod>(method)) {
     case SupportMethod::kDag:
-      SupportDagKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(
-          dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
-          dag_eid.typed_data(), m, small_k, tag, sup);
+      SupportDagKernel<<<use_core ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
+                         stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
+                                   dag_src.typed_data(), dag_eid.typed_data(), m, small_k, tag, sup,
+                                   lists);
       break;
     case SupportMethod::kEdge:
-      SupportEdgeKernel<<<Blocks(int64_t{m} * kWarp, sms), kThreads, 0, stream>>>(g, small_k, tag,
-                                                                                  sup);
+      SupportEdgeKernel<<<use_core ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
+                                   : Blocks(int64_t{m} * kWarp, sms),
+                          kThreads, 0, stream>>>(g, small_k, tag, sup, lists);
       break;
     case SupportMethod::kVertex:
       SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(g, n, small_k,
@@ -762,14 +854,6 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
 
-  int4* items[2];
-  for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
-  int32_t* bufs[4];
-  for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
-  if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
-      bufs[2] == nullptr || bufs[3] == nullptr) {
-    return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
-  }
   PeelParams P{g,
                tag,
                sup,
@@ -783,9 +867,11 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                records,
                tmode == TrussMode::kDecompose ? out->typed_data<int32_t>() : nullptr,
                small_k,
+               flags,
+               use_core ? live_count : nullptr,
                ChunkShift(m)};
   int per_sm = 0;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, PeelKernel, kThreads, 0);
+  err = PeelBlocksPerSm(&per_sm);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the peeling kernel", err);
   const int grid = std::min(std::min(per_sm, TrussPolicy::kPeelBlocksPerSm) * sms,
                             Blocks(int64_t{m} * kWarp, sms));
@@ -793,10 +879,6 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid), dim3(kThreads),
                                     args, 0, stream);
   if (err != cudaSuccess) return report.Cuda("peeling kernel launch", err);
-  if (ktruss) {
-    FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(small_k, tag, m, out->typed_data<bool>());
-    if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("flags kernel", err);
-  }
   return ffi::Error::Success();
 }
 

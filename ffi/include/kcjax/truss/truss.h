@@ -69,6 +69,13 @@ struct TrussPolicy {
   static constexpr int kThreads = 256;
   // Peeling kernel blocks per SM: few blocks keep each grid-wide sync cheap.
   static constexpr int kPeelBlocksPerSm = 2;
+  // Support pass over the prefilter's live list (its length known on the device only):
+  // a grid-strided grid of this many blocks per SM, so a short list does not pay for
+  // m / 256 blocks that find nothing to do (8 x 256 threads fill an SM).
+  static constexpr int kListBlocksPerSm = 8;
+  // First kernel's launch bound (blocks per SM): with no minimum, ptxas held it at 32
+  // registers and spilled (ptxas -v, sm_90); 4 allows 64 registers.
+  static constexpr int kInitBlocksPerSm = 4;
   // Seed pass: largest neighbour list staged in shared memory (48 KiB of int32).
   static constexpr int kSharedList = 12288;
   // An edge whose longer list has at most this many entries is intersected by one
