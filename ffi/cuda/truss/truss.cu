@@ -279,6 +279,44 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kInitBlocksPerSm)
   }
 }
 
+// A recount step of a k-truss with the prefilter: the listed edges of support <= k - 3
+// die; the others keep their order in the next list, their supports cleared for the
+// support pass that follows (it counts the triangles left, the supports that rounds
+// of decrements would reach, at a cost in the kept edges rather than the removed).
+__global__ void __launch_bounds__(kThreads)
+    RecountKernel(const int32_t* __restrict__ kbuf, LiveLists in, LiveLists out, int32_t* tag,
+                  int32_t* sup) {
+  if (SmallK(kbuf)) return;
+  const int32_t level = *kbuf - 3;
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int32_t items = *in.count;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i - lane < items; i += stride) {
+    bool keep = false;
+    int32_t e = 0, d = 0;
+    if (i < items) {
+      e = in.elist[i];
+      d = in.dlist[i];
+      keep = sup[e] > level;
+      if (keep) {
+        sup[e] = 0;
+      } else {
+        tag[e] = kDeadTag;
+      }
+    }
+    const unsigned mask = __ballot_sync(kFull, keep);
+    if (mask == 0) continue;
+    const int leader = __ffs(mask) - 1;
+    int32_t base = 0;
+    if (lane == leader) base = atomicAdd(out.count, __popc(mask));
+    base = __shfl_sync(kFull, base, leader) + __popc(mask & cuda::LaneMaskLt());
+    if (keep) {
+      out.elist[base] = e;
+      out.dlist[base] = d;
+    }
+  }
+}
+
 // Each triangle once from the degree-oriented DAG, +1 to its three edges: a thread
 // per DAG edge (a, b) merges the two out-lists when both are short; edges with a
 // long out-list are searched by their whole warp, one at a time.
@@ -435,7 +473,8 @@ struct PeelParams {
   int32_t* truss;       // kDecompose: trussness output; else nullptr
   const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
   bool* flags;          // kKTruss: the result (cleared), its survivors set at the end; else nullptr
-  const int32_t* live_count;  // the edges in live0 to start with; nullptr: every edge
+  const int32_t* live_count;  // the edges in the start list; nullptr: every edge (list 0)
+  int32_t start_list;         // with live_count: 1 (live0) or 2 (live1)
   int32_t chunk_shift;        // a chunk is kChunkProbes << chunk_shift probes
 };
 
@@ -693,7 +732,7 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
 
   PeelState st{0, P.kbuf != nullptr ? *P.kbuf - 3 : 0, kStart, 0, P.g.m, 0, 0, 0, 0};
   if (P.live_count != nullptr) {
-    st.list = 1;
+    st.list = P.start_list;
     st.list_size = Load(P.live_count);
   }
   for (int32_t runs = 0;;) {
@@ -798,9 +837,10 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
   auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
-  auto* live_count = static_cast<int32_t*>(scratch.Allocate(sizeof(int32_t)));
+  constexpr int kRecounts = TrussPolicy::kRecounts;
+  auto* counts = static_cast<int32_t*>(scratch.Allocate((kRecounts + 1) * sizeof(int32_t)));
   if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr ||
-      live_count == nullptr) {
+      counts == nullptr) {
     return report.Exhausted(m4 * 2, "the edge state");
   }
   // Peeling: two frontier item lists, their chunk offsets, two live-edge lists.
@@ -820,36 +860,50 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   const int32_t* small_k = ktruss ? kbuf.typed_data() : nullptr;
   const bool use_core = ktruss && core.element_count() > 0;
   bool* flags = ktruss ? out->typed_data<bool>() : nullptr;
-  // With the prefilter, the edges that pass it are listed (into the second live list;
-  // their DAG edges into the second item list's space, free until the peeling) and
-  // the support pass and the peeling start from that list.
-  LiveLists lists{nullptr, nullptr, nullptr};
+  // With the prefilter, the edges that pass it are listed (elist, their DAG edges in
+  // dlist) and the support pass and the peeling work on that list. Lists alternate
+  // between two places (the live lists and the item lists' space, free until the
+  // peeling), list j counting into counts[j].
+  auto listed = [&](int j) {
+    return j % 2 == 0 ? LiveLists{bufs[2], reinterpret_cast<int32_t*>(items[1]), counts + j}
+                      : LiveLists{bufs[3], reinterpret_cast<int32_t*>(items[0]), counts + j};
+  };
+  const LiveLists none{nullptr, nullptr, nullptr};
   if (use_core) {
-    lists = LiveLists{bufs[2], reinterpret_cast<int32_t*>(items[1]), live_count};
-    err = cudaMemsetAsync(live_count, 0, sizeof(int32_t), stream);
-    if (err != cudaSuccess) return report.Cuda("clearing the live count", err);
+    err = cudaMemsetAsync(counts, 0, (kRecounts + 1) * sizeof(int32_t), stream);
+    if (err != cudaSuccess) return report.Cuda("clearing the live counts", err);
   }
   InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, dag_eid.typed_data(), core.typed_data(),
                                                       use_core, kbuf.typed_data(), tag, sup, slots,
-                                                      flags, lists);
+                                                      flags, use_core ? listed(0) : none);
   // Listed work is grid-strided over a capped grid (its size is known on the device only).
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
-  switch (static_cast<SupportMethod>(method)) {
-    case SupportMethod::kDag:
-      SupportDagKernel<<<use_core ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
-                         stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
-                                   dag_src.typed_data(), dag_eid.typed_data(), m, small_k, tag, sup,
-                                   lists);
-      break;
-    case SupportMethod::kEdge:
-      SupportEdgeKernel<<<use_core ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
-                                   : Blocks(int64_t{m} * kWarp, sms),
-                          kThreads, 0, stream>>>(g, small_k, tag, sup, lists);
-      break;
-    case SupportMethod::kVertex:
-      SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(g, n, small_k,
-                                                                                      tag, sup);
-      break;
+  auto support = [&](const LiveLists& lists) {
+    const bool on_list = lists.elist != nullptr;
+    switch (static_cast<SupportMethod>(method)) {
+      case SupportMethod::kDag:
+        SupportDagKernel<<<on_list ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
+                           stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
+                                     dag_src.typed_data(), dag_eid.typed_data(), m, small_k, tag,
+                                     sup, lists);
+        break;
+      case SupportMethod::kEdge:
+        SupportEdgeKernel<<<on_list ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
+                                    : Blocks(int64_t{m} * kWarp, sms),
+                            kThreads, 0, stream>>>(g, small_k, tag, sup, lists);
+        break;
+      case SupportMethod::kVertex:
+        SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(
+            g, n, small_k, tag, sup);
+        break;
+    }
+  };
+  support(use_core ? listed(0) : none);
+  const int recounts = use_core ? kRecounts : 0;
+  for (int j = 1; j <= recounts; ++j) {
+    RecountKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(small_k, listed(j - 1),
+                                                                             listed(j), tag, sup);
+    support(listed(j));
   }
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
@@ -868,7 +922,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                tmode == TrussMode::kDecompose ? out->typed_data<int32_t>() : nullptr,
                small_k,
                flags,
-               use_core ? live_count : nullptr,
+               use_core ? counts + recounts : nullptr,
+               recounts % 2 == 0 ? 1 : 2,
                ChunkShift(m)};
   int per_sm = 0;
   err = PeelBlocksPerSm(&per_sm);

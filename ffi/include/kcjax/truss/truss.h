@@ -73,6 +73,12 @@ struct TrussPolicy {
   // a grid-strided grid of this many blocks per SM, so a short list does not pay for
   // m / 256 blocks that find nothing to do (8 x 256 threads fill an SM).
   static constexpr int kListBlocksPerSm = 8;
+  // k-truss with the prefilter: recount steps before the peeling (drop the listed edges
+  // of support <= k - 3, count the survivors' triangles afresh). The first peeling round
+  // after a k-core is the largest by far (soc-Epinions1 k = 33: 129 K of the 172 K
+  // listed edges, then 24 K); a recount costs in the kept edges, decrements cost in the
+  // removed ones, so one recount pays wherever the first round removes most edges.
+  static constexpr int kRecounts = 1;
   // First kernel's launch bound (blocks per SM): with no minimum, ptxas held it at 32
   // registers and spilled (ptxas -v, sm_90); 4 allows 64 registers.
   static constexpr int kInitBlocksPerSm = 4;
