@@ -179,10 +179,10 @@ def k_truss_mask(
 
 
 def _subgraph(graph: Graph, mask: jax.Array, relabel: bool) -> Graph:
-    index = edge_index(graph)
+    edges = edge_list(graph)
     keep = np.asarray(mask)
-    src = np.asarray(index.src)[keep]
-    dst = np.asarray(index.dst)[keep]
+    src = np.asarray(edges[0])[keep]
+    dst = np.asarray(edges[1])[keep]
     if relabel:
         return Graph.from_edges(src, dst, relabel=True)
     return Graph.from_edges(src, dst, num_nodes=graph.num_nodes)
