@@ -7,7 +7,10 @@
 #   git archive BASE -o .gpu/base.tar                                    # before the call
 #   bash experiments/device/gpu_check.sh build && bash experiments/truss/compare.sh  # on the GPU
 #
-# Without .gpu/base.tar only this tree is measured. TRUSS_ARGS: bench.py's arguments
+# Without .gpu/base.tar only this tree is measured. POLICY_SED: a sed script for a copy of
+# this tree's ffi/include/kcjax/truss/truss.h (e.g. 's/kRecounts = 1;/kRecounts = 0;/'),
+# built and measured as a third column-set (compare.py TREE.json POLICY.json after the
+# base table). TRUSS_ARGS: bench.py's arguments
 # (default: every shared graph, k = 3 and k_max, the decomposition, no R-MAT);
 # TREE_VARIANTS: this tree's k_truss variants (default dag+core, edge+core, and dag: no
 # prefilter, so no memoized core numbers in play). Results and logs go to $OUT.
@@ -33,6 +36,18 @@ if [[ -f .gpu/base.tar ]]; then
   have_base=1
 fi
 
+if [[ -n ${POLICY_SED:-} ]]; then
+  rm -rf /tmp/kcjax-truss-policy-src /tmp/kcjax-truss-policy && mkdir -p /tmp/kcjax-truss-policy-src
+  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
+    tar -xf - -C /tmp/kcjax-truss-policy-src
+  ln -sfn "$PWD/.gpu" /tmp/kcjax-truss-policy-src/.gpu
+  sed -i "$POLICY_SED" /tmp/kcjax-truss-policy-src/ffi/include/kcjax/truss/truss.h
+  diff ffi/include/kcjax/truss/truss.h /tmp/kcjax-truss-policy-src/ffi/include/kcjax/truss/truss.h
+  (cd /tmp/kcjax-truss-policy-src && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation \
+    --no-deps --target /tmp/kcjax-truss-policy -Cbuild-dir=/tmp/kcjax-truss-build-policy .) \
+    >"$OUT/build_policy.log" 2>&1 &
+fi
+
 echo "== tests ($(date +%T))"
 timeout -s KILL "${TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf tests/truss/test_gpu.py \
   -k "not shared_ground_truth" 2>&1 | tee "$OUT/test_gpu.log" | tail -4
@@ -53,6 +68,16 @@ if [[ -n $have_base ]]; then
   [[ -f $OUT/truss_base.json ]] &&
     "$PY" -P experiments/truss/compare.py "$OUT/truss_base.json" "$OUT/truss_tree.json" |
     tee "$OUT/compare.txt"
+fi
+if [[ -n ${POLICY_SED:-} ]]; then
+  echo "== bench policy ($(date +%T))"
+  # shellcheck disable=SC2086
+  PYTHONPATH=/tmp/kcjax-truss-policy timeout -s KILL "${BENCH_TIMEOUT:-150}" "$PY" -P \
+    experiments/truss/bench.py $ARGS --variants $VARIANTS --out "$OUT/truss_policy.json" \
+    >"$OUT/bench_policy.txt" 2>"$OUT/bench_policy.log" || tail -5 "$OUT/build_policy.log"
+  [[ -f $OUT/truss_policy.json ]] &&
+    "$PY" -P experiments/truss/compare.py "$OUT/truss_tree.json" "$OUT/truss_policy.json" |
+    tee "$OUT/compare_policy.txt"
 fi
 echo "== peer table (this tree)"
 sed -n '/^graph /,$p' "$OUT/bench_tree.txt"
