@@ -2,7 +2,9 @@
 
 A planted-clique graph (a 40-clique in G(600, 0.03)) and a two-hub graph whose
 hub edges are peeled in chunks over the grid: support, full decomposition, the
-k = 3 mask (the one-pass path) and a k = 4 mask (peeling) per support method.
+k = 3 mask (the one-pass target), a traced k = 3 (the first kernel's pass), and
+k = 4 and k_max masks (the prefilter's list, a recount, peeling from the list)
+with and without the prefilter, per support method.
 Built on the CPU backend so XLA's own GPU compilations stay out of the tool.
 
 Usage: python experiments/truss/sanitize_run.py
@@ -22,11 +24,18 @@ with jax.default_device(jax.devices("cpu")[0]):
     dst = np.concatenate([hubs, hubs, [1], hubs[1:]])
     two_hubs = kcjax.Graph.from_edges(src, dst)
 gpu = jax.devices()[0]
+traced = jax.jit(lambda g, k: kcjax.k_truss_mask(g, k))
 for name, graph in (("planted", planted), ("two_hubs", two_hubs)):
     graph = jax.device_put(graph, gpu)
     for method in ("dag", "edge", "vertex"):
         support = np.asarray(kcjax.edge_support(graph, method=method))
         trussness = np.asarray(kcjax.truss_numbers(graph, method=method))
+        top = int(trussness.max())
         three = np.asarray(kcjax.k_truss_mask(graph, 3, method=method))
-        mask = np.asarray(kcjax.k_truss_mask(graph, 4, method=method))
-        print(name, method, support.sum(), trussness.max(), three.sum(), mask.sum(), flush=True)
+        masks = [
+            int(np.asarray(kcjax.k_truss_mask(graph, k, method=method, prefilter=p)).sum())
+            for k in (4, top)
+            for p in (True, False)
+        ]
+        print(name, method, support.sum(), top, three.sum(), masks, flush=True)
+    print(name, "traced k = 3", int(np.asarray(traced(graph, np.int32(3))).sum()), flush=True)

@@ -1,6 +1,7 @@
-"""The edge index of a Graph and the typed wrapper of target ``kcjax_truss``.
+"""The edge index of a Graph and the typed wrappers of targets ``kcjax_truss`` and
+``kcjax_truss_triangle_edges``.
 
-Contract of the target: ffi/include/kcjax/truss/truss.h.
+Contracts of the targets: ffi/include/kcjax/truss/truss.h.
 """
 
 from __future__ import annotations
@@ -79,6 +80,29 @@ def edge_index(graph: Graph) -> EdgeIndex:
     return memo(graph, "edge_index", lambda: build_edge_index(graph))
 
 
+_edges = jax.jit(Graph.edges)
+
+
+def edge_list(graph: Graph) -> tuple[jax.Array, jax.Array]:
+    """``graph.edges()``, memoized per eager Graph."""
+    return memo(graph, "edges", lambda: _edges(graph))
+
+
+@functools.lru_cache(maxsize=256)
+def _k_on(k: int, device: jax.Device) -> jax.Array:
+    return jax.device_put(np.full(1, k, np.int32), device)
+
+
+def k_argument(graph: Graph, k: int | jax.Array) -> int | jax.Array:
+    """The ``k`` to pass to :func:`truss_call`: an eager int becomes an int32[1] kept on
+    the graph's device (cached per k), so a call copies nothing to the device."""
+    if isinstance(k, int) and not isinstance(graph.indices, jax.core.Tracer):
+        devices = graph.indices.devices()
+        if len(devices) == 1:
+            return _k_on(k, next(iter(devices)))
+    return k
+
+
 @functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads"))
 def truss_call(
     graph: Graph,
@@ -90,12 +114,15 @@ def truss_call(
     method: int,
     num_threads: int,
 ) -> jax.Array:
-    """Calls target ``kcjax_truss``; ``k`` is an int32 scalar (runtime). Returns int32[m]."""
+    """Calls target ``kcjax_truss``; ``k`` is an int32 scalar or int32[1] (runtime).
+
+    Returns bool[m] for ``MODE_KTRUSS``, int32[m] for the other modes.
+    """
     m = graph.num_edges
     dag = index.dag
     return call(
         "kcjax_truss",
-        jax.ShapeDtypeStruct((m,), jnp.int32),
+        jax.ShapeDtypeStruct((m,), jnp.bool_ if mode == MODE_KTRUSS else jnp.int32),
         graph.indptr,
         graph.indices,
         index.eid,
@@ -109,5 +136,22 @@ def truss_call(
         jnp.reshape(jnp.asarray(k, jnp.int32), (1,)),
         mode=np.int32(mode),
         method=np.int32(method),
+        num_threads=np.int32(num_threads),
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("num_threads",))
+def triangle_edges_call(
+    graph: Graph, src: jax.Array, dst: jax.Array, *, num_threads: int = 0
+) -> jax.Array:
+    """Calls target ``kcjax_truss_triangle_edges``: bool[m], edge e = {src[e], dst[e]}
+    (``graph.edges()``) lies in a triangle (the 3-truss)."""
+    return call(
+        "kcjax_truss_triangle_edges",
+        jax.ShapeDtypeStruct((graph.num_edges,), jnp.bool_),
+        graph.indptr,
+        graph.indices,
+        src,
+        dst,
         num_threads=np.int32(num_threads),
     )

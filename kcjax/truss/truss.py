@@ -28,6 +28,8 @@ from kcjax.truss.kernels import (
     MODE_SUPPORT,
     SUPPORT_METHODS,
     edge_index,
+    edge_list,
+    k_argument,
 )
 
 #: Every accepted ``method``: the native support passes and "dense" (pure JAX).
@@ -133,6 +135,11 @@ def k_truss_mask(
 ) -> jax.Array:
     """The edges of the k-truss, as a mask over ``graph.edges()``; jit-able.
 
+    A k <= 3 needs no supports and no peeling (the 3-truss is the set of edges in
+    a triangle): an int k = 3 runs one pass of early-exit intersections (target
+    ``kcjax_truss_triangle_edges``), whatever ``method`` and ``prefilter`` say
+    (neither can change the result), and k = 2 keeps every edge.
+
     Args:
       graph: the undirected graph.
       k: the k of the k-truss: an int >= 2, or under jit a traced int32 scalar
@@ -148,6 +155,11 @@ def k_truss_mask(
     """
     _check(graph, method)
     k = _check_k(k)
+    if isinstance(k, int) and k <= 3 and method != "dense":
+        src, dst = edge_list(graph)
+        if k == 2:
+            return jnp.ones_like(src, dtype=bool)
+        return kernels.triangle_edges_call(graph, src, dst, num_threads=num_threads)
     index = edge_index(graph)
     core = _core(graph) if prefilter else _no_core(graph)
     if method == "dense":
@@ -155,23 +167,22 @@ def k_truss_mask(
         if prefilter:
             alive = (core[index.src] >= k - 1) & (core[index.dst] >= k - 1)
         return dense.k_truss_mask_dense(index, k, alive)
-    flags = kernels.truss_call(
+    return kernels.truss_call(
         graph,
         index,
         core,
-        k,
+        k_argument(graph, k),
         mode=MODE_KTRUSS,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
     )
-    return flags != 0
 
 
 def _subgraph(graph: Graph, mask: jax.Array, relabel: bool) -> Graph:
-    index = edge_index(graph)
+    edges = edge_list(graph)
     keep = np.asarray(mask)
-    src = np.asarray(index.src)[keep]
-    dst = np.asarray(index.dst)[keep]
+    src = np.asarray(edges[0])[keep]
+    dst = np.asarray(edges[1])[keep]
     if relabel:
         return Graph.from_edges(src, dst, relabel=True)
     return Graph.from_edges(src, dst, num_nodes=graph.num_nodes)

@@ -236,3 +236,57 @@ class Model:
             st["s"] += 1
         self.steps = st["s"] + 1
         return self.truss, self.tag == LIVE
+
+
+def warp_in_triangle(indptr, indices, src, dst, warp: int = 32) -> tuple[np.ndarray, int]:
+    """A model of the CUDA kernel WarpInTriangle, lane by lane: ``(bool[m], rounds)``.
+
+    Each warp owns ``warp`` consecutive edges; per round, the open edges share the
+    lanes evenly (``warp // open`` each, in lane order), a lane probes the next
+    entry of its edge's shorter list by a lower bound in the longer one, the
+    owner closes its edge on a hit and moves its longer range to the round's last
+    lower bound. ``rounds`` is the largest number of rounds of any warp.
+    """
+    indptr, indices = np.asarray(indptr), np.asarray(indices)
+    src, dst = np.asarray(src), np.asarray(dst)
+    m = src.size
+    out = np.zeros(m, bool)
+    most = 0
+    for first in range(0, m, warp):
+        a0, a1, b0, b1 = (np.zeros(warp, np.int64) for _ in range(4))
+        for lane in range(warp):
+            e = first + lane
+            if e < m:
+                u, v = int(src[e]), int(dst[e])
+                r = [indptr[u], indptr[u + 1], indptr[v], indptr[v + 1]]
+                if r[1] - r[0] > r[3] - r[2]:
+                    r = r[2:] + r[:2]
+                a0[lane], a1[lane], b0[lane], b1[lane] = r
+        hit = np.zeros(warp, bool)
+        open_ = [lane for lane in range(warp) if a0[lane] < a1[lane]]
+        rounds = 0
+        while open_:
+            rounds += 1
+            q = warp // len(open_)
+            take = {o: min(a1[o] - a0[o], q) for o in open_}
+            found, pos = np.zeros(warp, bool), np.zeros(warp, np.int64)
+            for lane in range(warp):
+                group, j = divmod(lane, q)
+                if group >= len(open_):
+                    continue
+                o = open_[group]
+                if j >= take[o]:
+                    continue
+                w = indices[a0[o] + j]
+                p = b0[o] + np.searchsorted(indices[b0[o] : b1[o]], w)
+                pos[lane] = p
+                found[lane] = p < b1[o] and indices[p] == w
+            for rank, o in enumerate(open_):
+                lanes = slice(rank * q, rank * q + take[o])
+                hit[o] = found[lanes].any()
+                a0[o] += take[o]
+                b0[o] = pos[rank * q + take[o] - 1]
+            open_ = [o for o in open_ if not hit[o] and a0[o] < a1[o] and b0[o] < b1[o]]
+        most = max(most, rounds)
+        out[first : first + warp] = hit[: min(warp, m - first)]
+    return out, most

@@ -40,12 +40,17 @@ RANDOM = {
 @pytest.mark.parametrize("method", NATIVE)
 def test_gpu_equals_cpu_random(name, method):
     graph = RANDOM[name]()
-    for fn in (
+    k_max = int(_run(kcjax.truss_numbers, graph, "cpu").max(initial=2))
+    fns = [
         lambda g: kcjax.edge_support(g, method=method),
         lambda g: kcjax.truss_numbers(g, method=method),
-        lambda g: kcjax.k_truss_mask(g, 5, method=method),
         lambda g: kcjax.k_truss_mask(g, 5, method=method, prefilter=False),
-    ):
+    ]
+    # With the prefilter: the listed path, its recount step and the peeling from the list
+    # (k_max: often no round at all; k_max + 1: an empty truss).
+    for k in sorted({4, 5, k_max, k_max + 1}):
+        fns.append(lambda g, k=k: kcjax.k_truss_mask(g, k, method=method))
+    for fn in fns:
         np.testing.assert_array_equal(_run(fn, graph, "cuda"), _run(fn, graph, "cpu"))
 
 
@@ -61,6 +66,8 @@ def test_gpu_small_k_one_pass(name):
                 return kcjax.k_truss_mask(g, k, prefilter=p)
 
             np.testing.assert_array_equal(_run(fn, graph, "cuda"), _run(fn, graph, "cpu"))
+    static = jax.jit(lambda g: kcjax.k_truss_mask(g, 3))  # the one-pass target under jit
+    np.testing.assert_array_equal(_run(static, graph, "cuda"), _run(static, graph, "cpu"))
     traced = jax.jit(lambda g, k: kcjax.k_truss_mask(g, k))
     for k in (2, 3, 4, 6):
         got = _run(lambda g, k=k: traced(g, np.int32(k)), graph, "cuda")

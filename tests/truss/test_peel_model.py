@@ -12,10 +12,11 @@ import importlib.util
 from pathlib import Path
 
 import jax
+import networkx as nx
 import numpy as np
 import pytest
-from reference.truss import two_hubs
-from reference.truss_peel import Model
+from reference.truss import edge_set, to_nx, two_hubs
+from reference.truss_peel import Model, warp_in_triangle
 
 import kcjax
 from kcjax.truss.kernels import edge_index
@@ -39,6 +40,21 @@ SHAPES = [
     (2, 4, 7, 1, (0, 0, 0, 3)),
     (0, 1, 3, 1000, (20, 6, 300, 2)),
 ]
+
+
+@pytest.mark.parametrize("warp", [32, 8, 1])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_warp_in_triangle_model(name, warp):
+    """The 3-truss kernel's warp rounds (shared lanes, early exit, moving lower bound)
+    give networkx's 3-truss; the default 32 lanes are the kernel's."""
+    graph = GRAPHS[name]()
+    src, dst = (np.asarray(a) for a in graph.edges())
+    got, rounds = warp_in_triangle(graph.indptr, graph.indices, src, dst, warp)
+    g = to_nx(graph)
+    want = edge_set(nx.k_truss(g, 3))
+    assert {(int(u), int(v)) for u, v in zip(src[got], dst[got], strict=True)} == want
+    np.testing.assert_array_equal(got, np.asarray(kcjax.k_truss_mask(graph, 3, method="edge")))
+    assert rounds >= 1
 
 
 def _model(graph: kcjax.Graph, shape, seed: int) -> Model:

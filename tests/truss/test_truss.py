@@ -117,6 +117,19 @@ def test_under_jit(name, method, platform):
     )
 
 
+@pytest.mark.parametrize("name", JIT_GRAPHS)
+def test_small_k_static_under_jit(name, platform):
+    """An int k <= 3 under jit: the one-pass path (k = 3) or every edge (k = 2), from a
+    traced graph (its edge list computed in the program)."""
+    graph = jax.device_put(GRAPHS[name], jax.devices(platform)[0])
+    want = _truss(name)
+    for k in (2, 3):
+        for prefilter in (True, False):
+            got = jax.jit(lambda g, k=k, p=prefilter: kcjax.k_truss_mask(g, k, prefilter=p))(graph)
+            assert got.dtype == bool and got.shape == (graph.num_edges,)
+            np.testing.assert_array_equal(np.asarray(got), want >= k)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_k_truss_matches_networkx_every_k(case, method):
     name, graph = case

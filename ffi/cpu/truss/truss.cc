@@ -1,8 +1,9 @@
-// CPU handler of "kcjax_truss" (contract in kcjax/truss/truss.h): the twin of
-// ffi/cuda/truss/truss.cu. Supports are counted by the chosen method (threads
-// split the edges or vertices); peeling is Wang & Cheng's level order, one
-// thread, with the same level rule as the GPU's level-synchronous rounds, so
-// both give the same trussness.
+// CPU handlers of "kcjax_truss" and "kcjax_truss_triangle_edges" (contracts in
+// kcjax/truss/truss.h): the twins of ffi/cuda/truss/truss.cu. Supports are
+// counted by the chosen method (threads split the edges or vertices); peeling
+// is Wang & Cheng's level order, one thread, with the same level rule as the
+// GPU's level-synchronous rounds, so both give the same trussness. A k-truss
+// with k <= 3 is one pass of early-exit intersections (no supports, no peeling).
 #include "kcjax/truss/truss.h"
 
 #include <algorithm>
@@ -47,6 +48,20 @@ inline void Intersect(const int32_t* col, int64_t a0, int64_t a1, int64_t b0, in
       fn(a0++, b0++);
     }
   }
+}
+
+// True iff the sorted ranges [a0, a1) and [b0, b1) share an element (stops at the first).
+inline bool Meet(const int32_t* col, int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
+  while (a0 < a1 && b0 < b1) {
+    const int32_t x = col[a0], y = col[b0];
+    if (x == y) return true;
+    if (x < y) {
+      ++a0;
+    } else {
+      ++b0;
+    }
+  }
+  return false;
 }
 
 void ParallelFor(int64_t count, int threads, const std::function<void(int64_t, int64_t)>& body) {
@@ -112,6 +127,24 @@ void CountSupport(const View& g, SupportMethod method, const std::vector<uint8_t
   }
 }
 
+// out[e] = edge e lies in a triangle: the 3-truss (edges of support 0 close no triangle,
+// so removing them changes no other support).
+void TriangleEdges(const int32_t* indptr, const int32_t* indices, const int32_t* esrc,
+                   const int32_t* edst, int64_t m, int threads, bool* out) {
+  ParallelFor(m, threads, [&](int64_t lo, int64_t hi) {
+    for (int64_t e = lo; e < hi; ++e) {
+      const int32_t u = esrc[e], v = edst[e];
+      out[e] = Meet(indices, indptr[u], indptr[u + 1], indptr[v], indptr[v + 1]);
+    }
+  });
+}
+
+int Threads(int32_t num_threads) {
+  const int t =
+      num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(t, 1);
+}
+
 // Peels from level `level` on: at each level every live edge with support <= level
 // is removed (trussness level + 2), decrementing the two other edges of each live
 // triangle it closes. `single`: stop after the first level.
@@ -166,24 +199,30 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
                     ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
-                    ffi::ResultBuffer<ffi::S32> out) {
+                    ffi::Result<ffi::AnyBuffer> out) {
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
       edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
       dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
-      out->element_count(), mode, method);
+      out->element_count(), out->element_type() == ffi::PRED, mode, method);
   if (!bad.empty()) return Reporter("kcjax_truss", "CPU").Invalid(bad);
   View g{indptr.typed_data(),        indices.typed_data(),       eid.typed_data(),
          esrc.typed_data(),          edst.typed_data(),          dag_indptr.typed_data(),
          dag_indices.typed_data(),   dag_src.typed_data(),       dag_eid.typed_data(),
          indptr.element_count() - 1, indices.element_count() / 2};
-  int threads =
-      num_threads > 0 ? num_threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(threads, 1);
-  int32_t* res = out->typed_data();
-  std::vector<uint8_t> alive(g.m, 1);
+  const int threads = Threads(num_threads);
   const int32_t k = std::max(kbuf.typed_data()[0], 2);
   const auto tmode = static_cast<TrussMode>(mode);
+  if (tmode == TrussMode::kKTruss && k <= 3) {  // no prefilter needed: see TriangleEdges
+    bool* flags = out->typed_data<bool>();
+    if (k == 2) {
+      std::fill(flags, flags + g.m, true);
+    } else {
+      TriangleEdges(g.indptr, g.indices, g.esrc, g.edst, g.m, threads, flags);
+    }
+    return ffi::Error::Success();
+  }
+  std::vector<uint8_t> alive(g.m, 1);
   if (tmode == TrussMode::kKTruss && core.element_count() > 0) {
     const int32_t* c = core.typed_data();
     for (int64_t e = 0; e < g.m; ++e) {
@@ -191,17 +230,30 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
     }
   }
   if (tmode == TrussMode::kSupport) {
-    CountSupport(g, static_cast<SupportMethod>(method), alive, threads, res);
+    CountSupport(g, static_cast<SupportMethod>(method), alive, threads, out->typed_data<int32_t>());
     return ffi::Error::Success();
   }
   std::vector<int32_t> sup(g.m);
   CountSupport(g, static_cast<SupportMethod>(method), alive, threads, sup.data());
   if (tmode == TrussMode::kDecompose) {
-    Peel(g, alive, sup.data(), 0, false, res);
+    Peel(g, alive, sup.data(), 0, false, out->typed_data<int32_t>());
   } else {
     Peel(g, alive, sup.data(), k - 3, true, nullptr);
-    for (int64_t e = 0; e < g.m; ++e) res[e] = alive[e];
+    bool* flags = out->typed_data<bool>();
+    for (int64_t e = 0; e < g.m; ++e) flags[e] = alive[e] != 0;
   }
+  return ffi::Error::Success();
+}
+
+ffi::Error TriangleEdgesCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                            ffi::Buffer<ffi::S32> esrc, ffi::Buffer<ffi::S32> edst,
+                            int32_t num_threads, ffi::ResultBuffer<ffi::PRED> out) {
+  const std::string bad =
+      CheckTriangleEdgesCall(indptr.element_count(), indices.element_count(), esrc.element_count(),
+                             edst.element_count(), out->element_count());
+  if (!bad.empty()) return Reporter("kcjax_truss_triangle_edges", "CPU").Invalid(bad);
+  TriangleEdges(indptr.typed_data(), indices.typed_data(), esrc.typed_data(), edst.typed_data(),
+                esrc.element_count(), Threads(num_threads), out->typed_data());
   return ffi::Error::Success();
 }
 
@@ -210,3 +262,5 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cpu, kcjax::TrussCpu,
                               kcjax::BindTruss(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cpu, kcjax::TriangleEdgesCpu,
+                              kcjax::BindTriangleEdges(kcjax::CpuBinding()));

@@ -1,11 +1,16 @@
-// CUDA handler of "kcjax_truss" (contract in kcjax/truss/truss.h); the twin of
-// ffi/cpu/truss/truss.cc.
+// CUDA handlers of "kcjax_truss" and "kcjax_truss_triangle_edges" (contracts in
+// kcjax/truss/truss.h); the twins of ffi/cpu/truss/truss.cc.
 //
-// Steps, all on the XLA stream with no host synchronization: mark the live
-// edges (k-core prefilter), then
-//   * k-truss with a runtime k <= 3: one pass, no supports and no peeling (the
-//     3-truss is the live edges that close a live triangle: removing edges of
-//     support 0 removes no triangle); the later kernels see k and return;
+// "kcjax_truss_triangle_edges" (the 3-truss) is one kernel: every edge looks for
+// one common neighbour of its ends and stops at the first (WarpInTriangle).
+//
+// "kcjax_truss", all on the XLA stream with no host synchronization: the first
+// kernel marks the live edges (k-core prefilter; with it, the edges that pass
+// are also listed, and the support pass and the peeling work on that list
+// alone, so a large k costs one pass over m plus work on the kept edges), then
+//   * k-truss with a runtime k <= 3: the first kernel does it in one pass (the
+//     3-truss is the edges in a triangle: removing edges of support 0 removes
+//     no triangle); the later kernels see k and return;
 //   * otherwise count supports by the chosen pass and peel in one cooperative
 //     persistent kernel of grid-wide steps. A step either scans the live-edge
 //     list for a level's first frontier (support <= level; the list is
@@ -22,10 +27,14 @@
 //     support 0, which close no live triangle: they are not probed. Runs of
 //     small steps (a tail round, a scan of a short list) go to block 0 alone
 //     with block barriers while the other blocks wait at the next grid sync.
+//     A k-truss's result is cleared by the first kernel and its survivors set
+//     by the peeling kernel as it ends.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -130,64 +139,181 @@ __device__ __forceinline__ bool SmallK(const int32_t* kbuf) {
   return kbuf != nullptr && *kbuf <= 3;
 }
 
-__global__ void InitKernel(Csr g, const int32_t* __restrict__ core, int32_t use_core,
-                           const int32_t* __restrict__ kbuf, int32_t* tag, int32_t* sup,
-                           Slot* slots) {
-  const int32_t k = max(*kbuf, 2);
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < g.m; e += stride) {
-    bool alive = true;
-    if (use_core) alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
-    tag[e] = alive ? kLiveTag : kDeadTag;
-    sup[e] = 0;
+// Whether edge e lies in a triangle, for a warp's 32 consecutive edges together
+// (lane i owns edge e = first + i; e >= m: none). Rounds of one probe per lane: the
+// edges still open share the warp's lanes evenly (32 / open each), a lane takes the
+// next entry of its edge's shorter list and binary-searches the longer one; an edge
+// closes at its first common neighbour or when its shorter list runs out. A round's
+// last lower bound moves the edge's longer range forward (later probes are larger).
+// `ranked`: 32 ints of shared memory for this warp.
+__device__ __forceinline__ bool WarpInTriangle(const int32_t* __restrict__ indptr,
+                                               const int32_t* __restrict__ indices,
+                                               const int32_t* __restrict__ esrc,
+                                               const int32_t* __restrict__ edst, int64_t e,
+                                               int64_t m, int lane, int32_t* ranked) {
+  int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;  // the shorter range [a0, a1), the longer [b0, b1)
+  if (e < m) {
+    const int32_t u = esrc[e], v = edst[e];
+    a0 = indptr[u], a1 = indptr[u + 1], b0 = indptr[v], b1 = indptr[v + 1];
+    if (a1 - a0 > b1 - b0) {
+      int32_t t0 = a0, t1 = a1;
+      a0 = b0, a1 = b1, b0 = t0, b1 = t1;
+    }
   }
-  if (blockIdx.x == 0 && threadIdx.x < kSlots) slots[threadIdx.x] = Slot{0, 0, INT_MAX, 0, 0};
+  bool hit = false;
+  unsigned open = __ballot_sync(kFull, a0 < a1);  // the longer range is never shorter
+  while (open != 0) {
+    const int count = __popc(open);
+    const int q = kWarp / count;  // lanes per open edge this round
+    const bool mine = (open >> lane) & 1u;
+    const int rank = __popc(open & cuda::LaneMaskLt());
+    const int32_t take = mine ? min(a1 - a0, q) : 0;
+    if (mine) ranked[rank] = lane;
+    __syncwarp();
+    const int group = lane / q;  // the open edge this lane probes for
+    const int owner = group < count ? ranked[group] : lane;
+    __syncwarp();  // ranked is rewritten by the next round
+    const int32_t c0 = __shfl_sync(kFull, a0, owner), n = __shfl_sync(kFull, take, owner);
+    const int32_t d0 = __shfl_sync(kFull, b0, owner), d1 = __shfl_sync(kFull, b1, owner);
+    const int j = lane - group * q;
+    bool found = false;
+    int32_t pos = d0;
+    if (group < count && j < n) {
+      const int32_t w = indices[c0 + j];
+      pos = d0 + cuda::LowerBound(indices + d0, d1 - d0, w);
+      found = pos < d1 && indices[pos] == w;
+    }
+    const unsigned hits = __ballot_sync(kFull, found);
+    const int32_t last = __shfl_sync(kFull, pos, mine ? rank * q + take - 1 : lane);
+    if (mine) {
+      const unsigned lanes = (q == kWarp ? kFull : (1u << q) - 1u) << (rank * q);
+      hit = (hits & lanes) != 0;
+      a0 += take;
+      b0 = last;
+    }
+    open = __ballot_sync(kFull, mine && !hit && a0 < a1 && b0 < b1);
+  }
+  return hit;
 }
 
-// k-truss for k <= 3 in one pass: out[e] = e live and (k <= 2 or e closes a live
-// triangle). A thread per edge merges short lists and stops at the first triangle;
-// edges with a long list are searched by their whole warp, one at a time.
-__global__ void SmallKTrussKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* out) {
+// The 3-truss in one pass: out[e] = edge e lies in a triangle (WarpInTriangle).
+__global__ void __launch_bounds__(kThreads)
+    TriangleEdgesKernel(const int32_t* __restrict__ indptr, const int32_t* __restrict__ indices,
+                        const int32_t* __restrict__ esrc, const int32_t* __restrict__ edst,
+                        int32_t m, bool* out) {
+  __shared__ int32_t ranked[kThreads];
+  const int lane = threadIdx.x & (kWarp - 1);
+  int32_t* mine = ranked + (threadIdx.x & ~(kWarp - 1));
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < m; e += stride) {
+    const bool hit = WarpInTriangle(indptr, indices, esrc, edst, e, m, lane, mine);
+    if (e < m) out[e] = hit;
+  }
+}
+
+// The live lists of a k-truss call with the k-core prefilter: the edges that pass
+// it (elist) and their DAG edges (dlist, at the same positions), `count` of them.
+// The support pass and the peeling then work on these alone, not on all m edges.
+struct LiveLists {
+  int32_t* elist;  // nullptr: no lists (every edge is live to start with)
+  int32_t* dlist;
+  int32_t* count;
+};
+
+// First kernel of every call: edge tags (the prefilter), zero supports, the report
+// slots and, for a k-truss, the result cleared and the live lists. A k-truss with a
+// runtime k <= 3 is done here in one pass instead: out[e] = k <= 2 or e lies in a
+// triangle (the prefilter cannot change it: an edge in a triangle has both ends in
+// the 2-core); the later kernels then read k and return.
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kInitBlocksPerSm)
+    InitKernel(Csr g, const int32_t* __restrict__ dag_eid, const int32_t* __restrict__ core,
+               int32_t use_core, const int32_t* __restrict__ kbuf, int32_t* tag, int32_t* sup,
+               Slot* slots, bool* flags, LiveLists lists) {
+  __shared__ int32_t ranked[kThreads];
   const int32_t k = max(*kbuf, 2);
-  if (k > 3) return;
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t end = cuda::RoundUp(g.m, kWarp);
-  for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
-    const int32_t e = static_cast<int32_t>(t);
-    const bool alive = t < g.m && tag[e] >= 0;
-    bool hit = false, wide = false;
-    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    if (alive && k == 3) {
-      Ranges(g, e, a0, a1, b0, b1);
-      if (b1 - b0 <= kLaneList) {
-        LaneMerge(g.indices, a0, a1, b0, b1, [&](int32_t i, int32_t j) {
-          hit = tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
-          return hit;
-        });
+  const int64_t first = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (flags != nullptr && k <= 3) {
+    int32_t* mine = ranked + (threadIdx.x & ~(kWarp - 1));
+    for (int64_t e = first; e - lane < g.m; e += stride) {
+      const bool hit =
+          k == 3 && WarpInTriangle(g.indptr, g.indices, g.esrc, g.edst, e, g.m, lane, mine);
+      if (e < g.m) flags[e] = k == 2 || hit;
+    }
+    return;
+  }
+  if (blockIdx.x == 0 && threadIdx.x < kSlots) slots[threadIdx.x] = Slot{0, 0, INT_MAX, 0, 0};
+  if (lists.elist == nullptr) {
+    for (int64_t e = first; e < g.m; e += stride) {
+      bool alive = true;
+      if (use_core) alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
+      tag[e] = alive ? kLiveTag : kDeadTag;
+      sup[e] = 0;
+      if (flags != nullptr) flags[e] = false;
+    }
+    return;
+  }
+  // By DAG edge d (dag_eid is a permutation of the edges), so that dlist[i] is the
+  // DAG edge of elist[i].
+  for (int64_t d = first; d - lane < g.m; d += stride) {
+    bool alive = false;
+    int32_t e = 0;
+    if (d < g.m) {
+      e = dag_eid[d];
+      alive = core[g.esrc[e]] >= k - 1 && core[g.edst[e]] >= k - 1;
+      tag[e] = alive ? kLiveTag : kDeadTag;
+      sup[e] = 0;
+      flags[d] = false;
+    }
+    const unsigned mask = __ballot_sync(kFull, alive);
+    if (mask == 0) continue;
+    const int leader = __ffs(mask) - 1;
+    int32_t base = 0;
+    if (lane == leader) base = atomicAdd(lists.count, __popc(mask));
+    base = __shfl_sync(kFull, base, leader) + __popc(mask & cuda::LaneMaskLt());
+    if (alive) {
+      lists.elist[base] = e;
+      lists.dlist[base] = static_cast<int32_t>(d);
+    }
+  }
+}
+
+// A recount step of a k-truss with the prefilter: the listed edges of support <= k - 3
+// die; the others keep their order in the next list, their supports cleared for the
+// support pass that follows (it counts the triangles left, the supports that rounds
+// of decrements would reach, at a cost in the kept edges rather than the removed).
+__global__ void __launch_bounds__(kThreads)
+    RecountKernel(const int32_t* __restrict__ kbuf, LiveLists in, LiveLists out, int32_t* tag,
+                  int32_t* sup) {
+  if (SmallK(kbuf)) return;
+  const int32_t level = *kbuf - 3;
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int32_t items = *in.count;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i - lane < items; i += stride) {
+    bool keep = false;
+    int32_t e = 0, d = 0;
+    if (i < items) {
+      e = in.elist[i];
+      d = in.dlist[i];
+      keep = sup[e] > level;
+      if (keep) {
+        sup[e] = 0;
       } else {
-        wide = true;
+        tag[e] = kDeadTag;
       }
     }
-    for (unsigned todo = __ballot_sync(kFull, wide); todo != 0; todo &= todo - 1) {
-      const int src = __ffs(todo) - 1;
-      const int32_t c0 = __shfl_sync(kFull, a0, src), c1 = __shfl_sync(kFull, a1, src);
-      const int32_t d0 = __shfl_sync(kFull, b0, src), d1 = __shfl_sync(kFull, b1, src);
-      bool found = false;
-      for (int32_t base = c0; base < c1 && !found; base += kWarp) {
-        bool mine = false;
-        const int32_t i = base + lane;
-        if (i < c1) {
-          const int32_t w = g.indices[i];
-          const int32_t j = LowerBound(g.indices, d0, d1, w);
-          mine = j < d1 && g.indices[j] == w && tag[g.eid[i]] >= 0 && tag[g.eid[j]] >= 0;
-        }
-        found = __any_sync(kFull, mine);
-      }
-      if (lane == src) hit = found;
+    const unsigned mask = __ballot_sync(kFull, keep);
+    if (mask == 0) continue;
+    const int leader = __ffs(mask) - 1;
+    int32_t base = 0;
+    if (lane == leader) base = atomicAdd(out.count, __popc(mask));
+    base = __shfl_sync(kFull, base, leader) + __popc(mask & cuda::LaneMaskLt());
+    if (keep) {
+      out.elist[base] = e;
+      out.dlist[base] = d;
     }
-    if (t < g.m) out[e] = alive && (k <= 2 || hit);
   }
 }
 
@@ -197,16 +323,17 @@ __global__ void SmallKTrussKernel(Csr g, const int32_t* __restrict__ kbuf,
 __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
                                  const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
                                  int32_t m, const int32_t* __restrict__ kbuf,
-                                 const int32_t* __restrict__ tag, int32_t* sup) {
+                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
   if (SmallK(kbuf)) return;
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t end = cuda::RoundUp(m, kWarp);
+  const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
+  const int64_t end = cuda::RoundUp(items, kWarp);
   for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
-    const int32_t d = static_cast<int32_t>(t);
-    int32_t e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    int32_t d = 0, e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     bool wide = false;
-    if (t < m) {
+    if (t < items) {
+      d = lists.dlist != nullptr ? Load(lists.dlist + t) : static_cast<int32_t>(t);
       e = deid[d];
       if (tag[e] >= 0) {
         const int32_t a = dsrc[d], b = dcol[d];
@@ -257,14 +384,17 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
 
 // Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics.
 __global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* sup) {
+                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
   if (SmallK(kbuf)) return;
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  for (int64_t e = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; e < g.m; e += warps) {
+  const int32_t items = lists.elist != nullptr ? Load(lists.count) : g.m;
+  for (int64_t t = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; t < items;
+       t += warps) {
+    const int32_t e = lists.elist != nullptr ? Load(lists.elist + t) : static_cast<int32_t>(t);
     if (tag[e] < 0) continue;
     int32_t a0, a1, b0, b1;
-    Ranges(g, static_cast<int32_t>(e), a0, a1, b0, b1);
+    Ranges(g, e, a0, a1, b0, b1);
     int32_t c = 0;
     for (int32_t i = a0 + lane; i < a1; i += kWarp) {
       const int32_t w = g.indices[i];
@@ -342,7 +472,10 @@ struct PeelParams {
   PeelState* records;   // the state a one-block run hands back (two, alternating)
   int32_t* truss;       // kDecompose: trussness output; else nullptr
   const int32_t* kbuf;  // kKTruss: the k (device), one level k - 3; else nullptr: levels from 0
-  int32_t chunk_shift;  // a chunk is kChunkProbes << chunk_shift probes
+  bool* flags;          // kKTruss: the result (cleared), its survivors set at the end; else nullptr
+  const int32_t* live_count;  // the edges in the start list; nullptr: every edge (list 0)
+  int32_t start_list;         // with live_count: 1 (live0) or 2 (live1)
+  int32_t chunk_shift;        // a chunk is kChunkProbes << chunk_shift probes
 };
 
 // Edge x joins the frontier of step s + 1 at `level` (its trussness is level + 2).
@@ -598,6 +731,10 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
   const Team one{threadIdx.x, blockDim.x, threadIdx.x / kWarp, blockDim.x / kWarp, lane};
 
   PeelState st{0, P.kbuf != nullptr ? *P.kbuf - 3 : 0, kStart, 0, P.g.m, 0, 0, 0, 0};
+  if (P.live_count != nullptr) {
+    st.list = P.start_list;
+    st.list_size = Load(P.live_count);
+  }
   for (int32_t runs = 0;;) {
     Slot r = Read(P, st);
     if (Small(st, r)) {
@@ -629,15 +766,28 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
     grid.sync();
     ++st.s;
   }
+  // The step that ends the peeling writes nothing, and the list holds every live
+  // edge (a compacting scan's list is taken over before that step): the k-truss is
+  // the list's edges never removed.
+  if (P.flags == nullptr) return;
+  const int32_t* list = ListOf(P, st.list);
+  for (int64_t i = tid; i < st.list_size; i += threads) {
+    const int32_t e = list != nullptr ? Load(list + i) : static_cast<int32_t>(i);
+    if (Load(P.tag + e) == kLiveTag) P.flags[e] = true;
+  }
 }
 
-__global__ void FlagsKernel(const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
-                            int32_t m, int32_t* out) {
-  if (SmallK(kbuf)) return;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < m; e += stride) {
-    out[e] = tag[e] == kLiveTag;
-  }
+// Resident PeelKernel blocks per SM: the occupancy query, once per device.
+cudaError_t PeelBlocksPerSm(int* per_sm) {
+  static std::array<std::atomic<int>, 64> known{};
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  const bool cached = device >= 0 && device < static_cast<int>(known.size());
+  if (cached && (*per_sm = known[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, PeelKernel, kThreads, 0);
+  if (err == cudaSuccess && cached) known[device].store(*per_sm, std::memory_order_relaxed);
+  return err;
 }
 
 int Blocks(int64_t work_threads, int sms) {
@@ -662,14 +812,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
                      ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
                      ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
-                     ffi::ResultBuffer<ffi::S32> out) {
+                     ffi::Result<ffi::AnyBuffer> out) {
   (void)num_threads;
   const Reporter report("kcjax_truss", "CUDA");
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
       edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
       dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
-      out->element_count(), mode, method);
+      out->element_count(), out->element_type() == ffi::PRED, mode, method);
   if (!bad.empty()) return report.Invalid(bad);
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
@@ -683,50 +833,81 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   cuda::DeviceScratch scratch(xla_scratch, stream);
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
   auto* tag = static_cast<int32_t*>(scratch.Allocate(m4));
-  int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data()
+  int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data<int32_t>()
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
   auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
-  if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr) {
+  constexpr int kRecounts = TrussPolicy::kRecounts;
+  auto* counts = static_cast<int32_t*>(scratch.Allocate((kRecounts + 1) * sizeof(int32_t)));
+  if (tag == nullptr || sup == nullptr || slots == nullptr || records == nullptr ||
+      counts == nullptr) {
     return report.Exhausted(m4 * 2, "the edge state");
+  }
+  // Peeling: two frontier item lists, their chunk offsets, two live-edge lists.
+  int4* items[2] = {nullptr, nullptr};
+  int32_t* bufs[4] = {nullptr, nullptr, nullptr, nullptr};
+  if (tmode != TrussMode::kSupport) {
+    for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
+    for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
+    if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
+        bufs[2] == nullptr || bufs[3] == nullptr) {
+      return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
+    }
   }
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
         esrc.typed_data(),   edst.typed_data(),    m};
   const bool ktruss = tmode == TrussMode::kKTruss;
   const int32_t* small_k = ktruss ? kbuf.typed_data() : nullptr;
   const bool use_core = ktruss && core.element_count() > 0;
-  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, core.typed_data(), use_core,
-                                                      kbuf.typed_data(), tag, sup, slots);
-  if (ktruss) {
-    SmallKTrussKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, kbuf.typed_data(), tag,
-                                                               out->typed_data());
+  bool* flags = ktruss ? out->typed_data<bool>() : nullptr;
+  // With the prefilter, the edges that pass it are listed (elist, their DAG edges in
+  // dlist) and the support pass and the peeling work on that list. Lists alternate
+  // between two places (the live lists and the item lists' space, free until the
+  // peeling), list j counting into counts[j].
+  auto listed = [&](int j) {
+    return j % 2 == 0 ? LiveLists{bufs[2], reinterpret_cast<int32_t*>(items[1]), counts + j}
+                      : LiveLists{bufs[3], reinterpret_cast<int32_t*>(items[0]), counts + j};
+  };
+  const LiveLists none{nullptr, nullptr, nullptr};
+  if (use_core) {
+    err = cudaMemsetAsync(counts, 0, (kRecounts + 1) * sizeof(int32_t), stream);
+    if (err != cudaSuccess) return report.Cuda("clearing the live counts", err);
   }
-  switch (static_cast<SupportMethod>(method)) {
-    case SupportMethod::kDag:
-      SupportDagKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(
-          dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
-          dag_eid.typed_data(), m, small_k, tag, sup);
-      break;
-    case SupportMethod::kEdge:
-      SupportEdgeKernel<<<Blocks(int64_t{m} * kWarp, sms), kThreads, 0, stream>>>(g, small_k, tag,
-                                                                                  sup);
-      break;
-    case SupportMethod::kVertex:
-      SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(g, n, small_k,
-                                                                                      tag, sup);
-      break;
+  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, dag_eid.typed_data(), core.typed_data(),
+                                                      use_core, kbuf.typed_data(), tag, sup, slots,
+                                                      flags, use_core ? listed(0) : none);
+  // Listed work is grid-strided over a capped grid (its size is known on the device only).
+  const int capped = TrussPolicy::kListBlocksPerSm * sms;
+  auto support = [&](const LiveLists& lists) {
+    const bool on_list = lists.elist != nullptr;
+    switch (static_cast<SupportMethod>(method)) {
+      case SupportMethod::kDag:
+        SupportDagKernel<<<on_list ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
+                           stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
+                                     dag_src.typed_data(), dag_eid.typed_data(), m, small_k, tag,
+                                     sup, lists);
+        break;
+      case SupportMethod::kEdge:
+        SupportEdgeKernel<<<on_list ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
+                                    : Blocks(int64_t{m} * kWarp, sms),
+                            kThreads, 0, stream>>>(g, small_k, tag, sup, lists);
+        break;
+      case SupportMethod::kVertex:
+        SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(
+            g, n, small_k, tag, sup);
+        break;
+    }
+  };
+  support(use_core ? listed(0) : none);
+  const int recounts = use_core ? kRecounts : 0;
+  for (int j = 1; j <= recounts; ++j) {
+    RecountKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(small_k, listed(j - 1),
+                                                                             listed(j), tag, sup);
+    support(listed(j));
   }
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
 
-  int4* items[2];
-  for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
-  int32_t* bufs[4];
-  for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
-  if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
-      bufs[2] == nullptr || bufs[3] == nullptr) {
-    return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
-  }
   PeelParams P{g,
                tag,
                sup,
@@ -738,11 +919,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                bufs[3],
                slots,
                records,
-               tmode == TrussMode::kDecompose ? out->typed_data() : nullptr,
+               tmode == TrussMode::kDecompose ? out->typed_data<int32_t>() : nullptr,
                small_k,
+               flags,
+               use_core ? counts + recounts : nullptr,
+               recounts % 2 == 0 ? 1 : 2,
                ChunkShift(m)};
   int per_sm = 0;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, PeelKernel, kThreads, 0);
+  err = PeelBlocksPerSm(&per_sm);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the peeling kernel", err);
   const int grid = std::min(std::min(per_sm, TrussPolicy::kPeelBlocksPerSm) * sms,
                             Blocks(int64_t{m} * kWarp, sms));
@@ -750,10 +934,28 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(PeelKernel), dim3(grid), dim3(kThreads),
                                     args, 0, stream);
   if (err != cudaSuccess) return report.Cuda("peeling kernel launch", err);
-  if (ktruss) {
-    FlagsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(small_k, tag, m, out->typed_data());
-    if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("flags kernel", err);
-  }
+  return ffi::Error::Success();
+}
+
+ffi::Error TriangleEdgesCuda(cudaStream_t stream, ffi::ScratchAllocator /*unused*/,
+                             ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
+                             ffi::Buffer<ffi::S32> esrc, ffi::Buffer<ffi::S32> edst,
+                             int32_t num_threads, ffi::ResultBuffer<ffi::PRED> out) {
+  (void)num_threads;
+  const Reporter report("kcjax_truss_triangle_edges", "CUDA");
+  const std::string bad =
+      CheckTriangleEdgesCall(indptr.element_count(), indices.element_count(), esrc.element_count(),
+                             edst.element_count(), out->element_count());
+  if (!bad.empty()) return report.Invalid(bad);
+  const int32_t m = static_cast<int32_t>(esrc.element_count());
+  if (m == 0) return ffi::Error::Success();
+  int sms = 0;
+  cudaError_t err = cuda::SmCount(&sms);
+  if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
+  TriangleEdgesKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(
+      indptr.typed_data(), indices.typed_data(), esrc.typed_data(), edst.typed_data(), m,
+      out->typed_data());
+  if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle-edges kernel", err);
   return ffi::Error::Success();
 }
 
@@ -762,3 +964,5 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cuda, kcjax::TrussCuda,
                               kcjax::BindTruss(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cuda, kcjax::TriangleEdgesCuda,
+                              kcjax::BindTriangleEdges(kcjax::CudaBinding()));

@@ -7,10 +7,16 @@
 
 namespace kcjax::truss {
 
-inline Targets CpuTargets() { return {{"kcjax_truss", kcjax_truss_cpu}}; }
+inline Targets CpuTargets() {
+  return {{"kcjax_truss", kcjax_truss_cpu},
+          {"kcjax_truss_triangle_edges", kcjax_truss_triangle_edges_cpu}};
+}
 
 #ifdef KCJAX_WITH_CUDA
-inline Targets CudaTargets() { return {{"kcjax_truss", kcjax_truss_cuda}}; }
+inline Targets CudaTargets() {
+  return {{"kcjax_truss", kcjax_truss_cuda},
+          {"kcjax_truss_triangle_edges", kcjax_truss_triangle_edges_cuda}};
+}
 #endif
 
 }  // namespace kcjax::truss

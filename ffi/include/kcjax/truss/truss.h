@@ -19,10 +19,17 @@
 //   attrs mode        int32  kcjax::TrussMode
 //         method      int32  kcjax::SupportMethod (how supports are first counted)
 //         num_threads int32  CPU worker threads; 0: all cores (CUDA ignores)
-//   ret   out         int32[m], indexed like Graph.edges():
-//         kSupport:   triangles containing edge e
-//         kDecompose: trussness of e (largest k whose k-truss holds e; 2 if in no triangle)
-//         kKTruss:    1 if e lies in the k-truss, else 0
+//   ret   out         indexed like Graph.edges():
+//         kSupport:   int32[m], triangles containing edge e
+//         kDecompose: int32[m], trussness of e (largest k whose k-truss holds e; 2 if in
+//                     no triangle)
+//         kKTruss:    bool[m], e lies in the k-truss
+//
+// FFI contract of target "kcjax_truss_triangle_edges" (the 3-truss in one pass):
+//   args  indptr, indices, esrc, edst   as above
+//   attrs num_threads int32  CPU worker threads; 0: all cores (CUDA ignores)
+//   ret   out         bool[m]: edge e lies in a triangle (the 3-truss: removing edges
+//                     of support 0 removes no triangle, so no peeling is needed)
 //
 // Convention (networkx.k_truss): the k-truss is the largest subgraph in which
 // every edge lies in at least k - 2 triangles of that subgraph. Peeling at
@@ -37,8 +44,10 @@
 #include "xla/ffi/api/ffi.h"
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cpu);
 #ifdef KCJAX_WITH_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cuda);
 #endif
 
 namespace kcjax {
@@ -60,6 +69,19 @@ struct TrussPolicy {
   static constexpr int kThreads = 256;
   // Peeling kernel blocks per SM: few blocks keep each grid-wide sync cheap.
   static constexpr int kPeelBlocksPerSm = 2;
+  // Support pass over the prefilter's live list (its length known on the device only):
+  // a grid-strided grid of this many blocks per SM, so a short list does not pay for
+  // m / 256 blocks that find nothing to do (8 x 256 threads fill an SM).
+  static constexpr int kListBlocksPerSm = 8;
+  // k-truss with the prefilter: recount steps before the peeling (drop the listed edges
+  // of support <= k - 3, count the survivors' triangles afresh). The first peeling round
+  // after a k-core is the largest by far (soc-Epinions1 k = 33: 129 K of the 172 K
+  // listed edges, then 24 K); a recount costs in the kept edges, decrements cost in the
+  // removed ones, so one recount pays wherever the first round removes most edges.
+  static constexpr int kRecounts = 1;
+  // First kernel's launch bound (blocks per SM): with no minimum, ptxas held it at 32
+  // registers and spilled (ptxas -v, sm_90); 4 allows 64 registers.
+  static constexpr int kInitBlocksPerSm = 4;
   // Seed pass: largest neighbour list staged in shared memory (48 KiB of int32).
   static constexpr int kSharedList = 12288;
   // An edge whose longer list has at most this many entries is intersected by one
@@ -86,8 +108,8 @@ struct TrussPolicy {
 // Shape and attribute checks shared by both handlers. Returns an empty string when valid.
 inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t esrc, int64_t edst,
                                   int64_t dag_n1, int64_t dag_m, int64_t dag_src, int64_t dag_eid,
-                                  int64_t core, int64_t kbuf, int64_t out, int32_t mode,
-                                  int32_t method) {
+                                  int64_t core, int64_t kbuf, int64_t out, bool out_pred,
+                                  int32_t mode, int32_t method) {
   if (n1 < 1) return "indptr must be int32[n + 1] with n >= 0";
   if (nnz % 2 != 0) return "indices must hold every undirected edge twice (int32[2m])";
   const int64_t m = nnz / 2;
@@ -100,6 +122,9 @@ inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t 
   if (core != 0 && core != n1 - 1) return "core must be int32[n] or int32[0]";
   if (out != m) return "the result must be int32[m]";
   if (mode < 0 || mode >= kNumTrussModes) return "mode must be 0, 1 or 2";
+  if (out_pred != (mode == static_cast<int32_t>(TrussMode::kKTruss))) {
+    return "the result must be bool[m] for mode kKTruss, int32[m] otherwise";
+  }
   if (method < 0 || method >= kNumSupportMethods) return "method must be 0, 1 or 2";
   if (kbuf != 1) return "k must be int32[1]";
   if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
@@ -126,7 +151,32 @@ auto BindTruss(Binding&& binding) {
       .template Attr<int32_t>("mode")
       .template Attr<int32_t>("method")
       .template Attr<int32_t>("num_threads")
-      .template Ret<Buffer<S32>>();  // out
+      .template Ret<xla::ffi::AnyBuffer>();  // out: bool[m] (kKTruss) or int32[m]
+}
+
+// Shape checks of "kcjax_truss_triangle_edges". Returns an empty string when valid.
+inline std::string CheckTriangleEdgesCall(int64_t n1, int64_t nnz, int64_t esrc, int64_t edst,
+                                          int64_t out) {
+  if (n1 < 1) return "indptr must be int32[n + 1] with n >= 0";
+  if (nnz % 2 != 0) return "indices must hold every undirected edge twice (int32[2m])";
+  const int64_t m = nnz / 2;
+  if (esrc != m || edst != m) return "esrc and edst must be int32[m]";
+  if (out != m) return "the result must be bool[m]";
+  if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
+  return {};
+}
+
+// FFI signature of "kcjax_truss_triangle_edges".
+template <typename Binding>
+auto BindTriangleEdges(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32, xla::ffi::PRED;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // esrc
+      .template Arg<Buffer<S32>>()  // edst
+      .template Attr<int32_t>("num_threads")
+      .template Ret<Buffer<PRED>>();  // out
 }
 
 }  // namespace kcjax

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# k-truss before and after in one GPU call: the GPU tests, then the same benchmark
+# (experiments/truss/bench.py) on this tree and on .gpu/base.tar (a git archive of
+# the change's base, built beside it), then both side by side and this tree's peer
+# table (printed last).
+#
+#   git archive BASE -o .gpu/base.tar                                    # before the call
+#   bash experiments/device/gpu_check.sh build && bash experiments/truss/compare.sh  # on the GPU
+#
+# Without .gpu/base.tar only this tree is measured. POLICY_SED: a sed script for a copy of
+# this tree's ffi/include/kcjax/truss/truss.h (e.g. 's/kRecounts = 1;/kRecounts = 0;/'),
+# built and measured as a third column-set (compare.py TREE.json POLICY.json after the
+# base table). TRUSS_ARGS: bench.py's arguments
+# (default: every shared graph, k = 3 and k_max, the decomposition, no R-MAT);
+# TREE_VARIANTS: this tree's k_truss variants (default dag+core, edge+core, and dag: no
+# prefilter, so no memoized core numbers in play). Results and logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/kcjax-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+PY=${VENV:-$(python3 -c 'import sys; print(sys.prefix)')}/bin/python
+ARGS=${TRUSS_ARGS:-"--scales --no-ablation --repeats 5 --cpu-max-edges 0 --dense-max-edges 0"}
+VARIANTS=${TREE_VARIANTS:-"dag+core edge+core dag"}
+BASE_SRC=/tmp/kcjax-truss-base-src
+status=0
+
+have_base=
+if [[ -f .gpu/base.tar ]]; then
+  rm -rf "$BASE_SRC" /tmp/kcjax-truss-base && mkdir -p "$BASE_SRC"
+  tar -xf .gpu/base.tar -C "$BASE_SRC"
+  ln -sfn "$PWD/.gpu" "$BASE_SRC/.gpu"
+  (cd "$BASE_SRC" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \
+    --target /tmp/kcjax-truss-base -Cbuild-dir=/tmp/kcjax-truss-build-base .) \
+    >"$OUT/build_base.log" 2>&1 &
+  have_base=1
+fi
+
+if [[ -n ${POLICY_SED:-} ]]; then
+  rm -rf /tmp/kcjax-truss-policy-src /tmp/kcjax-truss-policy && mkdir -p /tmp/kcjax-truss-policy-src
+  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
+    tar -xf - -C /tmp/kcjax-truss-policy-src
+  ln -sfn "$PWD/.gpu" /tmp/kcjax-truss-policy-src/.gpu
+  sed -i "$POLICY_SED" /tmp/kcjax-truss-policy-src/ffi/include/kcjax/truss/truss.h
+  diff ffi/include/kcjax/truss/truss.h /tmp/kcjax-truss-policy-src/ffi/include/kcjax/truss/truss.h
+  (cd /tmp/kcjax-truss-policy-src && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation \
+    --no-deps --target /tmp/kcjax-truss-policy -Cbuild-dir=/tmp/kcjax-truss-build-policy .) \
+    >"$OUT/build_policy.log" 2>&1 &
+fi
+
+echo "== tests ($(date +%T))"
+timeout -s KILL "${TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf tests/truss/test_gpu.py \
+  -k "not shared_ground_truth" 2>&1 | tee "$OUT/test_gpu.log" | tail -4
+status=$((status | PIPESTATUS[0]))
+wait
+
+echo "== bench tree ($(date +%T))"
+# shellcheck disable=SC2086
+timeout -s KILL "${BENCH_TIMEOUT:-150}" "$PY" -P experiments/truss/bench.py $ARGS \
+  --variants $VARIANTS --out "$OUT/truss_tree.json" >"$OUT/bench_tree.txt" 2>"$OUT/bench_tree.log"
+status=$((status | $?))
+if [[ -n $have_base ]]; then
+  echo "== bench base ($(date +%T))"
+  # shellcheck disable=SC2086
+  PYTHONPATH=/tmp/kcjax-truss-base timeout -s KILL "${BENCH_TIMEOUT:-150}" "$PY" -P \
+    "$BASE_SRC/experiments/truss/bench.py" $ARGS --out "$OUT/truss_base.json" \
+    >"$OUT/bench_base.txt" 2>"$OUT/bench_base.log" || tail -5 "$OUT/build_base.log"
+  [[ -f $OUT/truss_base.json ]] &&
+    "$PY" -P experiments/truss/compare.py "$OUT/truss_base.json" "$OUT/truss_tree.json" |
+    tee "$OUT/compare.txt"
+fi
+if [[ -n ${POLICY_SED:-} ]]; then
+  echo "== bench policy ($(date +%T))"
+  # shellcheck disable=SC2086
+  PYTHONPATH=/tmp/kcjax-truss-policy timeout -s KILL "${BENCH_TIMEOUT:-150}" "$PY" -P \
+    experiments/truss/bench.py $ARGS --variants $VARIANTS --out "$OUT/truss_policy.json" \
+    >"$OUT/bench_policy.txt" 2>"$OUT/bench_policy.log" || tail -5 "$OUT/build_policy.log"
+  [[ -f $OUT/truss_policy.json ]] &&
+    "$PY" -P experiments/truss/compare.py "$OUT/truss_tree.json" "$OUT/truss_policy.json" |
+    tee "$OUT/compare_policy.txt"
+fi
+echo "== peer table (this tree)"
+sed -n '/^graph /,$p' "$OUT/bench_tree.txt"
+exit "$status"
