@@ -169,11 +169,16 @@ def cold_call(call, K):
 
 
 def wall(fn, repeats: int) -> tuple[float, object]:
+    """Median wall time of ``repeats`` calls of ``fn`` (results consumed), and the last
+    result. The previous result is freed after the clock stops (freeing a 1.27 M-dict
+    tree is not part of the next call)."""
     times, out = [], None
     for _ in range(repeats):
         t = time.perf_counter()
-        out = _consume(fn())
+        new = _consume(fn())
         times.append(time.perf_counter() - t)
+        out = new
+        del new
     return statistics.median(times), out
 
 

@@ -181,9 +181,17 @@ class KcjaxGraph:
         return self.derived("entry_data", compute)
 
     def to_labels(self, ids: np.ndarray) -> list:
-        """The labels of vertex ``ids`` (int array) as a list."""
-        ids = ids.tolist()
-        return ids if self.identity else list(map(self.labels.__getitem__, ids))
+        """The labels of vertex ``ids`` (int array) as a list (the graph's own label
+        objects, taken from an object array: no int object per id)."""
+        if self.identity:
+            return ids.tolist()
+        return self.label_array()[ids].tolist()
+
+    def label_array(self) -> np.ndarray:
+        """object[n]: ``labels`` as a numpy object array (references, not copies)."""
+        return self.derived(
+            "label_array", lambda: np.fromiter(self.labels, dtype=object, count=len(self.labels))
+        )
 
     def nx_edge_ids(self) -> np.ndarray:
         """int32[2m]: for every entry of ``nx_indices``, its edge id in ``graph.edges()``."""
@@ -365,33 +373,48 @@ def edge_subgraph_copy(g: KcjaxGraph, edge_mask: np.ndarray) -> Any:
     if not kept_edges.size:
         return H
     order = g.copy_order()
-    eids = g.nx_edge_ids()[order]
-    entries = order[edge_mask[eids]]
-    eids = g.nx_edge_ids()[entries]
-    counts = np.bincount(g.rows()[entries], minlength=len(g))
+    copy_eids = g.derived("copy_edge_ids", lambda: g.nx_edge_ids()[order])
+    keep = edge_mask[copy_eids]
+    # copy_order keeps the rows in node order: entry i of it is in row rows()[i].
+    counts = np.bincount(g.rows()[keep], minlength=len(g))
     nodes = np.flatnonzero(counts)
     slot = np.zeros(edge_mask.size, dtype=np.int64)
     slot[kept_edges] = np.arange(kept_edges.size)
+    entries, slots = order[keep], slot[copy_eids[keep]]
     with paused_gc():
-        if g.edge_attrs is None:
-            data = list(map(dict.copy, repeat({}, kept_edges.size)))
-        else:
-            refs = g.entry_data()
-            lower = g.lower_entries()[kept_edges].tolist()
-            data = list(map(dict.copy, map(refs.__getitem__, lower)))
-        shared = list(map(data.__getitem__, slot[eids].tolist()))
-        nbrs = g.to_labels(g.nx_indices[entries])
-        labels = g.to_labels(nodes)
-        if g.node_attrs is not None:
-            attrs = map(dict.copy, map(g.node_attrs.__getitem__, nodes.tolist()))
-        else:
-            attrs = map(dict.copy, repeat({}, nodes.size))
-        H._node.update(zip(labels, attrs, strict=True))
-        ends = np.cumsum(counts[nodes]).tolist()
-        pairs = list(zip(nbrs, shared, strict=True))
-        rows = map(dict, map(pairs.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-        H._adj.update(zip(labels, rows, strict=True))
+        _fill_subgraph(H, g, nodes, counts[nodes], entries, slots, kept_edges)
     return H
+
+
+def _fill_subgraph(
+    H: Any,
+    g: KcjaxGraph,
+    nodes: np.ndarray,
+    degrees: np.ndarray,
+    entries: np.ndarray,
+    slots: np.ndarray,
+    kept_edges: np.ndarray,
+) -> None:
+    """Fills ``H._node`` and ``H._adj``: rows of ``nodes`` (their ``degrees``
+    entries of ``entries`` each), entry i holding the data dict of kept edge
+    ``slots[i]`` (its temporaries die before the collector resumes)."""
+    if g.edge_attrs is None:
+        data = list(map(dict.copy, repeat({}, kept_edges.size)))
+    else:
+        refs = g.entry_data()
+        lower = g.lower_entries()[kept_edges].tolist()
+        data = list(map(dict.copy, map(refs.__getitem__, lower)))
+    labels = g.to_labels(nodes)
+    if g.node_attrs is not None:
+        attrs = map(dict.copy, map(g.node_attrs.__getitem__, nodes.tolist()))
+    else:
+        attrs = map(dict.copy, repeat({}, nodes.size))
+    H._node.update(zip(labels, attrs, strict=True))
+    ends = np.cumsum(degrees).tolist()
+    nbrs = g.to_labels(g.nx_indices[entries])
+    pairs = list(zip(nbrs, map(data.__getitem__, slots.tolist()), strict=True))
+    rows = map(dict, map(pairs.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+    H._adj.update(zip(labels, rows, strict=True))
 
 
 def _build(g: KcjaxGraph, nodes: list, keep: np.ndarray) -> Any:

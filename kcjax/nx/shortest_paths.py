@@ -8,6 +8,7 @@ eccentricity runs batch the sources through kcjax's bitset BFS.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -21,8 +22,8 @@ def _lengths(g: KcjaxGraph, s: int, dist: np.ndarray, cutoff, source: Hashable) 
     layers, _ = ordered_layers(g, np.array([s]), dist, limit)
     keys = g.to_labels(np.concatenate(layers))
     keys[0] = source
-    sizes = [layer.size for layer in layers]
-    return dict(zip(keys, np.repeat(np.arange(len(layers)), sizes).tolist(), strict=True))
+    hops = chain.from_iterable(map(repeat, range(len(layers)), [x.size for x in layers]))
+    return dict(zip(keys, hops, strict=True))
 
 
 def _source(g: KcjaxGraph, source: Hashable, role: str = "Source") -> int:

@@ -24,6 +24,10 @@ SOURCE_BATCH = 256
 #: Layers whose BFS-DAG edges number at most this are ordered by a Python
 #: loop (a few microseconds) instead of ~15 numpy calls (tens of microseconds).
 SMALL_LAYER_EDGES = 48
+#: ``descendants_at_distance`` expands the source's ball on the host while its
+#: levels scan at most this many adjacency entries (a few numpy passes over
+#: them, under a millisecond), and runs kcjax's whole-component BFS beyond.
+BALL_MAX_ENTRIES = 1 << 18
 
 
 def distances(g: KcjaxGraph, sources: np.ndarray) -> np.ndarray:
@@ -56,15 +60,16 @@ def down_edges(g: KcjaxGraph, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """The BFS DAG of ``dist``: each vertex's neighbours one hop farther, in networkx's order.
 
     Returns:
-      (ptr, cols): int64[n + 1] row pointers and int32 neighbour ids; row u
+      (ptr, cols): int32[n + 1] row pointers and int32 neighbour ids; row u
       lists the neighbours v of u with ``dist[v] == dist[u] + 1`` in u's
       networkx adjacency order (empty for unreached u).
     """
     cols = g.nx_indices
-    down = dist[cols] == dist[g.rows()] + 1
-    before = np.zeros(down.size + 1, dtype=np.int64)
+    degrees = g.derived("degrees", lambda: np.diff(g.indptr))
+    down = dist[cols] == np.repeat(dist + 1, degrees)
+    before = np.zeros(down.size + 1, dtype=np.int32)
     np.cumsum(down, out=before[1:])
-    return before[g.indptr], cols[down]
+    return before[g.indptr], np.compress(down, cols)
 
 
 def ordered_layers(
@@ -77,7 +82,8 @@ def ordered_layers(
     DAG's edges out of layer d (:func:`down_edges`) in that scan order, each
     vertex kept at its first occurrence, whose tail is its parent. Per layer
     this is one gather of the layer's DAG rows and one scatter-min of
-    positions; layers with few edges take a short Python loop instead
+    positions (a vertex is a candidate of one layer only, so the positions
+    need no reset); layers with few edges take a short Python loop instead
     (:data:`SMALL_LAYER_EDGES`), so long paths cost per vertex, not per numpy call.
 
     Args:
@@ -87,7 +93,7 @@ def ordered_layers(
       depth_limit: last layer to build.
 
     Returns:
-      (layers, parents): layers[d] the int64 ids of layer d in discovery
+      (layers, parents): layers[d] the int ids of layer d in discovery
       order; parents[d] (d >= 1) the id of each one's BFS parent (parents[0] empty).
     """
     layer = np.asarray(first, dtype=np.int64)
@@ -95,25 +101,24 @@ def ordered_layers(
     if depth_limit < 1:
         return layers, parents
     ptr, cols = down_edges(g, dist)
-    first_at = np.empty(len(g), dtype=np.int64)
+    out_degrees = np.diff(ptr)
+    first_at = np.full(len(g), np.iinfo(np.int32).max, dtype=np.int32)
     depth = 0
     while depth < depth_limit:
-        starts = ptr[layer]
-        counts = ptr[layer + 1] - starts
-        ends = np.cumsum(counts)
+        counts = out_degrees[layer]
+        ends = np.cumsum(counts, dtype=np.int32)
         total = int(ends[-1]) if ends.size else 0
         if total == 0:
             break
         if total <= SMALL_LAYER_EDGES:
             layer, owner = _small_layer(layer.tolist(), ptr, cols)
         else:
-            seq = np.arange(total, dtype=np.int64)
-            cand = cols[seq + np.repeat(starts - ends + counts, counts)]
-            first_at[cand] = total
+            seq = np.arange(total, dtype=np.int32)
+            cand = cols[seq + np.repeat(ptr[layer] - ends + counts, counts)]
             np.minimum.at(first_at, cand, seq)
             keep = first_at[cand] == seq
-            owner = np.repeat(layer, counts)[keep]
-            layer = cand[keep].astype(np.int64)
+            owner = np.compress(keep, np.repeat(layer, counts))
+            layer = np.compress(keep, cand)
         layers.append(layer)
         parents.append(owner)
         depth += 1
@@ -179,24 +184,29 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     parents, children = _tree(G, source, depth_limit)
     T = nx.DiGraph()
     with paused_gc():
-        m = children.size
-        kids = G.to_labels(children)
-        nodes = [source, *kids]
-        data = list(map(dict.copy, repeat({}, m)))
-        T._node.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
-        T._succ.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
-        if m:
-            # Each parent's children are one run of the edge sequence.
-            cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
-            runs = map(slice, [0, *cuts], [*cuts, m])
-            pairs = list(zip(kids, data, strict=True))
-            heads = _parent_labels(G, source, parents[[0, *cuts]])
-            T._succ.update(zip(heads, map(dict, map(pairs.__getitem__, runs)), strict=True))
-        dads = _parent_labels(G, source, parents)
-        pred = [{p: d} for p, d in zip(dads, data, strict=True)]
-        T._pred[source] = {}
-        T._pred.update(zip(kids, pred, strict=True))
+        _fill_tree(T, G, source, parents, children)
     return T
+
+
+def _fill_tree(T, g: KcjaxGraph, source: Hashable, parents: np.ndarray, children: np.ndarray):
+    """Fills ``T``'s dicts with the tree edges (its temporaries die before the
+    collector resumes, so its young-generation pass sees only ``T``'s dicts)."""
+    m = children.size
+    kids = g.to_labels(children)
+    nodes = [source, *kids]
+    data = list(map(dict.copy, repeat({}, m)))
+    T._node.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
+    T._succ.update(zip(nodes, map(dict.copy, repeat({}, m + 1)), strict=True))
+    dads = _parent_labels(g, source, parents)
+    T._pred[source] = {}
+    if m:
+        # Each parent's children are one run of the edge sequence.
+        cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
+        pairs = list(zip(kids, data, strict=True))
+        heads = list(map(dads.__getitem__, [0, *cuts]))
+        runs = map(slice, [0, *cuts], [*cuts, m])
+        T._succ.update(zip(heads, map(dict, map(pairs.__getitem__, runs)), strict=True))
+        T._pred.update(zip(kids, [{p: d} for p, d in zip(dads, data, strict=True)], strict=True))
 
 
 def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
@@ -215,8 +225,9 @@ def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
     cuts = (np.flatnonzero(parents[1:] != parents[:-1]) + 1).tolist()
     heads = _parent_labels(G, source, parents[[0, *cuts]])
     with paused_gc():
-        groups = list(map(kids.__getitem__, map(slice, [0, *cuts], [*cuts, children.size])))
-    yield from zip(heads, groups, strict=True)
+        groups = map(kids.__getitem__, map(slice, [0, *cuts], [*cuts, children.size]))
+        pairs = list(zip(heads, groups, strict=True))
+    yield from pairs
 
 
 def bfs_layers(G, sources):
@@ -238,12 +249,45 @@ def bfs_layers(G, sources):
         yield G.to_labels(layer)
 
 
+def ball_layer(g: KcjaxGraph, s: int, distance: int, budget: int) -> np.ndarray | None:
+    """int64 ids ``distance`` hops from ``s`` by a host BFS that stops there (as
+    networkx's does), or None once its levels would scan more than ``budget``
+    adjacency entries (``distance`` >= 1)."""
+    indptr, cols = g.indptr, g.nx_indices
+    seen = np.zeros(len(g), dtype=bool)
+    seen[s] = True
+    frontier = np.array([s], dtype=np.int64)
+    for _ in range(distance):
+        starts = indptr[frontier]
+        counts = indptr[frontier + 1] - starts
+        total = int(counts.sum())
+        budget -= total
+        if budget < 0:
+            return None
+        ends = np.cumsum(counts)
+        nbrs = cols[np.arange(total, dtype=np.int64) + np.repeat(starts - ends + counts, counts)]
+        new = np.zeros(len(g), dtype=bool)
+        new[nbrs] = True
+        new &= ~seen
+        seen |= new
+        frontier = np.flatnonzero(new)
+        if not frontier.size:
+            break
+    return frontier
+
+
 def descendants_at_distance(G, source, distance):
-    """networkx.descendants_at_distance: the set of nodes ``distance`` hops away."""
+    """networkx.descendants_at_distance: the set of nodes ``distance`` hops away.
+
+    Near balls (:data:`BALL_MAX_ENTRIES`) are expanded on the host up to
+    ``distance`` levels, as networkx stops there; farther ones take kcjax's BFS.
+    """
     s = _source_id(G, source)
     if distance == 0:
         return {source}
-    if distance < 0:
+    if distance < 0 or not float(distance).is_integer():
         return set()
-    dist = distances(G, np.array([s]))
-    return set(G.to_labels(np.flatnonzero(dist == distance)))
+    ids = ball_layer(G, s, int(distance), BALL_MAX_ENTRIES)
+    if ids is None:
+        ids = np.flatnonzero(distances(G, np.array([s])) == distance)
+    return set(G.to_labels(ids))

@@ -220,6 +220,22 @@ def test_bfs_orders_both_layer_paths(name, small_layer_edges, monkeypatch):
         assert list(nx.bfs_layers(G, sources, **KC)) == list(nx.bfs_layers(G, sources))
 
 
+@pytest.mark.parametrize("name", [*LARGE, "disconnected", "karate"])
+@pytest.mark.parametrize("ball_max_entries", [0, 40, 1 << 18])
+def test_descendants_at_distance_host_ball_and_bfs(name, ball_max_entries, monkeypatch):
+    """The host ball (stops at the distance), kcjax's BFS (budget 0), and a budget
+    that runs out part way; distances past the component, non-integral ones."""
+    from kcjax.nx import traversal
+
+    monkeypatch.setattr(traversal, "BALL_MAX_ENTRIES", ball_max_entries)
+    G = {**LARGE, **GRAPHS}[name]
+    nodes = list(G)
+    for source in nodes[:: max(1, len(nodes) // 4)]:
+        for d in (1, 2, 3, 5, 8, 400, 2.0, 2.5, float("inf")):
+            got = nx.descendants_at_distance(G, source, d, **KC)
+            assert type(got) is set and got == nx.descendants_at_distance(G, source, d), d
+
+
 @pytest.mark.parametrize("name", LARGE)
 def test_bfs_tree_is_networkx_digraph(name):
     """Node, successor and predecessor orders; one fresh data dict per edge,
@@ -432,3 +448,28 @@ def test_host_profile_script(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert [r["function"] for r in rows] == ["triangles", "bfs_edges"]
     assert all(r["wall_s"] >= r["kernel_s"] >= 0 for r in rows)
+
+
+def test_floor_script(tmp_path):
+    # experiments/nx/floor.py (networkx's time, the least build of its result from
+    # arrays, the backend's calls) runs end to end on a small graph and every
+    # build it times was checked equal to networkx's result (it raises otherwise).
+    import gzip
+
+    G = nx.connected_watts_strogatz_graph(300, 8, 0.2, seed=5)
+    lines = "".join(f"{u} {v}\n" for u, v in G.edges)
+    (tmp_path / "ws300.el.gz").write_bytes(gzip.compress(lines.encode()))
+    script = Path(__file__).resolve().parents[2] / "experiments" / "nx" / "floor.py"
+    out = tmp_path / "floor.json"
+    functions = ["k_truss", "bfs_edges", "bfs_tree", "bfs_successors"]
+    functions += ["single_source_shortest_path_length", "all_pairs_shortest_path_length"]
+    args = ["--graph", "ws300", "--data", str(tmp_path), "--repeats", "1", "--truss-k", "4"]
+    args += ["--kcjax", "--functions", *functions, "-o", str(out)]
+    subprocess.run([sys.executable, str(script), *args], check=True, capture_output=True)
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["function"] for r in rows] == functions
+    for r in rows:
+        assert r["networkx_s"] > 0 and 0 < r["floor_s"] <= min(
+            b["wall_s"] for b in r["builds"].values()
+        )
+        assert r["max_speedup"] == r["networkx_s"] / r["floor_s"] and r["kcjax_wall_s"] > 0
