@@ -15,7 +15,7 @@ PY=${PY:-python3}
 status=0
 
 echo "== tests ($(date +%T))"
-timeout "${TEST_TIMEOUT:-120}" "$PY" -P -m pytest -q -rf tests/match/test_gpu.py \
+timeout "${TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf tests/match/test_gpu.py \
   -k "not counts_tsv_row or yeast or hprd-query_dense_16_1" 2>&1 \
   | tee "$OUT/match_order_test_gpu.log" | tail -8
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -29,11 +29,11 @@ run() {  # graph limit_s queries...
     --out "$OUT/match_order_$g.json" 2>&1 | grep -v "^WARNING" | tail -3
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
-run hprd 30 query_dense_16_{1..12}
-run yeast 50 query_dense_16_1 query_dense_24_1 query_sparse_32_2 query_dense_32_1 \
+run hprd 25 query_dense_16_{1..12}
+run yeast 45 query_dense_16_1 query_dense_24_1 query_sparse_32_2 query_dense_32_1 \
   query_sparse_16_1
-run email-Enron 40 query_4_{1..6} query_dense_8_{1..3} query_sparse_8_1
-run human 40 query_sparse_12_2 query_sparse_12_1
+run email-Enron 35 query_4_{1..6} query_dense_8_{1..3} query_sparse_8_1
+run human 35 query_sparse_12_2 query_sparse_12_1
 
 "$PY" - "$OUT" <<'PY'
 import json, sys
