@@ -237,3 +237,21 @@ def test_bad_inputs():
         kcjax.count_embeddings(d, d, engine="nope")
     with pytest.raises(ValueError, match="order"):
         kcjax.count_embeddings(d, d, order="nope")
+
+
+@pytest.mark.parametrize("order", ["estimate", "gvsm", "naive"])
+@pytest.mark.parametrize("seed", range(3))
+def test_order_is_a_connected_permutation(order, seed):
+    # Every order is a permutation whose levels past a component's first have a
+    # backward neighbour (the kernels extend from one), one free level per component.
+    g = _data("many_labels")
+    q = nx.disjoint_union(walk_query(g, 4 + seed, seed=seed), walk_query(g, 3, seed=seed + 7))
+    comps = nx.number_connected_components(q)
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    p = prepare_match(d, qq, order=order)
+    lvl = np.asarray(p.order)
+    assert sorted(lvl.tolist()) == list(range(q.number_of_nodes()))
+    back = np.asarray(p.plan)[:, 0]
+    assert int(np.sum(back == 0)) == comps and back[0] == 0
+    ref = nx_embeddings(g, q)
+    assert kcjax.count_embeddings(d, qq, order=order) == len(ref)
