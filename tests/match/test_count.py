@@ -6,6 +6,7 @@ compilation per query size serves every case.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import jax
@@ -255,3 +256,19 @@ def test_order_is_a_connected_permutation(order, seed):
     assert int(np.sum(back == 0)) == comps and back[0] == 0
     ref = nx_embeddings(g, q)
     assert kcjax.count_embeddings(d, qq, order=order) == len(ref)
+
+
+def test_group_test_same_on_both_paths(monkeypatch):
+    # The label-group test built at once and one query vertex at a time (large
+    # graphs) keep the same candidates.
+    from kcjax.match import plan as mp
+
+    g = _data("few_labels")
+    d = LabeledGraph.from_networkx(g)
+    qq = LabeledGraph.from_networkx(walk_query(g, 6, seed=3))
+    whole = np.asarray(prepare_match(d, qq, blacklist=True).cand)
+    monkeypatch.setattr(mp, "POLICY", dataclasses.replace(mp.POLICY, group_vector_max=0))
+    jax.clear_caches()
+    per_u = np.asarray(prepare_match(d, qq, blacklist=True).cand)
+    jax.clear_caches()
+    assert np.array_equal(whole, per_u)
