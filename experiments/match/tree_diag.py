@@ -1,11 +1,13 @@
 """Search-tree census of the matching plan under several matching orders (CPU, no GPU needed).
 
-For each (data graph, query) the plan of :func:`kcjax.match.count.prepare_match`
-(pruning, candidate bitmaps, branch sharing) is kept and only the order of the
-levels changes; ``tree_diag.cc`` (built here with g++ and loaded with ctypes)
-walks the depth-first tree and reports the nodes per level, the source-list
-entries scanned, the candidates among them, and how the nodes split over the
-roots. The count is checked against counts.tsv when the walk finishes.
+For each (data graph, query) and each order the plan of
+:func:`kcjax.match.count.prepare_match` (pruning, candidate bitmaps, branch
+sharing, the order: "estimate", "gvsm", "naive"; "candidates" is a host-side
+RI-style order on the default plan's candidates) is built; ``tree_diag.cc``
+(built here with g++ and loaded with ctypes) walks the depth-first tree and
+reports the nodes per level, the source-list entries scanned, the candidates
+among them, and how the nodes split over the roots. The count is checked
+against counts.tsv when the walk finishes.
 
     python experiments/match/tree_diag.py --pairs yeast:query_dense_32_1 --cap 2e8
 """
@@ -123,7 +125,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", nargs="+", required=True, help="graph:query")
     ap.add_argument("--cap", type=float, default=1e8, help="stop after this many tree nodes")
-    ap.add_argument("--orders", nargs="+", default=["gvsm", "candidates"])
+    ap.add_argument("--orders", nargs="+", default=["estimate", "gvsm"])
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     with open(SHARED / "counts.tsv") as f:
@@ -139,15 +141,15 @@ def main(argv=None) -> int:
             graphs[g] = kcjax.load_labeled(SHARED / f"{g}.graph.gz")
         query = kcjax.load_labeled(SHARED / "queries" / g / f"{qn}.graph")
         spec = query_spec(query)
-        p = prepare_match(graphs[g], spec)
-        lvl = np.asarray(p.order)
-        cand_lvl = np.asarray(p.cand)
-        cand_q = np.empty_like(cand_lvl)
-        cand_q[lvl] = cand_lvl
-        sizes = np.array([int(np.unpackbits(r.view(np.uint8)).sum()) for r in cand_q])
         adj = spec.adjacency()
         for name in args.orders:
-            order = lvl if name == "gvsm" else candidates_order(adj, sizes)
+            p = prepare_match(graphs[g], spec, order="estimate" if name == "candidates" else name)
+            lvl = np.asarray(p.order)
+            cand_lvl = np.asarray(p.cand)
+            cand_q = np.empty_like(cand_lvl)
+            cand_q[lvl] = cand_lvl
+            sizes = np.array([int(np.unpackbits(r.view(np.uint8)).sum()) for r in cand_q])
+            order = candidates_order(adj, sizes) if name == "candidates" else lvl
             res = census(lib, p, cand_q, adj, np.asarray(order), int(args.cap))
             res.update(graph=g, query=qn, method=name, cand_sizes=sizes.tolist())
             res["correct"] = (res["count"] == truth.get((g, qn))) if res["finished"] else None

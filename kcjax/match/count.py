@@ -33,7 +33,7 @@ Engine = Literal["dfs", "prefix_tree", "flat", "dense"]
 #: expansion in JAX with partial embeddings as a prefix tree ({vid, parent})
 #: or flat rows; a dense adjacency-matrix formulation for small graphs.
 ENGINES: tuple[str, ...] = ("dfs", "prefix_tree", "flat", "dense")
-ORDERS: tuple[str, ...] = ("gvsm", "naive")
+ORDERS: tuple[str, ...] = tuple(_plan.ORDER_CODES)
 
 
 class ListingOverflowError(RuntimeError):
@@ -140,7 +140,7 @@ def _switches(
         blacklist=bool(blacklist),
         refine=bool(refine),
         dominance=bool(dominance),
-        naive_order=order == "naive",
+        order=_plan.ORDER_CODES[order],
     )
 
 
@@ -167,7 +167,7 @@ def prepare_match(
     blacklist: bool = True,
     refine: bool = True,
     dominance: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     rounds: int | None = None,
 ) -> Prepared:
     """Pruned data graph and search plan of (data, query); jit-able in ``data``.
@@ -220,7 +220,7 @@ def count_embeddings_limbs(
     blacklist: bool = True,
     refine: bool = True,
     dominance: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     num_threads: int = 0,
 ) -> jax.Array:
     """Counts embeddings of ``query`` in ``data`` on the device; jit-able in ``data``.
@@ -298,7 +298,7 @@ def count_embeddings(
     blacklist: bool = True,
     refine: bool = True,
     dominance: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     engine: Engine = "dfs",
     mesh: Any = None,
     axis_name: Any = None,
@@ -316,10 +316,14 @@ def count_embeddings(
       induced: also map non-edges to non-edges.
       blacklist: iterated neighbour-label pre-pruning (False: one filter pass).
       refine: the iterated filter also keeps v as a candidate of u only if
-        every query neighbour u' of u has a candidate among v's neighbours.
+        every query neighbour u' of u has a candidate among v's neighbours and,
+        for every label, v has as many neighbours among the candidates of u's
+        neighbours of that label as u has such neighbours.
       dominance: vertices with equal labels and neighbourhoods share one branch
         (the "dfs" engine; the level and dense engines run without it).
-      order: "gvsm" (greedy on GVSM's g) or "naive" (breadth-first by id).
+      order: "estimate" (the smallest estimated search tree, from the
+        candidate counts and the candidate edges between query neighbours),
+        "gvsm" (greedy on GVSM's g) or "naive" (breadth-first by id).
       engine: "dfs" (native kernels, the default), "prefix_tree" or "flat"
         (level-by-level expansion in JAX, chunked, eager), "dense" (adjacency
         matrix, eager; small data graphs, always blacklist and GVSM order).
@@ -378,7 +382,7 @@ def find_embeddings(
     capacity: int | None = None,
     blacklist: bool = True,
     refine: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     engine: Engine = "dfs",
     num_threads: int = 0,
 ) -> Any:
@@ -474,7 +478,7 @@ def iter_embeddings(
     batch: int = 1 << 20,
     blacklist: bool = True,
     refine: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     num_threads: int = 0,
 ) -> Iterator[np.ndarray]:
     """Streams the embeddings to the host in batches with bounded device memory.
@@ -539,7 +543,7 @@ def match_stats(
     blacklist: bool = True,
     refine: bool = True,
     dominance: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     rounds: int | None = None,
 ) -> dict[str, Any]:
     """What the pruning stages did for (data, query), as plain Python values.

@@ -18,14 +18,19 @@ Stages (GVSM's, each switchable for the ablation):
    vertex) cover u's multiset} (GVSM's blacklist: removals cascade, so the
    test is repeated) and, with ``refine``, also
    C(u) <- C(u) ∩ {v : for every query neighbour u' of u, N(v) ∩ C(u') ≠ ∅}
-   (the neighbour-consistency refinement of CFL / DP-iso).
+   (the neighbour-consistency refinement of CFL / DP-iso) and
+   C(u) <- C(u) ∩ {v : for every label slot k, the neighbours of v with
+   label k in U(u) = ∪_{u' ∈ N(u)} C(u') number at least NLC[u, k]}
+   (Hall's condition of GraphQL's semi-perfect matching between N(u) and
+   N(v) for each label group as a whole: candidates of different labels are
+   disjoint, so the matching splits by label).
    Soundness (no embedding is lost): let f be an embedding. Initially f(u)
    ∈ C0(u): f maps u's neighbours injectively into N(f(u)) with equal labels.
    Suppose f(w) ∈ C(w) for every query vertex w before a round. For a query
    vertex u, the images f(u') of u's neighbours are distinct neighbours of
-   f(u), each alive (f(u') ∈ C(u')) and labelled like u', so the alive
-   neighbours of f(u) cover u's multiset; and each f(u') lies in
-   N(f(u)) ∩ C(u'), which is therefore non-empty. So f(u) stays in C(u);
+   f(u), each in C(u') ⊆ U(u) (so alive) and labelled like u', so the alive
+   neighbours of f(u), and those in U(u), cover u's multiset; and each f(u')
+   lies in N(f(u)) ∩ C(u'), which is therefore non-empty. So f(u) stays in C(u);
    by induction, after any number of rounds. Every data vertex used by an
    embedding is a candidate of the query vertex it images, whatever the
    number of rounds, so the rounds change the speed, never a count.
@@ -41,12 +46,22 @@ Stages (GVSM's, each switchable for the ablation):
    is exact. (GVSM's rule "if v ⊒ u fails, u fails" adds nothing on top of
    stage 1's filter, which is monotone in the neighbourhood; applied to
    search subtrees it is unsound under injectivity, so it is not used.)
-4. Matching order: g(u) = alive(label u) / (deg(u) × |labels(Adj(u))|)
+4. Matching order (``order``; any order gives the same count).
+   "estimate" (default): the order with the smallest estimated search tree.
+   With s(u) = |C(u)| (twin representatives) and E(u, u') the data edges
+   between C(u) and C(u'), a partial embedding extends to u with an
+   expected s(u) × Π_{u' matched, adjacent} E(u, u') / (s(u) s(u'))
+   children (edges independent); the estimated tree is the sum over levels
+   of the product of these factors. From every start vertex a greedy takes
+   the connected vertex with the fewest expected children (most matched
+   neighbours on ties); the start with the smallest estimated tree wins
+   (all starts at once, in log space, unrolled: no loop on the device).
+   "gvsm": g(u) = alive(label u) / (deg(u) × |labels(Adj(u))|)
    (GVSM's (freq − blacklisted) / (deg × label kinds)); Prim-like greedy:
    the smallest g first, then repeatedly the unmatched vertex adjacent to
    the matched ones with the smallest g (a new component starts at its
    smallest g); ties by vertex id. Computed in rank space with 32-bit masks,
-   unrolled: no loop on the device.
+   unrolled. "naive": breadth-first by id.
 """
 
 from __future__ import annotations
@@ -64,14 +79,17 @@ from kcjax.graph.labeled import LabeledGraph
 #: Largest query handled (level masks are 32-bit words).
 MAX_QUERY = 32
 
-Order = Literal["gvsm", "naive"]
+Order = Literal["estimate", "gvsm", "naive"]
+#: Matching orders, by their code in :func:`flags`.
+ORDER_CODES: dict[str, int] = {"estimate": 0, "gvsm": 1, "naive": 2}
 
 
 @dataclasses.dataclass(frozen=True)
 class PlanPolicy:
     """Tuning constants of the plan (history in docs/tuning.md, matching section)."""
 
-    rounds: int = 4  # filter rounds, unrolled: no host sync per round; later rounds remove little
+    rounds: int = 6  # filter rounds, unrolled: no host sync per round; label-group removals cascade
+    group_vector_max: int = 1 << 24  # largest n*q*q label-group table built at once (else per u)
     profile_vector_max: int = 1 << 27  # largest q*q*n compared at once (above: one u at a time)
     root_buckets: int = 33  # roots grouped by degree bit length (0..31) + "not a root": no sort
     min_vertices: int = 256  # smallest vertex bucket after the first pass: few compilations
@@ -91,21 +109,21 @@ class Switches(NamedTuple):
       induced: non-edges of the query map to non-edges.
       blacklist: run the filter rounds and restrict the data graph to the
         candidates (False: the first filter pass only, whole graph).
-      refine: the rounds also apply the neighbour-consistency test.
+      refine: the rounds also apply the neighbour-consistency and label-group tests.
       dominance: twins share one branch.
-      naive_order: breadth-first by id instead of GVSM's greedy order.
+      order: the matching order's code (:data:`ORDER_CODES`).
     """
 
     induced: bool | jax.Array = False
     blacklist: bool = True
     refine: bool | jax.Array = True
     dominance: bool | jax.Array = True
-    naive_order: bool | jax.Array = False
+    order: int | jax.Array = 0
 
 
 def flags(sw: Switches) -> np.ndarray:
-    """int32[4]: the traced switches (induced, refine, dominance, naive_order)."""
-    return np.asarray([sw.induced, sw.refine, sw.dominance, sw.naive_order], np.int32)
+    """int32[4]: the traced switches (induced, refine, dominance, order code)."""
+    return np.asarray([sw.induced, sw.refine, sw.dominance, sw.order], np.int32)
 
 
 def traced_switches(blacklist: bool, fl: jax.Array) -> Switches:
@@ -115,7 +133,7 @@ def traced_switches(blacklist: bool, fl: jax.Array) -> Switches:
         blacklist=blacklist,
         refine=fl[1] != 0,
         dominance=fl[2] != 0,
-        naive_order=fl[3] != 0,
+        order=fl[3],
     )
 
 
@@ -430,6 +448,32 @@ def _covers(nlc_v: jax.Array, need: jax.Array) -> jax.Array:
     return jax.lax.map(lambda row: jnp.all(nlc_v >= row[None, :], axis=1), need).T
 
 
+def _group_covers(cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryArrays) -> jax.Array:
+    """bool[n, q]: the label-group test of stage 1 (module docstring).
+
+    U(u) = ∪ C(u') over u's query neighbours; v passes for u if, for every
+    label slot k, at least NLC[u, k] neighbours of v with slot k lie in U(u).
+    """
+    n, q = cand.shape
+    w = gp.indices
+    union = (cand.astype(jnp.int32) @ qa.adj.astype(jnp.int32)) > 0  # [n, q]: w in U(u)
+    ok_e = gp.live & (slot_v[w] >= 0)
+    slot_w = jnp.maximum(slot_v[w], 0)
+    if n * q * q <= POLICY.group_vector_max:
+        key = jnp.where(ok_e, gp.rows * q + slot_w, n * q)
+        add = union[w].astype(jnp.int32)  # one row of q counters per entry: a row scatter
+        cnt = jnp.zeros((n * q + 1, q), jnp.int32).at[key].add(add)[: n * q].reshape(n, q, q)
+        return jnp.all(cnt >= qa.nlc.T[None, :, :], axis=1)  # cnt[v, k, u] >= NLC[u, k]
+
+    def one(args):
+        u_in, need = args
+        key = jnp.where(ok_e & u_in[w], gp.rows * q + slot_w, n * q)
+        cnt = jnp.zeros(n * q + 1, jnp.int32).at[key].add(1)[: n * q].reshape(n, q)
+        return jnp.all(cnt >= need[None, :], axis=1)
+
+    return jax.lax.map(one, (union.T, qa.nlc)).T
+
+
 def _filter_round(
     cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryArrays, refine: bool | jax.Array
 ) -> jax.Array:
@@ -445,7 +489,10 @@ def _filter_round(
         return ok
     upd = jnp.where(gp.live[:, None], cand[w], False)
     has = jnp.zeros((n, q), bool).at[gp.rows].max(upd)
-    return ok & (_covers(has.astype(jnp.int32), qa.adj.astype(jnp.int32)) | ~jnp.asarray(refine))
+    strong = _covers(has.astype(jnp.int32), qa.adj.astype(jnp.int32)) & _group_covers(
+        cand, gp, slot_v, qa
+    )
+    return ok & (strong | ~jnp.asarray(refine))
 
 
 def _greedy_order(adj: jax.Array, g: jax.Array) -> jax.Array:
@@ -478,6 +525,57 @@ def _greedy_order(adj: jax.Array, g: jax.Array) -> jax.Array:
         seen = seen | low
         front = front | adj_mask[r]
     return inv[jnp.stack(picks)]
+
+
+def _estimate_order(adj: jax.Array, cand: jax.Array, gp: GraphPrep, valid: jax.Array) -> jax.Array:
+    """int32[q]: the "estimate" order (module docstring, stage 4), without a device loop.
+
+    Args:
+      adj: bool[q, q] query adjacency.
+      cand: bool[n, q] candidates (twin representatives).
+      gp: the graph (CSR rows and columns of every entry).
+      valid: bool[e] entries of the search graph.
+    """
+    q = adj.shape[0]
+    c = cand.astype(jnp.float32)
+    size = jnp.sum(c, axis=0)
+    n = cand.shape[0]
+    near = (
+        jnp.zeros((n, q), jnp.float32)
+        .at[gp.rows]
+        .add(jnp.where(valid[:, None], c[gp.indices], 0.0))
+    )  # near[v, u'] = |N(v) ∩ C(u')|
+    edges = c.T @ near  # [q, q]: data edges between C(u) and C(u')
+    log_s = jnp.log(jnp.maximum(size, 1.0))
+    tiny = jnp.float32(-60.0)  # log of "no edge": such a pair admits no embedding
+    log_p = jnp.where(
+        edges > 0, jnp.log(jnp.maximum(edges, 1.0)) - log_s[:, None] - log_s[None, :], tiny
+    )
+    idx = jnp.arange(q, dtype=jnp.int32)
+    gain = jnp.where(adj, log_p, 0.0)  # gain[p, u]: log factor u gains once p is matched
+    hot = adj.astype(jnp.int32)
+    seen = jnp.zeros((q, q), bool)  # [start, u], one greedy per start vertex
+    nback = jnp.zeros((q, q), jnp.int32)  # matched neighbours of u
+    log_f = jnp.broadcast_to(log_s[None, :], (q, q))  # log expected children of u
+    log_est = jnp.zeros(q, jnp.float32)
+    log_tree = jnp.full(q, -jnp.inf, jnp.float32)
+    picks = []
+    for step in range(q):
+        if step == 0:
+            pick = idx
+        else:
+            front = (nback > 0) & ~seen
+            pool = jnp.where(jnp.any(front, axis=1, keepdims=True), front, ~seen)
+            key = jnp.where(pool, log_f - 1e-3 * nback.astype(jnp.float32), jnp.inf)
+            pick = jnp.argmin(key, axis=1).astype(jnp.int32)
+        log_est = log_est + jnp.take_along_axis(log_f, pick[:, None], axis=1)[:, 0]
+        log_tree = jnp.logaddexp(log_tree, log_est)
+        seen = seen | (idx[None, :] == pick[:, None])
+        log_f = log_f + gain[pick]
+        nback = nback + hot[pick]
+        picks.append(pick)
+    best = jnp.argmin(log_tree)
+    return jnp.stack(picks)[:, best]
 
 
 def _roots_by_degree(cand0: jax.Array, deg: jax.Array) -> jax.Array:
@@ -653,7 +751,16 @@ def plan(
     kinds = jnp.sum(qa.nlc > 0, axis=1)
     freq = jnp.sum(by_label & keep[:, None], axis=0, dtype=jnp.int32)
     g = freq.astype(jnp.float32) / jnp.maximum(deg_q * kinds, 1).astype(jnp.float32)
-    lvl = jnp.where(jnp.asarray(sw.naive_order), qa.naive, _greedy_order(qa.adj, g))
+    code = jnp.asarray(sw.order)
+    lvl = jnp.where(
+        code == ORDER_CODES["naive"],
+        qa.naive,
+        jnp.where(
+            code == ORDER_CODES["gvsm"],
+            _greedy_order(qa.adj, g),
+            _estimate_order(qa.adj, cand & keep2[:, None], gp, valid),
+        ),
+    )
     cand_levels = cand.T[lvl] & keep2[None, :]
     adj_l = qa.adj[lvl][:, lvl]
     below = jnp.arange(q)[None, :] < jnp.arange(q)[:, None]

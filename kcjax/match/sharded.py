@@ -61,7 +61,7 @@ def count_embeddings_sharded(
     blacklist: bool = True,
     refine: bool = True,
     dominance: bool = True,
-    order: Order = "gvsm",
+    order: Order = "estimate",
     num_threads: int = 0,
 ) -> jax.Array:
     """Counts embeddings over ``mesh``'s devices (eager; see the module docstring).

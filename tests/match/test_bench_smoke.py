@@ -42,5 +42,5 @@ def test_tree_diag_walks_to_the_true_count(tmp_path):
     args = ["--pairs", "hprd:query_dense_16_1", "--cap", "1e7", "--out", str(out)]
     assert tree_diag.main(args) == 0
     rows = json.loads(out.read_text())
-    assert {r["method"] for r in rows} == {"gvsm", "candidates"}
+    assert {r["method"] for r in rows} == {"estimate", "gvsm"}
     assert all(r["finished"] and r["correct"] for r in rows)

@@ -6,6 +6,7 @@ compilation per query size serves every case.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import jax
@@ -59,7 +60,7 @@ def test_every_ablation_variant_same_count(name, size, g, q):
     for induced in (False, True):
         ref = len(nx_embeddings(g, q, induced=induced))
         for bl, rf, dom, order in itertools.product(
-            (True, False), (True, False), (True, False), ("gvsm", "naive")
+            (True, False), (True, False), (True, False), ("estimate", "gvsm", "naive")
         ):
             got = kcjax.count_embeddings(
                 d, qq, induced=induced, blacklist=bl, refine=rf, dominance=dom, order=order
@@ -237,3 +238,37 @@ def test_bad_inputs():
         kcjax.count_embeddings(d, d, engine="nope")
     with pytest.raises(ValueError, match="order"):
         kcjax.count_embeddings(d, d, order="nope")
+
+
+@pytest.mark.parametrize("order", ["estimate", "gvsm", "naive"])
+@pytest.mark.parametrize("seed", range(3))
+def test_order_is_a_connected_permutation(order, seed):
+    # Every order is a permutation whose levels past a component's first have a
+    # backward neighbour (the kernels extend from one), one free level per component.
+    g = _data("many_labels")
+    q = nx.disjoint_union(walk_query(g, 4 + seed, seed=seed), walk_query(g, 3, seed=seed + 7))
+    comps = nx.number_connected_components(q)
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    p = prepare_match(d, qq, order=order)
+    lvl = np.asarray(p.order)
+    assert sorted(lvl.tolist()) == list(range(q.number_of_nodes()))
+    back = np.asarray(p.plan)[:, 0]
+    assert int(np.sum(back == 0)) == comps and back[0] == 0
+    ref = nx_embeddings(g, q)
+    assert kcjax.count_embeddings(d, qq, order=order) == len(ref)
+
+
+def test_group_test_same_on_both_paths(monkeypatch):
+    # The label-group test built at once and one query vertex at a time (large
+    # graphs) keep the same candidates.
+    from kcjax.match import plan as mp
+
+    g = _data("few_labels")
+    d = LabeledGraph.from_networkx(g)
+    qq = LabeledGraph.from_networkx(walk_query(g, 6, seed=3))
+    whole = np.asarray(prepare_match(d, qq, blacklist=True).cand)
+    monkeypatch.setattr(mp, "POLICY", dataclasses.replace(mp.POLICY, group_vector_max=0))
+    jax.clear_caches()
+    per_u = np.asarray(prepare_match(d, qq, blacklist=True).cand)
+    jax.clear_caches()
+    assert np.array_equal(whole, per_u)

@@ -58,11 +58,15 @@ def test_counts_tsv_row_gpu(row):
 
 
 @pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
-@pytest.mark.parametrize("variant", ["no_blacklist", "no_dominance", "naive", "induced"])
+@pytest.mark.parametrize(
+    "variant", ["no_blacklist", "no_refine", "no_dominance", "gvsm", "naive", "induced"]
+)
 def test_variants_cpu_equals_gpu_on_yeast(variant):
     kw = {
         "no_blacklist": {"blacklist": False},
+        "no_refine": {"refine": False},
         "no_dominance": {"dominance": False},
+        "gvsm": {"order": "gvsm"},
         "naive": {"order": "naive"},
         "induced": {"induced": True},
     }[variant]
