@@ -25,11 +25,12 @@
 // Direction: kcjax::ClusterBottomUp (Beamer's edge rule, as GAP), whose inputs
 // the claims count on the way, so the kernel has no O(n) pre-pass (the grid
 // path's hub rule needs the graph's hub count first).
-// Top-down: the cluster's warps take groups of 32 frontier words round robin;
-// a warp takes the group's frontier vertices 32 at a time, lays them out by a
-// scan of their degrees and walks their edges 32 x kEdgeBatch at a time
-// (edge-balanced, coalesced); a vertex of degree >= kClusterBlockDegree is
-// listed and walked by its whole block.
+// Top-down: the cluster's warps take the frontier words round robin, a warp
+// per word (a small frontier of wide vertices spreads over as many warps as it
+// has words); a warp lays the word's vertices out by a scan of their degrees
+// and walks their edges 32 x kEdgeBatch at a time (edge-balanced, coalesced);
+// a vertex of degree >= kClusterBlockDegree is listed and walked by its
+// whole block.
 // Bottom-up: block b takes the words it owns (so its claims are plain local
 // stores), a warp per word: a thread per unvisited vertex of degree <
 // kClusterGroupDegree, groups of kClusterGroupLanes lanes for those up to
@@ -141,48 +142,39 @@ __device__ void TopDown(const BfsProblem& p, const View& v, int32_t* dist, int32
                         int32_t level, int32_t* heavy, int* num_heavy, Tally& t) {
   const int lane = LaneId(), warp = WarpInBlock();
   const int32_t next_level = level + 1;
-  const int groups = (v.words + kWarp - 1) / kWarp;
-  for (int g = v.rank * kWarps + warp; g < groups; g += v.ranks * kWarps) {
-    // Lane l holds word 32 g + l; the group's frontier vertices are taken 32 at
-    // a time in order (a sparse frontier still fills the warp).
-    const int mine = g * kWarp + lane;
-    const uint32_t my_bits = mine < v.words ? v.front[mine] : 0u;
-    const int pop_incl = WarpInclusiveScan(__popc(my_bits));
-    const int vertices = __shfl_sync(kFull, pop_incl, kWarp - 1);
-    for (int c0 = 0; c0 < vertices; c0 += kWarp) {
-      const int idx = c0 + lane;
-      const int word_lane = OwnerLane(pop_incl, min(idx, vertices - 1));
-      const uint32_t bits = __shfl_sync(kFull, my_bits, word_lane);
-      const int before = __shfl_sync(kFull, pop_incl, word_lane) - __popc(bits);
-      int32_t u = -1, lo = 0, deg = 0;
-      if (idx < vertices) {
-        u = (g * kWarp + word_lane) * 32 + NthBit(bits, idx - before);
-        lo = __ldg(p.indptr + u);
-        deg = __ldg(p.indptr + u + 1) - lo;
-        if (deg >= BfsPolicy::kClusterBlockDegree) {
-          const int slot = atomicAdd(num_heavy, 1);
-          if (slot < BfsPolicy::kClusterBlockSlots) {
-            heavy[slot] = u;
-            deg = 0;
-          }
+  // A warp per frontier word, round robin over the cluster's warps: a small
+  // frontier of wide vertices is spread over as many warps as it has words.
+  for (int w = v.rank * kWarps + warp; w < v.words; w += v.ranks * kWarps) {
+    const uint32_t bits = v.front[w];
+    if (bits == 0u) continue;
+    int32_t u = -1, lo = 0, deg = 0;
+    if (lane < __popc(bits)) {
+      u = w * 32 + NthBit(bits, lane);
+      lo = __ldg(p.indptr + u);
+      deg = __ldg(p.indptr + u + 1) - lo;
+      if (deg >= BfsPolicy::kClusterBlockDegree) {
+        const int slot = atomicAdd(num_heavy, 1);
+        if (slot < BfsPolicy::kClusterBlockSlots) {
+          heavy[slot] = u;
+          deg = 0;
         }
       }
-      const int32_t incl = WarpInclusiveScan(deg);
-      const int32_t excl = incl - deg;
-      const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
-      for (int32_t base = 0; base < total; base += kWarp * kBatch) {
-        int32_t x[kBatch], src[kBatch];
+    }
+    const int32_t incl = WarpInclusiveScan(deg);
+    const int32_t excl = incl - deg;
+    const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
+    for (int32_t base = 0; base < total; base += kWarp * kBatch) {
+      int32_t x[kBatch], src[kBatch];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-          const int32_t q = base + j * kWarp + lane;  // the q-th edge of the 32 vertices
-          const int owner = OwnerLane(incl, min(q, total - 1));
-          const int32_t olo = __shfl_sync(kFull, lo, owner);
-          const int32_t oexcl = __shfl_sync(kFull, excl, owner);
-          src[j] = __shfl_sync(kFull, u, owner);
-          x[j] = q < total ? __ldg(p.indices + olo + (q - oexcl)) : -1;
-        }
-        ClaimBatch(p, v, dist, parent, buf, next_level, x, src, t);
+      for (int j = 0; j < kBatch; ++j) {
+        const int32_t q = base + j * kWarp + lane;  // the q-th edge of the word's vertices
+        const int owner = OwnerLane(incl, min(q, total - 1));
+        const int32_t olo = __shfl_sync(kFull, lo, owner);
+        const int32_t oexcl = __shfl_sync(kFull, excl, owner);
+        src[j] = __shfl_sync(kFull, u, owner);
+        x[j] = q < total ? __ldg(p.indices + olo + (q - oexcl)) : -1;
       }
+      ClaimBatch(p, v, dist, parent, buf, next_level, x, src, t);
     }
   }
   __syncthreads();  // the heavy list is complete
