@@ -133,10 +133,11 @@ def _group_search(todo: int, lo, hi, found, indices, front_bit) -> list[int]:
     return found
 
 
-def _bottom_up_word(w, n, visited, front_bit, indptr, indices) -> dict[int, int]:
-    """{vertex: parent} one warp finds for word w (thread, lane-group and warp tiers)."""
+def _bottom_up_word(w, lanes, n, visited, front_bit, indptr, indices) -> dict[int, int]:
+    """{vertex: parent} one warp finds for the `lanes` of word w (thread, lane-group and
+    warp tiers)."""
     first = w * 32
-    unreached = ~visited[w] & 0xFFFFFFFF
+    unreached = ~visited[w] & lanes
     if n - first < 32:
         unreached &= (1 << (n - first)) - 1
     lo = [indptr[first + lane] if (unreached >> lane) & 1 else 0 for lane in range(WARP)]
@@ -203,19 +204,26 @@ def _cluster_bfs(adj, src: int, ranks: int, direction: str, warps: int, rng) -> 
                             dist[x], parent[x] = level + 1, u
                             reached, edges = reached + 1, edges + len(adj[x])
                     continue
-                for k in range(warp, slice_, warps):
+                parts = 1  # BottomUp: a word's lanes split over warps when words are few
+                while parts < WARP and slice_ * parts * 2 <= warps:
+                    parts *= 2
+                span = WARP // parts
+                for item in range(warp, slice_ * parts, warps):
+                    k, part = divmod(item, parts)
                     w = r + k * ranks
                     if w >= words:
                         break
+                    lanes = ((1 << span) - 1) << (part * span)
                     found = _bottom_up_word(
                         w,
+                        lanes,
                         n,
                         visited[r],
                         lambda y, r=r: (front[r][y >> 5] >> (y & 31)) & 1,
                         indptr,
                         indices,
                     )
-                    assert nxt[r][buf][k] == 0  # the rotation cleared it
+                    assert nxt[r][buf][k] & lanes == 0  # the rotation cleared it
                     for x, p in found.items():
                         nxt[r][buf][k] |= 1 << (x & 31)
                         assert dist[x] < 0
@@ -275,3 +283,18 @@ def test_cluster_model_equals_bfs(seed, ranks):
                 assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1
             elif dist[v] < 0:
                 assert parent[v] == -1
+
+
+@pytest.mark.parametrize("ranks", [1, 3, 8])
+@pytest.mark.parametrize("n", [40, 400, 1500])
+def test_cluster_model_split_words(ranks, n):
+    """32 warps over few words per block: bottom-up splits each word over warps."""
+    rng = random.Random(n + ranks)
+    adj = _random_graph(rng, n)
+    for direction in ("auto", "bottom_up"):
+        src = rng.randrange(n)
+        dist, parent = _cluster_bfs(adj, src, ranks, direction, 32, rng)
+        assert dist == _bfs(adj, src)
+        for v in range(n):
+            if dist[v] > 0:
+                assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1

@@ -32,10 +32,12 @@
 // a vertex of degree >= kClusterBlockDegree is listed and walked by its
 // whole block.
 // Bottom-up: block b takes the words it owns (so its claims are plain local
-// stores), a warp per word: a thread per unvisited vertex of degree <
-// kClusterGroupDegree, groups of kClusterGroupLanes lanes for those up to
-// kMiddleMax (kGroups at a time), the warp for wider ones, each stopping at
-// the first batch that holds a frontier neighbour.
+// stores, or shared atomics where a word is split over warps), a warp per word
+// (or per part of a word where the block has at most half as many words as
+// warps): a thread per unvisited vertex of degree < kClusterGroupDegree,
+// groups of kClusterGroupLanes lanes for those up to kMiddleMax (kGroups at a
+// time), the warp for wider ones, each stopping at the first batch that holds
+// a frontier neighbour.
 // dist and parent are only written: a reached vertex once, at its claim (the
 // source by block 0); at the end every block writes -1 over the unreached
 // vertices of its words. Several sources ([s, n], batch "each"): one cluster
@@ -252,16 +254,26 @@ __device__ __forceinline__ int32_t GroupSearch(const BfsProblem& p, const View& 
   return found;
 }
 
-// A bottom-up level (see the file comment): the words w % ranks == rank.
+// A bottom-up level (see the file comment): the words w % ranks == rank. A
+// block with at most half as many words as warps splits each word's lanes
+// over `parts` warps (a power of two), so its wide vertices are searched by
+// more warps at once instead of leaving warps idle.
 __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int32_t* parent,
                          int buf, int32_t level, Tally& t) {
   const int lane = LaneId(), warp = WarpInBlock();
   const int32_t next_level = level + 1;
-  for (int k = warp;; k += kWarps) {
-    const int w = v.rank + k * v.ranks;  // local index k in this block's slice
+  int parts = 1;
+  while (parts < kWarp && v.slice * parts * 2 <= kWarps) parts *= 2;
+  const int span = kWarp / parts;  // lanes of a word per part
+  for (int item = warp;; item += kWarps) {
+    const int k = item / parts;          // local index k in this block's slice
+    const int w = v.rank + k * v.ranks;  // k grows with item: nothing after is ours
     if (w >= v.words) break;
+    const int part = item % parts;
+    const uint32_t part_lanes =
+        parts == 1 ? ~0u : ((1u << span) - 1u) << (part * span);  // span < 32 here
     const int64_t first = int64_t{w} * 32;
-    uint32_t unreached = ~v.visited[w];
+    uint32_t unreached = ~v.visited[w] & part_lanes;
     if (v.n - first < 32) unreached &= (1u << (v.n - first)) - 1u;
     if (unreached == 0) continue;
     const int32_t x = static_cast<int32_t>(first) + lane;
@@ -301,7 +313,13 @@ __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int3
       ++t.reached;
       t.edges += static_cast<int>(hi - lo);
     }
-    if (lane == 0 && got != 0) v.next[buf * v.slice + k] = got;  // this warp's word alone
+    if (lane == 0 && got != 0) {  // a split word: its other parts OR in theirs
+      if (parts == 1) {
+        v.next[buf * v.slice + k] = got;
+      } else {
+        atomicOr(v.next + buf * v.slice + k, got);
+      }
+    }
   }
 }
 
