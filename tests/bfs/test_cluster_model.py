@@ -2,8 +2,8 @@
 checked against a plain BFS on random graphs.
 
 The model follows the kernel's index arithmetic step by step, so its mistakes
-would show here without a GPU: a warp's top-down mapping (frontier words ->
-32 vertices at a time -> edges by a degree scan and OwnerLane), the bottom-up
+would show here without a GPU: a warp's top-down mapping (a frontier word ->
+its vertices -> edges by a degree scan and OwnerLane), the bottom-up
 lane-group search (GroupSearch), the word ownership of blocks and warps
 (every word searched or expanded exactly once), the next-frontier buffers in
 rotation (a slot is zero when it is written) and Beamer's direction rule
@@ -58,32 +58,28 @@ def _nth_bit(bits: int, r: int) -> int:
     return _lowest(bits)
 
 
-def _top_down_group(front: list[int], g: int, indptr, indices) -> list[tuple[int, int]]:
-    """The edges (u, x) one warp walks for word group g in TopDown."""
-    bits = [front[g * WARP + lane] if g * WARP + lane < len(front) else 0 for lane in range(WARP)]
-    pop_incl = _inclusive([_popc(b) for b in bits])
-    vertices = pop_incl[-1]
+def _top_down_word(front: list[int], w: int, indptr, indices) -> list[tuple[int, int]]:
+    """The edges (u, x) one warp walks for frontier word w in TopDown."""
+    bits = front[w]
+    if bits == 0:
+        return []
+    u, lo, deg = [-1] * WARP, [0] * WARP, [0] * WARP
+    for lane in range(WARP):
+        if lane < _popc(bits):
+            u[lane] = w * 32 + _nth_bit(bits, lane)
+            lo[lane] = indptr[u[lane]]
+            deg[lane] = indptr[u[lane] + 1] - lo[lane]
+    incl = _inclusive(deg)
+    excl = [incl[lane] - deg[lane] for lane in range(WARP)]
+    total = incl[-1]
     out = []
-    for c0 in range(0, vertices, WARP):
-        u, lo, deg = [-1] * WARP, [0] * WARP, [0] * WARP
+    for base in range(0, total, WARP * BATCH):
         for lane in range(WARP):
-            idx = c0 + lane
-            word_lane = _owner_lane(pop_incl, min(idx, vertices - 1))
-            before = pop_incl[word_lane] - _popc(bits[word_lane])
-            if idx < vertices:
-                u[lane] = (g * WARP + word_lane) * 32 + _nth_bit(bits[word_lane], idx - before)
-                lo[lane] = indptr[u[lane]]
-                deg[lane] = indptr[u[lane] + 1] - lo[lane]
-        incl = _inclusive(deg)
-        excl = [incl[lane] - deg[lane] for lane in range(WARP)]
-        total = incl[-1]
-        for base in range(0, total, WARP * BATCH):
-            for lane in range(WARP):
-                for j in range(BATCH):
-                    q = base + j * WARP + lane
-                    owner = _owner_lane(incl, min(q, total - 1))
-                    if q < total:
-                        out.append((u[owner], indices[lo[owner] + q - excl[owner]]))
+            for j in range(BATCH):
+                q = base + j * WARP + lane
+                owner = _owner_lane(incl, min(q, total - 1))
+                if q < total:
+                    out.append((u[owner], indices[lo[owner] + q - excl[owner]]))
     return out
 
 
@@ -137,10 +133,11 @@ def _group_search(todo: int, lo, hi, found, indices, front_bit) -> list[int]:
     return found
 
 
-def _bottom_up_word(w, n, visited, front_bit, indptr, indices) -> dict[int, int]:
-    """{vertex: parent} one warp finds for word w (thread, lane-group and warp tiers)."""
+def _bottom_up_word(w, lanes, n, visited, front_bit, indptr, indices) -> dict[int, int]:
+    """{vertex: parent} one warp finds for the `lanes` of word w (thread, lane-group and
+    warp tiers)."""
     first = w * 32
-    unreached = ~visited[w] & 0xFFFFFFFF
+    unreached = ~visited[w] & lanes
     if n - first < 32:
         unreached &= (1 << (n - first)) - 1
     lo = [indptr[first + lane] if (unreached >> lane) & 1 else 0 for lane in range(WARP)]
@@ -194,8 +191,8 @@ def _cluster_bfs(adj, src: int, ranks: int, direction: str, warps: int, rng) -> 
         for r in rng.sample(range(ranks), ranks):
             for warp in range(warps):
                 if not bu:
-                    for g in range(r * warps + warp, (words + 31) // 32, ranks * warps):
-                        for u, x in _top_down_group(front[r], g, indptr, indices):
+                    for fw in range(r * warps + warp, words, ranks * warps):
+                        for u, x in _top_down_word(front[r], fw, indptr, indices):
                             if (visited[r][x >> 5] >> (x & 31)) & 1:
                                 continue
                             w, bit = x >> 5, 1 << (x & 31)
@@ -207,19 +204,26 @@ def _cluster_bfs(adj, src: int, ranks: int, direction: str, warps: int, rng) -> 
                             dist[x], parent[x] = level + 1, u
                             reached, edges = reached + 1, edges + len(adj[x])
                     continue
-                for k in range(warp, slice_, warps):
+                parts = 1  # BottomUp: a word's lanes split over warps when words are few
+                while parts < WARP and slice_ * parts * 2 <= warps:
+                    parts *= 2
+                span = WARP // parts
+                for item in range(warp, slice_ * parts, warps):
+                    k, part = divmod(item, parts)
                     w = r + k * ranks
                     if w >= words:
                         break
+                    lanes = ((1 << span) - 1) << (part * span)
                     found = _bottom_up_word(
                         w,
+                        lanes,
                         n,
                         visited[r],
                         lambda y, r=r: (front[r][y >> 5] >> (y & 31)) & 1,
                         indptr,
                         indices,
                     )
-                    assert nxt[r][buf][k] == 0  # the rotation cleared it
+                    assert nxt[r][buf][k] & lanes == 0  # the rotation cleared it
                     for x, p in found.items():
                         nxt[r][buf][k] |= 1 << (x & 31)
                         assert dist[x] < 0
@@ -279,3 +283,18 @@ def test_cluster_model_equals_bfs(seed, ranks):
                 assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1
             elif dist[v] < 0:
                 assert parent[v] == -1
+
+
+@pytest.mark.parametrize("ranks", [1, 3, 8])
+@pytest.mark.parametrize("n", [40, 400, 1500])
+def test_cluster_model_split_words(ranks, n):
+    """32 warps over few words per block: bottom-up splits each word over warps."""
+    rng = random.Random(n + ranks)
+    adj = _random_graph(rng, n)
+    for direction in ("auto", "bottom_up"):
+        src = rng.randrange(n)
+        dist, parent = _cluster_bfs(adj, src, ranks, direction, 32, rng)
+        assert dist == _bfs(adj, src)
+        for v in range(n):
+            if dist[v] > 0:
+                assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1

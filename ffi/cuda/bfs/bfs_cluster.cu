@@ -25,16 +25,19 @@
 // Direction: kcjax::ClusterBottomUp (Beamer's edge rule, as GAP), whose inputs
 // the claims count on the way, so the kernel has no O(n) pre-pass (the grid
 // path's hub rule needs the graph's hub count first).
-// Top-down: the cluster's warps take groups of 32 frontier words round robin;
-// a warp takes the group's frontier vertices 32 at a time, lays them out by a
-// scan of their degrees and walks their edges 32 x kEdgeBatch at a time
-// (edge-balanced, coalesced); a vertex of degree >= kClusterBlockDegree is
-// listed and walked by its whole block.
+// Top-down: the cluster's warps take the frontier words round robin, a warp
+// per word (a small frontier of wide vertices spreads over as many warps as it
+// has words); a warp lays the word's vertices out by a scan of their degrees
+// and walks their edges 32 x kEdgeBatch at a time (edge-balanced, coalesced);
+// a vertex of degree >= kClusterBlockDegree is listed and walked by its
+// whole block.
 // Bottom-up: block b takes the words it owns (so its claims are plain local
-// stores), a warp per word: a thread per unvisited vertex of degree <
-// kClusterGroupDegree, groups of kClusterGroupLanes lanes for those up to
-// kMiddleMax (kGroups at a time), the warp for wider ones, each stopping at
-// the first batch that holds a frontier neighbour.
+// stores, or shared atomics where a word is split over warps), a warp per word
+// (or per part of a word where the block has at most half as many words as
+// warps): a thread per unvisited vertex of degree < kClusterGroupDegree,
+// groups of kClusterGroupLanes lanes for those up to kMiddleMax (kGroups at a
+// time), the warp for wider ones, each stopping at the first batch that holds
+// a frontier neighbour.
 // dist and parent are only written: a reached vertex once, at its claim (the
 // source by block 0); at the end every block writes -1 over the unreached
 // vertices of its words. Several sources ([s, n], batch "each"): one cluster
@@ -141,48 +144,39 @@ __device__ void TopDown(const BfsProblem& p, const View& v, int32_t* dist, int32
                         int32_t level, int32_t* heavy, int* num_heavy, Tally& t) {
   const int lane = LaneId(), warp = WarpInBlock();
   const int32_t next_level = level + 1;
-  const int groups = (v.words + kWarp - 1) / kWarp;
-  for (int g = v.rank * kWarps + warp; g < groups; g += v.ranks * kWarps) {
-    // Lane l holds word 32 g + l; the group's frontier vertices are taken 32 at
-    // a time in order (a sparse frontier still fills the warp).
-    const int mine = g * kWarp + lane;
-    const uint32_t my_bits = mine < v.words ? v.front[mine] : 0u;
-    const int pop_incl = WarpInclusiveScan(__popc(my_bits));
-    const int vertices = __shfl_sync(kFull, pop_incl, kWarp - 1);
-    for (int c0 = 0; c0 < vertices; c0 += kWarp) {
-      const int idx = c0 + lane;
-      const int word_lane = OwnerLane(pop_incl, min(idx, vertices - 1));
-      const uint32_t bits = __shfl_sync(kFull, my_bits, word_lane);
-      const int before = __shfl_sync(kFull, pop_incl, word_lane) - __popc(bits);
-      int32_t u = -1, lo = 0, deg = 0;
-      if (idx < vertices) {
-        u = (g * kWarp + word_lane) * 32 + NthBit(bits, idx - before);
-        lo = __ldg(p.indptr + u);
-        deg = __ldg(p.indptr + u + 1) - lo;
-        if (deg >= BfsPolicy::kClusterBlockDegree) {
-          const int slot = atomicAdd(num_heavy, 1);
-          if (slot < BfsPolicy::kClusterBlockSlots) {
-            heavy[slot] = u;
-            deg = 0;
-          }
+  // A warp per frontier word, round robin over the cluster's warps: a small
+  // frontier of wide vertices is spread over as many warps as it has words.
+  for (int w = v.rank * kWarps + warp; w < v.words; w += v.ranks * kWarps) {
+    const uint32_t bits = v.front[w];
+    if (bits == 0u) continue;
+    int32_t u = -1, lo = 0, deg = 0;
+    if (lane < __popc(bits)) {
+      u = w * 32 + NthBit(bits, lane);
+      lo = __ldg(p.indptr + u);
+      deg = __ldg(p.indptr + u + 1) - lo;
+      if (deg >= BfsPolicy::kClusterBlockDegree) {
+        const int slot = atomicAdd(num_heavy, 1);
+        if (slot < BfsPolicy::kClusterBlockSlots) {
+          heavy[slot] = u;
+          deg = 0;
         }
       }
-      const int32_t incl = WarpInclusiveScan(deg);
-      const int32_t excl = incl - deg;
-      const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
-      for (int32_t base = 0; base < total; base += kWarp * kBatch) {
-        int32_t x[kBatch], src[kBatch];
+    }
+    const int32_t incl = WarpInclusiveScan(deg);
+    const int32_t excl = incl - deg;
+    const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
+    for (int32_t base = 0; base < total; base += kWarp * kBatch) {
+      int32_t x[kBatch], src[kBatch];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-          const int32_t q = base + j * kWarp + lane;  // the q-th edge of the 32 vertices
-          const int owner = OwnerLane(incl, min(q, total - 1));
-          const int32_t olo = __shfl_sync(kFull, lo, owner);
-          const int32_t oexcl = __shfl_sync(kFull, excl, owner);
-          src[j] = __shfl_sync(kFull, u, owner);
-          x[j] = q < total ? __ldg(p.indices + olo + (q - oexcl)) : -1;
-        }
-        ClaimBatch(p, v, dist, parent, buf, next_level, x, src, t);
+      for (int j = 0; j < kBatch; ++j) {
+        const int32_t q = base + j * kWarp + lane;  // the q-th edge of the word's vertices
+        const int owner = OwnerLane(incl, min(q, total - 1));
+        const int32_t olo = __shfl_sync(kFull, lo, owner);
+        const int32_t oexcl = __shfl_sync(kFull, excl, owner);
+        src[j] = __shfl_sync(kFull, u, owner);
+        x[j] = q < total ? __ldg(p.indices + olo + (q - oexcl)) : -1;
       }
+      ClaimBatch(p, v, dist, parent, buf, next_level, x, src, t);
     }
   }
   __syncthreads();  // the heavy list is complete
@@ -260,16 +254,26 @@ __device__ __forceinline__ int32_t GroupSearch(const BfsProblem& p, const View& 
   return found;
 }
 
-// A bottom-up level (see the file comment): the words w % ranks == rank.
+// A bottom-up level (see the file comment): the words w % ranks == rank. A
+// block with at most half as many words as warps splits each word's lanes
+// over `parts` warps (a power of two), so its wide vertices are searched by
+// more warps at once instead of leaving warps idle.
 __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int32_t* parent,
                          int buf, int32_t level, Tally& t) {
   const int lane = LaneId(), warp = WarpInBlock();
   const int32_t next_level = level + 1;
-  for (int k = warp;; k += kWarps) {
-    const int w = v.rank + k * v.ranks;  // local index k in this block's slice
+  int parts = 1;
+  while (parts < kWarp && v.slice * parts * 2 <= kWarps) parts *= 2;
+  const int span = kWarp / parts;  // lanes of a word per part
+  for (int item = warp;; item += kWarps) {
+    const int k = item / parts;          // local index k in this block's slice
+    const int w = v.rank + k * v.ranks;  // k grows with item: nothing after is ours
     if (w >= v.words) break;
+    const int part = item % parts;
+    const uint32_t part_lanes =
+        parts == 1 ? ~0u : ((1u << span) - 1u) << (part * span);  // span < 32 here
     const int64_t first = int64_t{w} * 32;
-    uint32_t unreached = ~v.visited[w];
+    uint32_t unreached = ~v.visited[w] & part_lanes;
     if (v.n - first < 32) unreached &= (1u << (v.n - first)) - 1u;
     if (unreached == 0) continue;
     const int32_t x = static_cast<int32_t>(first) + lane;
@@ -309,7 +313,13 @@ __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int3
       ++t.reached;
       t.edges += static_cast<int>(hi - lo);
     }
-    if (lane == 0 && got != 0) v.next[buf * v.slice + k] = got;  // this warp's word alone
+    if (lane == 0 && got != 0) {  // a split word: its other parts OR in theirs
+      if (parts == 1) {
+        v.next[buf * v.slice + k] = got;
+      } else {
+        atomicOr(v.next + buf * v.slice + k, got);
+      }
+    }
   }
 }
 
