@@ -20,7 +20,17 @@ import numpy as np
 from kcjax import _wide
 from kcjax._args import as_int
 from kcjax.cliques.kernels import count_cliques_limbs
-from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, is_traced, max_out_degree, memo
+from kcjax.graph.orient import (
+    DAG,
+    MOMENT_MAX_J,
+    GraphLike,
+    Order,
+    as_dag,
+    is_traced,
+    max_out_degree,
+    memo,
+    out_degree_moments,
+)
 from kcjax.graph.tasks import candidate_sizes
 
 #: ``count_cliques(method="auto")`` on a GPU pivots where the estimated
@@ -291,11 +301,6 @@ def auto_local_method(dag: DAG, k: int) -> str:
     return "kcminer"
 
 
-#: The largest k whose work bounds :func:`work_bounds` computes (binomials of
-#: out-degrees up to C(d, WORK_BOUND_MAX_K - 2)); above it they are infinite.
-WORK_BOUND_MAX_K = 19
-
-
 def work_bounds(dag: DAG, k: int) -> tuple[float, float, float]:
     """Upper bounds of :func:`clique_cost_estimate`'s ``enumeration_work``,
     ``heaviest_root_work`` and ``enumeration_work * root_degree`` from the
@@ -304,37 +309,22 @@ def work_bounds(dag: DAG, k: int) -> tuple[float, float, float]:
     Each root v's estimated s-cliques, ``C(d+(v), s - 1) p(v)^C(s-1, 2)``,
     are at most ``C(d+(v), s - 1)`` (p <= 1), so w(v), the sum over
     s = 3..k-1 of those binomials, bounds v's share of the estimate's work:
-    the sum of w(v) bounds the work, its maximum the heaviest root, and the
-    sum of w(v) d+(v) the work times the work-weighted root degree. One small
-    program and no candidate-set pass: where the bounds already rule
-    pivoting out, ``auto`` decides without the estimate. Eager; memoized per
-    DAG and k.
+    the sum of w(v) bounds the work, w at the largest out-degree the heaviest
+    root, and the sum of w(v) d+(v) the work times the work-weighted root
+    degree. They come from :func:`kcjax.graph.orient.out_degree_moments`
+    (the read-back that also gives the largest out-degree), so where they
+    already rule pivoting out, ``auto`` decides without the estimate.
 
     Returns:
       ``(work, heaviest_root, work_times_degree)`` bounds as floats (``inf``
-      for k > WORK_BOUND_MAX_K; capped at 1e30).
+      above k = MOMENT_MAX_J + 2).
     """
-    if k > WORK_BOUND_MAX_K:
+    if k > MOMENT_MAX_J + 2:
         return math.inf, math.inf, math.inf
-    if k <= 3 or dag.num_edges == 0:
-        return 0.0, 0.0, 0.0
-    out = memo(dag, f"work_bounds_{k}", lambda: np.asarray(_work_bounds(dag, np.int32(k))))
-    return float(out[0]), float(out[1]), float(out[2])
-
-
-@jax.jit
-def _work_bounds(dag: DAG, k: jax.Array) -> jax.Array:
-    """float32[3]: over the roots v, the sum and the maximum of w(v) =
-    sum_{j=2}^{k-2} C(d+(v), j), and the sum of w(v) d+(v) (each capped at
-    1e30: float32 is exact enough for a threshold test)."""
-    d = dag.out_degrees().astype(jnp.float32)
-    binom = d * (d - 1) / 2  # C(d, j) for j = 2
-    total = jnp.zeros_like(d)
-    for j in range(2, WORK_BOUND_MAX_K - 1):
-        total = total + jnp.where(j <= k - 2, binom, 0.0)
-        binom = jnp.minimum(jnp.where(d > j, binom * (d - j) / (j + 1), 0.0), 1e30)
-    total = jnp.minimum(total, 1e30)
-    cost = jnp.minimum(total * d, 1e30)
-    return jnp.minimum(
-        jnp.stack([jnp.sum(total), jnp.max(total, initial=0.0), jnp.sum(cost)]), 1e30
+    m = out_degree_moments(dag)
+    js = range(2, k - 1)
+    return (
+        float(sum(m.binomials[j] for j in js)),
+        float(sum(math.comb(m.max_degree, j) for j in js)),
+        float(sum(m.weighted[j] for j in js)),
     )

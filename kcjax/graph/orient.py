@@ -12,10 +12,11 @@ import dataclasses
 import functools
 import weakref
 from collections.abc import Callable
-from typing import Literal, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from kcjax.graph.graph import Graph, row_ids
 
@@ -114,7 +115,57 @@ def clear_memo() -> None:
 
 def max_out_degree(dag: DAG) -> int:
     """The DAG's largest out-degree as a Python int (eager, memoized per DAG)."""
-    return memo(dag, "max_out_degree", lambda: int(dag.max_out_degree()))
+    return out_degree_moments(dag).max_degree
+
+
+#: :func:`out_degree_moments` sums binomials C(d, j) for j up to this.
+MOMENT_MAX_J = 17
+
+
+class OutDegreeMoments(NamedTuple):
+    """Sums of binomials of the out-degrees (see :func:`out_degree_moments`).
+
+    Attributes:
+      max_degree: the largest out-degree (0 for an empty DAG).
+      binomials: float64[MOMENT_MAX_J + 1]; ``binomials[j]`` is
+        ``sum_v C(d+(v), j)`` for j >= 2 (0 below; float32 sums, capped at 1e30).
+      weighted: the same for ``sum_v C(d+(v), j) d+(v)``.
+    """
+
+    max_degree: int
+    binomials: np.ndarray
+    weighted: np.ndarray
+
+
+def out_degree_moments(dag: DAG) -> OutDegreeMoments:
+    """The DAG's largest out-degree and binomial sums of its out-degrees.
+
+    sum_v C(d+(v), j) counts the j-subsets of out-neighbourhoods: an upper
+    bound of the (j + 1)-cliques, which the clique counters' cost rule reads
+    (:func:`kcjax.cliques.auto.work_bounds`). One small program and one read-back,
+    eager, memoized per DAG (:func:`max_out_degree` reads it too).
+    """
+
+    def compute() -> OutDegreeMoments:
+        top, sums = jax.device_get(_out_degree_moments(dag))
+        sums = np.asarray(sums, np.float64)
+        return OutDegreeMoments(int(top), sums[0], sums[1])
+
+    return memo(dag, "out_degree_moments", compute)
+
+
+@jax.jit
+def _out_degree_moments(dag: DAG) -> tuple[jax.Array, jax.Array]:
+    d = dag.out_degrees().astype(jnp.float32)
+    binom = jnp.ones_like(d)  # C(d, 0)
+    rows = []
+    for j in range(MOMENT_MAX_J + 1):
+        rows.append(binom)
+        binom = jnp.minimum(jnp.where(d > j, binom * (d - j) / (j + 1), 0.0), 1e30)
+    table = jnp.stack(rows)
+    sums = jnp.stack([jnp.sum(table, axis=1), jnp.sum(jnp.minimum(table * d, 1e30), axis=1)])
+    sums = jnp.minimum(sums, 1e30).at[:, :2].set(0.0)
+    return dag.max_out_degree(), sums
 
 
 @functools.partial(jax.jit, static_argnames="order")
