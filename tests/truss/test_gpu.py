@@ -15,7 +15,7 @@ pytestmark = [
     pytest.mark.skipif(not has_gpu(), reason="no CUDA device"),
 ]
 
-NATIVE = ("dag", "edge", "vertex")
+NATIVE = ("dag", "edge", "vertex", "auto")
 
 
 def _run(fn, graph: kcjax.Graph, platform: str) -> np.ndarray:

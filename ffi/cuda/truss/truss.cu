@@ -320,20 +320,21 @@ __global__ void __launch_bounds__(kThreads)
 // Each triangle once from the degree-oriented DAG, +1 to its three edges: a thread
 // per DAG edge (a, b) merges the two out-lists when both are short; edges with a
 // long out-list are searched by their whole warp, one at a time.
-__global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
-                                 const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
-                                 int32_t m, const int32_t* __restrict__ kbuf,
-                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
-  if (SmallK(kbuf)) return;
+// `items` DAG edges: dlist[0, items), or 0..items - 1 when dlist is nullptr.
+__device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
+                                           const int32_t* __restrict__ dcol,
+                                           const int32_t* __restrict__ dsrc,
+                                           const int32_t* __restrict__ deid, int32_t items,
+                                           const int32_t* __restrict__ tag, int32_t* sup,
+                                           const int32_t* dlist) {
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
   const int64_t end = cuda::RoundUp(items, kWarp);
   for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
     int32_t d = 0, e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     bool wide = false;
     if (t < items) {
-      d = lists.dlist != nullptr ? Load(lists.dlist + t) : static_cast<int32_t>(t);
+      d = dlist != nullptr ? Load(dlist + t) : static_cast<int32_t>(t);
       e = deid[d];
       if (tag[e] >= 0) {
         const int32_t a = dsrc[d], b = dcol[d];
@@ -382,16 +383,25 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
   }
 }
 
-// Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics.
-__global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
+__global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
+                                 const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
+                                 int32_t m, const int32_t* __restrict__ kbuf,
+                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
   if (SmallK(kbuf)) return;
+  const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
+  SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
+}
+
+// Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics. `items` edges:
+// elist[0, items), or 0..items - 1 when elist is nullptr.
+__device__ __forceinline__ void SupportEdge(const Csr& g, int32_t items,
+                                            const int32_t* __restrict__ tag, int32_t* sup,
+                                            const int32_t* elist) {
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  const int32_t items = lists.elist != nullptr ? Load(lists.count) : g.m;
   for (int64_t t = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; t < items;
        t += warps) {
-    const int32_t e = lists.elist != nullptr ? Load(lists.elist + t) : static_cast<int32_t>(t);
+    const int32_t e = elist != nullptr ? Load(elist + t) : static_cast<int32_t>(t);
     if (tag[e] < 0) continue;
     int32_t a0, a1, b0, b1;
     Ranges(g, e, a0, a1, b0, b1);
@@ -403,6 +413,29 @@ __global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
     }
     c = WarpSum(c);
     if (lane == 0) sup[e] = c;
+  }
+}
+
+__global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
+                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
+  if (SmallK(kbuf)) return;
+  SupportEdge(g, lists.elist != nullptr ? Load(lists.count) : g.m, tag, sup, lists.elist);
+}
+
+// kAuto over a live list, whose length is known on the device only: every thread reads
+// the same length, so the whole grid takes the same pass (ResolveSupport).
+__global__ void SupportAutoKernel(const int32_t* __restrict__ dptr,
+                                  const int32_t* __restrict__ dcol,
+                                  const int32_t* __restrict__ dsrc,
+                                  const int32_t* __restrict__ deid, Csr g,
+                                  const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
+                                  int32_t* sup, LiveLists lists) {
+  if (SmallK(kbuf)) return;
+  const int32_t items = Load(lists.count);
+  if (ResolveSupport(SupportMethod::kAuto, items) == SupportMethod::kEdge) {
+    SupportEdge(g, items, tag, sup, lists.elist);
+  } else {
+    SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
   }
 }
 
@@ -880,7 +913,10 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
   auto support = [&](const LiveLists& lists) {
     const bool on_list = lists.elist != nullptr;
-    switch (static_cast<SupportMethod>(method)) {
+    // Without a list the pass counts all m edges: kAuto is resolved here.
+    const auto pass = on_list ? static_cast<SupportMethod>(method)
+                              : ResolveSupport(static_cast<SupportMethod>(method), m);
+    switch (pass) {
       case SupportMethod::kDag:
         SupportDagKernel<<<on_list ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
                            stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
@@ -895,6 +931,12 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
       case SupportMethod::kVertex:
         SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(
             g, n, small_k, tag, sup);
+        break;
+      case SupportMethod::kAuto:  // on a list: a grid for either pass
+        SupportAutoKernel<<<std::min(capped, Blocks(int64_t{m} * kWarp, sms)), kThreads, 0,
+                            stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
+                                      dag_src.typed_data(), dag_eid.typed_data(), g, small_k, tag,
+                                      sup, lists);
         break;
     }
   };
