@@ -475,7 +475,7 @@ __global__ void SupportVertexKernel(Csr g, int32_t n, const int32_t* __restrict_
 struct PeelState {
   int32_t s;  // step
   int32_t level;
-  int32_t prev;  // what the last step did: kStart, kProbe, kScan
+  int32_t prev;  // what the last step did: kStart, kProbe, kScan, kRecount
   int32_t list;  // live-edge list: 0 every edge, 1 live0, 2 live1
   int32_t list_size;
   int32_t pending;  // the list the last step's scan compacted into (0: none)
@@ -483,7 +483,7 @@ struct PeelState {
   int32_t pad;
   int64_t died;  // edges removed since the list was last compacted
 };
-enum : int32_t { kStart = 0, kProbe = 1, kScan = 2 };
+enum : int32_t { kStart = 0, kProbe = 1, kScan = 2, kRecount = 3 };
 
 struct PeelParams {
   Csr g;
@@ -636,6 +636,29 @@ __device__ __forceinline__ void Round(const PeelParams& P, int32_t s, int32_t le
   }
 }
 
+// Step s of a k-truss as a recount in place of its round: the frontier (tag s) is
+// dropped and every other live edge of the list (nullptr: every edge) gets its support
+// among the edges that stay (tag > s) afresh, a warp per edge. Only the edge's own warp
+// writes its support, and no one reads supports in this step.
+__device__ __forceinline__ void Recount(const PeelParams& P, int32_t s, const int32_t* list,
+                                        int32_t size, int64_t warp, int64_t warps, int lane) {
+  const Csr& g = P.g;
+  for (int64_t t = warp; t < size; t += warps) {
+    const int32_t e = list != nullptr ? Load(list + t) : static_cast<int32_t>(t);
+    if (Load(P.tag + e) <= s) continue;  // the same e in every lane of the warp
+    int32_t a0, a1, b0, b1;
+    Ranges(g, e, a0, a1, b0, b1);
+    int32_t c = 0;
+    for (int32_t i = a0 + lane; i < a1; i += kWarp) {
+      const int32_t w = g.indices[i];
+      const int32_t j = LowerBound(g.indices, b0, b1, w);
+      c += j < b1 && g.indices[j] == w && Load(P.tag + g.eid[i]) > s && Load(P.tag + g.eid[j]) > s;
+    }
+    c = WarpSum(c);
+    if (lane == 0) P.sup[e] = c;
+  }
+}
+
 // Step s's scan at `level`: live edges of the list (nullptr: every edge) with
 // support <= level join the frontier; the others' smallest support goes to the slot,
 // and with `compact` they are copied to `kept`.
@@ -722,10 +745,22 @@ __device__ __forceinline__ void Step(const PeelParams& P, PeelState& st, const S
                                      const Team& T) {
   const bool single = P.kbuf != nullptr;
   const int32_t nh = static_cast<int32_t>(r.heavy >> 32);
-  if (r.light + int64_t{nh} > 0) {
+  const int64_t frontier = r.light + int64_t{nh};
+  // Step 1 of a k-truss from the prefilter's list is the round after its first scan
+  // (step 0), which compacted nothing (a list, none dead): the list then holds the
+  // frontier and every live edge.
+  constexpr int kPercent = TrussPolicy::kRoundRecountPercent;
+  if (single && P.live_count != nullptr && st.s == 1 && kPercent <= 100 && frontier > 0 &&
+      frontier * 100 >= int64_t{st.list_size} * kPercent) {
+    Recount(P, st.s, ListOf(P, st.list), st.list_size, T.warp, T.warps, T.lane);
+    st.died += frontier;
+    st.prev = kRecount;  // the next step scans the same level
+    return;
+  }
+  if (frontier > 0) {
     Round(P, st.s, st.level, r.light, nh, static_cast<uint32_t>(r.heavy), T.tid, T.threads, T.warp,
           T.warps, T.lane);
-    st.died += r.light + int64_t{nh};
+    st.died += frontier;
     st.prev = kProbe;
     return;
   }
