@@ -14,11 +14,12 @@ and waits for its result. Every row is warmed up once, then timed
 Rows (``op`` / ``variant``):
   decompose / dag|edge|vertex|dense|cpu  truss_numbers (every edge's trussness, one call)
   max_truss / dag                        truss_numbers + k_max + the k_max mask, one program
-  k_truss / dag+core|dag|edge+core|edge|vertex+core|vertex|dense+core|cpu
+  k_truss / auto+core|dag+core|dag|edge+core|edge|vertex+core|vertex|dense+core|cpu
                                          k_truss_mask at k = 3 and k = k_max (peer's rows;
                                          every native variant of k = 3 is the one-pass
                                          kcjax_truss_triangle_edges: method and prefilter
-                                         cannot change the 3-truss)
+                                         cannot change the 3-truss; auto+core is the
+                                         default: the edge pass on short lists, else dag)
   support / dag|edge|vertex              edge_support alone (the support pass ablation)
 ``cpu`` rows run the C++ handler on the host CPU backend (wall clock).
 The ``decompose / dag`` row also holds ``phases_s``: the median device time of
@@ -38,6 +39,8 @@ Usage (one H200, about 4 minutes with the defaults):
   python experiments/truss/bench.py --out experiments/results/truss_h200.json
   python experiments/truss/bench.py --scales 20 --timeline com-dblp soc-Epinions1 ca-AstroPh
   python experiments/truss/bench.py --graphs com-dblp --scales --repeats 5   # one graph
+  python experiments/truss/bench.py --scales --no-ablation --no-decompose \
+      --variants auto+core dag+core edge+core dag       # single-k rows only
 """
 
 from __future__ import annotations
@@ -157,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-ablation", action="store_true", help="only the default variant")
     ap.add_argument(
+        "--no-decompose",
+        action="store_true",
+        help="no decompose / max_truss rows (k_max from one untimed truss_numbers call)",
+    )
+    ap.add_argument(
         "--variants",
         nargs="*",
         default=None,
@@ -258,42 +266,55 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
     lean = args.no_ablation or name.startswith(
         "rmat"
     )  # R-MAT: the default variant only (hubs make the seed pass slow)
-    methods = ("dag",) if lean else ("dag", "edge", "vertex")
-    k_max = None
-    for method in methods:
-        t, truss = _timed(
-            lambda g=graph, mm=method: kcjax.truss_numbers(g, method=mm), args.repeats, on_gpu
-        )
-        truss = np.asarray(truss)
+    if args.no_decompose:  # k_max from one untimed call
+        truss = np.asarray(kcjax.truss_numbers(graph))
         k_max = int(truss.max(initial=2)) if m else 0
-        extra = {}
-        if on_gpu and method == "dag":
-            extra["phases_s"] = _phases(lambda g=graph: kcjax.truss_numbers(g), args.repeats)
-        row("decompose", method, None, t, _check_truss(truss, src, dst, want), k_max=k_max, **extra)
-    if m <= args.dense_max_edges and not lean:
-        t, truss = _timed(lambda g=graph: kcjax.truss_numbers(g, method="dense"), 1, on_gpu)
-        row("decompose", "dense", None, t, _check_truss(np.asarray(truss), src, dst, want))
-    if m <= args.cpu_max_edges and not lean and on_gpu:
-        cpu_graph = jax.device_put(graph, jax.devices("cpu")[0])
-        with jax.default_device(jax.devices("cpu")[0]):
-            t, truss = _timed(lambda g=cpu_graph: kcjax.truss_numbers(g), 1, False)
-        row("decompose", "cpu", None, t, _check_truss(np.asarray(truss), src, dst, want))
+    else:
+        methods = ("dag",) if lean else ("dag", "edge", "vertex")
+        k_max = None
+        for method in methods:
+            t, truss = _timed(
+                lambda g=graph, mm=method: kcjax.truss_numbers(g, method=mm), args.repeats, on_gpu
+            )
+            truss = np.asarray(truss)
+            k_max = int(truss.max(initial=2)) if m else 0
+            extra = {}
+            if on_gpu and method == "dag":
+                extra["phases_s"] = _phases(lambda g=graph: kcjax.truss_numbers(g), args.repeats)
+            row(
+                "decompose",
+                method,
+                None,
+                t,
+                _check_truss(truss, src, dst, want),
+                k_max=k_max,
+                **extra,
+            )
+        if m <= args.dense_max_edges and not lean:
+            t, truss = _timed(lambda g=graph: kcjax.truss_numbers(g, method="dense"), 1, on_gpu)
+            row("decompose", "dense", None, t, _check_truss(np.asarray(truss), src, dst, want))
+        if m <= args.cpu_max_edges and not lean and on_gpu:
+            cpu_graph = jax.device_put(graph, jax.devices("cpu")[0])
+            with jax.default_device(jax.devices("cpu")[0]):
+                t, truss = _timed(lambda g=cpu_graph: kcjax.truss_numbers(g), 1, False)
+            row("decompose", "cpu", None, t, _check_truss(np.asarray(truss), src, dst, want))
 
-    @jax.jit
-    def max_program(g):
-        tr = kcjax.truss_numbers(g)
-        top = jnp.max(tr, initial=0)
-        return top, tr >= top
+        @jax.jit
+        def max_program(g):
+            tr = kcjax.truss_numbers(g)
+            top = jnp.max(tr, initial=0)
+            return top, tr >= top
 
-    t, (top, mask) = _timed(lambda g=graph: max_program(g), args.repeats, on_gpu)
-    ok = None if not want else _summary(src, dst, np.asarray(mask)) == want[k_max]
-    row("max_truss", "dag", int(top), t, ok)
+        t, (top, mask) = _timed(lambda g=graph: max_program(g), args.repeats, on_gpu)
+        ok = None if not want else _summary(src, dst, np.asarray(mask)) == want[k_max]
+        row("max_truss", "dag", int(top), t, ok)
 
-    variants = [("dag", True)]
+    variants = [("auto", True)]
     if args.variants:
         variants = [(v.removesuffix("+core"), v.endswith("+core")) for v in args.variants]
     elif not lean:
         variants += [
+            ("dag", True),
             ("dag", False),
             ("edge", True),
             ("edge", False),
@@ -350,8 +371,9 @@ def _phases(fn, repeats: int) -> dict[str, float]:
 
 
 def _print_peer_table(rows: list[dict]) -> None:
-    """The peer's rows beside ours: the default variant (dag+core) and the best native
-    one; x > 1: kcjax faster. Then every decomposition against the peer's two runs."""
+    """The peer's rows beside ours: the default variant (auto+core; dag+core in results
+    from before it) and the best native one; x > 1: kcjax faster. Then every
+    decomposition against the peer's two runs."""
     print(
         f"\n{'graph':14s} {'k':>4s} {'peer_s':>10s} {'ours_s':>10s} {'x':>6s} "
         f"{'best':>10s} {'variant':12s} {'x_best':>6s} {'core_s':>9s} ok"
@@ -361,7 +383,9 @@ def _print_peer_table(rows: list[dict]) -> None:
     for graph, k in keys:
         same = [r for r in peer_rows if (r["graph"], r["k"]) == (graph, k)]
         native = [r for r in same if not r["variant"].startswith(("dense", "cpu"))]
-        default = next((r for r in same if r["variant"] == "dag+core"), native[0])
+        default = next(
+            (r for v in ("auto+core", "dag+core") for r in same if r["variant"] == v), native[0]
+        )
         best = min(native, key=lambda r: r.get("device_s", r["median_s"]))
         ours = default.get("device_s", default["median_s"])
         top = best.get("device_s", best["median_s"])

@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--max", action="store_true", help="the maximal k-truss")
     which.add_argument("--decompose", action="store_true", help="every edge's trussness")
     p.add_argument("-o", "--output", metavar="OUT", help="write the edges to OUT.txt")
-    p.add_argument("--method", choices=METHODS, default="dag", help="support pass")
+    p.add_argument("--method", choices=METHODS, default="auto", help="support pass")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 

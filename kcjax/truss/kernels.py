@@ -22,6 +22,8 @@ SUPPORT_METHODS: dict[str, int] = {
     "dag": 0,  # each triangle once from the degree-oriented DAG, +1 to its three edges
     "edge": 1,  # one warp per edge intersects both full neighbour lists
     "vertex": 2,  # the seed's vertex-strided pass, the vertex's list in shared memory
+    # per pass by its edge count: "edge" for short lists, else "dag" (TrussPolicy::kEdgeList)
+    "auto": 3,
 }
 
 MODE_SUPPORT, MODE_DECOMPOSE, MODE_KTRUSS = 0, 1, 2
@@ -93,14 +95,33 @@ def _k_on(k: int, device: jax.Device) -> jax.Array:
     return jax.device_put(np.full(1, k, np.int32), device)
 
 
+def _device(graph: Graph) -> jax.Device | None:
+    """The one device of an eager graph (None: traced or spread over several)."""
+    if isinstance(graph.indices, jax.core.Tracer):
+        return None
+    devices = graph.indices.devices()
+    return next(iter(devices)) if len(devices) == 1 else None
+
+
 def k_argument(graph: Graph, k: int | jax.Array) -> int | jax.Array:
     """The ``k`` to pass to :func:`truss_call`: an eager int becomes an int32[1] kept on
     the graph's device (cached per k), so a call copies nothing to the device."""
-    if isinstance(k, int) and not isinstance(graph.indices, jax.core.Tracer):
-        devices = graph.indices.devices()
-        if len(devices) == 1:
-            return _k_on(k, next(iter(devices)))
+    device = _device(graph)
+    if isinstance(k, int) and device is not None:
+        return _k_on(k, device)
     return k
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_on(device: jax.Device) -> jax.Array:
+    return jax.device_put(np.zeros(0, np.int32), device)
+
+
+def no_core(graph: Graph) -> jax.Array:
+    """The ``core`` argument of :func:`truss_call` without the prefilter: int32[0], kept
+    on an eager graph's device (cached), so a call creates no array."""
+    device = _device(graph)
+    return jnp.zeros(0, jnp.int32) if device is None else _empty_on(device)
 
 
 @functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads"))

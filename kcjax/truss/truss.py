@@ -30,6 +30,7 @@ from kcjax.truss.kernels import (
     edge_index,
     edge_list,
     k_argument,
+    no_core,
 )
 
 #: Every accepted ``method``: the native support passes and "dense" (pure JAX).
@@ -61,21 +62,19 @@ def _check_k(k: int | jax.Array) -> int | jax.Array:
     return k
 
 
-def _no_core(graph: Graph) -> jax.Array:
-    return jnp.zeros(0, jnp.int32)
-
-
 def _core(graph: Graph) -> jax.Array:
     return memo(graph, "core_numbers", lambda: core_numbers(graph))
 
 
 def _every_edge(graph: Graph, mode: int, method: str, num_threads: int) -> jax.Array:
-    """The native pass ``mode`` over every edge (no core prefilter; k unused)."""
+    """The native pass ``mode`` over every edge (no core prefilter; k unused). An eager
+    call passes arrays kept on the graph's device, so its program runs alone (no copy
+    of k, no array created per call)."""
     return kernels.truss_call(
         graph,
         edge_index(graph),
-        _no_core(graph),
-        0,
+        no_core(graph),
+        k_argument(graph, 0),
         mode=mode,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
@@ -89,8 +88,11 @@ def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> 
       graph: the undirected graph.
       method: ``"dag"`` (each triangle once from the degree-oriented DAG),
         ``"edge"`` (a warp per edge intersects both neighbour lists),
-        ``"vertex"`` (the seed's vertex-strided shared-memory pass) or
-        ``"dense"`` (pure JAX). All give the same numbers.
+        ``"vertex"`` (the seed's vertex-strided shared-memory pass),
+        ``"auto"`` (per pass by the number of edges it counts: ``"edge"`` up
+        to ``TrussPolicy::kEdgeList`` of them, where the DAG pass has too few
+        warps to fill the GPU, else ``"dag"``) or ``"dense"`` (pure JAX). All
+        give the same numbers.
       num_threads: CPU worker threads (0: all cores; ignored on GPUs).
 
     Returns:
@@ -129,7 +131,7 @@ def k_truss_mask(
     graph: Graph,
     k: int | jax.Array,
     *,
-    method: str = "dag",
+    method: str = "auto",
     prefilter: bool = True,
     num_threads: int = 0,
 ) -> jax.Array:
@@ -145,7 +147,9 @@ def k_truss_mask(
       k: the k of the k-truss: an int >= 2, or under jit a traced int32 scalar
         (a runtime value: one executable serves every k; a traced k <= 2 keeps
         every edge).
-      method: the support pass (see :func:`edge_support`) or ``"dense"``.
+      method: the support pass (see :func:`edge_support`) or ``"dense"``. The
+        default, ``"auto"``, counts the prefilter's kept edges by ``"edge"``
+        when they are few (a large k) and by ``"dag"`` otherwise.
       prefilter: start from the (k-1)-core (the k-truss lies inside it; core
         numbers from :func:`kcjax.core_numbers`, memoized per eager graph).
       num_threads: CPU worker threads (0: all cores).
@@ -161,7 +165,7 @@ def k_truss_mask(
             return jnp.ones_like(src, dtype=bool)
         return kernels.triangle_edges_call(graph, src, dst, num_threads=num_threads)
     index = edge_index(graph)
-    core = _core(graph) if prefilter else _no_core(graph)
+    core = _core(graph) if prefilter else no_core(graph)
     if method == "dense":
         alive = jnp.ones(graph.num_edges, bool)
         if prefilter:
@@ -193,7 +197,7 @@ def k_truss(
     k: int,
     *,
     relabel: bool = False,
-    method: str = "dag",
+    method: str = "auto",
     prefilter: bool = True,
     num_threads: int = 0,
 ) -> Graph:

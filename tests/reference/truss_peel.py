@@ -25,13 +25,27 @@ class Model:
     """One decomposition (``k is None``) or one k-truss (k >= 4) by the kernel's steps."""
 
     def __init__(
-        self, indptr, indices, eid, src, dst, *, lane_list, chunk, warps, divisor, tail, seed
+        self,
+        indptr,
+        indices,
+        eid,
+        src,
+        dst,
+        *,
+        lane_list,
+        chunk,
+        warps,
+        divisor,
+        tail,
+        seed,
+        recount=101,
     ):
         self.indptr, self.indices, self.eid = indptr, indices, eid
         self.src, self.dst = src, dst
         self.m = src.size
         self.lane_list, self.chunk, self.warps, self.divisor = lane_list, chunk, warps, divisor
         self.tail = tail  # (kTailFrontier, kTailChunks, kTailScan, warps of one block)
+        self.recount = recount  # TrussPolicy::kRoundRecountPercent (above 100: never)
         self.rng = np.random.default_rng(seed)
         self.steps = 0
 
@@ -162,6 +176,19 @@ class Model:
         # so clearing a slot that the step reads or writes would show.
         self.clear(st["s"] + 1)
         nl, nh, nc = r["light"], r["items"], r["chunks"]
+        if (
+            self.single
+            and self.listed
+            and st["s"] == 1
+            and self.recount <= 100
+            and nl + nh > 0
+            and (nl + nh) * 100 >= st["list_size"] * self.recount
+        ):
+            self.recount_step(st["s"], st["list"], st["list_size"])
+            self.recounted += 1
+            st["died"] += nl + nh
+            st["prev"] = "recount"
+            return
         if nl + nh > 0:
             self.round(st["s"], st["level"], nl, nh, nc, warps)
             st["died"] += nl + nh
@@ -185,8 +212,23 @@ class Model:
             st["pending"], st["died"] = out, 0
         st["prev"] = "scan"
 
-    def run(self, alive, sup, k=None):
-        """Returns (trussness or None, live flags) after the kernel's steps."""
+    def recount_step(self, s, lst, size):
+        """A k-truss's round s replaced by a recount: the frontier (tag s) is dropped and
+        every other live listed edge's support among the edges that stay is counted
+        afresh (each edge by its own warp: reads tags only, writes its own support)."""
+        for t in self.rng.permutation(size):
+            e = int(lst[t])
+            if self.tag[e] <= s:
+                continue
+            pairs = self.common(*self.ranges(e))
+            self.sup[e] = sum(
+                1 for i, j in pairs if self.tag[self.eid[i]] > s and self.tag[self.eid[j]] > s
+            )
+
+    def run(self, alive, sup, k=None, listed=False):
+        """Returns (trussness or None, live flags) after the kernel's steps. ``listed``
+        (k-truss only): start from the list of the alive edges, as the kernel does after
+        the prefilter (else from every edge)."""
         m = self.m
         self.tag = np.where(alive, LIVE, DEAD).astype(np.int64)
         self.sup = sup.astype(np.int64).copy()
@@ -195,12 +237,15 @@ class Model:
         self.offset = [np.full(m, -7, np.int64), np.full(m, -7, np.int64)]
         self.slots = [dict(FRESH) for _ in range(3)]
         self.single = k is not None
+        self.listed = listed and self.single
+        self.recounted = 0
+        start = np.flatnonzero(alive) if self.listed else None
         st = {
             "s": 0,
             "level": k - 3 if self.single else 0,
             "prev": "start",
-            "list": None,
-            "list_size": m,
+            "list": start,
+            "list_size": m if start is None else start.size,
             "pending": None,
             "died": 0,
             "done": False,

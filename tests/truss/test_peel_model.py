@@ -57,7 +57,7 @@ def test_warp_in_triangle_model(name, warp):
     assert rounds >= 1
 
 
-def _model(graph: kcjax.Graph, shape, seed: int) -> Model:
+def _model(graph: kcjax.Graph, shape, seed: int, recount: int = 101) -> Model:
     lane_list, chunk, warps, divisor, tail = shape
     index = edge_index(graph)
     src, dst = (np.asarray(a) for a in graph.edges())
@@ -73,6 +73,7 @@ def _model(graph: kcjax.Graph, shape, seed: int) -> Model:
         divisor=divisor,
         tail=tail,
         seed=seed,
+        recount=recount,
     )
 
 
@@ -102,6 +103,34 @@ def test_model_k_truss_equals_cpu(name, shape):
         _, live = _model(graph, shape, k).run(alive, sup, k=k)
         want = np.asarray(kcjax.k_truss_mask(graph, k))
         np.testing.assert_array_equal(live, want, err_msg=f"k={k}")
+
+
+@pytest.mark.parametrize("recount", [75, 100, 0])
+@pytest.mark.parametrize("shape", [SHAPES[0], SHAPES[2], SHAPES[3]])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_model_listed_k_truss_with_round_recount(name, shape, recount):
+    """From the prefilter's list (the kernel's k-truss path), with the first round
+    replaced by a recount when its frontier holds ``recount`` % of the list
+    (TrussPolicy::kRoundRecountPercent = 75; 100: a frontier of the whole list only;
+    0: every first round): the C++ twin's k-truss at every k."""
+    graph = jax.device_put(GRAPHS[name](), jax.devices("cpu")[0])
+    k_max = int(np.asarray(kcjax.truss_numbers(graph)).max())
+    core = np.asarray(kcjax.core_numbers(graph))
+    src, dst = (np.asarray(a) for a in graph.edges())
+    recounted = 0
+    for k in range(4, k_max + 2):
+        alive = (core[src] >= k - 1) & (core[dst] >= k - 1)
+        sup = _alive_support(graph, alive)
+        model = _model(graph, shape, k, recount)
+        _, live = model.run(alive, sup, k=k, listed=True)
+        want = np.asarray(kcjax.k_truss_mask(graph, k))
+        np.testing.assert_array_equal(live, want, err_msg=f"k={k}")
+        assert model.recounted <= 1
+        if recount == 0:  # every first round (a step after the first scan) is a recount
+            assert model.recounted == (model.steps > 2), k
+        recounted += model.recounted
+    if recount == 0 and name != "hubs":  # hubs: no k >= 4 peels at all
+        assert recounted > 0
 
 
 def _alive_support(graph: kcjax.Graph, alive: np.ndarray) -> np.ndarray:

@@ -239,3 +239,28 @@ def test_shared_graph_methods_agree(shared_graph, method):
         np.asarray(kcjax.truss_numbers(graph, method=method)),
         np.asarray(kcjax.truss_numbers(graph, method="dag")),
     )
+
+
+# TrussPolicy::kEdgeList: the longest list that method "auto" counts by the edge pass.
+EDGE_LIST = 16384
+
+
+def test_auto_on_both_sides_of_its_threshold(platform):
+    """method="auto" (the k-truss default) picks the edge pass for a short prefilter list
+    and the DAG pass for a long one; every k's result equals the DAG pass's trussness."""
+    graph = jax.device_put(kcjax.generators.rmat(12, 16, seed=2), jax.devices(platform)[0])
+    assert graph.num_edges > EDGE_LIST
+    truss = np.asarray(kcjax.truss_numbers(graph, method="dag"))
+    np.testing.assert_array_equal(np.asarray(kcjax.truss_numbers(graph, method="auto")), truss)
+    np.testing.assert_array_equal(
+        np.asarray(kcjax.edge_support(graph, method="auto")),
+        np.asarray(kcjax.edge_support(graph, method="edge")),
+    )
+    core = np.asarray(kcjax.core_numbers(graph))
+    src, dst = (np.asarray(a) for a in graph.edges())
+    listed = []
+    for k in range(4, int(truss.max()) + 2):
+        listed.append(int(np.sum((core[src] >= k - 1) & (core[dst] >= k - 1))))
+        mask = kcjax.k_truss_mask(graph, k)
+        np.testing.assert_array_equal(np.asarray(mask), truss >= k, err_msg=f"k={k}")
+    assert min(listed) <= EDGE_LIST < max(listed), listed

@@ -81,6 +81,9 @@ void ParallelFor(int64_t count, int threads, const std::function<void(int64_t, i
 void CountSupport(const View& g, SupportMethod method, const std::vector<uint8_t>& alive,
                   int threads, int32_t* sup) {
   std::fill(sup, sup + g.m, 0);
+  if (method == SupportMethod::kAuto) {
+    method = ResolveSupport(method, std::count(alive.begin(), alive.end(), uint8_t{1}));
+  }
   if (method == SupportMethod::kDag) {
     ParallelFor(g.m, threads, [&](int64_t lo, int64_t hi) {
       for (int64_t d = lo; d < hi; ++d) {

@@ -320,20 +320,21 @@ __global__ void __launch_bounds__(kThreads)
 // Each triangle once from the degree-oriented DAG, +1 to its three edges: a thread
 // per DAG edge (a, b) merges the two out-lists when both are short; edges with a
 // long out-list are searched by their whole warp, one at a time.
-__global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
-                                 const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
-                                 int32_t m, const int32_t* __restrict__ kbuf,
-                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
-  if (SmallK(kbuf)) return;
+// `items` DAG edges: dlist[0, items), or 0..items - 1 when dlist is nullptr.
+__device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
+                                           const int32_t* __restrict__ dcol,
+                                           const int32_t* __restrict__ dsrc,
+                                           const int32_t* __restrict__ deid, int32_t items,
+                                           const int32_t* __restrict__ tag, int32_t* sup,
+                                           const int32_t* dlist) {
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
   const int64_t end = cuda::RoundUp(items, kWarp);
   for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
     int32_t d = 0, e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     bool wide = false;
     if (t < items) {
-      d = lists.dlist != nullptr ? Load(lists.dlist + t) : static_cast<int32_t>(t);
+      d = dlist != nullptr ? Load(dlist + t) : static_cast<int32_t>(t);
       e = deid[d];
       if (tag[e] >= 0) {
         const int32_t a = dsrc[d], b = dcol[d];
@@ -382,16 +383,25 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
   }
 }
 
-// Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics.
-__global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
+__global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
+                                 const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
+                                 int32_t m, const int32_t* __restrict__ kbuf,
+                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
   if (SmallK(kbuf)) return;
+  const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
+  SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
+}
+
+// Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics. `items` edges:
+// elist[0, items), or 0..items - 1 when elist is nullptr.
+__device__ __forceinline__ void SupportEdge(const Csr& g, int32_t items,
+                                            const int32_t* __restrict__ tag, int32_t* sup,
+                                            const int32_t* elist) {
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t warps = int64_t{gridDim.x} * blockDim.x / kWarp;
-  const int32_t items = lists.elist != nullptr ? Load(lists.count) : g.m;
   for (int64_t t = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarp; t < items;
        t += warps) {
-    const int32_t e = lists.elist != nullptr ? Load(lists.elist + t) : static_cast<int32_t>(t);
+    const int32_t e = elist != nullptr ? Load(elist + t) : static_cast<int32_t>(t);
     if (tag[e] < 0) continue;
     int32_t a0, a1, b0, b1;
     Ranges(g, e, a0, a1, b0, b1);
@@ -403,6 +413,29 @@ __global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
     }
     c = WarpSum(c);
     if (lane == 0) sup[e] = c;
+  }
+}
+
+__global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
+                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
+  if (SmallK(kbuf)) return;
+  SupportEdge(g, lists.elist != nullptr ? Load(lists.count) : g.m, tag, sup, lists.elist);
+}
+
+// kAuto over a live list, whose length is known on the device only: every thread reads
+// the same length, so the whole grid takes the same pass (ResolveSupport).
+__global__ void SupportAutoKernel(const int32_t* __restrict__ dptr,
+                                  const int32_t* __restrict__ dcol,
+                                  const int32_t* __restrict__ dsrc,
+                                  const int32_t* __restrict__ deid, Csr g,
+                                  const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
+                                  int32_t* sup, LiveLists lists) {
+  if (SmallK(kbuf)) return;
+  const int32_t items = Load(lists.count);
+  if (ResolveSupport(SupportMethod::kAuto, items) == SupportMethod::kEdge) {
+    SupportEdge(g, items, tag, sup, lists.elist);
+  } else {
+    SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
   }
 }
 
@@ -442,7 +475,7 @@ __global__ void SupportVertexKernel(Csr g, int32_t n, const int32_t* __restrict_
 struct PeelState {
   int32_t s;  // step
   int32_t level;
-  int32_t prev;  // what the last step did: kStart, kProbe, kScan
+  int32_t prev;  // what the last step did: kStart, kProbe, kScan, kRecount
   int32_t list;  // live-edge list: 0 every edge, 1 live0, 2 live1
   int32_t list_size;
   int32_t pending;  // the list the last step's scan compacted into (0: none)
@@ -450,7 +483,7 @@ struct PeelState {
   int32_t pad;
   int64_t died;  // edges removed since the list was last compacted
 };
-enum : int32_t { kStart = 0, kProbe = 1, kScan = 2 };
+enum : int32_t { kStart = 0, kProbe = 1, kScan = 2, kRecount = 3 };
 
 struct PeelParams {
   Csr g;
@@ -603,6 +636,29 @@ __device__ __forceinline__ void Round(const PeelParams& P, int32_t s, int32_t le
   }
 }
 
+// Step s of a k-truss as a recount in place of its round: the frontier (tag s) is
+// dropped and every other live edge of the list (nullptr: every edge) gets its support
+// among the edges that stay (tag > s) afresh, a warp per edge. Only the edge's own warp
+// writes its support, and no one reads supports in this step.
+__device__ __forceinline__ void Recount(const PeelParams& P, int32_t s, const int32_t* list,
+                                        int32_t size, int64_t warp, int64_t warps, int lane) {
+  const Csr& g = P.g;
+  for (int64_t t = warp; t < size; t += warps) {
+    const int32_t e = list != nullptr ? Load(list + t) : static_cast<int32_t>(t);
+    if (Load(P.tag + e) <= s) continue;  // the same e in every lane of the warp
+    int32_t a0, a1, b0, b1;
+    Ranges(g, e, a0, a1, b0, b1);
+    int32_t c = 0;
+    for (int32_t i = a0 + lane; i < a1; i += kWarp) {
+      const int32_t w = g.indices[i];
+      const int32_t j = LowerBound(g.indices, b0, b1, w);
+      c += j < b1 && g.indices[j] == w && Load(P.tag + g.eid[i]) > s && Load(P.tag + g.eid[j]) > s;
+    }
+    c = WarpSum(c);
+    if (lane == 0) P.sup[e] = c;
+  }
+}
+
 // Step s's scan at `level`: live edges of the list (nullptr: every edge) with
 // support <= level join the frontier; the others' smallest support goes to the slot,
 // and with `compact` they are copied to `kept`.
@@ -689,10 +745,22 @@ __device__ __forceinline__ void Step(const PeelParams& P, PeelState& st, const S
                                      const Team& T) {
   const bool single = P.kbuf != nullptr;
   const int32_t nh = static_cast<int32_t>(r.heavy >> 32);
-  if (r.light + int64_t{nh} > 0) {
+  const int64_t frontier = r.light + int64_t{nh};
+  // Step 1 of a k-truss from the prefilter's list is the round after its first scan
+  // (step 0), which compacted nothing (a list, none dead): the list then holds the
+  // frontier and every live edge.
+  constexpr int kPercent = TrussPolicy::kRoundRecountPercent;
+  if (single && P.live_count != nullptr && st.s == 1 && kPercent <= 100 && frontier > 0 &&
+      frontier * 100 >= int64_t{st.list_size} * kPercent) {
+    Recount(P, st.s, ListOf(P, st.list), st.list_size, T.warp, T.warps, T.lane);
+    st.died += frontier;
+    st.prev = kRecount;  // the next step scans the same level
+    return;
+  }
+  if (frontier > 0) {
     Round(P, st.s, st.level, r.light, nh, static_cast<uint32_t>(r.heavy), T.tid, T.threads, T.warp,
           T.warps, T.lane);
-    st.died += r.light + int64_t{nh};
+    st.died += frontier;
     st.prev = kProbe;
     return;
   }
@@ -880,7 +948,10 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
   auto support = [&](const LiveLists& lists) {
     const bool on_list = lists.elist != nullptr;
-    switch (static_cast<SupportMethod>(method)) {
+    // Without a list the pass counts all m edges: kAuto is resolved here.
+    const auto pass = on_list ? static_cast<SupportMethod>(method)
+                              : ResolveSupport(static_cast<SupportMethod>(method), m);
+    switch (pass) {
       case SupportMethod::kDag:
         SupportDagKernel<<<on_list ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
                            stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
@@ -895,6 +966,12 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
       case SupportMethod::kVertex:
         SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(
             g, n, small_k, tag, sup);
+        break;
+      case SupportMethod::kAuto:  // on a list: a grid for either pass
+        SupportAutoKernel<<<std::min(capped, Blocks(int64_t{m} * kWarp, sms)), kThreads, 0,
+                            stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
+                                      dag_src.typed_data(), dag_eid.typed_data(), g, small_k, tag,
+                                      sup, lists);
         break;
     }
   };

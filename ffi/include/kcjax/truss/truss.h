@@ -61,8 +61,9 @@ enum class SupportMethod : int32_t {
   kEdge = 1,    // one warp per edge intersects both full neighbour lists (no atomics)
   kVertex = 2,  // the seed's pass: block per vertex, its list in shared memory,
                 // one thread per higher neighbour counts |N(u) ∩ N(v)| in a register
+  kAuto = 3,    // per pass by the edges it counts: kEdge up to TrussPolicy::kEdgeList, else kDag
 };
-inline constexpr int32_t kNumSupportMethods = 3;
+inline constexpr int32_t kNumSupportMethods = 4;
 
 struct TrussPolicy {
   // CUDA launch shape: 8 warps per block keeps the persistent kernel's blocks co-resident.
@@ -73,12 +74,25 @@ struct TrussPolicy {
   // a grid-strided grid of this many blocks per SM, so a short list does not pay for
   // m / 256 blocks that find nothing to do (8 x 256 threads fill an SM).
   static constexpr int kListBlocksPerSm = 8;
+  // kAuto: a support pass over at most this many edges runs kEdge, a longer one kDag. The
+  // DAG pass gives a warp 32 edges, one after another (the long out-lists by the whole
+  // warp): 16 K edges are 512 warps, under 4 per SM, so it waits on its loads, while a
+  // warp per edge fills the GPU; the edge pass probes full neighbour lists (not DAG
+  // out-lists), so on long lists its extra work outweighs that (docs/tuning.md).
+  static constexpr int32_t kEdgeList = 16384;
   // k-truss with the prefilter: recount steps before the peeling (drop the listed edges
   // of support <= k - 3, count the survivors' triangles afresh). The first peeling round
   // after a k-core is the largest by far (soc-Epinions1 k = 33: 129 K of the 172 K
   // listed edges, then 24 K); a recount costs in the kept edges, decrements cost in the
   // removed ones, so one recount pays wherever the first round removes most edges.
   static constexpr int kRecounts = 1;
+  // k-truss: the peeling's first round is replaced by a recount (its frontier dropped, the
+  // other listed edges' supports counted afresh, a warp each) when that frontier holds at
+  // least this percentage of the list (above 100: never). A round probes the full lists of
+  // the edges it removes, the recount those of the edges it keeps, which lie in the denser
+  // part: a host replay found the recount's probes 0.3x the round's at 78 % (cit-HepTh
+  // k = 30), 1.2x at 56 % (soc-Epinions1 k = 33), 2.2x at 46 % (email-Enron k = 22).
+  static constexpr int kRoundRecountPercent = 75;
   // First kernel's launch bound (blocks per SM): with no minimum, ptxas held it at 32
   // registers and spilled (ptxas -v, sm_90); 4 allows 64 registers.
   static constexpr int kInitBlocksPerSm = 4;
@@ -105,6 +119,12 @@ struct TrussPolicy {
   static constexpr int kTailScan = 0;
 };
 
+// The pass a support count over `items` edges runs (kAuto resolved; others unchanged).
+inline constexpr SupportMethod ResolveSupport(SupportMethod method, int64_t items) {
+  if (method != SupportMethod::kAuto) return method;
+  return items <= TrussPolicy::kEdgeList ? SupportMethod::kEdge : SupportMethod::kDag;
+}
+
 // Shape and attribute checks shared by both handlers. Returns an empty string when valid.
 inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t esrc, int64_t edst,
                                   int64_t dag_n1, int64_t dag_m, int64_t dag_src, int64_t dag_eid,
@@ -125,7 +145,7 @@ inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t 
   if (out_pred != (mode == static_cast<int32_t>(TrussMode::kKTruss))) {
     return "the result must be bool[m] for mode kKTruss, int32[m] otherwise";
   }
-  if (method < 0 || method >= kNumSupportMethods) return "method must be 0, 1 or 2";
+  if (method < 0 || method >= kNumSupportMethods) return "method must be 0, 1, 2 or 3";
   if (kbuf != 1) return "k must be int32[1]";
   if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
   return {};
