@@ -142,19 +142,14 @@ cudaError_t PlanBitset(const BfsProblem& p, int num_sms, BfsPlan* plan) {
 
 cudaError_t RunBitset(const BfsProblem& p, const BfsPlan& plan, void* scratch,
                       cudaStream_t stream) {
-  char* at = static_cast<char*>(scratch);
-  auto take = [&at](size_t bytes) {
-    void* r = at;
-    at += AlignScratch(bytes);
-    return r;
-  };
+  ScratchCursor cursor(scratch);
   const size_t n = static_cast<size_t>(p.n);
   BfsProblem problem = p;
   BitsetScratch sc;
-  sc.visited = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
-  sc.front[0] = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
-  sc.front[1] = static_cast<uint64_t*>(take(n * sizeof(uint64_t)));
-  sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
+  sc.visited = cursor.Take<uint64_t>(n);
+  sc.front[0] = cursor.Take<uint64_t>(n);
+  sc.front[1] = cursor.Take<uint64_t>(n);
+  sc.flags = cursor.Take<int32_t>(3);
   // Batched sources: memsets here keep the kernel's registers for the pull
   // (their launch cost is shared by 64 traversals a group).
   const size_t rows = static_cast<size_t>(p.s) * n * sizeof(int32_t);

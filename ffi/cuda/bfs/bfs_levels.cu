@@ -516,22 +516,16 @@ cudaError_t PlanLevels(const BfsProblem& p, int num_sms, BfsPlan* plan) {
 
 cudaError_t RunLevels(const BfsProblem& p, const BfsPlan& plan, void* scratch,
                       cudaStream_t stream) {
-  char* at = static_cast<char*>(scratch);
-  auto take = [&at](size_t bytes) {
-    void* r = at;
-    at += AlignScratch(bytes);
-    return r;
-  };
+  ScratchCursor cursor(scratch);
   const size_t n = static_cast<size_t>(p.n);
   BfsProblem problem = p;
   SingleScratch sc;
-  sc.queue = static_cast<int32_t*>(take(n * sizeof(int32_t)));
-  sc.unv[0] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
-  sc.unv[1] = static_cast<int32_t*>(take(n * sizeof(int32_t)));
-  sc.hubs = static_cast<int32_t*>(take(n * sizeof(int32_t)));
-  sc.block_tot = static_cast<int32_t*>(
-      take(2 * static_cast<size_t>(plan.grid) * kScanSlots * sizeof(int32_t)));
-  sc.flags = static_cast<int32_t*>(take(3 * sizeof(int32_t)));
+  sc.queue = cursor.Take<int32_t>(n);
+  sc.unv[0] = cursor.Take<int32_t>(n);
+  sc.unv[1] = cursor.Take<int32_t>(n);
+  sc.hubs = cursor.Take<int32_t>(n);
+  sc.block_tot = cursor.Take<int32_t>(2 * static_cast<size_t>(plan.grid) * kScanSlots);
+  sc.flags = cursor.Take<int32_t>(3);
   void* args[] = {&problem, &sc};
   return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,
                                      args, 0, stream);

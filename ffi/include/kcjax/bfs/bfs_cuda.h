@@ -65,4 +65,20 @@ inline size_t AlignScratch(size_t bytes) {
   return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
 }
 
+// Hands out a plan's scratch as consecutive pieces, each rounded up by AlignScratch
+// (the layout the plan's scratch_bytes sums).
+class ScratchCursor {
+ public:
+  explicit ScratchCursor(void* base) : at_(static_cast<char*>(base)) {}
+  template <typename T>
+  T* Take(size_t count) {
+    T* piece = reinterpret_cast<T*>(at_);
+    at_ += AlignScratch(count * sizeof(T));
+    return piece;
+  }
+
+ private:
+  char* at_;
+};
+
 }  // namespace kcjax::cuda
