@@ -1,4 +1,4 @@
-"""A sequential model of the CUDA peeling kernel's step protocol (ffi/cuda/truss/truss.cu).
+"""A sequential model of the CUDA peeling kernel's step protocol (ffi/cuda/truss/peel.cuh).
 
 It runs the kernel's steps literally on the host: edge tags (the step that removes
 the edge), the three report slots (written at step s, read at s + 1, cleared at
