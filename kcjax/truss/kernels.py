@@ -26,7 +26,7 @@ SUPPORT_METHODS: dict[str, int] = {
     "auto": 3,
 }
 
-MODE_SUPPORT, MODE_DECOMPOSE, MODE_KTRUSS = 0, 1, 2
+MODE_SUPPORT, MODE_DECOMPOSE, MODE_KTRUSS, MODE_HINDEX = 0, 1, 2, 3
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,6 +24,7 @@ from kcjax.graph.orient import core_numbers, memo
 from kcjax.truss import dense, kernels
 from kcjax.truss.kernels import (
     MODE_DECOMPOSE,
+    MODE_HINDEX,
     MODE_KTRUSS,
     MODE_SUPPORT,
     SUPPORT_METHODS,
@@ -35,6 +36,14 @@ from kcjax.truss.kernels import (
 
 #: Every accepted ``method``: the native support passes and "dense" (pure JAX).
 METHODS: tuple[str, ...] = (*SUPPORT_METHODS, "dense")
+
+#: Decomposition algorithms of the native target (:func:`truss_numbers`).
+ALGORITHMS: dict[str, int] = {
+    # local h-index updates over a store of the triangles (falls back to "peel" when the
+    # store would pass 2^31 - 1 entries or device memory)
+    "hindex": MODE_HINDEX,
+    "peel": MODE_DECOMPOSE,  # level-by-level peeling in synchronous rounds (the seed's order)
+}
 
 
 def _check(graph: Graph, method: str) -> None:
@@ -105,15 +114,31 @@ def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> 
     return _every_edge(graph, MODE_SUPPORT, method, num_threads)
 
 
-def truss_numbers(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
+def truss_numbers(
+    graph: Graph,
+    *,
+    method: str = "dag",
+    algorithm: str = "hindex",
+    num_threads: int = 0,
+) -> jax.Array:
     """Full truss decomposition in one call: the trussness of every edge.
 
-    One peeling run serves every k (level by level, each level's removals in
-    synchronous rounds), not a run per k.
+    One run serves every k, not a run per k.
 
     Args:
       graph: the undirected graph.
       method: the support pass (see :func:`edge_support`) or ``"dense"``.
+      algorithm: ``"hindex"`` (default): every triangle is listed once and stored
+        with its three edges (24 bytes per triangle of device memory), then each
+        edge's value t, starting at its support, is lowered to the h-index of
+        ``min(t(a), t(b))`` over its triangles {e, a, b}, in place and in
+        parallel, until nothing changes; t + 2 is the trussness (Sariyuce,
+        Seshadhri and Pinar's local algorithm). An edge is revisited only when a
+        value it reads fell below its own t. Where the store would pass 2^31 - 1
+        entries or device memory, ``"peel"`` answers instead. ``"peel"``: level
+        by level, each level's removals in synchronous rounds (Wang and Cheng's
+        order, the seed's peeling). Both give the same numbers; the dense
+        method peels.
       num_threads: CPU worker threads (0: all cores).
 
     Returns:
@@ -122,9 +147,11 @@ def truss_numbers(graph: Graph, *, method: str = "dag", num_threads: int = 0) ->
       k-truss iff ``truss[e] >= k``. Jit-able.
     """
     _check(graph, method)
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {tuple(ALGORITHMS)}, got {algorithm!r}")
     if method == "dense":
         return dense.truss_numbers_dense(edge_index(graph))
-    return _every_edge(graph, MODE_DECOMPOSE, method, num_threads)
+    return _every_edge(graph, ALGORITHMS[algorithm], method, num_threads)
 
 
 def k_truss_mask(
@@ -219,20 +246,25 @@ def k_truss(
 
 
 def max_truss(
-    graph: Graph, *, relabel: bool = False, method: str = "dag", num_threads: int = 0
+    graph: Graph,
+    *,
+    relabel: bool = False,
+    method: str = "dag",
+    algorithm: str = "hindex",
+    num_threads: int = 0,
 ) -> tuple[int, Graph]:
     """The maximal k-truss: the non-empty k-truss of largest k (eager).
 
     Args:
       graph: the undirected graph.
       relabel: as in :func:`k_truss`.
-      method, num_threads: as in :func:`truss_numbers`.
+      method, algorithm, num_threads: as in :func:`truss_numbers`.
 
     Returns:
       ``(k_max, truss)``: k_max is the largest trussness (2 if the graph has
       edges but no triangle; 0 if it has no edges, the truss then being empty).
     """
-    truss = truss_numbers(graph, method=method, num_threads=num_threads)
+    truss = truss_numbers(graph, method=method, algorithm=algorithm, num_threads=num_threads)
     if graph.num_edges == 0:
         return 0, _subgraph(graph, truss > 0, relabel)
     k_max = int(jnp.max(truss))

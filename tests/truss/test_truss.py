@@ -82,6 +82,18 @@ def test_truss_numbers_match_networkx(case, method):
     np.testing.assert_array_equal(got, _truss(name))
 
 
+@pytest.mark.parametrize("algorithm", ["hindex", "peel"])
+def test_truss_numbers_algorithms(case, algorithm):
+    name, graph = case
+    got = np.asarray(kcjax.truss_numbers(graph, algorithm=algorithm))
+    np.testing.assert_array_equal(got, _truss(name))
+
+
+def test_truss_numbers_rejects_unknown_algorithm():
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        kcjax.truss_numbers(GRAPHS["triangle"], algorithm="bucket")
+
+
 # Under jit (each graph shape compiles the whole pipeline: a few graphs suffice).
 JIT_GRAPHS = ("rmat", "cliques", "triangle", "empty")
 

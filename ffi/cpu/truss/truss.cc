@@ -4,11 +4,14 @@
 // is Wang & Cheng's level order, one thread, with the same level rule as the
 // GPU's level-synchronous rounds, so both give the same trussness. A k-truss
 // with k <= 3 is one pass of early-exit intersections (no supports, no peeling).
+// kHIndex lists every triangle once into per-edge stores and runs the h-index
+// update from a work queue (one thread, in place), as the GPU does in rounds.
 #include "kcjax/truss/truss.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -196,6 +199,69 @@ void Peel(const View& g, std::vector<uint8_t>& alive, int32_t* sup, int32_t leve
   }
 }
 
+// The trussness of every edge by the local h-index update (kHIndex in truss.h).
+// Returns false, writing nothing, when the triangle store would pass
+// TrussPolicy::kHIndexMaxEntries.
+bool HIndexTruss(const View& g, int threads, int32_t* truss) {
+  std::vector<int32_t> t(g.m);
+  CountSupport(g, SupportMethod::kDag, std::vector<uint8_t>(g.m, 1), threads, t.data());
+  std::vector<int64_t> off(g.m + 1, 0);
+  for (int64_t e = 0; e < g.m; ++e) off[e + 1] = off[e] + t[e];
+  if (off[g.m] > TrussPolicy::kHIndexMaxEntries) return false;
+  // store[off[e] .. off[e + 1]): the other two edges of each triangle of e.
+  std::vector<std::pair<int32_t, int32_t>> store(off[g.m]);
+  std::vector<int64_t> cursor(off.begin(), off.end() - 1);
+  for (int64_t d = 0; d < g.m; ++d) {
+    const int32_t e = g.dag_eid[d];
+    const int32_t a = g.dag_src[d], b = g.dag_indices[d];
+    Intersect(g.dag_indices, g.dag_indptr[a], g.dag_indptr[a + 1], g.dag_indptr[b],
+              g.dag_indptr[b + 1], [&](int64_t i, int64_t j) {
+                const int32_t e1 = g.dag_eid[i], e2 = g.dag_eid[j];
+                store[cursor[e]++] = {e1, e2};
+                store[cursor[e1]++] = {e, e2};
+                store[cursor[e2]++] = {e, e1};
+              });
+  }
+  std::deque<int32_t> queue;
+  std::vector<uint8_t> queued(g.m, 0);
+  for (int64_t e = 0; e < g.m; ++e) {
+    if (t[e] > 0) {
+      queue.push_back(static_cast<int32_t>(e));
+      queued[e] = 1;
+    }
+  }
+  std::vector<int32_t> hist;
+  while (!queue.empty()) {
+    const int32_t e = queue.front();
+    queue.pop_front();
+    queued[e] = 0;
+    const int32_t c = t[e];
+    hist.assign(c + 1, 0);
+    for (int64_t p = off[e]; p < off[e + 1]; ++p) {
+      ++hist[std::min({t[store[p].first], t[store[p].second], c})];
+    }
+    int32_t h = c, at_least = 0;
+    for (; h > 0; --h) {
+      if ((at_least += hist[h]) >= h) break;
+    }
+    if (h == c) continue;
+    t[e] = h;
+    // A triangle's value for a is min(t[e], t[b]): it fell below t[a] only if h < t[a]
+    // and t[b] >= h (else it is t[b], unchanged).
+    for (int64_t p = off[e]; p < off[e + 1]; ++p) {
+      const auto [a, b] = store[p];
+      for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+        if (h < t[x] && t[y] >= h && !queued[x]) {
+          queued[x] = 1;
+          queue.push_back(x);
+        }
+      }
+    }
+  }
+  for (int64_t e = 0; e < g.m; ++e) truss[e] = t[e] + 2;
+  return true;
+}
+
 ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> eid, ffi::Buffer<ffi::S32> esrc,
                     ffi::Buffer<ffi::S32> edst, ffi::Buffer<ffi::S32> dag_indptr,
@@ -236,9 +302,12 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
     CountSupport(g, static_cast<SupportMethod>(method), alive, threads, out->typed_data<int32_t>());
     return ffi::Error::Success();
   }
+  if (tmode == TrussMode::kHIndex && HIndexTruss(g, threads, out->typed_data<int32_t>())) {
+    return ffi::Error::Success();
+  }
   std::vector<int32_t> sup(g.m);
   CountSupport(g, static_cast<SupportMethod>(method), alive, threads, sup.data());
-  if (tmode == TrussMode::kDecompose) {
+  if (tmode == TrussMode::kDecompose || tmode == TrussMode::kHIndex) {
     Peel(g, alive, sup.data(), 0, false, out->typed_data<int32_t>());
   } else {
     Peel(g, alive, sup.data(), k - 3, true, nullptr);

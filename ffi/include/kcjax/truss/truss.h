@@ -23,6 +23,9 @@
 //         kSupport:   int32[m], triangles containing edge e
 //         kDecompose: int32[m], trussness of e (largest k whose k-truss holds e; 2 if in
 //                     no triangle)
+//         kHIndex:    int32[m], the same trussness by the local h-index iteration over
+//                     stored triangles (below); where the triangle store does not fit,
+//                     kDecompose's peeling gives it
 //         kKTruss:    bool[m], e lies in the k-truss
 //
 // FFI contract of target "kcjax_truss_triangle_edges" (the 3-truss in one pass):
@@ -35,6 +38,15 @@
 // every edge lies in at least k - 2 triangles of that subgraph. Peeling at
 // level l removes every live edge whose live support is <= l; an edge removed
 // at level l has trussness l + 2. The k-truss is what survives level k - 3.
+//
+// kHIndex (Sariyuce, Seshadhri and Pinar's local algorithm, the AND variant): with
+// t(e) = trussness - 2, t is the largest fixed point of
+//   t(e) = H({ min(t(a), t(b)) : triangle {e, a, b} }),
+// H the h-index (the largest h with at least h values >= h). Starting from
+// t = support and updating any edge in any order (in place, concurrently) never
+// goes below it and reaches it; an edge is updated again only when a value it
+// reads fell below its own t. Each triangle is listed once and stored with each
+// of its three edges, so an update reads no adjacency.
 #pragma once
 
 #include <cstdint>
@@ -52,8 +64,8 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cuda);
 
 namespace kcjax {
 
-enum class TrussMode : int32_t { kSupport = 0, kDecompose = 1, kKTruss = 2 };
-inline constexpr int32_t kNumTrussModes = 3;
+enum class TrussMode : int32_t { kSupport = 0, kDecompose = 1, kKTruss = 2, kHIndex = 3 };
+inline constexpr int32_t kNumTrussModes = 4;
 
 // How the first supports are counted; every method gives identical supports.
 enum class SupportMethod : int32_t {
@@ -117,6 +129,23 @@ struct TrussPolicy {
   static constexpr int kTailFrontier = 0;
   static constexpr int kTailChunks = 0;
   static constexpr int kTailScan = 0;
+  // kHIndex: an edge with at most this many triangles is updated by one thread, all its
+  // values loaded at once into registers. A thread walking its triangles one load after another (up
+  // to 64 in a first version) set each round's critical path (docs/tuning.md).
+  static constexpr int kHIndexLane = 8;
+  // kHIndex: an edge with more than kHIndexLane and at most kHIndexLane x kHIndexGroup
+  // triangles is updated by this many lanes of a warp (kHIndexLane entries each, in
+  // registers), four edges a warp at once; more triangles get the whole warp.
+  static constexpr int kHIndexGroup = 8;
+  // kHIndex, warp path: histogram bins in shared memory (1 KiB a warp); a pass narrows
+  // h to one bin, so edges with t below this take one pass over their triangles.
+  static constexpr int kHIndexWindow = 256;
+  // kHIndex: blocks per SM of the cooperative update kernel (8 KiB of warp windows each):
+  // a group's registers need 80 (ptxas -v, sm_90); at 4 blocks ptxas spilled at 64.
+  static constexpr int kHIndexBlocksPerSm = 3;
+  // kHIndex: the triangle store's limit (three entries of two edge ids per triangle):
+  // beyond it the peeling answers (kDecompose).
+  static constexpr int64_t kHIndexMaxEntries = (int64_t{1} << 31) - 1;
 };
 
 // The pass a support count over `items` edges runs (kAuto resolved; others unchanged).
@@ -141,7 +170,7 @@ inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t 
   }
   if (core != 0 && core != n1 - 1) return "core must be int32[n] or int32[0]";
   if (out != m) return "the result must be int32[m]";
-  if (mode < 0 || mode >= kNumTrussModes) return "mode must be 0, 1 or 2";
+  if (mode < 0 || mode >= kNumTrussModes) return "mode must be 0, 1, 2 or 3";
   if (out_pred != (mode == static_cast<int32_t>(TrussMode::kKTruss))) {
     return "the result must be bool[m] for mode kKTruss, int32[m] otherwise";
   }
