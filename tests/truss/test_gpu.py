@@ -27,6 +27,8 @@ RANDOM = {
     "rmat10": lambda: kcjax.generators.rmat(10, 16, seed=1),
     "rmat12": lambda: kcjax.generators.rmat(12, 16, seed=2),
     "cliques": lambda: kcjax.generators.planted_cliques(3000, 0.004, [40, 25, 9], seed=3),
+    # Edge {0, 1}: 3000 triangles, trussness 52: its warp's histogram window moves down
+    # 11 times (TrussPolicy::kHIndexWindow).
     "hubs": lambda: two_hubs(3000, 50),
     # A 120-clique: every edge's lists exceed TrussPolicy::kLaneList (chunked frontier
     # edges, one round removing 7140 edges at the last level), beside a sparse part.
@@ -43,7 +45,8 @@ def test_gpu_equals_cpu_random(name, method):
     k_max = int(_run(kcjax.truss_numbers, graph, "cpu").max(initial=2))
     fns = [
         lambda g: kcjax.edge_support(g, method=method),
-        lambda g: kcjax.truss_numbers(g, method=method),
+        lambda g: kcjax.truss_numbers(g, method=method),  # the h-index rounds
+        lambda g: kcjax.truss_numbers(g, method=method, algorithm="peel"),
         lambda g: kcjax.k_truss_mask(g, 5, method=method, prefilter=False),
     ]
     # With the prefilter: the listed path, its recount step and the peeling from the list
@@ -81,8 +84,13 @@ def test_gpu_matches_networkx_and_dense():
     graph = kcjax.generators.rmat(8, 8, seed=4)
     want = trussness_networkx(graph)
     for method in (*NATIVE, "dense"):
-        got = _run(lambda g, m=method: kcjax.truss_numbers(g, method=m), graph, "cuda")
-        np.testing.assert_array_equal(got, want)
+        for algorithm in ("hindex", "peel"):
+            got = _run(
+                lambda g, m=method, a=algorithm: kcjax.truss_numbers(g, method=m, algorithm=a),
+                graph,
+                "cuda",
+            )
+            np.testing.assert_array_equal(got, want)
 
 
 def test_gpu_jit():
@@ -93,7 +101,8 @@ def test_gpu_jit():
 
 @pytest.mark.parametrize("name", SHARED_GRAPHS)
 def test_gpu_shared_ground_truth(name):
-    """Every method against the shared ground truth. cit-HepTh k_max = 30 with the
+    """Every method against the shared ground truth (decompositions by the h-index
+    rounds, and by peeling with the DAG pass). cit-HepTh k_max = 30 with the
     prefilter: the peeling's first round would remove 78 % of the list, so a recount
     runs in its place (TrussPolicy::kRoundRecountPercent)."""
     path = DATA_DIR / f"{name}.el.gz"
@@ -103,11 +112,16 @@ def test_gpu_shared_ground_truth(name):
     rows = truss_rows()[name]
     src, dst = (np.asarray(a) for a in graph.edges())
     k_max = max(rows) - 1
-    for method in NATIVE:
-        truss = _run(lambda g, m=method: kcjax.truss_numbers(g, method=m), graph, "cuda")
+    decompositions = [(m, "hindex") for m in NATIVE] + [("dag", "peel")]
+    for method, algorithm in decompositions:
+        truss = _run(
+            lambda g, m=method, a=algorithm: kcjax.truss_numbers(g, method=m, algorithm=a),
+            graph,
+            "cuda",
+        )
         for k, want in rows.items():
             keep = truss >= k
-            assert summary(src[keep], dst[keep]) == want, (name, method, k)
+            assert summary(src[keep], dst[keep]) == want, (name, method, algorithm, k)
         for k in (3, k_max, k_max + 1):
             for prefilter in (True, False):
                 mask = _run(

@@ -3,31 +3,36 @@
 // seed's vertex-centric pass.
 #pragma once
 
-#include "common.cuh"
+#include "prefilter.cuh"
 
 namespace kcjax {
 namespace {
 
-// Each triangle once from the degree-oriented DAG, +1 to its three edges: a thread
-// per DAG edge (a, b) merges the two out-lists when both are short; edges with a
-// long out-list are searched by their whole warp, one at a time.
-// `items` DAG edges: dlist[0, items), or 0..items - 1 when dlist is nullptr.
-__device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
-                                           const int32_t* __restrict__ dcol,
-                                           const int32_t* __restrict__ dsrc,
-                                           const int32_t* __restrict__ deid, int32_t items,
-                                           const int32_t* __restrict__ tag, int32_t* sup,
-                                           const int32_t* dlist) {
+// Each live triangle once from the degree-oriented DAG: a thread per DAG edge (a, b)
+// merges the two out-lists when both are short; edges with a long out-list are
+// searched by their whole warp, one at a time. For the triangle of DAG edge d (edge
+// e) and DAG edges i, j (edges e1, e2), `tri(e, e1, e2)` returns what to add to e's
+// count, and `done(e, count)` runs once per edge with a triangle (by one lane).
+// `items` DAG edges: dlist[0, items), or 0..items - 1 when dlist is nullptr; tag ==
+// nullptr: every edge is live.
+template <typename Tri, typename Done>
+__device__ __forceinline__ void DagTriangles(const int32_t* __restrict__ dptr,
+                                             const int32_t* __restrict__ dcol,
+                                             const int32_t* __restrict__ dsrc,
+                                             const int32_t* __restrict__ deid, int32_t items,
+                                             const int32_t* __restrict__ tag, const int32_t* dlist,
+                                             Tri tri, Done done) {
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t end = cuda::RoundUp(items, kWarp);
+  auto live = [&](int32_t e) { return tag == nullptr || tag[e] >= 0; };
   for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
     int32_t d = 0, e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     bool wide = false;
     if (t < items) {
       d = dlist != nullptr ? Load(dlist + t) : static_cast<int32_t>(t);
       e = deid[d];
-      if (tag[e] >= 0) {
+      if (live(e)) {
         const int32_t a = dsrc[d], b = dcol[d];
         a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
         if (a1 - a0 > b1 - b0) {
@@ -38,14 +43,10 @@ __device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
           int32_t own = 0;
           LaneMerge(dcol, a0, a1, b0, b1, [&](int32_t i, int32_t j) {
             const int32_t e1 = deid[i], e2 = deid[j];
-            if (tag[e1] >= 0 && tag[e2] >= 0) {
-              ++own;
-              atomicAdd(sup + e1, 1);
-              atomicAdd(sup + e2, 1);
-            }
+            if (live(e1) && live(e2)) own += tri(e, e1, e2);
             return false;
           });
-          if (own) atomicAdd(sup + e, own);
+          if (own) done(e, own);
         } else {
           wide = true;
         }
@@ -55,23 +56,37 @@ __device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
       const int src = __ffs(todo) - 1;
       const int32_t c0 = __shfl_sync(kFull, a0, src), c1 = __shfl_sync(kFull, a1, src);
       const int32_t d0 = __shfl_sync(kFull, b0, src), d1 = __shfl_sync(kFull, b1, src);
+      const int32_t we = __shfl_sync(kFull, e, src);
       int32_t own = 0;
       for (int32_t i = c0 + lane; i < c1; i += kWarp) {
         const int32_t w = dcol[i];
         const int32_t j = LowerBound(dcol, d0, d1, w);
         if (j < d1 && dcol[j] == w) {
           const int32_t e1 = deid[i], e2 = deid[j];
-          if (tag[e1] >= 0 && tag[e2] >= 0) {
-            ++own;
-            atomicAdd(sup + e1, 1);
-            atomicAdd(sup + e2, 1);
-          }
+          if (live(e1) && live(e2)) own += tri(we, e1, e2);
         }
       }
       own = WarpSum(own);
-      if (lane == src && own) atomicAdd(sup + e, own);
+      if (lane == src && own) done(e, own);
     }
   }
+}
+
+// Supports: +1 to the three edges of every live triangle (e's own count added once).
+__device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
+                                           const int32_t* __restrict__ dcol,
+                                           const int32_t* __restrict__ dsrc,
+                                           const int32_t* __restrict__ deid, int32_t items,
+                                           const int32_t* __restrict__ tag, int32_t* sup,
+                                           const int32_t* dlist) {
+  DagTriangles(
+      dptr, dcol, dsrc, deid, items, tag, dlist,
+      [&](int32_t, int32_t e1, int32_t e2) {
+        atomicAdd(sup + e1, 1);
+        atomicAdd(sup + e2, 1);
+        return 1;
+      },
+      [&](int32_t e, int32_t own) { atomicAdd(sup + e, own); });
 }
 
 __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,

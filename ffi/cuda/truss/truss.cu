@@ -31,8 +31,15 @@
 //     with block barriers while the other blocks wait at the next grid sync.
 //     A k-truss's result is cleared by the first kernel and its survivors set
 //     by the peeling kernel as it ends.
+//   * kHIndex (hindex.cuh): after the supports, their scan gives the triangle
+//     store's offsets; its size is read back (the call's one host sync) and, if
+//     the store fits, the triangles are listed into it and the h-index rounds
+//     run in one cooperative kernel; otherwise the peeling above answers.
+
+#include <cub/device/device_scan.cuh>
 
 #include "common.cuh"
+#include "hindex.cuh"
 #include "peel.cuh"
 #include "prefilter.cuh"
 #include "support.cuh"
@@ -66,6 +73,86 @@ int32_t ChunkShift(int64_t m) {
   int32_t s = 0;
   while (probes / (double{TrussPolicy::kChunkProbes} * (int64_t{1} << s)) + m >= 4.0e9) ++s;
   return s;
+}
+
+// Resident HIndexKernel blocks per SM (occupancy query once per device).
+cudaError_t HIndexBlocksPerSm(int* per_sm) {
+  static std::array<std::atomic<int>, 64> known{};
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  const bool cached = device >= 0 && device < static_cast<int>(known.size());
+  if (cached && (*per_sm = known[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, HIndexKernel, kThreads, 0);
+  if (err == cudaSuccess && cached) known[device].store(*per_sm, std::memory_order_relaxed);
+  return err;
+}
+
+struct DagArgs {
+  const int32_t* indptr;
+  const int32_t* indices;
+  const int32_t* src;
+  const int32_t* eid;
+};
+
+// kHIndex after the supports `sup`: the triangle store and the h-index rounds,
+// writing the trussness to `out`. *ran = false when the store does not fit (nothing
+// is launched after the size read-back): the caller peels instead.
+ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
+                           const Reporter& report, int sms, const DagArgs& dag, int32_t m,
+                           const int32_t* sup, int32_t* out, bool* ran) {
+  *ran = false;
+  auto* off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
+  size_t temp_bytes = 0;
+  cudaError_t err = cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, off + 1, off + 1, m, stream);
+  if (err != cudaSuccess) return report.Cuda("sizing the offsets scan", err);
+  void* temp = scratch.Allocate(temp_bytes);
+  if (off == nullptr || temp == nullptr) return report.Exhausted(temp_bytes, "the store offsets");
+  OffsetsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(sup, m, off);
+  err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, off + 1, off + 1, m, stream);
+  if (err != cudaSuccess) return report.Cuda("the offsets scan", err);
+  int64_t entries = 0;
+  err = cudaMemcpyAsync(&entries, off + m, sizeof(entries), cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return report.Cuda("reading the triangle store's size", err);
+  if (entries > TrussPolicy::kHIndexMaxEntries) return ffi::Error::Success();
+  const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
+  auto* store = static_cast<int2*>(scratch.Allocate(std::max<int64_t>(entries, 1) * sizeof(int2)));
+  if (store == nullptr) return ffi::Error::Success();
+  HIndexParams P{};
+  P.off = off;
+  P.store = store;
+  P.t = out;
+  P.m = m;
+  P.mark = static_cast<int32_t*>(scratch.Allocate(m4));
+  bool queues = P.mark != nullptr;
+  for (int i = 0; i < 2; ++i) {
+    for (int32_t** list : {P.lane_list + i, P.group_list + i, P.warp_list + i}) {
+      *list = static_cast<int32_t*>(scratch.Allocate(m4));
+      queues = queues && *list != nullptr;
+    }
+  }
+  P.slots = static_cast<HSlot*>(scratch.Allocate(3 * sizeof(HSlot)));
+  if (!queues || P.slots == nullptr) return report.Exhausted(m4 * 7, "the h-index queues");
+  if ((err = cudaMemsetAsync(P.mark, 0, m4, stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(P.slots, 0, 3 * sizeof(HSlot), stream)) != cudaSuccess) {
+    return report.Cuda("clearing the h-index state", err);
+  }
+  StoreKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m,
+                                                       off, P.mark, store);
+  HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
+  if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle store kernels", err);
+  int per_sm = 0;
+  err = HIndexBlocksPerSm(&per_sm);
+  if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the h-index kernel", err);
+  const int grid =
+      std::min(std::min(per_sm, TrussPolicy::kHIndexBlocksPerSm) * sms, Blocks(m, sms));
+  void* args[] = {&P};
+  err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexKernel), dim3(grid),
+                                    dim3(kThreads), args, 0, stream);
+  if (err != cudaSuccess) return report.Cuda("h-index kernel launch", err);
+  *ran = true;
+  return ffi::Error::Success();
 }
 
 ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
@@ -106,16 +193,18 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
       counts == nullptr) {
     return report.Exhausted(m4 * 2, "the edge state");
   }
-  // Peeling: two frontier item lists, their chunk offsets, two live-edge lists.
+  // Peeling: two frontier item lists, their chunk offsets, two live-edge lists
+  // (kHIndex: only if its triangle store does not fit).
   int4* items[2] = {nullptr, nullptr};
   int32_t* bufs[4] = {nullptr, nullptr, nullptr, nullptr};
-  if (tmode != TrussMode::kSupport) {
+  auto peel_buffers = [&]() {
     for (auto& b : items) b = static_cast<int4*>(scratch.Allocate(m4 * 4));
     for (auto& b : bufs) b = static_cast<int32_t*>(scratch.Allocate(m4));
-    if (items[0] == nullptr || items[1] == nullptr || bufs[0] == nullptr || bufs[1] == nullptr ||
-        bufs[2] == nullptr || bufs[3] == nullptr) {
-      return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
-    }
+    return items[0] != nullptr && items[1] != nullptr && bufs[0] != nullptr && bufs[1] != nullptr &&
+           bufs[2] != nullptr && bufs[3] != nullptr;
+  };
+  if (tmode != TrussMode::kSupport && tmode != TrussMode::kHIndex && !peel_buffers()) {
+    return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
   Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
         esrc.typed_data(),   edst.typed_data(),    m};
@@ -179,6 +268,15 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   }
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
+  if (tmode == TrussMode::kHIndex) {
+    bool ran = false;
+    const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
+                      dag_eid.typed_data()};
+    ffi::Error status = HIndexDecompose(stream, scratch, report, sms, dag, m, sup,
+                                        out->typed_data<int32_t>(), &ran);
+    if (ran || !status.success()) return status;
+    if (!peel_buffers()) return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
+  }
 
   PeelParams P{g,
                tag,
@@ -191,7 +289,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                bufs[3],
                slots,
                records,
-               tmode == TrussMode::kDecompose ? out->typed_data<int32_t>() : nullptr,
+               ktruss ? nullptr : out->typed_data<int32_t>(),
                small_k,
                flags,
                use_core ? counts + recounts : nullptr,

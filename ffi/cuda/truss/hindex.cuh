@@ -1,0 +1,326 @@
+// The local h-index decomposition of the CUDA k-truss (TrussMode::kHIndex; the
+// rule and why it converges: kcjax/truss/truss.h). truss.cu runs, after the
+// supports: OffsetsKernel and a scan (the triangle store's offsets, its size read
+// back once), StoreKernel (each triangle listed once from the DAG and stored with
+// its three edges), HIndexInitKernel and the cooperative HIndexKernel.
+//
+// HIndexKernel works in rounds with one grid-wide sync each. Round 0 updates every
+// edge; later rounds the edges queued by the round before. An update reads the
+// values min(t(a), t(b)) of the edge's stored triangles and lowers t(e) to their
+// h-index: an edge of at most kHIndexLane triangles by one thread, of at most
+// kHIndexLane x kHIndexGroup by a group of kHIndexGroup lanes (all values in
+// registers at once, a binary search for h), a longer one by a warp (a histogram of
+// kHIndexWindow bins in shared memory, refined pass by pass). An edge that lowers
+// t(e) to h queues each other edge x of its triangles whose value fell below t(x),
+// i.e. h < t(x) <= the third edge's t (stale reads only queue more). Values are read
+// and written in L2 (ld/st.cg), so a round sees every write of the rounds before it.
+#pragma once
+
+#include "support.cuh"
+
+namespace kcjax {
+namespace {
+
+constexpr int kHLane = TrussPolicy::kHIndexLane;
+constexpr int kHGroup = TrussPolicy::kHIndexGroup;
+constexpr int kHGroupMax = kHLane * kHGroup;  // triangles of an edge for a group
+static_assert(kWarp % kHGroup == 0 && (kHGroup & (kHGroup - 1)) == 0, "groups tile a warp");
+constexpr int kHWindow = TrussPolicy::kHIndexWindow;
+static_assert(kHWindow % kWarp == 0, "a warp's window splits evenly over its lanes");
+
+// Queue lengths of round r + 1, written in round r (slot (r + 1) % 3, cleared in round
+// r + 2 - 3 = r - 1's successor: at round r, slot (r + 2) % 3 was last read at r - 1).
+struct HSlot {
+  int32_t lane;   // edges for one thread each
+  int32_t group;  // edges for kHGroup lanes each
+  int32_t warp;   // edges for a warp each
+};
+
+struct HIndexParams {
+  const int64_t* off;  // [m + 1]: edge e's triangles are store[off[e], off[e + 1])
+  const int2* store;   // the other two edges of each triangle of e
+  int32_t* t;          // [m]: t(e) (the result's buffer; trussness = t + 2 at the end)
+  int32_t* mark;       // [m]: the round an edge is queued for (0: none)
+  int32_t* lane_list[2];
+  int32_t* group_list[2];
+  int32_t* warp_list[2];
+  HSlot* slots;  // [3]
+  int32_t m;
+};
+
+// off[0] = 0, off[e + 1] = sup[e] (scanned next).
+__global__ void OffsetsKernel(const int32_t* __restrict__ sup, int32_t m, int64_t* off) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < m; e += stride) {
+    off[e + 1] = sup[e];
+    if (e == 0) off[0] = 0;
+  }
+}
+
+// Every triangle once from the DAG, stored with each of its edges: e's entries are
+// filled through fill[e] (zeroed before).
+__global__ void StoreKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
+                            const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
+                            int32_t m, const int64_t* __restrict__ off, int32_t* fill,
+                            int2* store) {
+  auto put = [&](int32_t e, int32_t x, int32_t y) {
+    store[off[e] + atomicAdd(fill + e, 1)] = make_int2(x, y);
+  };
+  DagTriangles(
+      dptr, dcol, dsrc, deid, m, nullptr, nullptr,
+      [&](int32_t e, int32_t e1, int32_t e2) {
+        put(e, e1, e2);
+        put(e1, e, e2);
+        put(e2, e, e1);
+        return 0;
+      },
+      [](int32_t, int32_t) {});
+}
+
+// list[i & 1] by a select: a runtime index into an array of the kernel parameter
+// would copy the array to local memory.
+__device__ __forceinline__ int32_t* Pick(int32_t* const (&list)[2], int32_t i) {
+  return (i & 1) != 0 ? list[1] : list[0];
+}
+
+__device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) {
+  return static_cast<int32_t>(P.off[e + 1] - P.off[e]);
+}
+
+// Round 0's state: t(e) = its triangles, no marks, the group and warp edges listed.
+__global__ void HIndexInitKernel(HIndexParams P) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int lane = threadIdx.x & (kWarp - 1);
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < P.m; e += stride) {
+    const int32_t s = e < P.m ? Triangles(P, static_cast<int32_t>(e)) : 0;
+    if (e < P.m) {
+      P.t[e] = s;
+      P.mark[e] = 0;
+    }
+    const auto id = static_cast<int32_t>(e);
+    cuda::WarpPush(s > kHLane && s <= kHGroupMax, id, P.group_list[0], &P.slots[0].group);
+    cuda::WarpPush(s > kHGroupMax, id, P.warp_list[0], &P.slots[0].warp);
+  }
+}
+
+// Queues the edges xs[i] with bit i of `want` set for round `next`, except those queued
+// already: the exchanges are issued together, then one atomic per class reserves the
+// thread's places (one per edge would pile every thread of a round onto three words).
+template <int N>
+__device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t (&xs)[N],
+                                           uint32_t want, int32_t next) {
+  if (want == 0) return;
+  int32_t cls[N];  // 0: one thread, 1: a group, 2: a warp; -1: not queued here
+  int32_t count0 = 0, count1 = 0, count2 = 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    cls[i] = -1;
+    if ((want >> i) & 1u) {
+      const int32_t s = Triangles(P, xs[i]);  // loaded beside the exchange
+      if (atomicExch(P.mark + xs[i], next) != next) cls[i] = s > kHGroupMax ? 2 : s > kHLane;
+    }
+    count0 += cls[i] == 0;
+    count1 += cls[i] == 1;
+    count2 += cls[i] == 2;
+  }
+  HSlot& slot = P.slots[next % 3];
+  int32_t at0 = count0 ? atomicAdd(&slot.lane, count0) : 0;
+  int32_t at1 = count1 ? atomicAdd(&slot.group, count1) : 0;
+  int32_t at2 = count2 ? atomicAdd(&slot.warp, count2) : 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (cls[i] == 0) Pick(P.lane_list, next)[at0++] = xs[i];
+    if (cls[i] == 1) Pick(P.group_list, next)[at1++] = xs[i];
+    if (cls[i] == 2) Pick(P.warp_list, next)[at2++] = xs[i];
+  }
+}
+
+// G lanes (one thread, or a group of a warp: `mask` its lanes, `gl` the lane's rank in
+// it) update edge e of at most kHLane * G triangles: each lane loads its entries and
+// their values at once into registers (one chain of dependent loads, not one per
+// triangle), and h, the largest x <= t(e) with at least x values >= x, is found by
+// binary search over x with the group's counts summed by shuffles. The loaded values
+// also decide what to queue (stale ones only queue more).
+template <int G>
+__device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next, int gl,
+                                            unsigned mask) {
+  const int32_t c = Load(P.t + e);
+  if (c == 0) return;
+  const int64_t p0 = P.off[e];
+  const int32_t s = static_cast<int32_t>(P.off[e + 1] - p0);
+  int2 ab[kHLane];
+  int32_t ta[kHLane], tb[kHLane];
+#pragma unroll
+  for (int i = 0; i < kHLane; ++i) {
+    const int32_t q = gl + i * G;
+    ab[i] = q < s ? P.store[p0 + q] : make_int2(0, 0);
+  }
+#pragma unroll
+  for (int i = 0; i < kHLane; ++i) {
+    const bool mine = gl + i * G < s;
+    ta[i] = mine ? Load(P.t + ab[i].x) : -1;
+    tb[i] = mine ? Load(P.t + ab[i].y) : -1;
+  }
+  int32_t lo = 0, hi = c;  // at least lo values >= lo: true for lo = 0
+  while (lo < hi) {
+    const int32_t mid = (lo + hi + 1) >> 1;
+    int32_t count = 0;
+#pragma unroll
+    for (int i = 0; i < kHLane; ++i) count += min(ta[i], tb[i]) >= mid;
+#pragma unroll
+    for (int d = G / 2; d > 0; d /= 2) count += __shfl_xor_sync(mask, count, d);
+    if (count >= mid) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (lo == c) return;
+  if (gl == 0) __stcg(P.t + e, lo);
+  int32_t xs[2 * kHLane];
+  uint32_t want = 0;
+#pragma unroll
+  for (int i = 0; i < kHLane; ++i) {
+    const bool mine = gl + i * G < s;
+    xs[2 * i] = ab[i].x;
+    xs[2 * i + 1] = ab[i].y;
+    want |= static_cast<uint32_t>(mine && lo < ta[i] && tb[i] >= lo) << (2 * i);
+    want |= static_cast<uint32_t>(mine && lo < tb[i] && ta[i] >= lo) << (2 * i + 1);
+  }
+  EnqueueAll(P, xs, want, next);
+}
+
+// Calls fn(ab, ta, tb, in) for the warp's entries of [p0, p1) (lane-strided), kHBatch
+// per lane at a time: ab[j] an entry's two edges, ta[j], tb[j] their values, bit j of
+// `in` set where entry j exists. The batch's loads are issued together (one chain per
+// batch, not one per entry).
+constexpr int kHBatch = 4;
+template <typename Fn>
+__device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0, int64_t p1,
+                                               int lane, Fn fn) {
+  for (int64_t p = p0 + lane; p < p1; p += kHBatch * kWarp) {
+    int2 ab[kHBatch];
+    int32_t ta[kHBatch], tb[kHBatch];
+#pragma unroll
+    for (int j = 0; j < kHBatch; ++j) {
+      ab[j] = p + j * kWarp < p1 ? P.store[p + j * kWarp] : make_int2(0, 0);
+    }
+#pragma unroll
+    for (int j = 0; j < kHBatch; ++j) {
+      const bool in = p + j * kWarp < p1;
+      ta[j] = in ? Load(P.t + ab[j].x) : -1;
+      tb[j] = in ? Load(P.t + ab[j].y) : -1;
+    }
+    uint32_t in = 0;
+#pragma unroll
+    for (int j = 0; j < kHBatch; ++j) in |= static_cast<uint32_t>(p + j * kWarp < p1) << j;
+    fn(ab, ta, tb, in);
+  }
+}
+
+// A warp updates edge e (more than kHLane * kHGroup triangles). window: kHWindow ints of
+// shared memory for this warp. Each pass counts the values of [lo, hi] in kHWindow bins
+// of width w and finds the highest bin start x with at least x values >= x: h lies in
+// that bin, which the next pass splits, until w = 1 (one pass while t(e) < kHWindow,
+// log_kHWindow(t(e)) + 1 at most).
+__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next, int lane,
+                                           int32_t* window) {
+  const int32_t c = Load(P.t + e);
+  const int64_t p0 = P.off[e], p1 = P.off[e + 1];
+  constexpr int kPer = kHWindow / kWarp;  // bins per lane
+  int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi
+  while (true) {
+    const int32_t w = (hi - lo) / kHWindow + 1;
+    for (int i = lane; i < kHWindow; i += kWarp) window[i] = 0;
+    __syncwarp();
+    ForWarpEntries(P, p0, p1, lane,
+                   [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
+                       const int32_t (&tb)[kHBatch], uint32_t in) {
+#pragma unroll
+                     for (int j = 0; j < kHBatch; ++j) {
+                       const int32_t v = min(min(ta[j], tb[j]), c);
+                       if (((in >> j) & 1u) && v >= lo && v <= hi)
+                         atomicAdd(window + (v - lo) / w, 1);
+                     }
+                   });
+    __syncwarp();
+    // Lane L holds bins [L * kPer, (L + 1) * kPer); values >= x counted from the top.
+    int32_t mine = 0;
+    for (int j = 0; j < kPer; ++j) mine += window[lane * kPer + j];
+    const int32_t incl = cuda::WarpInclusiveScan(mine);
+    const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
+    int32_t count = above + total - incl;  // values in bins of higher lanes, and above
+    int32_t best = -1, best_above = 0;     // the bin found, and the values above it
+    for (int j = kPer - 1; j >= 0; --j) {
+      const int32_t x = lo + (lane * kPer + j) * w;
+      const int32_t in_bin = window[lane * kPer + j];
+      if (x <= hi && count + in_bin >= x) {
+        best = lane * kPer + j;
+        best_above = count;
+        break;
+      }
+      count += in_bin;
+    }
+    const int32_t bin = __reduce_max_sync(kFull, best);  // bin 0 (x = lo) always holds
+    best_above = __shfl_sync(kFull, best_above, bin / kPer);
+    __syncwarp();  // the window is cleared by the next pass
+    lo += bin * w;
+    if (w == 1) break;
+    hi = min(hi, lo + w - 1);
+    above = best_above;
+  }
+  if (lo == c) return;
+  if (lane == 0) __stcg(P.t + e, lo);
+  ForWarpEntries(P, p0, p1, lane,
+                 [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch],
+                     const int32_t (&tb)[kHBatch], uint32_t in) {
+                   int32_t xs[2 * kHBatch];
+                   uint32_t want = 0;
+#pragma unroll
+                   for (int j = 0; j < kHBatch; ++j) {
+                     const bool mine = (in >> j) & 1u;
+                     xs[2 * j] = ab[j].x;
+                     xs[2 * j + 1] = ab[j].y;
+                     want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
+                     want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo)
+                             << (2 * j + 1);
+                   }
+                   EnqueueAll(P, xs, want, next);
+                 });
+}
+
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
+    HIndexKernel(HIndexParams P) {
+  __shared__ int32_t windows[kThreads / kWarp][kHWindow];
+  cg::grid_group grid = cg::this_grid();
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t warps = stride / kWarp;
+  int32_t* window = windows[threadIdx.x / kWarp];
+  const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
+  for (int32_t r = 0;; ++r) {
+    const int32_t next = r + 1;
+    const int32_t lanes = r == 0 ? P.m : Load(&P.slots[r % 3].lane);
+    const int32_t groups = Load(&P.slots[r % 3].group);
+    const int32_t wides = Load(&P.slots[r % 3].warp);
+    for (int64_t i = tid; i < lanes; i += stride) {
+      const int32_t e = r == 0 ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
+      if (r > 0 || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, 0, 0);
+    }
+    for (int64_t g = tid / kHGroup; g < groups; g += stride / kHGroup) {
+      GroupUpdate<kHGroup>(P, Load(Pick(P.group_list, r) + g), next, lane % kHGroup, group_mask);
+    }
+    for (int64_t w = tid / kWarp; w < wides; w += warps) {
+      WarpUpdate(P, Load(Pick(P.warp_list, r) + w), next, lane, window);
+    }
+    if (tid == 0) P.slots[(r + 2) % 3] = HSlot{0, 0, 0};
+    grid.sync();
+    const HSlot& queued = P.slots[next % 3];
+    if (Load(&queued.lane) == 0 && Load(&queued.group) == 0 && Load(&queued.warp) == 0) break;
+  }
+  for (int64_t e = tid; e < P.m; e += stride) P.t[e] += 2;
+}
+
+}  // namespace
+}  // namespace kcjax
