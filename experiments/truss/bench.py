@@ -12,8 +12,11 @@ and waits for its result. Every row is warmed up once, then timed
 ../shared/data/truss/truss_counts.tsv (every k) where the graph has rows.
 
 Rows (``op`` / ``variant``):
-  decompose / dag|edge|vertex|dense|cpu  truss_numbers (every edge's trussness, one call)
-  max_truss / dag                        truss_numbers + k_max + the k_max mask, one program
+  decompose / hindex|peel|peel+edge|peel+vertex|dense|cpu
+                                         truss_numbers (every edge's trussness, one call):
+                                         algorithm "hindex" (the default) or "peel" with
+                                         the support pass dag (default), edge or vertex
+  max_truss / default                    truss_numbers + k_max + the k_max mask, one program
   k_truss / auto+core|dag+core|dag|edge+core|edge|vertex+core|vertex|dense+core|cpu
                                          k_truss_mask at k = 3 and k = k_max (peer's rows;
                                          every native variant of k = 3 is the one-pass
@@ -22,7 +25,7 @@ Rows (``op`` / ``variant``):
                                          default: the edge pass on short lists, else dag)
   support / dag|edge|vertex              edge_support alone (the support pass ablation)
 ``cpu`` rows run the C++ handler on the host CPU backend (wall clock).
-The ``decompose / dag`` row also holds ``phases_s``: the median device time of
+The native ``decompose`` rows also hold ``phases_s``: the median device time of
 each kernel of the call (init, support pass, peeling, ...), from the profiler.
 ``--timeline NAME...`` adds, for those graphs, the host replay of the kernel's
 steps (experiments/truss/timeline.py: levels, scans, rounds, frontier sizes) to
@@ -41,6 +44,8 @@ Usage (one H200, about 4 minutes with the defaults):
   python experiments/truss/bench.py --graphs com-dblp --scales --repeats 5   # one graph
   python experiments/truss/bench.py --scales --no-ablation --no-decompose \
       --variants auto+core dag+core edge+core dag       # single-k rows only
+  python experiments/truss/bench.py --scales --no-k-truss \
+      --decompose-variants hindex peel                  # decompositions only
 """
 
 from __future__ import annotations
@@ -78,6 +83,13 @@ PEER_TSV = [
     ROOT / ".gpu" / "anchors" / "truss-peer-h200.tsv",
     ROOT.parent / "shared" / "data" / "anchors" / "truss-peer-h200.tsv",
 ]
+#: Decomposition variants: (support pass, algorithm) of kcjax.truss_numbers.
+DECOMPOSE_VARIANTS = {
+    "hindex": ("dag", "hindex"),
+    "peel": ("dag", "peel"),
+    "peel+edge": ("edge", "peel"),
+    "peel+vertex": ("vertex", "peel"),
+}
 TIMER = (
     "median_s: wall clock around a synchronized call on a device-resident, indexed graph; "
     "device_s/busy_s: JAX profiler (CUPTI) span/busy time of the call's GPU work"
@@ -165,6 +177,16 @@ def main(argv: list[str] | None = None) -> int:
         help="no decompose / max_truss rows (k_max from one untimed truss_numbers call)",
     )
     ap.add_argument(
+        "--no-k-truss", action="store_true", help="no k_truss / support rows (decompositions)"
+    )
+    ap.add_argument(
+        "--decompose-variants",
+        nargs="*",
+        choices=sorted(DECOMPOSE_VARIANTS),
+        default=None,
+        help="decomposition variants instead of the ablation's (R-MAT: hindex only)",
+    )
+    ap.add_argument(
         "--variants",
         nargs="*",
         default=None,
@@ -206,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         peel = {
             r["graph"]: r["phases_s"].get("PeelKernel")
             for r in rows
-            if r["op"] == "decompose" and "phases_s" in r
+            if r["op"] == "decompose" and r["variant"] == "peel" and "phases_s" in r
         }
         for name in args.timeline:
             t = timeline.timeline(name)
@@ -217,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     write_results(
         args.out, device, args.repeats, rows, TIMER, host=platform.node(), timelines=timelines
     )
-    _print_peer_table(rows)
+    _print_peer_table(rows, peer)
     for t in timelines:
         per_step = t.get("peel_s_per_step")
         print(
@@ -270,20 +292,23 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
         truss = np.asarray(kcjax.truss_numbers(graph))
         k_max = int(truss.max(initial=2)) if m else 0
     else:
-        methods = ("dag",) if lean else ("dag", "edge", "vertex")
+        variants = ["hindex"] if lean else list(DECOMPOSE_VARIANTS)
+        if args.decompose_variants is not None and not name.startswith("rmat"):
+            variants = args.decompose_variants
         k_max = None
-        for method in methods:
-            t, truss = _timed(
-                lambda g=graph, mm=method: kcjax.truss_numbers(g, method=mm), args.repeats, on_gpu
-            )
+        for variant in variants:
+            method, algorithm = DECOMPOSE_VARIANTS[variant]
+
+            def decompose(g=graph, mm=method, a=algorithm):
+                return kcjax.truss_numbers(g, method=mm, algorithm=a)
+
+            t, truss = _timed(decompose, args.repeats, on_gpu)
             truss = np.asarray(truss)
             k_max = int(truss.max(initial=2)) if m else 0
-            extra = {}
-            if on_gpu and method == "dag":
-                extra["phases_s"] = _phases(lambda g=graph: kcjax.truss_numbers(g), args.repeats)
+            extra = {"phases_s": _phases(decompose, args.repeats)} if on_gpu else {}
             row(
                 "decompose",
-                method,
+                variant,
                 None,
                 t,
                 _check_truss(truss, src, dst, want),
@@ -307,7 +332,7 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
 
         t, (top, mask) = _timed(lambda g=graph: max_program(g), args.repeats, on_gpu)
         ok = None if not want else _summary(src, dst, np.asarray(mask)) == want[k_max]
-        row("max_truss", "dag", int(top), t, ok)
+        row("max_truss", "default", int(top), t, ok)
 
     variants = [("auto", True)]
     if args.variants:
@@ -321,7 +346,9 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
             ("vertex", True),
             ("vertex", False),
         ]
-    for k in sorted({3, k_max} if k_max and k_max >= 3 else {3}):
+    if args.no_k_truss:
+        variants = []
+    for k in sorted({3, k_max} if k_max and k_max >= 3 and variants else set()):
         for method, pre in variants:
             t, mask = _timed(
                 lambda g=graph, mm=method, kk=k, p=pre: kcjax.k_truss_mask(
@@ -346,7 +373,7 @@ def _bench_graph(name, args, device, on_gpu, want, peer, rows) -> None:
             )
             ok = None if k not in want else _summary(src, dst, np.asarray(mask)) == want[k]
             row("k_truss", "dense+core", k, t, ok)
-    for method in ("dag",) if lean else ("dag", "edge", "vertex"):
+    for method in () if args.no_k_truss else ("dag",) if lean else ("dag", "edge", "vertex"):
         t, _ = _timed(
             lambda g=graph, mm=method: kcjax.edge_support(g, method=mm), args.repeats, on_gpu
         )
@@ -370,10 +397,10 @@ def _phases(fn, repeats: int) -> dict[str, float]:
     return {key: statistics.median(v) for key, v in totals.items()}
 
 
-def _print_peer_table(rows: list[dict]) -> None:
+def _print_peer_table(rows: list[dict], peer: dict) -> None:
     """The peer's rows beside ours: the default variant (auto+core; dag+core in results
-    from before it) and the best native one; x > 1: kcjax faster. Then every
-    decomposition against the peer's two runs."""
+    from before it) and the best native one; x > 1: kcjax faster. Then every native
+    decomposition against the peer's two runs (k = 3 plus k = k_max, from ``peer``)."""
     print(
         f"\n{'graph':14s} {'k':>4s} {'peer_s':>10s} {'ours_s':>10s} {'x':>6s} "
         f"{'best':>10s} {'variant':12s} {'x_best':>6s} {'core_s':>9s} ok"
@@ -395,11 +422,10 @@ def _print_peer_table(rows: list[dict]) -> None:
             f"{default['x_peer']:6.2f} {top:10.6f} {best['variant']:12s} {best['x_peer']:6.2f} "
             f"{default['core_s']:9.6f} {ok}"
         )
-    peer_s = {(r["graph"], r["k"]): r["peer_s"] for r in peer_rows}
     two_runs: dict[str, float] = {}
-    for (graph, _), sec in peer_s.items():
+    for (graph, _), (sec, _) in peer.items():
         two_runs[graph] = two_runs.get(graph, 0.0) + sec
-    dec = [r for r in rows if r["op"] == "decompose" and r["variant"] == "dag"]
+    dec = [r for r in rows if r["op"] == "decompose" and r["variant"] in DECOMPOSE_VARIANTS]
     for r in dec:
         phases = " ".join(f"{k}={v * 1e3:.3f}ms" for k, v in r.get("phases_s", {}).items())
         ours = r.get("device_s", r["median_s"])
@@ -407,7 +433,7 @@ def _print_peer_table(rows: list[dict]) -> None:
         if r["graph"] in two_runs:
             vs = f" peer(k=3+kmax)={two_runs[r['graph']]:.6f} s x={two_runs[r['graph']] / ours:.2f}"
         print(
-            f"decompose {r['graph']:14s} {ours:.6f} s "
+            f"decompose {r['graph']:14s} {r['variant']:11s} {ours:.6f} s "
             f"({r['edges_per_s'] / 1e6:.1f} M edges/s) k_max={r['k_max']} ok={r['correct']}{vs} "
             f"{phases}"
         )

@@ -4,7 +4,8 @@ A planted-clique graph (a 40-clique in G(600, 0.03)) and a two-hub graph whose
 hub edges are peeled in chunks over the grid: support, full decomposition, the
 k = 3 mask (the one-pass target), a traced k = 3 (the first kernel's pass), and
 k = 4 and k_max masks (the prefilter's list, a recount, peeling from the list)
-with and without the prefilter, per support method.
+with and without the prefilter, per support method; decompositions by the h-index
+rounds (the hub edge's 6000 triangles move its warp's window down) and by peeling.
 Built on the CPU backend so XLA's own GPU compilations stay out of the tool.
 
 Usage: python experiments/truss/sanitize_run.py
@@ -30,6 +31,8 @@ for name, graph in (("planted", planted), ("two_hubs", two_hubs)):
     for method in ("dag", "edge", "vertex"):
         support = np.asarray(kcjax.edge_support(graph, method=method))
         trussness = np.asarray(kcjax.truss_numbers(graph, method=method))
+        peeled = np.asarray(kcjax.truss_numbers(graph, method=method, algorithm="peel"))
+        assert np.array_equal(trussness, peeled), (name, method)
         top = int(trussness.max())
         three = np.asarray(kcjax.k_truss_mask(graph, 3, method=method))
         masks = [
