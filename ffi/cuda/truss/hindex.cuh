@@ -296,7 +296,6 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t warps = stride / kWarp;
   int32_t* window = windows[threadIdx.x / kWarp];
   const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
   for (int32_t r = 0;; ++r) {
@@ -304,15 +303,26 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     const int32_t lanes = r == 0 ? P.m : Load(&P.slots[r % 3].lane);
     const int32_t groups = Load(&P.slots[r % 3].group);
     const int32_t wides = Load(&P.slots[r % 3].warp);
-    for (int64_t i = tid; i < lanes; i += stride) {
-      const int32_t e = r == 0 ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
-      if (r > 0 || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, 0, 0);
-    }
-    for (int64_t g = tid / kHGroup; g < groups; g += stride / kHGroup) {
-      GroupUpdate<kHGroup>(P, Load(Pick(P.group_list, r) + g), next, lane % kHGroup, group_mask);
-    }
-    for (int64_t w = tid / kWarp; w < wides; w += warps) {
-      WarpUpdate(P, Load(Pick(P.warp_list, r) + w), next, lane, window);
+    // The round as one range of thread slots, so that the three paths run side by side,
+    // not one after another: a warp's 32 slots per warp edge, then kHGroup per group edge,
+    // then one per thread edge (round 0: every edge id, other classes skipped). Warps
+    // take 32 consecutive slots (the stride is a multiple of 32), so a warp edge has a
+    // whole warp and a group edge kHGroup aligned lanes.
+    const int64_t warp_end = int64_t{kWarp} * wides;
+    const int64_t group_end = warp_end + int64_t{kHGroup} * groups;
+    const int64_t total = group_end + lanes;
+    for (int64_t q0 = tid - lane; q0 < total; q0 += stride) {
+      const int64_t q = q0 + lane;
+      if (q0 < warp_end) {
+        WarpUpdate(P, Load(Pick(P.warp_list, r) + q0 / kWarp), next, lane, window);
+      } else if (q < group_end) {
+        const int32_t e = Load(Pick(P.group_list, r) + (q - warp_end) / kHGroup);
+        GroupUpdate<kHGroup>(P, e, next, lane % kHGroup, group_mask);
+      } else if (q < total) {
+        const int64_t i = q - group_end;
+        const int32_t e = r == 0 ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
+        if (r > 0 || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, 0, 0);
+      }
     }
     if (tid == 0) P.slots[(r + 2) % 3] = HSlot{0, 0, 0};
     grid.sync();
