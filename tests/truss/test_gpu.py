@@ -50,9 +50,7 @@ def test_gpu_equals_cpu_random(name, method):
         lambda g: kcjax.k_truss_mask(g, 5, method=method, prefilter=False),
     ]
     # With the prefilter: the listed path, its recount step and the peeling from the list
-    # (k_max: often no round at all; on rmat10 and rmat12 a first round of 56-71 % of the
-    # list, under TrussPolicy::kRoundRecountPercent: a round, not a recount;
-    # k_max + 1: an empty truss).
+    # (k_max: often no round at all; k_max + 1: an empty truss).
     for k in sorted({4, 5, k_max, k_max + 1}):
         fns.append(lambda g, k=k: kcjax.k_truss_mask(g, k, method=method))
     for fn in fns:
@@ -102,9 +100,8 @@ def test_gpu_jit():
 @pytest.mark.parametrize("name", SHARED_GRAPHS)
 def test_gpu_shared_ground_truth(name):
     """Every method against the shared ground truth (decompositions by the h-index
-    rounds, and by peeling with the DAG pass). cit-HepTh k_max = 30 with the
-    prefilter: the peeling's first round would remove 78 % of the list, so a recount
-    runs in its place (TrussPolicy::kRoundRecountPercent)."""
+    rounds, and by peeling with the DAG pass); k = 3, k_max and k_max + 1 masks with
+    and without the prefilter."""
     path = DATA_DIR / f"{name}.el.gz"
     if not path.exists() or not TRUSS_TSV.exists():
         pytest.skip("shared data absent")

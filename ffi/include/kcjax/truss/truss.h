@@ -100,11 +100,10 @@ struct TrussPolicy {
   static constexpr int kRecounts = 1;
   // k-truss: the peeling's first round is replaced by a recount (its frontier dropped, the
   // other listed edges' supports counted afresh, a warp each) when that frontier holds at
-  // least this percentage of the list (above 100: never). A round probes the full lists of
-  // the edges it removes, the recount those of the edges it keeps, which lie in the denser
-  // part: a host replay found the recount's probes 0.3x the round's at 78 % (cit-HepTh
-  // k = 30), 1.2x at 56 % (soc-Epinions1 k = 33), 2.2x at 46 % (email-Enron k = 22).
-  static constexpr int kRoundRecountPercent = 75;
+  // least this percentage of the list (above 100: never). Off: on the H200 the one row it
+  // served (cit-HepTh k = 30, a 78 % first round) took 0.459 ms with it at 75 and 0.379 ms
+  // without, although a host replay had counted 0.3x the round's probes (docs/tuning.md).
+  static constexpr int kRoundRecountPercent = 101;
   // First kernel's launch bound (blocks per SM): with no minimum, ptxas held it at 32
   // registers and spilled (ptxas -v, sm_90); 4 allows 64 registers.
   static constexpr int kInitBlocksPerSm = 4;
