@@ -16,7 +16,7 @@ from kcjax._command import (
     print_json,
     timed,
 )
-from kcjax.truss.truss import METHODS, k_truss_mask, truss_numbers
+from kcjax.truss.truss import ALGORITHMS, METHODS, k_truss_mask, truss_numbers
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +35,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--decompose", action="store_true", help="every edge's trussness")
     p.add_argument("-o", "--output", metavar="OUT", help="write the edges to OUT.txt")
     p.add_argument("--method", choices=METHODS, default="auto", help="support pass")
+    p.add_argument(
+        "--algorithm",
+        choices=tuple(ALGORITHMS),
+        default="hindex",
+        help="decomposition algorithm of --max and --decompose (same results)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
@@ -52,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
         k, trussness = args.k, None
         keep = np.asarray(mask)
     else:
-        trussness, truss_s = timed(lambda: truss_numbers(graph, method=args.method))
+        trussness, truss_s = timed(
+            lambda: truss_numbers(graph, method=args.method, algorithm=args.algorithm)
+        )
         trussness = np.asarray(trussness)
         k = int(trussness.max()) if trussness.size else 0
         keep = trussness >= k if (args.max and k) else np.ones(trussness.size, bool)

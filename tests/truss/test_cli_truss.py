@@ -40,10 +40,13 @@ def test_max_json(capsys, graph_file):
     assert (info["k"], info["truss_edges"], info["truss_vertices"]) == (4, 6, 4)
 
 
-def test_decompose(capsys, graph_file, tmp_path):
-    code, out, _ = run(capsys, "truss", graph_file, "--decompose", "-o", tmp_path / "d.txt")
+@pytest.mark.parametrize("algorithm", ["hindex", "peel"])
+def test_decompose(capsys, graph_file, tmp_path, algorithm):
+    out_file = tmp_path / "d.txt"
+    argv = ["--decompose", "--algorithm", algorithm, "-o", out_file]
+    code, out, _ = run(capsys, "truss", graph_file, *argv)
     assert code == 0 and "k_max = 4" in out
-    rows = np.loadtxt(tmp_path / "d.txt", dtype=int)
+    rows = np.loadtxt(out_file, dtype=int)
     assert sorted(rows[:, 2].tolist()) == [2, 3, 3, 3, 4, 4, 4, 4, 4, 4]
 
 
@@ -55,6 +58,7 @@ def test_decompose(capsys, graph_file, tmp_path):
         (["-k", "3", "--max"], "not allowed with"),
         (["-k", "3", "-o", "out.csv"], "must end in .txt"),
         (["--max", "--method", "nope"], "--method"),
+        (["--max", "--algorithm", "nope"], "--algorithm"),
     ],
 )
 def test_bad_input_one_line_exit_2(capsys, graph_file, argv, match):
