@@ -47,15 +47,17 @@
 namespace kcjax {
 namespace {
 
-// Resident PeelKernel blocks per SM: the occupancy query, once per device.
-cudaError_t PeelBlocksPerSm(int* per_sm) {
-  static std::array<std::atomic<int>, 64> known{};
+// Resident blocks per SM of the cooperative `Kernel` (kThreads, static shared memory
+// only): the occupancy query, once per device.
+template <auto Kernel>
+cudaError_t BlocksPerSm(int* per_sm) {
+  static std::array<std::atomic<int>, cuda::kMaxDevices> known{};
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
   const bool cached = device >= 0 && device < static_cast<int>(known.size());
   if (cached && (*per_sm = known[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, PeelKernel, kThreads, 0);
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, Kernel, kThreads, 0);
   if (err == cudaSuccess && cached) known[device].store(*per_sm, std::memory_order_relaxed);
   return err;
 }
@@ -73,19 +75,6 @@ int32_t ChunkShift(int64_t m) {
   int32_t s = 0;
   while (probes / (double{TrussPolicy::kChunkProbes} * (int64_t{1} << s)) + m >= 4.0e9) ++s;
   return s;
-}
-
-// Resident HIndexKernel blocks per SM (occupancy query once per device).
-cudaError_t HIndexBlocksPerSm(int* per_sm) {
-  static std::array<std::atomic<int>, 64> known{};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  const bool cached = device >= 0 && device < static_cast<int>(known.size());
-  if (cached && (*per_sm = known[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, HIndexKernel, kThreads, 0);
-  if (err == cudaSuccess && cached) known[device].store(*per_sm, std::memory_order_relaxed);
-  return err;
 }
 
 struct DagArgs {
@@ -143,7 +132,7 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
   HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle store kernels", err);
   int per_sm = 0;
-  err = HIndexBlocksPerSm(&per_sm);
+  err = BlocksPerSm<HIndexKernel>(&per_sm);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the h-index kernel", err);
   const int grid =
       std::min(std::min(per_sm, TrussPolicy::kHIndexBlocksPerSm) * sms, Blocks(m, sms));
@@ -296,7 +285,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                recounts % 2 == 0 ? 1 : 2,
                ChunkShift(m)};
   int per_sm = 0;
-  err = PeelBlocksPerSm(&per_sm);
+  err = BlocksPerSm<PeelKernel>(&per_sm);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the peeling kernel", err);
   const int grid = std::min(std::min(per_sm, TrussPolicy::kPeelBlocksPerSm) * sms,
                             Blocks(int64_t{m} * kWarp, sms));
