@@ -28,8 +28,8 @@ static_assert(kWarp % kHGroup == 0 && (kHGroup & (kHGroup - 1)) == 0, "groups ti
 constexpr int kHWindow = TrussPolicy::kHIndexWindow;
 static_assert(kHWindow % kWarp == 0, "a warp's window splits evenly over its lanes");
 
-// Queue lengths of round r + 1, written in round r (slot (r + 1) % 3, cleared in round
-// r + 2 - 3 = r - 1's successor: at round r, slot (r + 2) % 3 was last read at r - 1).
+// Queue lengths of round r + 1, written in round r into slot (r + 1) % 3. Round r also
+// clears slot (r + 2) % 3, last read in round r - 1, for round r + 1 to fill.
 struct HSlot {
   int32_t lane;   // edges for one thread each
   int32_t group;  // edges for kHGroup lanes each
