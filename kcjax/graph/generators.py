@@ -2,13 +2,18 @@
 
 Every generator returns a canonical :class:`Graph` (self loops and duplicate
 edges dropped). Random generators take a ``seed`` and are reproducible: the
-same arguments give the same graph on every machine (numpy's PCG64).
+same arguments give the same graph on every machine (numpy's PCG64). R-MAT and
+Kronecker graphs can also be drawn on the default JAX device (``on_device=True``:
+jax.random's threefry stream, so the same seed gives another graph than the
+host's, but the same one on every device and backend).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -24,6 +29,7 @@ def rmat(
     seed: int = 0,
     *,
     permute: bool = True,
+    on_device: bool = False,
 ) -> Graph:
     """An R-MAT / Graph500 Kronecker graph.
 
@@ -41,6 +47,10 @@ def rmat(
       c: probability of the bottom-left quadrant.
       seed: random seed.
       permute: shuffle vertex ids (Graph500 does).
+      on_device: draw the edges with jax.random on the default device and
+        canonicalize them there (no host copy: the way to generate scales of
+        24 and up, or Kron-20-512, in seconds). Another random stream than
+        the host's numpy draws: the same seed gives a different graph.
 
     Returns:
       A Graph with ``2**scale`` vertices (isolated ones included).
@@ -51,8 +61,14 @@ def rmat(
         raise ValueError(f"edge_factor must be >= 0, got {edge_factor}")
     if min(a, b, c) < 0 or a + b + c > 1 or a + b <= 0 or a + b >= 1:
         raise ValueError(f"need a, b, c >= 0, 0 < a + b < 1, a + b + c <= 1; got {a}, {b}, {c}")
-    rng = np.random.default_rng(seed)
     n, m = 1 << scale, edge_factor << scale
+    if on_device:
+        if 2 * m > np.iinfo(np.int32).max:
+            raise ValueError(f"{m:,} generated edges exceed int32 CSR indexing")
+        key = jax.random.key(seed)
+        src, dst = _rmat_edges(key, m, scale, float(a), float(b), float(c), permute)
+        return Graph.from_edges(src, dst, num_nodes=n)
+    rng = np.random.default_rng(seed)
     # One uniform draw per edge and bit level picks the quadrant:
     # [0, a) top-left, [a, a+b) top-right, [a+b, a+b+c) bottom-left, else bottom-right.
     t_a, t_ab, t_abc = np.float32(a), np.float32(a + b), np.float32(a + b + c)
@@ -74,6 +90,31 @@ def rmat(
         perm = rng.permutation(n).astype(ids)
         src, dst = perm[src], perm[dst]
     return Graph.from_edges(src, dst, num_nodes=n)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 3, 4, 5, 6))
+def _rmat_edges(
+    key: jax.Array, m: int, scale: int, a: float, b: float, c: float, permute: bool
+) -> tuple[jax.Array, jax.Array]:
+    """The device twin of :func:`rmat`'s draws: one uniform per edge and bit level."""
+    t_a, t_ab, t_abc = np.float32(a), np.float32(a + b), np.float32(a + b + c)
+    draws, perm_key = jax.random.split(key)
+
+    def level(bit, ends):
+        src, dst = ends
+        r = jax.random.uniform(jax.random.fold_in(draws, bit), (m,), jnp.float32)
+        bit_src = r >= t_ab
+        bit_dst = (r >= t_a) & (~bit_src | (r >= t_abc))
+        src = src | (bit_src.astype(jnp.int32) << bit)
+        dst = dst | (bit_dst.astype(jnp.int32) << bit)
+        return src, dst
+
+    zeros = jnp.zeros(m, jnp.int32)
+    src, dst = jax.lax.fori_loop(0, scale, level, (zeros, zeros))
+    if permute:
+        perm = jax.random.permutation(perm_key, 1 << scale).astype(jnp.int32)
+        src, dst = perm[src], perm[dst]
+    return src, dst
 
 
 def erdos_renyi(n: int, p: float, seed: int = 0) -> Graph:
@@ -284,7 +325,9 @@ def _gnp_pairs(n: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, 
     return i, t - i * (i - 1) // 2
 
 
-def kronecker(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
+def kronecker(
+    scale: int, edge_factor: int = 16, seed: int = 0, *, on_device: bool = False
+) -> Graph:
     """A Graph500 Kronecker graph: :func:`rmat` with (A, B, C) = (0.57, 0.19, 0.19).
 
     ``edge_factor * 2**scale`` generated edges with permuted vertex ids, the
@@ -294,16 +337,20 @@ def kronecker(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
       scale: log2 of the number of vertices (0..30).
       edge_factor: generated edges per vertex (Graph500: 16).
       seed: random seed.
+      on_device: draw on the default JAX device (see :func:`rmat`).
     """
-    return rmat(scale, edge_factor, 0.57, 0.19, 0.19, seed, permute=True)
+    return rmat(scale, edge_factor, 0.57, 0.19, 0.19, seed, permute=True, on_device=on_device)
 
 
-def rmat_graph500(scale: int, edge_factor: int = 16, seed: int = 0) -> Graph:
+def rmat_graph500(
+    scale: int, edge_factor: int = 16, seed: int = 0, *, on_device: bool = False
+) -> Graph:
     """R-MAT with (A, B, C) = (0.45, 0.15, 0.15), the Enterprise paper's R-MAT; permuted ids.
 
     Args:
       scale: log2 of the number of vertices (0..30).
       edge_factor: generated edges per vertex.
       seed: random seed.
+      on_device: draw on the default JAX device (see :func:`rmat`).
     """
-    return rmat(scale, edge_factor, 0.45, 0.15, 0.15, seed, permute=True)
+    return rmat(scale, edge_factor, 0.45, 0.15, 0.15, seed, permute=True, on_device=on_device)

@@ -88,7 +88,9 @@ class Graph:
         eagerly (the result's size depends on the data).
 
         Args:
-          src: integer array-like [e], edge sources (numpy, jax or list).
+          src: integer array-like [e], edge sources (numpy, jax or list); with
+            jax arrays for both ends (and no ``relabel``) the edges stay on
+            their device.
           dst: integer array-like [e], edge targets.
           num_nodes: number of vertices; defaults to max id + 1 (or the number
             of distinct ids with ``relabel``). Ids must be < num_nodes.
@@ -103,7 +105,10 @@ class Graph:
           ValueError: for negative or out-of-range ids, mismatched lengths, or
             more edges than int32 indexing allows.
         """
-        src_np, dst_np = _as_id_arrays(src, dst)
+        if isinstance(src, jax.Array) and isinstance(dst, jax.Array) and not relabel:
+            src_np, dst_np = _device_id_arrays(src, dst)
+        else:
+            src_np, dst_np = _as_id_arrays(src, dst)
         if relabel and src_np.size:
             ids, inverse = np.unique(np.concatenate([src_np, dst_np]), return_inverse=True)
             src_np = inverse[: src_np.size]
@@ -174,8 +179,7 @@ jax.tree_util.register_dataclass(
 def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
     s = np.asarray(src)
     d = np.asarray(dst)
-    if s.ndim != 1 or d.ndim != 1 or s.shape != d.shape:
-        raise ValueError(f"src and dst must be 1-D of equal length, got {s.shape} and {d.shape}")
+    _check_shapes(s, d)
     for name, a in (("src", s), ("dst", d)):
         if a.size == 0 or np.issubdtype(a.dtype, np.integer):
             continue
@@ -186,6 +190,23 @@ def _as_id_arrays(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
     if s.size and min(s.min(), d.min()) < 0:
         raise ValueError("vertex ids must be non-negative")
     return s, d
+
+
+def _check_shapes(src: Any, dst: Any) -> None:
+    if src.ndim != 1 or dst.ndim != 1 or src.shape != dst.shape:
+        shapes = f"{src.shape} and {dst.shape}"
+        raise ValueError(f"src and dst must be 1-D of equal length, got {shapes}")
+
+
+def _device_id_arrays(src: jax.Array, dst: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """:func:`_as_id_arrays` for device arrays: the same checks, one host read of the minimum."""
+    _check_shapes(src, dst)
+    for name, a in (("src", src), ("dst", dst)):
+        if a.size and not jnp.issubdtype(a.dtype, jnp.integer):
+            raise ValueError(f"{name} holds non-integer vertex ids")
+    if src.size and int(jnp.minimum(src.min(), dst.min())) < 0:
+        raise ValueError("vertex ids must be non-negative")
+    return src, dst
 
 
 def _canonical_bytes(num_nodes: int, num_edges: int) -> int:
@@ -201,16 +222,21 @@ def row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
     return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr), total_repeat_length=nnz)
 
 
-def _canonicalize(src: np.ndarray, dst: np.ndarray, num_nodes: int) -> tuple[Graph, int, int]:
+def _canonicalize(src: Any, dst: Any, num_nodes: int) -> tuple[Graph, int, int]:
     """Symmetrizes, drops loops and duplicates; returns (graph, loops, nnz).
 
-    The edge arrays are padded with self loops to a power-of-two length so
-    that graphs of similar size share compiled executables.
+    src and dst are checked id arrays (numpy, or jax arrays left on their
+    device). The edge arrays are padded with self loops to a power-of-two
+    length so that graphs of similar size share compiled executables.
     """
-    pad = (1 << max(0, int(src.size) - 1).bit_length()) - src.size
-    loops = int(np.count_nonzero(src == dst))
-    src = jnp.asarray(np.concatenate([src, np.zeros(pad, src.dtype)]), jnp.int32)
-    dst = jnp.asarray(np.concatenate([dst, np.zeros(pad, dst.dtype)]), jnp.int32)
+    size = int(src.size)
+    pad = (1 << max(0, size - 1).bit_length()) - size
+    src = jnp.asarray(src, jnp.int32)
+    dst = jnp.asarray(dst, jnp.int32)
+    loops = int(jnp.count_nonzero(src == dst))
+    if pad:
+        src = jnp.concatenate([src, jnp.zeros(pad, jnp.int32)])
+        dst = jnp.concatenate([dst, jnp.zeros(pad, jnp.int32)])
     u, v = _sorted_symmetric(src, dst, jnp.int32(num_nodes))
     first = _first_of_run(u, v, jnp.int32(num_nodes))
     nnz = int(jnp.sum(first))

@@ -229,6 +229,45 @@ def test_kronecker_and_rmat_generators():
     np.testing.assert_array_equal(np.asarray(out.distances), _scipy_dist(g, [src])[0])
 
 
+@pytest.mark.parametrize("make", [kcjax.generators.kronecker, kcjax.generators.rmat_graph500])
+def test_generators_on_device(make):
+    """The jax.random draws: reproducible, seed-dependent, and the host draws' statistics."""
+    g = make(12, 16, seed=3, on_device=True)
+    h = make(12, 16, seed=3, on_device=True)
+    np.testing.assert_array_equal(np.asarray(g.indices), np.asarray(h.indices))
+    np.testing.assert_array_equal(np.asarray(g.indptr), np.asarray(h.indptr))
+    other = make(12, 16, seed=4, on_device=True)
+    assert not np.array_equal(np.asarray(other.indptr), np.asarray(g.indptr))
+    host = make(12, 16, seed=3)
+    deg, host_deg = np.asarray(g.degrees()), np.asarray(host.degrees())
+    assert g.num_nodes == host.num_nodes == 4096
+    assert abs(g.num_edges - host.num_edges) < 0.02 * host.num_edges
+    assert abs(np.count_nonzero(deg) - np.count_nonzero(host_deg)) < 0.05 * np.count_nonzero(
+        host_deg
+    )
+    assert 0.7 < deg.max() / host_deg.max() < 1.4
+    src = int(np.argmax(deg))
+    np.testing.assert_array_equal(np.asarray(kcjax.bfs(g, src).distances), _scipy_dist(g, [src])[0])
+
+
+def test_from_edges_device_arrays_match_host():
+    rng = np.random.default_rng(0)
+    src, dst = rng.integers(0, 300, 2000), rng.integers(0, 300, 2000)
+    host = kcjax.Graph.from_edges(src, dst, num_nodes=310, return_report=True)
+    dev = kcjax.Graph.from_edges(
+        jnp.asarray(src, jnp.int32), jnp.asarray(dst, jnp.int32), num_nodes=310, return_report=True
+    )
+    assert dev[1] == host[1]
+    np.testing.assert_array_equal(np.asarray(dev[0].indptr), np.asarray(host[0].indptr))
+    np.testing.assert_array_equal(np.asarray(dev[0].indices), np.asarray(host[0].indices))
+    with pytest.raises(ValueError, match="non-negative"):
+        kcjax.Graph.from_edges(jnp.asarray([0, -1]), jnp.asarray([1, 2]))
+    with pytest.raises(ValueError, match="out of range"):
+        kcjax.Graph.from_edges(jnp.asarray([0, 5]), jnp.asarray([1, 2]), num_nodes=4)
+    with pytest.raises(ValueError, match="non-integer"):
+        kcjax.Graph.from_edges(jnp.asarray([0.5, 1.0]), jnp.asarray([1.0, 2.0]))
+
+
 def test_methods_constant():
     assert set(METHODS) == {
         "auto",
