@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The BFS Kronecker rows in one call, on an installed build (no build here): the Graph500
+# GTEPS of scales $SCALES (edge factor 16) and the seed's Kron-20-512, then Nsight Compute on
+# one Kron-$NCU_SCALE traversal (speed of light, memory, and per-instruction stall samples,
+# summarized by experiments/tools/ncu_source.py: where a large traversal's time goes).
+# Results: $OUT/bfs_kron.json (+ .txt), $OUT/bfs_ncu_details.csv, $OUT/bfs_ncu_source.json.
+#
+#   OUT=/tmp/out bash experiments/bfs/gpu_kron.sh      # about 4 minutes on an H200
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/kcjax-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+status=0
+
+echo "== kron ($(date +%T))"
+# shellcheck disable=SC2086
+timeout "${KRON_TIMEOUT:-240}" "$PY" -P experiments/bfs/bench.py --sections kron \
+  --scales "${SCALES:-20,22,24}" ${EF512---ef512} --sources "${SOURCES:-16}" --repeats 3 \
+  ${BFS_ARGS:-} -o "$OUT/bfs_kron.json" >"$OUT/bfs_kron.txt" 2>&1
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+tail -12 "$OUT/bfs_kron.txt"
+
+if [[ -n ${NCU_SCALE-22} ]]; then
+  echo "== ncu kron${NCU_SCALE:-22} ($(date +%T))"
+  # Two warm-up traversals, then two profiled (the BFS kernels only).
+  timeout -s KILL "${NCU_TIMEOUT:-180}" ncu --clock-control none --kernel-name regex:Bfs \
+    --launch-skip 2 --launch-count 2 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section SourceCounters -f -o "$OUT/bfs_ncu" \
+    "$PY" -P experiments/bfs/profile_run.py --scale "${NCU_SCALE:-22}" --sources 2 \
+    >"$OUT/bfs_ncu.log" 2>&1 || status=1
+  tail -4 "$OUT/bfs_ncu.log"
+  ncu -i "$OUT/bfs_ncu.ncu-rep" --page details --csv >"$OUT/bfs_ncu_details.csv" 2>/dev/null
+  ncu -i "$OUT/bfs_ncu.ncu-rep" --page source --csv --print-source sass \
+    >"$OUT/bfs_ncu_sass.csv" 2>/dev/null && gzip -f "$OUT/bfs_ncu_sass.csv"
+  rm -f "$OUT/bfs_ncu.ncu-rep"
+  "$PY" -P experiments/tools/ncu_source.py "$OUT/bfs_ncu_sass.csv.gz" --top 25 \
+    --out "$OUT/bfs_ncu_source.json" >"$OUT/bfs_ncu_source.txt" 2>&1
+  grep -E "Duration|DRAM Throughput|L2 Hit Rate|Memory Throughput|Compute \(SM\)" \
+    "$OUT/bfs_ncu_details.csv" | cut -c1-200 | head -20
+fi
+exit $status
