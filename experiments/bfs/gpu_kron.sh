@@ -4,6 +4,9 @@
 # one Kron-$NCU_SCALE traversal (speed of light, memory, and per-instruction stall samples,
 # summarized by experiments/tools/ncu_source.py: where a large traversal's time goes).
 # Results: $OUT/bfs_kron.json (+ .txt), $OUT/bfs_ncu_details.csv, $OUT/bfs_ncu_source.json.
+# POLICY_SED: a sed script for a copy of ffi/include/kcjax/bfs/policy.h, built beside the
+# tree while it is measured, then the same rows of "auto" on it ($OUT/bfs_kron_policy.json).
+# BFS_ARGS: more bench.py arguments (e.g. --methods auto,enterprise).
 #
 #   OUT=/tmp/out bash experiments/bfs/gpu_kron.sh      # about 4 minutes on an H200
 set -uo pipefail
@@ -13,6 +16,24 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 PY=${PY:-python3}
 status=0
+POLICY_SRC=/tmp/kcjax-bfs-policy-src
+
+if [[ -n ${POLICY_SED:-} ]]; then
+  rm -rf "$POLICY_SRC" /tmp/kcjax-bfs-policy && mkdir -p "$POLICY_SRC"
+  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . | tar -xf - -C "$POLICY_SRC"
+  sed -i "$POLICY_SED" "$POLICY_SRC/ffi/include/kcjax/bfs/policy.h"
+  diff ffi/include/kcjax/bfs/policy.h "$POLICY_SRC/ffi/include/kcjax/bfs/policy.h"
+  (cd "$POLICY_SRC" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \
+    --target /tmp/kcjax-bfs-policy -Cbuild-dir=/tmp/kcjax-bfs-build-policy .) \
+    >"$OUT/build_policy.log" 2>&1 &
+fi
+
+if [[ -n ${TESTS:-} ]]; then
+  echo "== tests ($(date +%T))"
+  timeout -s KILL "${TEST_TIMEOUT:-200}" "$PY" -P -m pytest -q -rf tests/bfs/test_gpu.py \
+    -k "$TESTS" 2>&1 | tee "$OUT/bfs_test_gpu.log" | tail -4
+  status=$((status | PIPESTATUS[0]))
+fi
 
 echo "== kron ($(date +%T))"
 # shellcheck disable=SC2086
@@ -21,6 +42,17 @@ timeout "${KRON_TIMEOUT:-240}" "$PY" -P experiments/bfs/bench.py --sections kron
   ${BFS_ARGS:-} -o "$OUT/bfs_kron.json" >"$OUT/bfs_kron.txt" 2>&1
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 tail -12 "$OUT/bfs_kron.txt"
+
+if [[ -n ${POLICY_SED:-} ]]; then
+  wait
+  echo "== kron, policy build ($(date +%T))"
+  # shellcheck disable=SC2086
+  PYTHONPATH=/tmp/kcjax-bfs-policy timeout "${KRON_TIMEOUT:-240}" "$PY" -P \
+    experiments/bfs/bench.py --sections kron --scales "${SCALES:-20,22,24}" ${EF512---ef512} \
+    --sources "${SOURCES:-16}" --repeats 3 ${POLICY_ARGS:-} -o "$OUT/bfs_kron_policy.json" \
+    >"$OUT/bfs_kron_policy.txt" 2>&1 || { status=1; tail -5 "$OUT/build_policy.log"; }
+  tail -6 "$OUT/bfs_kron_policy.txt"
+fi
 
 if [[ -n ${NCU_SCALE-22} ]]; then
   echo "== ncu kron${NCU_SCALE:-22} ($(date +%T))"

@@ -58,8 +58,9 @@ def bfs_native(
       parents: whether to compute parents.
       hub_tau: hub degree threshold τ (-1: the policy's rule).
       cluster: ``"cluster"`` on CUDA: thread blocks per cluster, 1 to 16 (-1:
-        the policy's size for the graph); a launch choice, results do not
-        depend on it (the CPU ignores it).
+        the policy's size for the graph; 0: the grid kernel even where a
+        cluster would serve, for ``"cluster"`` and ``"auto"``); a launch
+        choice, results do not depend on it (the CPU ignores it).
 
     Returns:
       (dist int32[s, n], parent int32[s, n] or int32[s, 0]). Under ``vmap``

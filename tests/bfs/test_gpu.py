@@ -170,6 +170,40 @@ def test_cluster_paths(name, cluster, direction):
     _compare_native(graph, _sources(graph), **_cluster(direction, cluster))
 
 
+def _grid_auto(direction: str, parents: bool = True) -> dict:
+    """ "auto" forced onto the grid kernel (cluster=0): its bitmap variant and edge rule."""
+    return {
+        "method": NATIVE_METHODS["auto"],
+        "direction": DIRECTION_CODES[direction],
+        "batch": BATCHES["each"],
+        "parents": parents,
+        "cluster": 0,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_grid_auto_paths(name, direction):
+    """The visited and frontier bitmaps: long paths (many bottom-up levels and back),
+    the extreme-degree hub, fewer vertices than a word; several sources in one launch
+    (the bitmaps are cleared per source), invalid ones included."""
+    graph = GRAPHS[name]
+    n = graph.num_nodes
+    sources = np.concatenate([_sources(graph), np.array([-1, n], np.int32)])
+    dist = _compare_native(graph, sources, **_grid_auto(direction))
+    assert (dist[-2:] == -1).all()
+
+
+def test_grid_auto_large_graph():
+    """Above the cluster bound "auto" runs the grid kernel by itself (kron16: 1.8 M CSR
+    entries), every direction, parents and not."""
+    graph = kcjax.generators.kronecker(16, 16, seed=2, on_device=True)
+    assert graph.indices.shape[0] > 1 << 20
+    for direction in DIRECTIONS:
+        for parents in (True, False):
+            _compare(graph, _sources(graph, 4), direction=direction, batch="each", parents=parents)
+
+
 @pytest.mark.parametrize("cluster", CLUSTERS)
 def test_cluster_odd_sources(cluster):
     """Invalid, isolated and repeated sources in one call (one cluster each)."""

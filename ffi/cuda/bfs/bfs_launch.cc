@@ -8,14 +8,18 @@ namespace kcjax::cuda {
 
 cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   if (p.bitset) return PlanBitset(p, num_sms, plan);
-  const bool cluster = p.method == kBfsCluster || (p.method == kBfsAutoMethod && SmallGraph(p.m));
+  // cluster == 0 asks for the grid kernel where a cluster would serve (tests reach
+  // kBfsAutoMethod's grid path on small graphs through it).
+  const bool cluster = p.cluster != 0 &&
+                       (p.method == kBfsCluster || (p.method == kBfsAutoMethod && SmallGraph(p.m)));
   if (cluster) {
     const cudaError_t err = PlanCluster(p, plan);
     if (err != cudaSuccess || plan->kernel == BfsKernel::kCluster) return err;
   }
-  // Larger graphs, or a graph whose bitmaps no cluster holds: the Enterprise grid.
+  // Larger graphs, or a graph whose bitmaps no cluster holds: the grid kernel
+  // (kBfsAutoMethod its bitmap variant, kBfsCluster the Enterprise rung).
   BfsProblem grid = p;
-  if (grid.method >= kBfsCluster) grid.method = kBfsEnterprise;
+  if (grid.method == kBfsCluster) grid.method = kBfsEnterprise;
   return PlanLevels(grid, num_sms, plan);
 }
 
@@ -29,7 +33,7 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
       break;
   }
   BfsProblem grid = p;
-  if (grid.method >= kBfsCluster) grid.method = kBfsEnterprise;
+  if (grid.method == kBfsCluster) grid.method = kBfsEnterprise;
   return RunLevels(grid, plan, scratch, stream);
 }
 

@@ -25,6 +25,13 @@
 // array, a bottom-up level three syncs: on a small graph the levels, not the
 // edges, are the time (kBfsCluster, bfs_cluster.cu, serves those graphs).
 //
+// kBfsAutoMethod on the grid (graphs too large for a cluster) is kBfsEnterprise
+// plus two bitmaps of n bits that stay in L2 where the distance array does not
+// (Kronecker scale 24: 2 MiB against 64 MiB): top-down tests `visited` before
+// it touches a child's distance, bottom-up tests a neighbour against the
+// frontier's bitmap instead of loading its distance; and, with
+// BfsPolicy::kGridEdgeRule, Beamer's edge rule as the cluster kernel's.
+//
 // Distances written by one level are read by other blocks in the next, after
 // a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
 // Writes of a child's distance and parent race benignly: every writer stores
@@ -54,9 +61,24 @@ struct SingleScratch {
   int32_t* hubs;       // [n] hubs of the current frontier
   int32_t* block_tot;  // [2][grid][kScanSlots]
   int32_t* flags;      // [3] rotating "something changed" flags (scan method)
+  // kBfsAutoMethod: [words] bitmaps of the visited vertices and of the bottom-up
+  // levels' frontiers (ping-pong: one is read while the next one is written).
+  uint32_t* visited;
+  uint32_t* front[2];
+  int64_t words;  // ceil(n / 32)
   // By parity through a select: an index would copy the struct to local memory.
   __device__ __forceinline__ int32_t* Unv(int i) const { return i ? unv[1] : unv[0]; }
+  __device__ __forceinline__ uint32_t* Front(int i) const { return i ? front[1] : front[0]; }
 };
+
+__device__ __forceinline__ bool TestBit(const uint32_t* bits, int32_t v) {
+  return (__ldcg(bits + (v >> 5)) >> (v & 31)) & 1u;
+}
+
+// Sets v's bit (a reduction: no value comes back, so no round trip is waited for).
+__device__ __forceinline__ void SetBit(uint32_t* bits, int32_t v) {
+  atomicOr(bits + (v >> 5), 1u << (v & 31));
+}
 
 // Grid-wide exclusive prefix sum of per-thread counts c[0..K) (any block
 // size): off[k] is this thread's offset within category k, tot[k] the grid
@@ -128,6 +150,7 @@ __device__ __forceinline__ uint32_t HubSlot(int32_t v) {
 struct Level {
   int frontier = 0;           // vertices at this level
   int hubs = 0;               // hubs among them
+  int edges = 0;              // the sum of their degrees (Beamer's rule)
   int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
 };
 
@@ -137,15 +160,16 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   const bool classes = p.method >= kBfsClasses;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  int c[5] = {0, 0, 0, 0, 0};
+  int c[6] = {0, 0, 0, 0, 0, 0};
   for (int64_t v = tid; v < p.n; v += stride) {
     if (__ldcg(dist + v) != level) continue;
     const int deg = p.indptr[v + 1] - p.indptr[v];
     ++c[DegreeClass(deg, classes)];
     c[4] += deg > p.tau;
+    c[5] += deg;
   }
-  int off[5], tot[5];
-  GridScan<5>(c, off, tot, sc.block_tot, parity, grid);
+  int off[6], tot[6];
+  GridScan<6>(c, off, tot, sc.block_tot, parity, grid);
   int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
   for (int64_t v = tid; v < p.n; v += stride) {
     if (__ldcg(dist + v) != level) continue;
@@ -159,20 +183,28 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
   out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
   out.hubs = tot[4];
+  out.edges = tot[5];
   return out;
 }
 
 // The unvisited vertices (the switch level's full scan); returns their number.
+// With `front` (kBfsAutoMethod), also that bitmap of the frontier's `frontier`
+// vertices (the top-down queue): cleared before the scan's grid sync, set after.
 __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_t* out,
-                                int32_t* block_tot, int& parity, cg::grid_group& grid) {
+                                uint32_t* front, const SingleScratch& sc, int frontier, int& parity,
+                                cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (front != nullptr)
+    for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[1] = {0};
   for (int64_t v = tid; v < p.n; v += stride) c[0] += __ldcg(dist + v) < 0;
   int off[1], tot[1];
-  GridScan<1>(c, off, tot, block_tot, parity, grid);
+  GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
   for (int64_t v = tid; v < p.n; v += stride)
     if (__ldcg(dist + v) < 0) out[off[0]++] = static_cast<int32_t>(v);
+  if (front != nullptr)
+    for (int64_t i = tid; i < frontier; i += stride) SetBit(front, __ldcg(sc.queue + i));
   grid.sync();
   return tot[0];
 }
@@ -183,23 +215,30 @@ constexpr int kBatch = BfsPolicy::kEdgeBatch;
 // time. A batch's ids, then their distances, are loaded before any store (the
 // stores to dist would otherwise order every next load behind them), so a
 // thread has kBatch gathers in flight instead of one.
+// With `visited` (kBfsAutoMethod) the test reads the child's bit, not its
+// distance, and a child found unvisited gets its bit set after its stores.
 __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                                           int64_t lo, int64_t hi, int64_t step, int32_t u,
-                                           int32_t next_level) {
+                                           uint32_t* visited, int64_t lo, int64_t hi, int64_t step,
+                                           int32_t u, int32_t next_level) {
   for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
-    int32_t w[kBatch], d[kBatch];
+    int32_t w[kBatch];
+    bool seen[kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
       const int64_t e = e0 + j * step;
       w[j] = e < hi ? __ldg(p.indices + e) : -1;
     }
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : 0;
+    for (int j = 0; j < kBatch; ++j) {
+      seen[j] =
+          w[j] < 0 || (visited != nullptr ? TestBit(visited, w[j]) : __ldcg(dist + w[j]) >= 0);
+    }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
-      if (d[j] >= 0) continue;
+      if (seen[j]) continue;
       dist[w[j]] = next_level;
       if (parent != nullptr) parent[w[j]] = u;
+      if (visited != nullptr) SetBit(visited, w[j]);
     }
   }
 }
@@ -207,10 +246,12 @@ __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, i
 // Bottom-up: a neighbour in the frontier (distance `level`, or in the hub
 // cache) among one batch e0, e0 + step, ... < hi; -1 if none. Ids and
 // distances are loaded batch-wide as in VisitRange.
+// With `front` (kBfsAutoMethod) a neighbour's frontier bit is tested instead.
 __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int32_t* dist,
-                                                 const int32_t* hc, bool cache, int64_t e0,
-                                                 int64_t hi, int64_t step, int32_t level) {
-  int32_t w[kBatch], d[kBatch];
+                                                 const uint32_t* front, const int32_t* hc,
+                                                 bool cache, int64_t e0, int64_t hi, int64_t step,
+                                                 int32_t level) {
+  int32_t w[kBatch];
 #pragma unroll
   for (int j = 0; j < kBatch; ++j) {
     const int64_t e = e0 + j * step;
@@ -221,17 +262,21 @@ __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int3
     for (int j = 0; j < kBatch; ++j)
       if (w[j] >= 0 && hc[HubSlot(w[j])] == w[j]) return w[j];
   }
+  bool in[kBatch];
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : -1;
+  for (int j = 0; j < kBatch; ++j) {
+    in[j] = w[j] >= 0 && (front != nullptr ? TestBit(front, w[j]) : __ldcg(dist + w[j]) == level);
+  }
 #pragma unroll
   for (int j = 0; j < kBatch; ++j)
-    if (w[j] >= 0 && d[j] == level) return w[j];
+    if (in[j]) return w[j];
   return -1;
 }
 
 // Phase C, top-down: every class queue with its mapping.
-__device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
-                              const Level& lv, const SingleScratch& sc, cg::grid_group& grid) {
+__device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                              uint32_t* visited, int32_t level, const Level& lv,
+                              const SingleScratch& sc) {
   const int32_t next = level + 1;
   const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -239,23 +284,24 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
   const int32_t* q = sc.queue;
   for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, p.indptr[u], p.indptr[u + 1], 1, u, next);
+    VisitRange(p, dist, parent, visited, p.indptr[u], p.indptr[u + 1], 1, u, next);
   }
   q += lv.cls[0];
   const int64_t warps = threads / 32, wid = tid / 32;
   for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next);
+    VisitRange(p, dist, parent, visited, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next);
   }
   q += lv.cls[1];
   for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u, next);
+    VisitRange(p, dist, parent, visited, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u,
+               next);
   }
   q += lv.cls[2];
   for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
+    VisitRange(p, dist, parent, visited, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
   }
 }
 
@@ -287,9 +333,9 @@ __device__ __forceinline__ void BlockShare(int64_t count, int64_t* begin, int64_
 // whole block the rest, every one stopping at the first batch that holds a
 // frontier neighbour (one thread walking a hub's list alone costs its degree
 // in serial L2 round trips).
-__device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
-                               const int32_t* unv, int count, int hubs, const SingleScratch& sc,
-                               bool cache) {
+__device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                               const uint32_t* front, int32_t level, const int32_t* unv, int count,
+                               int hubs, const SingleScratch& sc, bool cache) {
   __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
   __shared__ int32_t wide[kThreads];
   __shared__ int num_wide;
@@ -310,7 +356,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
         wide[atomicAdd(&num_wide, 1)] = v;
       } else {
         for (int32_t e0 = lo; e0 < hi; e0 += kBatch) {
-          const int32_t u = ParentInBatch(p, dist, hc, cache, e0, hi, 1, level);
+          const int32_t u = ParentInBatch(p, dist, front, hc, cache, e0, hi, 1, level);
           if (u < 0) continue;
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -325,7 +371,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo > BfsPolicy::kMiddleMax) continue;
       for (int32_t e0 = lo; e0 < hi; e0 += 32 * kBatch) {
-        const int32_t u = ParentInBatch(p, dist, hc, cache, e0 + lane, hi, 32, level);
+        const int32_t u = ParentInBatch(p, dist, front, hc, cache, e0 + lane, hi, 32, level);
         if (u >= 0) {  // several finders store the same distance and valid parents
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -339,7 +385,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       if (hi - lo <= BfsPolicy::kMiddleMax) continue;
       for (int64_t e0 = lo; e0 < hi; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
         const int32_t u =
-            ParentInBatch(p, dist, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
+            ParentInBatch(p, dist, front, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
         if (u >= 0) {
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -353,24 +399,36 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
 }
 
 // Phase D: filters the unvisited queue; returns the new count, the next
-// frontier's size and its hubs (written to the hub queue).
+// frontier's size, its edges and its hubs (written to the hub queue). With
+// bitmaps (kBfsAutoMethod) it also marks the new frontier in `visited` and in
+// `next_front` (all clear), and clears `front`, which this level's search
+// read (the grid sync before this call ended those reads).
 __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const int32_t* in,
-                               int count, int32_t* out, Level* lv, const SingleScratch& sc,
-                               int& parity, cg::grid_group& grid) {
+                               int count, int32_t* out, uint32_t* front, uint32_t* next_front,
+                               Level* lv, const SingleScratch& sc, int& parity,
+                               cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  int c[3] = {0, 0, 0};
+  if (front != nullptr)
+    for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
+  int c[4] = {0, 0, 0, 0};
   for (int64_t i = tid; i < count; i += stride) {
     const int32_t v = __ldcg(in + i);
     if (__ldcg(dist + v) < 0) {
       ++c[0];
     } else {
+      const int deg = p.indptr[v + 1] - p.indptr[v];
       ++c[1];
-      c[2] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+      c[2] += deg > p.tau;
+      c[3] += deg;
+      if (front != nullptr) {
+        SetBit(sc.visited, v);
+        SetBit(next_front, v);
+      }
     }
   }
-  int off[3], tot[3];
-  GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
+  int off[4], tot[4];
+  GridScan<4>(c, off, tot, sc.block_tot, parity, grid);
   for (int64_t i = tid; i < count; i += stride) {
     const int32_t v = __ldcg(in + i);
     if (__ldcg(dist + v) < 0) {
@@ -382,6 +440,7 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
   grid.sync();
   lv->frontier = tot[1];
   lv->hubs = tot[2];
+  lv->edges = tot[3];
   return tot[0];
 }
 
@@ -426,30 +485,39 @@ __device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent
 // Methods kBfsQueue and up.
 __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  const bool bitmaps = p.method == kBfsAutoMethod;
+  const bool edge_rule = bitmaps && BfsPolicy::kGridEdgeRule;
   bool bottom_up = false;
-  int prev = 0, unv_count = 0, cur = 0;
+  int prev = 0, unv_count = 0, cur = 0, fcur = 0;
+  int64_t unexplored = p.m;  // the degrees of the vertices not reached yet
   Level lv;
   for (int32_t level = 0;; ++level) {
     if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (lv.frontier == 0) break;
-    const bool next_bu =
-        NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs, total_hubs, p.n);
+    unexplored -= lv.edges;
+    const bool next_bu = edge_rule ? ClusterBottomUp(p.direction, bottom_up, lv.frontier, prev,
+                                                     lv.edges, unexplored, p.n)
+                                   : NextBottomUp(p.method, p.direction, bottom_up, lv.frontier,
+                                                  prev, lv.hubs, total_hubs, p.n);
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (next_bu && !bottom_up) {
       cur = 0;
-      unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
+      unv_count = CollectUnvisited(p, dist, sc.Unv(cur), bitmaps ? sc.Front(fcur) : nullptr, sc,
+                                   lv.frontier, parity, grid);
     }
     prev = lv.frontier;
     bottom_up = next_bu;
     if (bottom_up) {
-      ExpandBottomUp(p, dist, parent, level, sc.Unv(cur), unv_count, lv.hubs, sc,
+      uint32_t* front = bitmaps ? sc.Front(fcur) : nullptr;
+      ExpandBottomUp(p, dist, parent, front, level, sc.Unv(cur), unv_count, lv.hubs, sc,
                      p.method >= kBfsEnterprise);
       grid.sync();
-      unv_count =
-          FilterUnvisited(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), &lv, sc, parity, grid);
+      unv_count = FilterUnvisited(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), front,
+                                  bitmaps ? sc.Front(fcur ^ 1) : nullptr, &lv, sc, parity, grid);
       cur ^= 1;
+      fcur ^= 1;
     } else {
-      ExpandTopDown(p, dist, parent, level, lv, sc, grid);
+      ExpandTopDown(p, dist, parent, bitmaps ? sc.visited : nullptr, level, lv, sc);
       grid.sync();
     }
   }
@@ -486,6 +554,13 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
       dist[src] = 0;
       if (parent != nullptr) parent[src] = src;
     }
+    if (p.method == kBfsAutoMethod) {  // the bitmaps: only the source visited
+      for (int64_t w = tid; w < sc.words; w += stride) {
+        sc.visited[w] = w == (src >> 5) ? 1u << (src & 31) : 0u;
+        sc.front[0][w] = 0;
+        sc.front[1][w] = 0;
+      }
+    }
     grid.sync();
     if (p.method == kBfsScan) {
       TraverseScan(p, dist, parent, sc, tick, grid);
@@ -509,8 +584,10 @@ cudaError_t PlanLevels(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   const size_t n = static_cast<size_t>(p.n);
   const size_t scan =
       AlignScratch(2 * static_cast<size_t>(plan->grid) * kScanSlots * sizeof(int32_t));
-  plan->scratch_bytes =
-      4 * AlignScratch(n * sizeof(int32_t)) + scan + AlignScratch(3 * sizeof(int32_t));
+  const size_t words = static_cast<size_t>(CeilDiv(p.n, int64_t{32}));
+  plan->scratch_bytes = 4 * AlignScratch(n * sizeof(int32_t)) + scan +
+                        AlignScratch(3 * sizeof(int32_t)) +
+                        3 * AlignScratch(words * sizeof(uint32_t));
   return cudaSuccess;
 }
 
@@ -526,6 +603,10 @@ cudaError_t RunLevels(const BfsProblem& p, const BfsPlan& plan, void* scratch,
   sc.hubs = cursor.Take<int32_t>(n);
   sc.block_tot = cursor.Take<int32_t>(2 * static_cast<size_t>(plan.grid) * kScanSlots);
   sc.flags = cursor.Take<int32_t>(3);
+  sc.words = CeilDiv(p.n, int64_t{32});
+  sc.visited = cursor.Take<uint32_t>(static_cast<size_t>(sc.words));
+  sc.front[0] = cursor.Take<uint32_t>(static_cast<size_t>(sc.words));
+  sc.front[1] = cursor.Take<uint32_t>(static_cast<size_t>(sc.words));
   void* args[] = {&problem, &sc};
   return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,
                                      args, 0, stream);

@@ -38,8 +38,10 @@ inline xla::ffi::Error CheckArgs(const Reporter& rep, const xla::ffi::Buffer<xla
   if (method < 0 || method >= kNumBfsMethods) return rep.Invalid("unknown method");
   if (direction < 0 || direction >= kNumBfsDirections) return rep.Invalid("unknown direction");
   if (batch < 0 || batch >= kNumBfsBatches) return rep.Invalid("unknown batch mode");
-  if (cluster == 0 || cluster > 16)
-    return rep.Invalid("cluster must be 1 to 16 blocks, or negative for the policy's size");
+  if (cluster > 16)
+    return rep.Invalid(
+        "cluster must be 1 to 16 blocks, 0 for the grid kernel, or negative for the policy's "
+        "size");
   shape->n = static_cast<int64_t>(indptr.element_count()) - 1;
   shape->m = static_cast<int64_t>(indices.element_count());
   shape->s = static_cast<int64_t>(sources.element_count());

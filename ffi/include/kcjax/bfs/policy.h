@@ -20,7 +20,7 @@ enum BfsMethod : int32_t {
   kBfsDirection = 3,   // + hub-based top-down -> bottom-up switching
   kBfsEnterprise = 4,  // + shared-memory cache of last level's hubs
   kBfsCluster = 5,     // small graphs: a whole traversal in one thread block cluster
-  kBfsAutoMethod = 6,  // kBfsCluster where SmallGraph() holds, else kBfsEnterprise
+  kBfsAutoMethod = 6,  // kBfsCluster where SmallGraph() holds, else kBfsEnterprise + bitmaps
   kNumBfsMethods = 7,
 };
 
@@ -82,6 +82,10 @@ struct BfsPolicy {
   // is a fixed cost per level (grid syncs, status scans) that one cluster's barriers avoid;
   // above, the grid's bandwidth wins over a cluster of at most kMaxClusterBlocks SMs.
   static constexpr int64_t kClusterAutoEdges = int64_t{1} << 20;
+  // kBfsAutoMethod on the grid: Beamer's edge rule (kClusterAlpha, kBackToTopDown) instead
+  // of the seed's hub share: it needs only the frontier's degree sums, which the queues'
+  // scans already take.
+  static constexpr bool kGridEdgeRule = true;
   // kBfsCluster (Beamer's α): go bottom-up once the frontier's edges exceed the
   // unexplored edges / kClusterAlpha (GAP's value; no hub count, so no O(n) pre-pass).
   static constexpr int kClusterAlpha = 15;
