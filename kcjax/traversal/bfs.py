@@ -75,19 +75,19 @@ def bfs(
         ``sources``.
       sources: int32[s] roots instead of ``source``: results are [s, n].
       parents: also compute BFS parents.
-      direction: ``"auto"`` (the method's rule; the ladder's Enterprise hub
-        rule: go bottom-up when more than 30% of the hubs are in the
-        frontier; ``"cluster"`` and ``"auto"``: Beamer's edge rule, bottom-up
-        when the frontier's edges exceed 1/15 of the unexplored ones), ``"top_down"`` or
+      direction: ``"auto"`` (the method's rule: Enterprise's hub rule, go
+        bottom-up when more than 30% of the hubs are in the frontier;
+        ``"cluster"``: Beamer's edge rule, bottom-up when the frontier's
+        edges exceed 1/15 of the unexplored ones), ``"top_down"`` or
         ``"bottom_up"`` (forced every level, for the ablation). All give the
         same distances.
       method: one of :data:`METHODS`: ``"auto"`` (the default:
         ``"cluster"`` for graphs of at most 2^20 CSR entries whose bitmaps fit
-        a cluster's shared memory, else ``"enterprise"`` with visited and
-        frontier bitmaps, which stay in L2 where the distances do not, and
-        Beamer's rule); ``"cluster"`` (one
-        kernel runs the whole traversal on one thread block cluster, level
-        state in shared memory; on the GPU a graph too large for it runs
+        a cluster's shared memory, else ``"enterprise"`` testing visited and
+        frontier bitmaps, which stay in L2 where the distances do not);
+        ``"cluster"`` (one kernel runs the whole traversal on one thread
+        block cluster, level state in shared memory; on the GPU a graph too
+        large for it runs
         ``"enterprise"``); the ablation ladder ``"scan"`` -> ``"queue"`` ->
         ``"classes"`` -> ``"direction"`` -> ``"enterprise"``; or ``"dense"``
         (pure JAX). All give the same distances. The CPU handler runs the

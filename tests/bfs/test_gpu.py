@@ -171,7 +171,7 @@ def test_cluster_paths(name, cluster, direction):
 
 
 def _grid_auto(direction: str, parents: bool = True) -> dict:
-    """ "auto" forced onto the grid kernel (cluster=0): its bitmap variant and edge rule."""
+    """ "auto" forced onto the grid kernel (cluster=0): its bitmap variant."""
     return {
         "method": NATIVE_METHODS["auto"],
         "direction": DIRECTION_CODES[direction],

@@ -29,7 +29,7 @@
 // plus two bitmaps of n bits that stay in L2 where the distance array does not
 // (Kronecker scale 24: 2 MiB against 64 MiB): top-down tests `visited` before
 // it touches a child's distance, bottom-up tests a neighbour against the
-// frontier's bitmap instead of loading its distance; and, with
+// frontier's bitmap instead of loading its distance; with
 // BfsPolicy::kGridEdgeRule, Beamer's edge rule as the cluster kernel's.
 //
 // Distances written by one level are read by other blocks in the next, after
