@@ -29,8 +29,8 @@
 // plus two bitmaps of n bits that stay in L2 where the distance array does not
 // (Kronecker scale 24: 2 MiB against 64 MiB): top-down tests `visited` before
 // it touches a child's distance, bottom-up tests a neighbour against the
-// frontier's bitmap instead of loading its distance; with
-// BfsPolicy::kGridEdgeRule, Beamer's edge rule as the cluster kernel's.
+// frontier's bitmap instead of loading its distance (docs/tuning.md: BFS on
+// large graphs).
 //
 // Distances written by one level are read by other blocks in the next, after
 // a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
@@ -150,7 +150,6 @@ __device__ __forceinline__ uint32_t HubSlot(int32_t v) {
 struct Level {
   int frontier = 0;           // vertices at this level
   int hubs = 0;               // hubs among them
-  int edges = 0;              // the sum of their degrees (Beamer's rule)
   int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
 };
 
@@ -160,16 +159,15 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   const bool classes = p.method >= kBfsClasses;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  int c[6] = {0, 0, 0, 0, 0, 0};
+  int c[5] = {0, 0, 0, 0, 0};
   for (int64_t v = tid; v < p.n; v += stride) {
     if (__ldcg(dist + v) != level) continue;
     const int deg = p.indptr[v + 1] - p.indptr[v];
     ++c[DegreeClass(deg, classes)];
     c[4] += deg > p.tau;
-    c[5] += deg;
   }
-  int off[6], tot[6];
-  GridScan<6>(c, off, tot, sc.block_tot, parity, grid);
+  int off[5], tot[5];
+  GridScan<5>(c, off, tot, sc.block_tot, parity, grid);
   int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
   for (int64_t v = tid; v < p.n; v += stride) {
     if (__ldcg(dist + v) != level) continue;
@@ -183,7 +181,6 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
   out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
   out.hubs = tot[4];
-  out.edges = tot[5];
   return out;
 }
 
@@ -399,7 +396,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
 }
 
 // Phase D: filters the unvisited queue; returns the new count, the next
-// frontier's size, its edges and its hubs (written to the hub queue). With
+// frontier's size and its hubs (written to the hub queue). With
 // bitmaps (kBfsAutoMethod) it also marks the new frontier in `visited` and in
 // `next_front` (all clear), and clears `front`, which this level's search
 // read (the grid sync before this call ended those reads).
@@ -411,24 +408,22 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (front != nullptr)
     for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
-  int c[4] = {0, 0, 0, 0};
+  int c[3] = {0, 0, 0};
   for (int64_t i = tid; i < count; i += stride) {
     const int32_t v = __ldcg(in + i);
     if (__ldcg(dist + v) < 0) {
       ++c[0];
     } else {
-      const int deg = p.indptr[v + 1] - p.indptr[v];
       ++c[1];
-      c[2] += deg > p.tau;
-      c[3] += deg;
+      c[2] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
       if (front != nullptr) {
         SetBit(sc.visited, v);
         SetBit(next_front, v);
       }
     }
   }
-  int off[4], tot[4];
-  GridScan<4>(c, off, tot, sc.block_tot, parity, grid);
+  int off[3], tot[3];
+  GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
   for (int64_t i = tid; i < count; i += stride) {
     const int32_t v = __ldcg(in + i);
     if (__ldcg(dist + v) < 0) {
@@ -440,7 +435,6 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
   grid.sync();
   lv->frontier = tot[1];
   lv->hubs = tot[2];
-  lv->edges = tot[3];
   return tot[0];
 }
 
@@ -486,19 +480,14 @@ __device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent
 __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
   const bool bitmaps = p.method == kBfsAutoMethod;
-  const bool edge_rule = bitmaps && BfsPolicy::kGridEdgeRule;
   bool bottom_up = false;
   int prev = 0, unv_count = 0, cur = 0, fcur = 0;
-  int64_t unexplored = p.m;  // the degrees of the vertices not reached yet
   Level lv;
   for (int32_t level = 0;; ++level) {
     if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (lv.frontier == 0) break;
-    unexplored -= lv.edges;
-    const bool next_bu = edge_rule ? ClusterBottomUp(p.direction, bottom_up, lv.frontier, prev,
-                                                     lv.edges, unexplored, p.n)
-                                   : NextBottomUp(p.method, p.direction, bottom_up, lv.frontier,
-                                                  prev, lv.hubs, total_hubs, p.n);
+    const bool next_bu =
+        NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs, total_hubs, p.n);
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (next_bu && !bottom_up) {
       cur = 0;

@@ -82,10 +82,6 @@ struct BfsPolicy {
   // is a fixed cost per level (grid syncs, status scans) that one cluster's barriers avoid;
   // above, the grid's bandwidth wins over a cluster of at most kMaxClusterBlocks SMs.
   static constexpr int64_t kClusterAutoEdges = int64_t{1} << 20;
-  // kBfsAutoMethod on the grid: Beamer's edge rule (kClusterAlpha, kBackToTopDown) instead
-  // of the seed's hub share. Off: the grid's bottom-up walks whole batches per class (a warp
-  // reads 128 neighbours of a degree-40 vertex), so the earlier switch cost more than it saved.
-  static constexpr bool kGridEdgeRule = false;
   // kBfsCluster (Beamer's α): go bottom-up once the frontier's edges exceed the
   // unexplored edges / kClusterAlpha (GAP's value; no hub count, so no O(n) pre-pass).
   static constexpr int kClusterAlpha = 15;
