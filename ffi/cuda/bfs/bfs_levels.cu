@@ -187,12 +187,13 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
 // The unvisited vertices (the switch level's full scan); returns their number.
 // With `front` (kBfsAutoMethod), also that bitmap of the frontier's `frontier`
 // vertices (the top-down queue): cleared before the scan's grid sync, set after.
+template <bool kBitmaps>
 __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_t* out,
                                 uint32_t* front, const SingleScratch& sc, int frontier, int& parity,
                                 cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (front != nullptr)
+  if constexpr (kBitmaps)
     for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[1] = {0};
   for (int64_t v = tid; v < p.n; v += stride) c[0] += __ldcg(dist + v) < 0;
@@ -200,7 +201,7 @@ __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_
   GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
   for (int64_t v = tid; v < p.n; v += stride)
     if (__ldcg(dist + v) < 0) out[off[0]++] = static_cast<int32_t>(v);
-  if (front != nullptr)
+  if constexpr (kBitmaps)
     for (int64_t i = tid; i < frontier; i += stride) SetBit(front, __ldcg(sc.queue + i));
   grid.sync();
   return tot[0];
@@ -214,6 +215,7 @@ constexpr int kBatch = BfsPolicy::kEdgeBatch;
 // thread has kBatch gathers in flight instead of one.
 // With `visited` (kBfsAutoMethod) the test reads the child's bit, not its
 // distance, and a child found unvisited gets its bit set after its stores.
+template <bool kBitmaps>
 __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                            uint32_t* visited, int64_t lo, int64_t hi, int64_t step,
                                            int32_t u, int32_t next_level) {
@@ -227,15 +229,14 @@ __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, i
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
-      seen[j] =
-          w[j] < 0 || (visited != nullptr ? TestBit(visited, w[j]) : __ldcg(dist + w[j]) >= 0);
+      seen[j] = w[j] < 0 || (kBitmaps ? TestBit(visited, w[j]) : __ldcg(dist + w[j]) >= 0);
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
       if (seen[j]) continue;
       dist[w[j]] = next_level;
       if (parent != nullptr) parent[w[j]] = u;
-      if (visited != nullptr) SetBit(visited, w[j]);
+      if constexpr (kBitmaps) SetBit(visited, w[j]);
     }
   }
 }
@@ -244,6 +245,7 @@ __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, i
 // cache) among one batch e0, e0 + step, ... < hi; -1 if none. Ids and
 // distances are loaded batch-wide as in VisitRange.
 // With `front` (kBfsAutoMethod) a neighbour's frontier bit is tested instead.
+template <bool kBitmaps>
 __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int32_t* dist,
                                                  const uint32_t* front, const int32_t* hc,
                                                  bool cache, int64_t e0, int64_t hi, int64_t step,
@@ -262,7 +264,7 @@ __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int3
   bool in[kBatch];
 #pragma unroll
   for (int j = 0; j < kBatch; ++j) {
-    in[j] = w[j] >= 0 && (front != nullptr ? TestBit(front, w[j]) : __ldcg(dist + w[j]) == level);
+    in[j] = w[j] >= 0 && (kBitmaps ? TestBit(front, w[j]) : __ldcg(dist + w[j]) == level);
   }
 #pragma unroll
   for (int j = 0; j < kBatch; ++j)
@@ -271,6 +273,7 @@ __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int3
 }
 
 // Phase C, top-down: every class queue with its mapping.
+template <bool kBitmaps>
 __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent,
                               uint32_t* visited, int32_t level, const Level& lv,
                               const SingleScratch& sc) {
@@ -281,24 +284,26 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
   const int32_t* q = sc.queue;
   for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, visited, p.indptr[u], p.indptr[u + 1], 1, u, next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u], p.indptr[u + 1], 1, u, next);
   }
   q += lv.cls[0];
   const int64_t warps = threads / 32, wid = tid / 32;
   for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, visited, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u] + lane, p.indptr[u + 1], 32, u,
+                         next);
   }
   q += lv.cls[1];
   for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, visited, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u,
-               next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u] + threadIdx.x, p.indptr[u + 1],
+                         blockDim.x, u, next);
   }
   q += lv.cls[2];
   for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
     const int32_t u = __ldcg(q + i);
-    VisitRange(p, dist, parent, visited, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u] + tid, p.indptr[u + 1], threads, u,
+                         next);
   }
 }
 
@@ -330,6 +335,7 @@ __device__ __forceinline__ void BlockShare(int64_t count, int64_t* begin, int64_
 // whole block the rest, every one stopping at the first batch that holds a
 // frontier neighbour (one thread walking a hub's list alone costs its degree
 // in serial L2 round trips).
+template <bool kBitmaps>
 __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                const uint32_t* front, int32_t level, const int32_t* unv, int count,
                                int hubs, const SingleScratch& sc, bool cache) {
@@ -353,7 +359,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
         wide[atomicAdd(&num_wide, 1)] = v;
       } else {
         for (int32_t e0 = lo; e0 < hi; e0 += kBatch) {
-          const int32_t u = ParentInBatch(p, dist, front, hc, cache, e0, hi, 1, level);
+          const int32_t u = ParentInBatch<kBitmaps>(p, dist, front, hc, cache, e0, hi, 1, level);
           if (u < 0) continue;
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -368,7 +374,8 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo > BfsPolicy::kMiddleMax) continue;
       for (int32_t e0 = lo; e0 < hi; e0 += 32 * kBatch) {
-        const int32_t u = ParentInBatch(p, dist, front, hc, cache, e0 + lane, hi, 32, level);
+        const int32_t u =
+            ParentInBatch<kBitmaps>(p, dist, front, hc, cache, e0 + lane, hi, 32, level);
         if (u >= 0) {  // several finders store the same distance and valid parents
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -381,8 +388,8 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo <= BfsPolicy::kMiddleMax) continue;
       for (int64_t e0 = lo; e0 < hi; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
-        const int32_t u =
-            ParentInBatch(p, dist, front, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
+        const int32_t u = ParentInBatch<kBitmaps>(p, dist, front, hc, cache, e0 + threadIdx.x, hi,
+                                                  blockDim.x, level);
         if (u >= 0) {
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -400,13 +407,14 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
 // bitmaps (kBfsAutoMethod) it also marks the new frontier in `visited` and in
 // `next_front` (all clear), and clears `front`, which this level's search
 // read (the grid sync before this call ended those reads).
+template <bool kBitmaps>
 __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const int32_t* in,
                                int count, int32_t* out, uint32_t* front, uint32_t* next_front,
                                Level* lv, const SingleScratch& sc, int& parity,
                                cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (front != nullptr)
+  if constexpr (kBitmaps)
     for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[3] = {0, 0, 0};
   for (int64_t i = tid; i < count; i += stride) {
@@ -416,7 +424,7 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
     } else {
       ++c[1];
       c[2] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
-      if (front != nullptr) {
+      if constexpr (kBitmaps) {
         SetBit(sc.visited, v);
         SetBit(next_front, v);
       }
@@ -477,9 +485,9 @@ __device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent
 }
 
 // Methods kBfsQueue and up.
+template <bool kBitmaps>
 __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
-  const bool bitmaps = p.method == kBfsAutoMethod;
   bool bottom_up = false;
   int prev = 0, unv_count = 0, cur = 0, fcur = 0;
   Level lv;
@@ -491,27 +499,30 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
     if (next_bu && !bottom_up) {
       cur = 0;
-      unv_count = CollectUnvisited(p, dist, sc.Unv(cur), bitmaps ? sc.Front(fcur) : nullptr, sc,
-                                   lv.frontier, parity, grid);
+      unv_count = CollectUnvisited<kBitmaps>(p, dist, sc.Unv(cur), sc.Front(fcur), sc, lv.frontier,
+                                             parity, grid);
     }
     prev = lv.frontier;
     bottom_up = next_bu;
     if (bottom_up) {
-      uint32_t* front = bitmaps ? sc.Front(fcur) : nullptr;
-      ExpandBottomUp(p, dist, parent, front, level, sc.Unv(cur), unv_count, lv.hubs, sc,
-                     p.method >= kBfsEnterprise);
+      uint32_t* front = sc.Front(fcur);
+      ExpandBottomUp<kBitmaps>(p, dist, parent, front, level, sc.Unv(cur), unv_count, lv.hubs, sc,
+                               p.method >= kBfsEnterprise);
       grid.sync();
-      unv_count = FilterUnvisited(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), front,
-                                  bitmaps ? sc.Front(fcur ^ 1) : nullptr, &lv, sc, parity, grid);
+      unv_count = FilterUnvisited<kBitmaps>(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), front,
+                                            sc.Front(fcur ^ 1), &lv, sc, parity, grid);
       cur ^= 1;
       fcur ^= 1;
     } else {
-      ExpandTopDown(p, dist, parent, bitmaps ? sc.visited : nullptr, level, lv, sc);
+      ExpandTopDown<kBitmaps>(p, dist, parent, sc.visited, level, lv, sc);
       grid.sync();
     }
   }
 }
 
+// kBitmaps: kBfsAutoMethod's variant (a template, so that the ladder's code is
+// the same as without it: run-time tests in the edge loops cost it 10-20%).
+template <bool kBitmaps>
 __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
     BfsSingleKernel(BfsProblem p, SingleScratch sc) {
   cg::grid_group grid = cg::this_grid();
@@ -543,7 +554,7 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
       dist[src] = 0;
       if (parent != nullptr) parent[src] = src;
     }
-    if (p.method == kBfsAutoMethod) {  // the bitmaps: only the source visited
+    if constexpr (kBitmaps) {  // only the source visited
       for (int64_t w = tid; w < sc.words; w += stride) {
         sc.visited[w] = w == (src >> 5) ? 1u << (src & 31) : 0u;
         sc.front[0][w] = 0;
@@ -551,12 +562,18 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
       }
     }
     grid.sync();
-    if (p.method == kBfsScan) {
+    if (!kBitmaps && p.method == kBfsScan) {
       TraverseScan(p, dist, parent, sc, tick, grid);
     } else {
-      TraverseQueues(p, dist, parent, total_hubs, sc, parity, grid);
+      TraverseQueues<kBitmaps>(p, dist, parent, total_hubs, sc, parity, grid);
     }
   }
+}
+
+// The kernel that serves p: the bitmap variant for kBfsAutoMethod.
+void* SingleKernelFor(const BfsProblem& p) {
+  return p.method == kBfsAutoMethod ? reinterpret_cast<void*>(BfsSingleKernel<true>)
+                                    : reinterpret_cast<void*>(BfsSingleKernel<false>);
 }
 
 }  // namespace
@@ -564,7 +581,7 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
 cudaError_t PlanLevels(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   int per_sm = 0;
   const cudaError_t err =
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BfsSingleKernel, kThreads, 0);
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, SingleKernelFor(p), kThreads, 0);
   if (err != cudaSuccess) return err;
   const int64_t resident = static_cast<int64_t>(max(1, per_sm)) * num_sms;
   const int64_t work = std::max(p.n, p.m / BfsPolicy::kEdgesPerThread);
@@ -597,8 +614,7 @@ cudaError_t RunLevels(const BfsProblem& p, const BfsPlan& plan, void* scratch,
   sc.front[0] = cursor.Take<uint32_t>(static_cast<size_t>(sc.words));
   sc.front[1] = cursor.Take<uint32_t>(static_cast<size_t>(sc.words));
   void* args[] = {&problem, &sc};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(BfsSingleKernel), plan.grid, kThreads,
-                                     args, 0, stream);
+  return cudaLaunchCooperativeKernel(SingleKernelFor(p), plan.grid, kThreads, args, 0, stream);
 }
 
 }  // namespace kcjax::cuda
