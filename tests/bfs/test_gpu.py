@@ -184,14 +184,32 @@ def _grid_auto(direction: str, parents: bool = True) -> dict:
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_grid_auto_paths(name, direction):
-    """The visited and frontier bitmaps: long paths (many bottom-up levels and back),
-    the extreme-degree hub, fewer vertices than a word; several sources in one launch
-    (the bitmaps are cleared per source), invalid ones included."""
+    """ "auto" on the grid below the bitmaps' size bound: long paths, the extreme-degree
+    hub, fewer vertices than a word; several sources in one launch, invalid ones."""
     graph = GRAPHS[name]
     n = graph.num_nodes
     sources = np.concatenate([_sources(graph), np.array([-1, n], np.int32)])
     dist = _compare_native(graph, sources, **_grid_auto(direction))
     assert (dist[-2:] == -1).all()
+
+
+#: BfsPolicy::kGridBitmapMinVertices: from here "auto" on the grid tests bitmaps.
+BITMAP_MIN_VERTICES = 1 << 23
+
+
+@pytest.mark.parametrize("name", ["kron12", "rmat12", "huge_star", "tiny"])
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_grid_auto_bitmaps(name, direction):
+    """The visited and frontier bitmaps: the graph among 2^23 vertices (the rest
+    isolated, so its bitmaps are large enough), sources at both ends of the id range
+    and several in one launch (the bitmaps are cleared per source)."""
+    small = GRAPHS[name]
+    src, dst = (np.asarray(a) for a in small.edges())
+    n = BITMAP_MIN_VERTICES + 7
+    graph = kcjax.Graph.from_edges(src, dst, num_nodes=n)
+    sources = np.concatenate([_sources(small, 3), np.array([n - 1, -1], np.int32)])
+    dist = _compare_native(graph, sources, **_grid_auto(direction))
+    assert (dist[-1] == -1).all() and (dist[-2] >= 0).sum() == 1
 
 
 def test_grid_auto_large_graph():

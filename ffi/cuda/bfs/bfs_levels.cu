@@ -25,12 +25,12 @@
 // array, a bottom-up level three syncs: on a small graph the levels, not the
 // edges, are the time (kBfsCluster, bfs_cluster.cu, serves those graphs).
 //
-// kBfsAutoMethod on the grid (graphs too large for a cluster) is kBfsEnterprise
-// plus two bitmaps of n bits that stay in L2 where the distance array does not
-// (Kronecker scale 24: 2 MiB against 64 MiB): top-down tests `visited` before
-// it touches a child's distance, bottom-up tests a neighbour against the
-// frontier's bitmap instead of loading its distance (docs/tuning.md: BFS on
-// large graphs).
+// kBfsAutoMethod on the grid (graphs too large for a cluster) is kBfsEnterprise;
+// from BfsPolicy::kGridBitmapMinVertices vertices on, with two bitmaps of n bits
+// that stay in L2 where the distance array does not (Kronecker scale 24: 2 MiB
+// against 64 MiB): top-down tests `visited` before it touches a child's
+// distance, bottom-up tests a neighbour against the frontier's bitmap instead
+// of loading its distance (docs/tuning.md: BFS on large graphs).
 //
 // Distances written by one level are read by other blocks in the next, after
 // a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
@@ -570,10 +570,11 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
   }
 }
 
-// The kernel that serves p: the bitmap variant for kBfsAutoMethod.
+// The kernel that serves p: the bitmap variant for kBfsAutoMethod on large graphs.
 void* SingleKernelFor(const BfsProblem& p) {
-  return p.method == kBfsAutoMethod ? reinterpret_cast<void*>(BfsSingleKernel<true>)
-                                    : reinterpret_cast<void*>(BfsSingleKernel<false>);
+  return p.method == kBfsAutoMethod && GridBitmaps(p.n)
+             ? reinterpret_cast<void*>(BfsSingleKernel<true>)
+             : reinterpret_cast<void*>(BfsSingleKernel<false>);
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ enum BfsMethod : int32_t {
   kBfsDirection = 3,   // + hub-based top-down -> bottom-up switching
   kBfsEnterprise = 4,  // + shared-memory cache of last level's hubs
   kBfsCluster = 5,     // small graphs: a whole traversal in one thread block cluster
-  kBfsAutoMethod = 6,  // kBfsCluster where SmallGraph() holds, else kBfsEnterprise + bitmaps
+  kBfsAutoMethod = 6,  // kBfsCluster where SmallGraph() holds, else kBfsEnterprise (bitmaps
+                       // where GridBitmaps() holds)
   kNumBfsMethods = 7,
 };
 
@@ -82,6 +83,10 @@ struct BfsPolicy {
   // is a fixed cost per level (grid syncs, status scans) that one cluster's barriers avoid;
   // above, the grid's bandwidth wins over a cluster of at most kMaxClusterBlocks SMs.
   static constexpr int64_t kClusterAutoEdges = int64_t{1} << 20;
+  // kBfsAutoMethod on the grid tests visited/frontier bitmaps (n / 8 bytes, in L2) instead
+  // of distances from this many vertices: at Kronecker scale 24 (64 MiB of distances, past
+  // the 50 MiB L2) they gained 11%; at scales 20-22 and on com-dblp they lost 10-24%.
+  static constexpr int64_t kGridBitmapMinVertices = int64_t{1} << 23;
   // kBfsCluster (Beamer's α): go bottom-up once the frontier's edges exceed the
   // unexplored edges / kClusterAlpha (GAP's value; no hub count, so no O(n) pre-pass).
   static constexpr int kClusterAlpha = 15;
@@ -136,6 +141,9 @@ KCJAX_BFS_HD inline bool ClusterBottomUp(int32_t direction, bool bottom_up, int6
   if (!bottom_up) return frontier_edges * BfsPolicy::kClusterAlpha > unexplored_edges;
   return !(frontier < prev_frontier && frontier * BfsPolicy::kBackToTopDown < n);
 }
+
+// Whether kBfsAutoMethod's grid traversal of an n-vertex graph tests bitmaps.
+KCJAX_BFS_HD inline bool GridBitmaps(int64_t n) { return n >= BfsPolicy::kGridBitmapMinVertices; }
 
 // Whether kBfsAutoMethod takes kBfsCluster for a graph of m CSR entries (the CUDA
 // handler also needs the graph's bitmaps to fit a cluster's shared memory).
