@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Where a large traversal's time goes, level by level, without a profiler: copies of this tree
+# whose grid kernel (bfs_levels.cu, TraverseQueues) stops after L levels are built side by side
+# (LEVELS, default "2 3 4 5"), then the same Kronecker rows are timed on each; the median time
+# of copy L minus copy L-1 is level L-1 (with the switch's collection pass and the filters).
+# The full tree's rows come first. Results: $OUT/bfs_levels_<L>.json (+ .txt).
+#
+#   OUT=/tmp/out bash experiments/bfs/gpu_levels.sh      # after gpu_check.sh build; ~4 minutes
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/kcjax-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+LEVELS=${LEVELS:-"2 3 4 5"}
+ARGS=${LEVEL_ARGS:-"--sections kron --scales 24 --sources 16 --repeats 3"}
+status=0
+
+for L in $LEVELS; do
+  src=/tmp/kcjax-bfs-levels-src-$L
+  rm -rf "$src" "/tmp/kcjax-bfs-levels-$L" && mkdir -p "$src"
+  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . | tar -xf - -C "$src"
+  perl -0pi -e "s/for \(int32_t level = 0;; \+\+level\) \{\n    if \(!bottom_up\)/for (int32_t level = 0; level < $L; ++level) {\n    if (!bottom_up)/" \
+    "$src/ffi/cuda/bfs/bfs_levels.cu"
+  grep -q "level < $L;" "$src/ffi/cuda/bfs/bfs_levels.cu" || { echo "patch failed"; exit 1; }
+  (cd "$src" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \
+    --target "/tmp/kcjax-bfs-levels-$L" -Cbuild-dir="/tmp/kcjax-bfs-levels-build-$L" .) \
+    >"$OUT/build_levels_$L.log" 2>&1 &
+done
+
+echo "== full tree ($(date +%T))"
+# shellcheck disable=SC2086
+timeout 200 "$PY" -P experiments/bfs/bench.py $ARGS -o "$OUT/bfs_levels_all.json" \
+  >"$OUT/bfs_levels_all.txt" 2>&1 || status=1
+tail -3 "$OUT/bfs_levels_all.txt" | grep -v "^{"
+wait
+for L in $LEVELS; do
+  echo "== first $L levels ($(date +%T))"
+  # shellcheck disable=SC2086
+  PYTHONPATH="/tmp/kcjax-bfs-levels-$L" timeout 200 "$PY" -P experiments/bfs/bench.py $ARGS \
+    -o "$OUT/bfs_levels_$L.json" >"$OUT/bfs_levels_$L.txt" 2>&1 ||
+    { status=1; tail -3 "$OUT/build_levels_$L.log"; }
+  tail -3 "$OUT/bfs_levels_$L.txt" | grep -v "^{"
+done
+exit $status
