@@ -153,6 +153,20 @@ struct Level {
   int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
 };
 
+constexpr int kScan = BfsPolicy::kScanUnroll;
+constexpr int32_t kPastEnd = 0x7fffffff;  // a status past the array: never a level, never < 0
+
+// a[i0 + j * stride] for j < kScan (`fill` past `count`), all loaded before any is
+// used: a status scan keeps kScan loads in flight per thread, not one.
+__device__ __forceinline__ void ScanLoad(const int32_t* a, int64_t i0, int64_t stride,
+                                         int64_t count, int32_t fill, int32_t (&out)[kScan]) {
+#pragma unroll
+  for (int j = 0; j < kScan; ++j) {
+    const int64_t i = i0 + j * stride;
+    out[j] = i < count ? __ldcg(a + i) : fill;
+  }
+}
+
 // Phase A: queues of the vertices at `level` (two passes around a grid scan).
 __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
@@ -160,21 +174,33 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int c[5] = {0, 0, 0, 0, 0};
-  for (int64_t v = tid; v < p.n; v += stride) {
-    if (__ldcg(dist + v) != level) continue;
-    const int deg = p.indptr[v + 1] - p.indptr[v];
-    ++c[DegreeClass(deg, classes)];
-    c[4] += deg > p.tau;
+  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
+    int32_t d[kScan];
+    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) {
+      if (d[j] != level) continue;
+      const int64_t v = v0 + j * stride;
+      const int deg = p.indptr[v + 1] - p.indptr[v];
+      ++c[DegreeClass(deg, classes)];
+      c[4] += deg > p.tau;
+    }
   }
   int off[5], tot[5];
   GridScan<5>(c, off, tot, sc.block_tot, parity, grid);
   int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
-  for (int64_t v = tid; v < p.n; v += stride) {
-    if (__ldcg(dist + v) != level) continue;
-    const int deg = p.indptr[v + 1] - p.indptr[v];
-    const int k = DegreeClass(deg, classes);
-    sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
-    if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
+  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
+    int32_t d[kScan];
+    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) {
+      if (d[j] != level) continue;
+      const int64_t v = v0 + j * stride;
+      const int deg = p.indptr[v + 1] - p.indptr[v];
+      const int k = DegreeClass(deg, classes);
+      sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
+      if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
+    }
   }
   grid.sync();
   Level out;
@@ -196,11 +222,21 @@ __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_
   if constexpr (kBitmaps)
     for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[1] = {0};
-  for (int64_t v = tid; v < p.n; v += stride) c[0] += __ldcg(dist + v) < 0;
+  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
+    int32_t d[kScan];
+    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) c[0] += d[j] < 0;
+  }
   int off[1], tot[1];
   GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
-  for (int64_t v = tid; v < p.n; v += stride)
-    if (__ldcg(dist + v) < 0) out[off[0]++] = static_cast<int32_t>(v);
+  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
+    int32_t d[kScan];
+    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j)
+      if (d[j] < 0) out[off[0]++] = static_cast<int32_t>(v0 + j * stride);
+  }
   if constexpr (kBitmaps)
     for (int64_t i = tid; i < frontier; i += stride) SetBit(front, __ldcg(sc.queue + i));
   grid.sync();
@@ -417,27 +453,41 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
   if constexpr (kBitmaps)
     for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[3] = {0, 0, 0};
-  for (int64_t i = tid; i < count; i += stride) {
-    const int32_t v = __ldcg(in + i);
-    if (__ldcg(dist + v) < 0) {
-      ++c[0];
-    } else {
-      ++c[1];
-      c[2] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
-      if constexpr (kBitmaps) {
-        SetBit(sc.visited, v);
-        SetBit(next_front, v);
+  for (int64_t i0 = tid; i0 < count; i0 += kScan * stride) {
+    int32_t v[kScan], d[kScan];
+    ScanLoad(in, i0, stride, count, -1, v);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) d[j] = v[j] >= 0 ? __ldcg(dist + v[j]) : kPastEnd;
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) {
+      if (v[j] < 0) continue;
+      if (d[j] < 0) {
+        ++c[0];
+      } else {
+        ++c[1];
+        c[2] += (p.indptr[v[j] + 1] - p.indptr[v[j]]) > p.tau;
+        if constexpr (kBitmaps) {
+          SetBit(sc.visited, v[j]);
+          SetBit(next_front, v[j]);
+        }
       }
     }
   }
   int off[3], tot[3];
   GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
-  for (int64_t i = tid; i < count; i += stride) {
-    const int32_t v = __ldcg(in + i);
-    if (__ldcg(dist + v) < 0) {
-      out[off[0]++] = v;
-    } else if ((p.indptr[v + 1] - p.indptr[v]) > p.tau) {
-      sc.hubs[off[2]++] = v;
+  for (int64_t i0 = tid; i0 < count; i0 += kScan * stride) {
+    int32_t v[kScan], d[kScan];
+    ScanLoad(in, i0, stride, count, -1, v);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) d[j] = v[j] >= 0 ? __ldcg(dist + v[j]) : kPastEnd;
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) {
+      if (v[j] < 0) continue;
+      if (d[j] < 0) {
+        out[off[0]++] = v[j];
+      } else if ((p.indptr[v[j] + 1] - p.indptr[v[j]]) > p.tau) {
+        sc.hubs[off[2]++] = v[j];
+      }
     }
   }
   grid.sync();
@@ -541,7 +591,13 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
   int total_hubs = 0;
   if (p.method >= kBfsDirection) {
     int c[1] = {0}, off[1], tot[1];
-    for (int64_t v = tid; v < p.n; v += stride) c[0] += (p.indptr[v + 1] - p.indptr[v]) > p.tau;
+    for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
+      int32_t lo[kScan], hi[kScan];
+      ScanLoad(p.indptr, v0, stride, p.n, 0, lo);
+      ScanLoad(p.indptr + 1, v0, stride, p.n, 0, hi);
+#pragma unroll
+      for (int j = 0; j < kScan; ++j) c[0] += (hi[j] - lo[j]) > p.tau;
+    }
     GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
     total_hubs = tot[0];
   }
