@@ -49,6 +49,7 @@
 #include <mutex>
 
 #include "kcjax/bfs/bfs_cuda.h"
+#include "kcjax/bfs/bottom_up.cuh"
 #include "kcjax/bfs/policy.h"
 #include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/warp.cuh"
@@ -60,7 +61,8 @@ namespace {
 
 constexpr int kThreads = BfsPolicy::kClusterThreads;
 constexpr int kWarps = kThreads / kWarp;
-constexpr int kBatch = BfsPolicy::kEdgeBatch;
+using bfs::kBatch;
+using bfs::NthBit;
 constexpr int kBuffers = 3;  // next-frontier slices and counters in rotation
 constexpr int kCounts = 2;   // per level: vertices reached, the sum of their degrees
 // Clusters of one launch at most (each takes sources round robin).
@@ -131,12 +133,6 @@ __device__ __forceinline__ void ClaimBatch(const BfsProblem& p, const View& v, i
   }
 }
 
-// The position of the r-th (0-based) set bit of `bits` (r < popc(bits)).
-__device__ __forceinline__ int NthBit(uint32_t bits, int r) {
-  for (; r > 0; --r) bits &= bits - 1;
-  return __ffs(bits) - 1;
-}
-
 // A top-down level (see the file comment). heavy / num_heavy: the block's
 // list of high-degree frontier vertices (shared; num_heavy is 0 on entry and
 // on return).
@@ -199,61 +195,6 @@ __device__ void TopDown(const BfsProblem& p, const View& v, int32_t* dist, int32
   if (threadIdx.x == 0) *num_heavy = 0;
 }
 
-// A frontier vertex among the edges e0, e0 + step, ... (kBatch of them, < hi);
-// -1 if none. The ids are loaded batch-wide, then tested in `front`.
-__device__ __forceinline__ int32_t FrontierNeighbour(const int32_t* indices, const uint32_t* front,
-                                                     int64_t e0, int64_t hi, int step) {
-  int32_t x[kBatch];
-#pragma unroll
-  for (int j = 0; j < kBatch; ++j) {
-    const int64_t e = e0 + int64_t{j} * step;
-    x[j] = e < hi ? __ldg(indices + e) : -1;
-  }
-#pragma unroll
-  for (int j = 0; j < kBatch; ++j)
-    if (x[j] >= 0 && Bit(front, x[j])) return x[j];
-  return -1;
-}
-
-constexpr int kGroupLanes = BfsPolicy::kClusterGroupLanes;
-constexpr int kGroups = kWarp / kGroupLanes;
-static_assert(kGroupLanes < kWarp && kWarp % kGroupLanes == 0, "groups tile the warp");
-
-// Bottom-up search of the vertices of the lanes in `todo` (their lists
-// [lo, hi) in their lanes) by groups of kGroupLanes lanes, kGroups vertices at
-// a time, each group stopping at the first batch that holds a frontier
-// neighbour. Returns `found` with each such lane's parent set (-1: none).
-// Every lane of the warp calls it.
-__device__ __forceinline__ int32_t GroupSearch(const BfsProblem& p, const View& v, unsigned todo,
-                                               int64_t lo, int64_t hi, int32_t found) {
-  const int lane = LaneId(), group = lane / kGroupLanes, glane = lane % kGroupLanes;
-  const unsigned mask = ((1u << kGroupLanes) - 1u) << (group * kGroupLanes);  // this group
-  while (todo != 0) {
-    const int take = min(__popc(todo), kGroups);
-    const int o = group < take ? NthBit(todo, group) : -1;  // this group's vertex lane
-    const int64_t olo = __shfl_sync(kFull, lo, max(o, 0));
-    const int64_t ohi_any = __shfl_sync(kFull, hi, max(o, 0));
-    const int64_t ohi = o < 0 ? olo : ohi_any;
-    int32_t par = -1;
-    bool done = o < 0;
-    for (int64_t base = olo; __any_sync(kFull, !done); base += kGroupLanes * kBatch) {
-      const int32_t h =
-          done ? -1 : FrontierNeighbour(p.indices, v.front, base + glane, ohi, kGroupLanes);
-      const unsigned hits = __ballot_sync(kFull, h >= 0) & mask;
-      const int32_t first = __shfl_sync(kFull, h, hits != 0 ? __ffs(hits) - 1 : lane);
-      if (!done && hits != 0) par = first;
-      done = done || hits != 0 || base + kGroupLanes * kBatch >= ohi;
-    }
-    // A taken vertex's lane reads its group's parent (group = its rank in todo).
-    const int rank = __popc(todo & LaneMaskLt());
-    const bool taken = ((todo >> lane) & 1u) && rank < take;
-    const int32_t got = __shfl_sync(kFull, par, taken ? rank * kGroupLanes : 0);
-    if (taken) found = got;
-    for (int i = 0; i < take; ++i) todo &= todo - 1;
-  }
-  return found;
-}
-
 // A bottom-up level (see the file comment): the words w % ranks == rank. A
 // block with at most half as many words as warps splits each word's lanes
 // over `parts` warps (a power of two), so its wide vertices are searched by
@@ -283,29 +224,7 @@ __device__ void BottomUp(const BfsProblem& p, const View& v, int32_t* dist, int3
       lo = __ldg(p.indptr + x);
       hi = __ldg(p.indptr + x + 1);
     }
-    int32_t found = -1;
-    const int64_t deg = hi - lo;
-    if (mine && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
-      for (int64_t e0 = lo; e0 < hi && found < 0; e0 += kBatch)
-        found = FrontierNeighbour(p.indices, v.front, e0, hi, 1);
-    }
-    const unsigned grouped = __ballot_sync(
-        kFull, mine && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
-    found = GroupSearch(p, v, grouped, lo, hi, found);
-    const unsigned wide = __ballot_sync(kFull, mine && deg >= BfsPolicy::kMiddleMax);
-    for (unsigned todo = wide; todo != 0; todo &= todo - 1) {  // the warp, one vertex each
-      const int o = __ffs(todo) - 1;
-      const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);
-      for (int64_t e0 = olo; e0 < ohi; e0 += kWarp * kBatch) {
-        const int32_t hit = FrontierNeighbour(p.indices, v.front, e0 + lane, ohi, kWarp);
-        const unsigned any = __ballot_sync(kFull, hit >= 0);
-        if (any != 0) {
-          const int32_t par = __shfl_sync(kFull, hit, __ffs(any) - 1);
-          if (lane == o) found = par;
-          break;
-        }
-      }
-    }
+    const int32_t found = bfs::SearchWord<false>(p.indices, v.front, unreached, lo, hi);
     const unsigned got = __ballot_sync(kFull, found >= 0);
     if (found >= 0) {
       dist[x] = next_level;

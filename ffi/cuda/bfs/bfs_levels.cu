@@ -26,11 +26,13 @@
 // edges, are the time (kBfsCluster, bfs_cluster.cu, serves those graphs).
 //
 // kBfsAutoMethod on the grid (graphs too large for a cluster) is kBfsEnterprise;
-// from BfsPolicy::kGridBitmapMinVertices vertices on, with two bitmaps of n bits
-// that stay in L2 where the distance array does not (Kronecker scale 24: 2 MiB
-// against 64 MiB): top-down tests `visited` before it touches a child's
-// distance, bottom-up tests a neighbour against the frontier's bitmap instead
-// of loading its distance (docs/tuning.md: BFS on large graphs).
+// from BfsPolicy::kGridBitmapMinVertices vertices on, its variant keeps a
+// visited bitmap and the frontier as a bitmap (n / 8 bytes each, in L2 where
+// the distance array is not: 2 MiB against 64 MiB at Kronecker scale 24):
+// top-down tests `visited` before it touches a child's distance and marks the
+// next frontier's bits, and bottom-up is the cluster kernel's search by bitmap
+// words (BottomUpWords) with no unvisited queue (docs/tuning.md: BFS on large
+// graphs).
 //
 // Distances written by one level are read by other blocks in the next, after
 // a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
@@ -42,6 +44,7 @@
 #include <cstdint>
 
 #include "kcjax/bfs/bfs_cuda.h"
+#include "kcjax/bfs/bottom_up.cuh"
 #include "kcjax/bfs/policy.h"
 #include "kcjax/cuda/grid.cuh"
 #include "kcjax/cuda/warp.cuh"
@@ -168,11 +171,15 @@ __device__ __forceinline__ void ScanLoad(const int32_t* a, int64_t i0, int64_t s
 }
 
 // Phase A: queues of the vertices at `level` (two passes around a grid scan).
+// `clear` (or nullptr): a bitmap zeroed before the scan's grid sync.
 __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
-                               const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+                               const SingleScratch& sc, uint32_t* clear, int& parity,
+                               cg::grid_group& grid) {
   const bool classes = p.method >= kBfsClasses;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (clear != nullptr)
+    for (int64_t w = tid; w < sc.words; w += stride) clear[w] = 0;
   int c[5] = {0, 0, 0, 0, 0};
   for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
     int32_t d[kScan];
@@ -211,16 +218,10 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
 }
 
 // The unvisited vertices (the switch level's full scan); returns their number.
-// With `front` (kBfsAutoMethod), also that bitmap of the frontier's `frontier`
-// vertices (the top-down queue): cleared before the scan's grid sync, set after.
-template <bool kBitmaps>
 __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_t* out,
-                                uint32_t* front, const SingleScratch& sc, int frontier, int& parity,
-                                cg::grid_group& grid) {
+                                int32_t* block_tot, int& parity, cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if constexpr (kBitmaps)
-    for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[1] = {0};
   for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
     int32_t d[kScan];
@@ -229,7 +230,7 @@ __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_
     for (int j = 0; j < kScan; ++j) c[0] += d[j] < 0;
   }
   int off[1], tot[1];
-  GridScan<1>(c, off, tot, sc.block_tot, parity, grid);
+  GridScan<1>(c, off, tot, block_tot, parity, grid);
   for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
     int32_t d[kScan];
     ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
@@ -237,8 +238,6 @@ __device__ int CollectUnvisited(const BfsProblem& p, const int32_t* dist, int32_
     for (int j = 0; j < kScan; ++j)
       if (d[j] < 0) out[off[0]++] = static_cast<int32_t>(v0 + j * stride);
   }
-  if constexpr (kBitmaps)
-    for (int64_t i = tid; i < frontier; i += stride) SetBit(front, __ldcg(sc.queue + i));
   grid.sync();
   return tot[0];
 }
@@ -249,12 +248,14 @@ constexpr int kBatch = BfsPolicy::kEdgeBatch;
 // time. A batch's ids, then their distances, are loaded before any store (the
 // stores to dist would otherwise order every next load behind them), so a
 // thread has kBatch gathers in flight instead of one.
-// With `visited` (kBfsAutoMethod) the test reads the child's bit, not its
-// distance, and a child found unvisited gets its bit set after its stores.
+// kBitmaps: the test reads the child's bit in `visited`, not its distance, and
+// a child found unvisited gets its bits in `visited` and `next_front` set after
+// its stores.
 template <bool kBitmaps>
 __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                                           uint32_t* visited, int64_t lo, int64_t hi, int64_t step,
-                                           int32_t u, int32_t next_level) {
+                                           uint32_t* visited, uint32_t* next_front, int64_t lo,
+                                           int64_t hi, int64_t step, int32_t u,
+                                           int32_t next_level) {
   for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
     int32_t w[kBatch];
     bool seen[kBatch];
@@ -272,7 +273,10 @@ __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, i
       if (seen[j]) continue;
       dist[w[j]] = next_level;
       if (parent != nullptr) parent[w[j]] = u;
-      if constexpr (kBitmaps) SetBit(visited, w[j]);
+      if constexpr (kBitmaps) {
+        SetBit(visited, w[j]);
+        SetBit(next_front, w[j]);
+      }
     }
   }
 }
@@ -280,13 +284,10 @@ __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, i
 // Bottom-up: a neighbour in the frontier (distance `level`, or in the hub
 // cache) among one batch e0, e0 + step, ... < hi; -1 if none. Ids and
 // distances are loaded batch-wide as in VisitRange.
-// With `front` (kBfsAutoMethod) a neighbour's frontier bit is tested instead.
-template <bool kBitmaps>
 __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int32_t* dist,
-                                                 const uint32_t* front, const int32_t* hc,
-                                                 bool cache, int64_t e0, int64_t hi, int64_t step,
-                                                 int32_t level) {
-  int32_t w[kBatch];
+                                                 const int32_t* hc, bool cache, int64_t e0,
+                                                 int64_t hi, int64_t step, int32_t level) {
+  int32_t w[kBatch], d[kBatch];
 #pragma unroll
   for (int j = 0; j < kBatch; ++j) {
     const int64_t e = e0 + j * step;
@@ -297,22 +298,19 @@ __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int3
     for (int j = 0; j < kBatch; ++j)
       if (w[j] >= 0 && hc[HubSlot(w[j])] == w[j]) return w[j];
   }
-  bool in[kBatch];
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j) {
-    in[j] = w[j] >= 0 && (kBitmaps ? TestBit(front, w[j]) : __ldcg(dist + w[j]) == level);
-  }
+  for (int j = 0; j < kBatch; ++j) d[j] = w[j] >= 0 ? __ldcg(dist + w[j]) : -1;
 #pragma unroll
   for (int j = 0; j < kBatch; ++j)
-    if (in[j]) return w[j];
+    if (w[j] >= 0 && d[j] == level) return w[j];
   return -1;
 }
 
 // Phase C, top-down: every class queue with its mapping.
 template <bool kBitmaps>
 __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                              uint32_t* visited, int32_t level, const Level& lv,
-                              const SingleScratch& sc) {
+                              uint32_t* visited, uint32_t* next_front, int32_t level,
+                              const Level& lv, const SingleScratch& sc) {
   const int32_t next = level + 1;
   const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -320,26 +318,27 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
   const int32_t* q = sc.queue;
   for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u], p.indptr[u + 1], 1, u, next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u], p.indptr[u + 1], 1, u,
+                         next);
   }
   q += lv.cls[0];
   const int64_t warps = threads / 32, wid = tid / 32;
   for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u] + lane, p.indptr[u + 1], 32, u,
-                         next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u] + lane, p.indptr[u + 1],
+                         32, u, next);
   }
   q += lv.cls[1];
   for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u] + threadIdx.x, p.indptr[u + 1],
-                         blockDim.x, u, next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u] + threadIdx.x,
+                         p.indptr[u + 1], blockDim.x, u, next);
   }
   q += lv.cls[2];
   for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, p.indptr[u] + tid, p.indptr[u + 1], threads, u,
-                         next);
+    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u] + tid, p.indptr[u + 1],
+                         threads, u, next);
   }
 }
 
@@ -371,10 +370,9 @@ __device__ __forceinline__ void BlockShare(int64_t count, int64_t* begin, int64_
 // whole block the rest, every one stopping at the first batch that holds a
 // frontier neighbour (one thread walking a hub's list alone costs its degree
 // in serial L2 round trips).
-template <bool kBitmaps>
-__device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                               const uint32_t* front, int32_t level, const int32_t* unv, int count,
-                               int hubs, const SingleScratch& sc, bool cache) {
+__device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
+                               const int32_t* unv, int count, int hubs, const SingleScratch& sc,
+                               bool cache) {
   __shared__ int32_t hc[BfsPolicy::kHubCacheSlots];
   __shared__ int32_t wide[kThreads];
   __shared__ int num_wide;
@@ -395,7 +393,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
         wide[atomicAdd(&num_wide, 1)] = v;
       } else {
         for (int32_t e0 = lo; e0 < hi; e0 += kBatch) {
-          const int32_t u = ParentInBatch<kBitmaps>(p, dist, front, hc, cache, e0, hi, 1, level);
+          const int32_t u = ParentInBatch(p, dist, hc, cache, e0, hi, 1, level);
           if (u < 0) continue;
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -410,8 +408,7 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo > BfsPolicy::kMiddleMax) continue;
       for (int32_t e0 = lo; e0 < hi; e0 += 32 * kBatch) {
-        const int32_t u =
-            ParentInBatch<kBitmaps>(p, dist, front, hc, cache, e0 + lane, hi, 32, level);
+        const int32_t u = ParentInBatch(p, dist, hc, cache, e0 + lane, hi, 32, level);
         if (u >= 0) {  // several finders store the same distance and valid parents
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -424,8 +421,8 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
       const int32_t lo = p.indptr[v], hi = p.indptr[v + 1];
       if (hi - lo <= BfsPolicy::kMiddleMax) continue;
       for (int64_t e0 = lo; e0 < hi; e0 += static_cast<int64_t>(blockDim.x) * kBatch) {
-        const int32_t u = ParentInBatch<kBitmaps>(p, dist, front, hc, cache, e0 + threadIdx.x, hi,
-                                                  blockDim.x, level);
+        const int32_t u =
+            ParentInBatch(p, dist, hc, cache, e0 + threadIdx.x, hi, blockDim.x, level);
         if (u >= 0) {
           dist[v] = next;
           if (parent != nullptr) parent[v] = u;
@@ -439,19 +436,12 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
 }
 
 // Phase D: filters the unvisited queue; returns the new count, the next
-// frontier's size and its hubs (written to the hub queue). With
-// bitmaps (kBfsAutoMethod) it also marks the new frontier in `visited` and in
-// `next_front` (all clear), and clears `front`, which this level's search
-// read (the grid sync before this call ended those reads).
-template <bool kBitmaps>
+// frontier's size and its hubs (written to the hub queue).
 __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const int32_t* in,
-                               int count, int32_t* out, uint32_t* front, uint32_t* next_front,
-                               Level* lv, const SingleScratch& sc, int& parity,
-                               cg::grid_group& grid) {
+                               int count, int32_t* out, Level* lv, const SingleScratch& sc,
+                               int& parity, cg::grid_group& grid) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if constexpr (kBitmaps)
-    for (int64_t w = tid; w < sc.words; w += stride) front[w] = 0;
   int c[3] = {0, 0, 0};
   for (int64_t i0 = tid; i0 < count; i0 += kScan * stride) {
     int32_t v[kScan], d[kScan];
@@ -466,10 +456,6 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
       } else {
         ++c[1];
         c[2] += (p.indptr[v[j] + 1] - p.indptr[v[j]]) > p.tau;
-        if constexpr (kBitmaps) {
-          SetBit(sc.visited, v[j]);
-          SetBit(next_front, v[j]);
-        }
       }
     }
   }
@@ -494,6 +480,55 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
   lv->frontier = tot[1];
   lv->hubs = tot[2];
   return tot[0];
+}
+
+// kBfsAutoMethod's bottom-up level (the bitmap variant): a warp per word of
+// `visited`, its unreached vertices searched against the frontier bitmap
+// `front` as the cluster kernel does (bfs::SearchWord). The warp owning word w
+// writes next_front[w] (every word, so that bitmap needs no clearing) and ORs
+// its finds into visited[w]. Returns the next frontier's size and hubs (one
+// grid scan, whose grid sync ends the level).
+__device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                               const uint32_t* front, uint32_t* next_front, int32_t level,
+                               const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * kWarps;
+  const int64_t wid = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int32_t next = level + 1;
+  int c[2] = {0, 0};
+  for (int64_t w = wid; w < sc.words; w += warps) {
+    const uint32_t seen = __ldcg(sc.visited + w);
+    const int64_t first = w * 32;
+    uint32_t unreached = ~seen;
+    if (p.n - first < 32) unreached &= (1u << (p.n - first)) - 1u;
+    int32_t found = -1;
+    int64_t lo = 0, hi = 0;
+    const int32_t x = static_cast<int32_t>(first) + lane;
+    if (unreached != 0) {  // warp-uniform
+      if ((unreached >> lane) & 1u) {
+        lo = __ldg(p.indptr + x);
+        hi = __ldg(p.indptr + x + 1);
+      }
+      found = bfs::SearchWord<true>(p.indices, front, unreached, lo, hi);
+    }
+    const unsigned got = __ballot_sync(kFull, found >= 0);
+    if (found >= 0) {
+      dist[x] = next;
+      if (parent != nullptr) parent[x] = found;
+      ++c[0];
+      c[1] += (hi - lo) > p.tau;
+    }
+    if (lane == 0) {
+      next_front[w] = got;
+      if (got != 0) sc.visited[w] = seen | got;
+    }
+  }
+  int off[2], tot[2];
+  GridScan<2>(c, off, tot, sc.block_tot, parity, grid);
+  Level out;
+  out.frontier = tot[0];
+  out.hubs = tot[1];
+  return out;
 }
 
 // Method kBfsScan: a thread per vertex of the status array, no queues.
@@ -534,7 +569,10 @@ __device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent
   }
 }
 
-// Methods kBfsQueue and up.
+// Methods kBfsQueue and up. kBitmaps (kBfsAutoMethod's variant): top-down
+// levels also mark the next frontier in a bitmap, so a switch needs no
+// collection pass, and bottom-up levels are BottomUpWords over the bitmaps (no
+// unvisited queue, no filter); Front(fcur) is the current level's frontier.
 template <bool kBitmaps>
 __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
@@ -542,31 +580,34 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
   int prev = 0, unv_count = 0, cur = 0, fcur = 0;
   Level lv;
   for (int32_t level = 0;; ++level) {
-    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, parity, grid);
+    uint32_t* next_front = kBitmaps ? sc.Front(fcur ^ 1) : nullptr;
+    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, next_front, parity, grid);
     if (lv.frontier == 0) break;
     const bool next_bu =
         NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs, total_hubs, p.n);
-    if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, parity, grid);
-    if (next_bu && !bottom_up) {
+    if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, next_front, parity, grid);
+    if (!kBitmaps && next_bu && !bottom_up) {
       cur = 0;
-      unv_count = CollectUnvisited<kBitmaps>(p, dist, sc.Unv(cur), sc.Front(fcur), sc, lv.frontier,
-                                             parity, grid);
+      unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
     }
     prev = lv.frontier;
     bottom_up = next_bu;
     if (bottom_up) {
-      uint32_t* front = sc.Front(fcur);
-      ExpandBottomUp<kBitmaps>(p, dist, parent, front, level, sc.Unv(cur), unv_count, lv.hubs, sc,
-                               p.method >= kBfsEnterprise);
-      grid.sync();
-      unv_count = FilterUnvisited<kBitmaps>(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), front,
-                                            sc.Front(fcur ^ 1), &lv, sc, parity, grid);
-      cur ^= 1;
-      fcur ^= 1;
+      if constexpr (kBitmaps) {
+        lv = BottomUpWords(p, dist, parent, sc.Front(fcur), next_front, level, sc, parity, grid);
+      } else {
+        ExpandBottomUp(p, dist, parent, level, sc.Unv(cur), unv_count, lv.hubs, sc,
+                       p.method >= kBfsEnterprise);
+        grid.sync();
+        unv_count = FilterUnvisited(p, dist, sc.Unv(cur), unv_count, sc.Unv(cur ^ 1), &lv, sc,
+                                    parity, grid);
+        cur ^= 1;
+      }
     } else {
-      ExpandTopDown<kBitmaps>(p, dist, parent, sc.visited, level, lv, sc);
+      ExpandTopDown<kBitmaps>(p, dist, parent, sc.visited, next_front, level, lv, sc);
       grid.sync();
     }
+    fcur ^= 1;
   }
 }
 
@@ -612,9 +653,9 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
     }
     if constexpr (kBitmaps) {  // only the source visited
       for (int64_t w = tid; w < sc.words; w += stride) {
-        sc.visited[w] = w == (src >> 5) ? 1u << (src & 31) : 0u;
-        sc.front[0][w] = 0;
-        sc.front[1][w] = 0;
+        const uint32_t source_word = w == (src >> 5) ? 1u << (src & 31) : 0u;
+        sc.visited[w] = source_word;
+        sc.front[0][w] = source_word;  // level 0's frontier (Front(0))
       }
     }
     grid.sync();

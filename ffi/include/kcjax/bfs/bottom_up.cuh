@@ -1,0 +1,124 @@
+// Bottom-up search of a word's unreached vertices against a frontier bitmap,
+// shared by the cluster kernel (bitmaps in shared memory) and the grid kernel's
+// bitmap variant (bitmaps in global memory, read through L2). nvcc only.
+#pragma once
+
+#include <cstdint>
+
+#include "kcjax/bfs/policy.h"
+#include "kcjax/cuda/warp.cuh"
+
+namespace kcjax::cuda::bfs {
+
+inline constexpr int kBatch = BfsPolicy::kEdgeBatch;
+inline constexpr int kGroupLanes = BfsPolicy::kClusterGroupLanes;
+inline constexpr int kGroups = kWarp / kGroupLanes;
+static_assert(kGroupLanes < kWarp && kWarp % kGroupLanes == 0, "groups tile the warp");
+
+// The position of the r-th (0-based) set bit of `bits` (r < popc(bits)).
+__device__ __forceinline__ int NthBit(uint32_t bits, int r) {
+  for (; r > 0; --r) bits &= bits - 1;
+  return __ffs(bits) - 1;
+}
+
+// v's bit. kGlobal: a bitmap in global memory that other blocks wrote before the
+// last grid sync, read from L2 (L1 is not coherent); else shared memory.
+template <bool kGlobal>
+__device__ __forceinline__ bool FrontBit(const uint32_t* bits, int32_t v) {
+  const uint32_t word = kGlobal ? __ldcg(bits + (v >> 5)) : bits[v >> 5];
+  return (word >> (v & 31)) & 1u;
+}
+
+// A frontier vertex among the edges e0, e0 + step, ... (kBatch of them, < hi);
+// -1 if none. The ids are loaded batch-wide, then tested in `front`.
+template <bool kGlobal>
+__device__ __forceinline__ int32_t FrontierNeighbour(const int32_t* indices, const uint32_t* front,
+                                                     int64_t e0, int64_t hi, int step) {
+  int32_t x[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const int64_t e = e0 + int64_t{j} * step;
+    x[j] = e < hi ? __ldg(indices + e) : -1;
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j)
+    if (x[j] >= 0 && FrontBit<kGlobal>(front, x[j])) return x[j];
+  return -1;
+}
+
+// Bottom-up search of the vertices of the lanes in `todo` (their lists
+// [lo, hi) in their lanes) by groups of kGroupLanes lanes, kGroups vertices at
+// a time, each group stopping at the first batch that holds a frontier
+// neighbour. Returns `found` with each such lane's parent set (-1: none).
+// Every lane of the warp calls it.
+template <bool kGlobal>
+__device__ __forceinline__ int32_t GroupSearch(const int32_t* indices, const uint32_t* front,
+                                               unsigned todo, int64_t lo, int64_t hi,
+                                               int32_t found) {
+  const int lane = LaneId(), group = lane / kGroupLanes, glane = lane % kGroupLanes;
+  const unsigned mask = ((1u << kGroupLanes) - 1u) << (group * kGroupLanes);  // this group
+  while (todo != 0) {
+    const int take = min(__popc(todo), kGroups);
+    const int o = group < take ? NthBit(todo, group) : -1;  // this group's vertex lane
+    const int64_t olo = __shfl_sync(kFull, lo, max(o, 0));
+    const int64_t ohi_any = __shfl_sync(kFull, hi, max(o, 0));
+    const int64_t ohi = o < 0 ? olo : ohi_any;
+    int32_t par = -1;
+    bool done = o < 0;
+    for (int64_t base = olo; __any_sync(kFull, !done); base += kGroupLanes * kBatch) {
+      const int32_t h =
+          done ? -1 : FrontierNeighbour<kGlobal>(indices, front, base + glane, ohi, kGroupLanes);
+      const unsigned hits = __ballot_sync(kFull, h >= 0) & mask;
+      const int32_t first = __shfl_sync(kFull, h, hits != 0 ? __ffs(hits) - 1 : lane);
+      if (!done && hits != 0) par = first;
+      done = done || hits != 0 || base + kGroupLanes * kBatch >= ohi;
+    }
+    // A taken vertex's lane reads its group's parent (group = its rank in todo).
+    const int rank = __popc(todo & LaneMaskLt());
+    const bool taken = ((todo >> lane) & 1u) && rank < take;
+    const int32_t got = __shfl_sync(kFull, par, taken ? rank * kGroupLanes : 0);
+    if (taken) found = got;
+    for (int i = 0; i < take; ++i) todo &= todo - 1;
+  }
+  return found;
+}
+
+// The bottom-up search of one bitmap word's vertices: the lanes set in
+// `unreached` hold a vertex (this lane's is first + lane) whose list [lo, hi)
+// they have loaded. A thread searches a list shorter than
+// kClusterGroupDegree, groups of lanes those up to kMiddleMax, the warp a
+// wider one; each stops at the first batch with a frontier neighbour. Returns
+// this lane's parent (-1: none, or not a lane of `unreached`). Every lane of
+// the warp calls it.
+template <bool kGlobal>
+__device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint32_t* front,
+                                              unsigned unreached, int64_t lo, int64_t hi) {
+  const int lane = LaneId();
+  const bool mine = (unreached >> lane) & 1u;
+  const int64_t deg = hi - lo;
+  int32_t found = -1;
+  if (mine && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
+    for (int64_t e0 = lo; e0 < hi && found < 0; e0 += kBatch)
+      found = FrontierNeighbour<kGlobal>(indices, front, e0, hi, 1);
+  }
+  const unsigned grouped = __ballot_sync(
+      kFull, mine && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
+  found = GroupSearch<kGlobal>(indices, front, grouped, lo, hi, found);
+  const unsigned wide = __ballot_sync(kFull, mine && deg >= BfsPolicy::kMiddleMax);
+  for (unsigned todo = wide; todo != 0; todo &= todo - 1) {  // the warp, one vertex each
+    const int o = __ffs(todo) - 1;
+    const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);
+    for (int64_t e0 = olo; e0 < ohi; e0 += kWarp * kBatch) {
+      const int32_t hit = FrontierNeighbour<kGlobal>(indices, front, e0 + lane, ohi, kWarp);
+      const unsigned any = __ballot_sync(kFull, hit >= 0);
+      if (any != 0) {
+        const int32_t par = __shfl_sync(kFull, hit, __ffs(any) - 1);
+        if (lane == o) found = par;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace kcjax::cuda::bfs
