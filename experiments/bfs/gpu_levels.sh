@@ -20,7 +20,8 @@ for L in $LEVELS; do
   src=/tmp/kcjax-bfs-levels-src-$L
   rm -rf "$src" "/tmp/kcjax-bfs-levels-$L" && mkdir -p "$src"
   tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . | tar -xf - -C "$src"
-  perl -0pi -e "s/for \(int32_t level = 0;; \+\+level\) \{\n    if \(!bottom_up\)/for (int32_t level = 0; level < $L; ++level) {\n    if (!bottom_up)/" \
+  # The last level loop of the file is TraverseQueues' (TraverseScan's comes first).
+  perl -0pi -e "s/(.*)for \(int32_t level = 0;; \+\+level\) \{/\${1}for (int32_t level = 0; level < $L; ++level) {/s" \
     "$src/ffi/cuda/bfs/bfs_levels.cu"
   grep -q "level < $L;" "$src/ffi/cuda/bfs/bfs_levels.cu" || { echo "patch failed"; exit 1; }
   (cd "$src" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \

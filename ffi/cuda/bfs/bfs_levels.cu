@@ -153,6 +153,7 @@ __device__ __forceinline__ uint32_t HubSlot(int32_t v) {
 struct Level {
   int frontier = 0;           // vertices at this level
   int hubs = 0;               // hubs among them
+  int edges = 0;              // the sum of their degrees (Beamer's rule)
   int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
 };
 
@@ -180,7 +181,7 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (clear != nullptr)
     for (int64_t w = tid; w < sc.words; w += stride) clear[w] = 0;
-  int c[5] = {0, 0, 0, 0, 0};
+  int c[6] = {0, 0, 0, 0, 0, 0};
   for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
     int32_t d[kScan];
     ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
@@ -191,10 +192,11 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
       const int deg = p.indptr[v + 1] - p.indptr[v];
       ++c[DegreeClass(deg, classes)];
       c[4] += deg > p.tau;
+      c[5] += deg;
     }
   }
-  int off[5], tot[5];
-  GridScan<5>(c, off, tot, sc.block_tot, parity, grid);
+  int off[6], tot[6];
+  GridScan<6>(c, off, tot, sc.block_tot, parity, grid);
   int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
   for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
     int32_t d[kScan];
@@ -214,6 +216,7 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
   out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
   out.hubs = tot[4];
+  out.edges = tot[5];
   return out;
 }
 
@@ -486,7 +489,7 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
 // `visited`, its unreached vertices searched against the frontier bitmap
 // `front` as the cluster kernel does (bfs::SearchWord). The warp owning word w
 // writes next_front[w] (every word, so that bitmap needs no clearing) and ORs
-// its finds into visited[w]. Returns the next frontier's size and hubs (one
+// its finds into visited[w]. Returns the next frontier's size, hubs and edges (one
 // grid scan, whose grid sync ends the level).
 __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                const uint32_t* front, uint32_t* next_front, int32_t level,
@@ -495,7 +498,7 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
   const int64_t warps = static_cast<int64_t>(gridDim.x) * kWarps;
   const int64_t wid = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int32_t next = level + 1;
-  int c[2] = {0, 0};
+  int c[3] = {0, 0, 0};
   for (int64_t w = wid; w < sc.words; w += warps) {
     const uint32_t seen = __ldcg(sc.visited + w);
     const int64_t first = w * 32;
@@ -517,17 +520,19 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
       if (parent != nullptr) parent[x] = found;
       ++c[0];
       c[1] += (hi - lo) > p.tau;
+      c[2] += static_cast<int>(hi - lo);
     }
     if (lane == 0) {
       next_front[w] = got;
       if (got != 0) sc.visited[w] = seen | got;
     }
   }
-  int off[2], tot[2];
-  GridScan<2>(c, off, tot, sc.block_tot, parity, grid);
+  int off[3], tot[3];
+  GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
   Level out;
   out.frontier = tot[0];
   out.hubs = tot[1];
+  out.edges = tot[2];
   return out;
 }
 
@@ -576,15 +581,20 @@ __device__ void TraverseScan(const BfsProblem& p, int32_t* dist, int32_t* parent
 template <bool kBitmaps>
 __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* parent, int total_hubs,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
+  constexpr bool kEdgeRule = kBitmaps && BfsPolicy::kGridEdgeRule;
   bool bottom_up = false;
   int prev = 0, unv_count = 0, cur = 0, fcur = 0;
+  int64_t unexplored = p.m;  // the degrees of the vertices not reached yet
   Level lv;
   for (int32_t level = 0;; ++level) {
     uint32_t* next_front = kBitmaps ? sc.Front(fcur ^ 1) : nullptr;
     if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, next_front, parity, grid);
     if (lv.frontier == 0) break;
-    const bool next_bu =
-        NextBottomUp(p.method, p.direction, bottom_up, lv.frontier, prev, lv.hubs, total_hubs, p.n);
+    unexplored -= lv.edges;
+    const bool next_bu = kEdgeRule ? ClusterBottomUp(p.direction, bottom_up, lv.frontier, prev,
+                                                     lv.edges, unexplored, p.n)
+                                   : NextBottomUp(p.method, p.direction, bottom_up, lv.frontier,
+                                                  prev, lv.hubs, total_hubs, p.n);
     if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, next_front, parity, grid);
     if (!kBitmaps && next_bu && !bottom_up) {
       cur = 0;

@@ -60,6 +60,9 @@ struct BfsPolicy {
   static constexpr int kBlockThreads = 256;
   // Sources per bit-parallel group (the bitmap word width).
   static constexpr int kBitsetWidth = 64;
+  // kBfsAutoMethod's bitmap variant: Beamer's edge rule (kClusterAlpha, kBackToTopDown)
+  // instead of the seed's hub share, now that its bottom-up stops where a serial walk would.
+  static constexpr bool kGridEdgeRule = true;
   // Grid kernel: status entries a thread loads before it tests any, in its scans of the n
   // distances and of the unvisited queue (one load at a time, a scan of 2^24 distances took
   // ~0.1 ms: each level paid ~0.2 ms at Kronecker scale 24 whatever its frontier).
