@@ -193,16 +193,16 @@ def test_grid_auto_paths(name, direction):
     assert (dist[-2:] == -1).all()
 
 
-#: BfsPolicy::kGridBitmapMinVertices: from here "auto" on the grid tests bitmaps.
-BITMAP_MIN_VERTICES = 1 << 23
+#: BfsPolicy::kGridBitmapMinVertices: from here "auto" on the grid runs its bitmap variant.
+BITMAP_MIN_VERTICES = 1 << 20
 
 
 @pytest.mark.parametrize("name", ["kron12", "rmat12", "huge_star", "tiny"])
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_grid_auto_bitmaps(name, direction):
-    """The visited and frontier bitmaps: the graph among 2^23 vertices (the rest
-    isolated, so its bitmaps are large enough), sources at both ends of the id range
-    and several in one launch (the bitmaps are cleared per source)."""
+    """The bitmap variant (bottom-up by bitmap words, Beamer's rule): the graph among
+    2^20 + 7 vertices (the rest isolated), sources at both ends of the id range and
+    several in one launch (the bitmaps are reset per source)."""
     small = GRAPHS[name]
     src, dst = (np.asarray(a) for a in small.edges())
     n = BITMAP_MIN_VERTICES + 7
@@ -214,7 +214,7 @@ def test_grid_auto_bitmaps(name, direction):
 
 def test_grid_auto_large_graph():
     """Above the cluster bound "auto" runs the grid kernel by itself (kron16: 1.8 M CSR
-    entries), every direction, parents and not."""
+    entries, below the bitmaps' bound), every direction, parents and not."""
     graph = kcjax.generators.kronecker(16, 16, seed=2, on_device=True)
     assert graph.indices.shape[0] > 1 << 20
     for direction in DIRECTIONS:

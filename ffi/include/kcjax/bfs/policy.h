@@ -61,7 +61,8 @@ struct BfsPolicy {
   // Sources per bit-parallel group (the bitmap word width).
   static constexpr int kBitsetWidth = 64;
   // kBfsAutoMethod's bitmap variant: Beamer's edge rule (kClusterAlpha, kBackToTopDown)
-  // instead of the seed's hub share, now that its bottom-up stops where a serial walk would.
+  // instead of the seed's hub share: its bottom-up by words stops where a serial walk
+  // would, so the earlier switch pays (Kronecker scale 24: 2.35 against 2.99 ms).
   static constexpr bool kGridEdgeRule = true;
   // Grid kernel: status entries a thread loads before it tests any, in its scans of the n
   // distances and of the unvisited queue (one load at a time, a scan of 2^24 distances took
@@ -90,10 +91,10 @@ struct BfsPolicy {
   // is a fixed cost per level (grid syncs, status scans) that one cluster's barriers avoid;
   // above, the grid's bandwidth wins over a cluster of at most kMaxClusterBlocks SMs.
   static constexpr int64_t kClusterAutoEdges = int64_t{1} << 20;
-  // kBfsAutoMethod on the grid tests visited/frontier bitmaps (n / 8 bytes, in L2) instead
-  // of distances from this many vertices: at Kronecker scale 24 (64 MiB of distances, past
-  // the 50 MiB L2) they gained 11%; at scales 20-22 and on com-dblp they lost 10-24%.
-  static constexpr int64_t kGridBitmapMinVertices = int64_t{1} << 23;
+  // kBfsAutoMethod on the grid runs its bitmap variant from this many vertices: it made
+  // Kronecker scales 20-24 and Kron-20-512 1.1-2.4x faster, com-dblp and com-amazon (0.3 M
+  // vertices, 20-36 levels: a bitmap clear and a word pass per level) 10-20% slower.
+  static constexpr int64_t kGridBitmapMinVertices = int64_t{1} << 20;
   // kBfsCluster (Beamer's α): go bottom-up once the frontier's edges exceed the
   // unexplored edges / kClusterAlpha (GAP's value; no hub count, so no O(n) pre-pass).
   static constexpr int kClusterAlpha = 15;
