@@ -77,14 +77,17 @@ def bfs(
       parents: also compute BFS parents.
       direction: ``"auto"`` (the method's rule: Enterprise's hub rule, go
         bottom-up when more than 30% of the hubs are in the frontier;
-        ``"cluster"``: Beamer's edge rule, bottom-up when the frontier's
-        edges exceed 1/15 of the unexplored ones), ``"top_down"`` or
+        ``"cluster"`` and ``"auto"`` from 2^20 vertices: Beamer's edge
+        rule, bottom-up when the frontier's edges exceed 1/15 of the
+        unexplored ones), ``"top_down"`` or
         ``"bottom_up"`` (forced every level, for the ablation). All give the
         same distances.
       method: one of :data:`METHODS`: ``"auto"`` (the default:
         ``"cluster"`` for graphs of at most 2^20 CSR entries whose bitmaps fit
-        a cluster's shared memory, else ``"enterprise"`` testing visited and
-        frontier bitmaps, which stay in L2 where the distances do not);
+        a cluster's shared memory, else the grid kernel: ``"enterprise"``,
+        and from 2^20 vertices its bitmap variant, whose visited and
+        frontier bitmaps stay in L2, whose bottom-up searches by bitmap
+        words as ``"cluster"`` does, with Beamer's rule);
         ``"cluster"`` (one kernel runs the whole traversal on one thread
         block cluster, level state in shared memory; on the GPU a graph too
         large for it runs
