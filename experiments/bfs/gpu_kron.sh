@@ -9,13 +9,8 @@
 # BFS_ARGS: more bench.py arguments (e.g. --methods auto,enterprise).
 #
 #   OUT=/tmp/out bash experiments/bfs/gpu_kron.sh      # about 4 minutes on an H200
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/kcjax-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-PY=${PY:-python3}
-status=0
+# shellcheck source=experiments/device/preamble.sh
+source "$(dirname "$0")/../device/preamble.sh"
 POLICY_SRC=/tmp/kcjax-bfs-policy-src
 
 if [[ -n ${POLICY_SED:-} ]]; then

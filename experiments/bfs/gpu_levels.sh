@@ -6,15 +6,10 @@
 # The full tree's rows come first. Results: $OUT/bfs_levels_<L>.json (+ .txt).
 #
 #   OUT=/tmp/out bash experiments/bfs/gpu_levels.sh      # after gpu_check.sh build; ~4 minutes
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/kcjax-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-PY=${PY:-python3}
+# shellcheck source=experiments/device/preamble.sh
+source "$(dirname "$0")/../device/preamble.sh"
 LEVELS=${LEVELS:-"2 3 4 5"}
 ARGS=${LEVEL_ARGS:-"--sections kron --scales 24 --sources 16 --repeats 3"}
-status=0
 
 for L in $LEVELS; do
   src=/tmp/kcjax-bfs-levels-src-$L

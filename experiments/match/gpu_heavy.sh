@@ -5,13 +5,8 @@
 # cut loses only the heaviest. Results: $OUT/match_test_gpu.log and $OUT/match_<graph>.json.
 #
 #   OUT=/tmp/out bash experiments/match/gpu_heavy.sh      # about 4 minutes on one H200
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/kcjax-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-PY=${PY:-python3}
-status=0
+# shellcheck source=experiments/device/preamble.sh
+source "$(dirname "$0")/../device/preamble.sh"
 
 echo "== tests ($(date +%T))"
 timeout "${TEST_TIMEOUT:-100}" "$PY" -P -m pytest -q -rf tests/match/test_gpu.py \

@@ -6,13 +6,8 @@
 # Results: $OUT/match_order_test_gpu.log, $OUT/match_order_<graph>.json; a table last.
 #
 #   OUT=/tmp/out bash experiments/match/gpu_order.sh      # at most about 5 minutes
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/kcjax-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-PY=${PY:-python3}
-status=0
+# shellcheck source=experiments/device/preamble.sh
+source "$(dirname "$0")/../device/preamble.sh"
 
 echo "== tests ($(date +%T))"
 timeout "${TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf tests/match/test_gpu.py \
