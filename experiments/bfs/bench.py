@@ -94,6 +94,8 @@ def _bfs_fn(
 def replay_levels(graph, source: int) -> list[dict]:
     """The level structure of one "cluster" traversal (direction auto), replayed on the CPU.
 
+    "auto"'s grid kernel from 2^20 vertices takes the same rule (Beamer's).
+
     Per level: frontier size, its edges (sum of degrees), the unexplored edges and
     the direction the kernel's rule (Beamer's) gives it.
     """
