@@ -12,6 +12,11 @@ plain strided loop; here their warp walks them).
 Blocks run one after another in a random order per level, as the hardware
 may interleave them. The CUDA kernel itself is compared with the CPU handler
 in test_gpu.py.
+
+The grid kernel's bitmap variant (bfs_levels.cu, "auto" from 2^20 vertices)
+shares the word search; its model below checks the bitmaps' bookkeeping: the
+ping-pong frontier bitmaps, which level clears which, and that the current
+one always holds exactly the level's vertices.
 """
 
 from __future__ import annotations
@@ -298,3 +303,94 @@ def test_cluster_model_split_words(ranks, n):
         for v in range(n):
             if dist[v] > 0:
                 assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1
+
+
+# The grid kernel's bitmap variant (bfs_levels.cu, BfsSingleKernel<true>, "auto" from
+# 2^20 vertices) shares the word search (bfs/bottom_up.cuh, modelled by
+# _bottom_up_word) and keeps its level state in global bitmaps: Front(fcur) the
+# current frontier, Front(fcur ^ 1) the next one (cleared by the frontier build of
+# each top-down level, every word written by a bottom-up level), `visited`.
+
+
+def _grid_bitmap_bfs(adj, src: int, direction: str) -> tuple[list, list]:
+    n = len(adj)
+    m = sum(len(a) for a in adj)
+    indptr = _inclusive([0] + [len(a) for a in adj])
+    indices = [x for a in adj for x in a]
+    words = (n + 31) // 32
+    visited = [0] * words
+    front = [[0] * words, [0] * words]
+    dist, parent = [-1] * n, [-1] * n
+    dist[src], parent[src] = 0, src
+    visited[src >> 5] |= 1 << (src & 31)
+    front[0][src >> 5] |= 1 << (src & 31)
+    fcur, bottom_up, prev, unexplored = 0, False, 0, m
+
+    def build(level: int) -> tuple[int, int]:
+        """BuildFrontier: the level's size and edges from the distances, its bitmap
+        (what the frontier-words variant would read instead) checked equal."""
+        at = [v for v in range(n) if dist[v] == level]
+        bits = [w * 32 + b for w in range(words) for b in range(32) if (front[fcur][w] >> b) & 1]
+        assert bits == at, "the current frontier bitmap is the level's vertices"
+        front[fcur ^ 1][:] = [0] * words
+        return len(at), sum(indptr[v + 1] - indptr[v] for v in at)
+
+    for level in range(n + 1):
+        if not bottom_up:
+            size, edges = build(level)
+        if size == 0:
+            break
+        unexplored -= edges
+        if direction != "auto":
+            next_bu = direction == "bottom_up"
+        elif not bottom_up:
+            next_bu = edges * ALPHA > unexplored
+        else:
+            next_bu = not (size < prev and size * BETA < n)
+        if bottom_up and not next_bu:
+            size, edges = build(level)
+        prev, bottom_up = size, next_bu
+        nxt = front[fcur ^ 1]
+        if bottom_up:
+
+            def front_bit(x: int, cur=front[fcur]) -> bool:
+                return bool((cur[x >> 5] >> (x & 31)) & 1)
+
+            size = edges = 0
+            for w in range(words):
+                got = 0
+                for v, par in _bottom_up_word(
+                    w, (1 << WARP) - 1, n, visited, front_bit, indptr, indices
+                ).items():
+                    dist[v], parent[v] = level + 1, par
+                    got |= 1 << (v & 31)
+                    size += 1
+                    edges += indptr[v + 1] - indptr[v]
+                nxt[w] = got  # every word, so the buffer is never cleared here
+                visited[w] |= got
+        else:
+            for u in [v for v in range(n) if dist[v] == level]:
+                for x in indices[indptr[u] : indptr[u + 1]]:
+                    if not (visited[x >> 5] >> (x & 31)) & 1:
+                        dist[x], parent[x] = level + 1, u
+                        visited[x >> 5] |= 1 << (x & 31)
+                        nxt[x >> 5] |= 1 << (x & 31)
+        fcur ^= 1
+    return dist, parent
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("direction", ["auto", "top_down", "bottom_up"])
+def test_grid_bitmap_model_equals_bfs(seed, direction):
+    """The bitmap variant's level state: distances equal a plain BFS, parents are
+    one level up, and at every level's start the current frontier bitmap holds
+    exactly that level's vertices (switches both ways, hubs of every tier)."""
+    rng = random.Random(seed)
+    n = rng.choice([1, 31, 33, 100, 400, 900])
+    adj = _random_graph(rng, n)
+    src = rng.randrange(n)
+    dist, parent = _grid_bitmap_bfs(adj, src, direction)
+    assert dist == _bfs(adj, src)
+    for v in range(n):
+        if dist[v] > 0:
+            assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1
