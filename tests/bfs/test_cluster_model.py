@@ -31,6 +31,15 @@ GROUPS = WARP // GROUP_LANES
 ALPHA, BETA = 15, 24  # BfsPolicy::kClusterAlpha, kBackToTopDown
 
 
+def _next_bottom_up(direction, bottom_up, frontier, prev, frontier_edges, unexplored, n) -> bool:
+    """kcjax::ClusterBottomUp (policy.h): forced, or Beamer's edge rule and back by size."""
+    if direction != "auto":
+        return direction == "bottom_up"
+    if not bottom_up:
+        return frontier_edges * ALPHA > unexplored
+    return not (frontier < prev and frontier * BETA < n)
+
+
 def _popc(x: int) -> int:
     return bin(x).count("1")
 
@@ -185,12 +194,7 @@ def _cluster_bfs(adj, src: int, ranks: int, direction: str, warps: int, rng) -> 
     bottom_up, prev, level = False, 0, 0
     while frontier:
         buf = level % 3
-        if direction != "auto":
-            bu = direction == "bottom_up"
-        elif not bottom_up:
-            bu = frontier_edges * ALPHA > unexplored
-        else:
-            bu = not (frontier < prev and frontier * BETA < n)
+        bu = _next_bottom_up(direction, bottom_up, frontier, prev, frontier_edges, unexplored, n)
         prev, bottom_up = frontier, bu
         reached = edges = 0
         for r in rng.sample(range(ranks), ranks):
@@ -341,12 +345,7 @@ def _grid_bitmap_bfs(adj, src: int, direction: str) -> tuple[list, list]:
         if size == 0:
             break
         unexplored -= edges
-        if direction != "auto":
-            next_bu = direction == "bottom_up"
-        elif not bottom_up:
-            next_bu = edges * ALPHA > unexplored
-        else:
-            next_bu = not (size < prev and size * BETA < n)
+        next_bu = _next_bottom_up(direction, bottom_up, size, prev, edges, unexplored, n)
         if bottom_up and not next_bu:
             size, edges = build(level)
         prev, bottom_up = size, next_bu
