@@ -171,46 +171,65 @@ __device__ __forceinline__ void ScanLoad(const int32_t* a, int64_t i0, int64_t s
   }
 }
 
-// Phase A: queues of the vertices at `level` (two passes around a grid scan).
-// `clear` (or nullptr): a bitmap zeroed before the scan's grid sync.
+// Calls f(v) for this thread's share of the vertices at `level`, always in the
+// same order: the set bits of its words of `bits` (the level's frontier bitmap)
+// where there is one, else the vertices whose distance is `level` (a scan of
+// all n). kScan words or distances are loaded before any is tested.
+template <typename F>
+__device__ __forceinline__ void ForEachAtLevel(const BfsProblem& p, const int32_t* dist,
+                                               const uint32_t* bits, int64_t words, int32_t level,
+                                               F&& f) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (bits != nullptr) {
+    for (int64_t w0 = tid; w0 < words; w0 += kScan * stride) {
+      int32_t x[kScan];
+      ScanLoad(reinterpret_cast<const int32_t*>(bits), w0, stride, words, 0, x);
+#pragma unroll
+      for (int j = 0; j < kScan; ++j) {
+        const int64_t first = (w0 + j * stride) * 32;
+        for (uint32_t b = static_cast<uint32_t>(x[j]); b != 0; b &= b - 1) f(first + __ffs(b) - 1);
+      }
+    }
+    return;
+  }
+  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
+    int32_t d[kScan];
+    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j)
+      if (d[j] == level) f(v0 + j * stride);
+  }
+}
+
+// Phase A: queues of the vertices at `level` (two passes around a grid scan),
+// found in `bits` (the level's frontier bitmap, kBfsAutoMethod's variant) or
+// else in the distances. `clear` (or nullptr): a bitmap zeroed before the
+// scan's grid sync.
 __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
-                               const SingleScratch& sc, uint32_t* clear, int& parity,
-                               cg::grid_group& grid) {
+                               const SingleScratch& sc, const uint32_t* bits, uint32_t* clear,
+                               int& parity, cg::grid_group& grid) {
   const bool classes = p.method >= kBfsClasses;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (clear != nullptr)
     for (int64_t w = tid; w < sc.words; w += stride) clear[w] = 0;
   int c[6] = {0, 0, 0, 0, 0, 0};
-  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
-    int32_t d[kScan];
-    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
-#pragma unroll
-    for (int j = 0; j < kScan; ++j) {
-      if (d[j] != level) continue;
-      const int64_t v = v0 + j * stride;
-      const int deg = p.indptr[v + 1] - p.indptr[v];
-      ++c[DegreeClass(deg, classes)];
-      c[4] += deg > p.tau;
-      c[5] += deg;
-    }
-  }
+  ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
+    const int deg = p.indptr[v + 1] - p.indptr[v];
+    ++c[DegreeClass(deg, classes)];
+    c[4] += deg > p.tau;
+    c[5] += deg;
+  });
   int off[6], tot[6];
   GridScan<6>(c, off, tot, sc.block_tot, parity, grid);
-  int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
-  for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
-    int32_t d[kScan];
-    ScanLoad(dist, v0, stride, p.n, kPastEnd, d);
-#pragma unroll
-    for (int j = 0; j < kScan; ++j) {
-      if (d[j] != level) continue;
-      const int64_t v = v0 + j * stride;
-      const int deg = p.indptr[v + 1] - p.indptr[v];
-      const int k = DegreeClass(deg, classes);
-      sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
-      if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
-    }
-  }
+  const int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
+  ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
+    const int deg = p.indptr[v + 1] - p.indptr[v];
+    const int k = DegreeClass(deg, classes);
+    sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
+    if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
+  });
   grid.sync();
   Level out;
   for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
@@ -588,14 +607,16 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
   Level lv;
   for (int32_t level = 0;; ++level) {
     uint32_t* next_front = kBitmaps ? sc.Front(fcur ^ 1) : nullptr;
-    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, next_front, parity, grid);
+    const uint32_t* front = kBitmaps ? sc.Front(fcur) : nullptr;
+    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid);
     if (lv.frontier == 0) break;
     unexplored -= lv.edges;
     const bool next_bu = kEdgeRule ? ClusterBottomUp(p.direction, bottom_up, lv.frontier, prev,
                                                      lv.edges, unexplored, p.n)
                                    : NextBottomUp(p.method, p.direction, bottom_up, lv.frontier,
                                                   prev, lv.hubs, total_hubs, p.n);
-    if (bottom_up && !next_bu) lv = BuildFrontier(p, dist, level, sc, next_front, parity, grid);
+    if (bottom_up && !next_bu)
+      lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid);
     if (!kBitmaps && next_bu && !bottom_up) {
       cur = 0;
       unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
