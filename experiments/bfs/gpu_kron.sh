@@ -6,21 +6,49 @@
 # Results: $OUT/bfs_kron.json (+ .txt), $OUT/bfs_ncu_details.csv, $OUT/bfs_ncu_source.json.
 # POLICY_SED: a sed script for a copy of ffi/include/kcjax/bfs/policy.h, built beside the
 # tree while it is measured, then the same rows of "auto" on it ($OUT/bfs_kron_policy.json).
-# BFS_ARGS: more bench.py arguments (e.g. --methods auto,enterprise).
+# BASE_TAR: a `git archive` of the commit to compare with (a path under the tree, e.g. in
+# .gpu/), built beside it the same way and measured on the same rows ($OUT/bfs_kron_base.json).
+# BFS_ARGS: more bench.py arguments for every build (e.g. --methods auto,enterprise);
+# POLICY_ARGS: for the policy build only.
 #
 #   OUT=/tmp/out bash experiments/bfs/gpu_kron.sh      # about 4 minutes on an H200
 # shellcheck source=experiments/device/preamble.sh
 source "$(dirname "$0")/../device/preamble.sh"
-POLICY_SRC=/tmp/kcjax-bfs-policy-src
+
+# build_beside NAME: installs /tmp/kcjax-bfs-NAME-src (already filled) into /tmp/kcjax-bfs-NAME.
+build_beside() {
+  (cd "/tmp/kcjax-bfs-$1-src" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation \
+    --no-deps --target "/tmp/kcjax-bfs-$1" -Cbuild-dir="/tmp/kcjax-bfs-build-$1" .) \
+    >"$OUT/build_$1.log" 2>&1
+}
+
+# rows NAME [ARGS...]: the Kronecker rows on build NAME ("" for the installed one) into
+# $OUT/bfs_kron[_NAME].json (+ .txt).
+rows() {
+  local name=$1 suffix=${1:+_$1}
+  shift
+  echo "== kron${suffix} ($(date +%T))"
+  # shellcheck disable=SC2086
+  PYTHONPATH=${name:+/tmp/kcjax-bfs-$name} timeout "${KRON_TIMEOUT:-240}" "$PY" -P \
+    experiments/bfs/bench.py --sections kron --scales "${SCALES:-20,22,24}" ${EF512---ef512} \
+    --sources "${SOURCES:-16}" --repeats 3 ${BFS_ARGS:-} "$@" -o "$OUT/bfs_kron$suffix.json" \
+    >"$OUT/bfs_kron$suffix.txt" 2>&1 || { status=1; [[ -n $name ]] && tail -5 "$OUT/build_$name.log"; }
+  tail -12 "$OUT/bfs_kron$suffix.txt"
+}
 
 if [[ -n ${POLICY_SED:-} ]]; then
-  rm -rf "$POLICY_SRC" /tmp/kcjax-bfs-policy && mkdir -p "$POLICY_SRC"
-  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . | tar -xf - -C "$POLICY_SRC"
-  sed -i "$POLICY_SED" "$POLICY_SRC/ffi/include/kcjax/bfs/policy.h"
-  diff ffi/include/kcjax/bfs/policy.h "$POLICY_SRC/ffi/include/kcjax/bfs/policy.h"
-  (cd "$POLICY_SRC" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \
-    --target /tmp/kcjax-bfs-policy -Cbuild-dir=/tmp/kcjax-bfs-build-policy .) \
-    >"$OUT/build_policy.log" 2>&1 &
+  rm -rf /tmp/kcjax-bfs-policy* && mkdir -p /tmp/kcjax-bfs-policy-src
+  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
+    tar -xf - -C /tmp/kcjax-bfs-policy-src
+  sed -i "$POLICY_SED" /tmp/kcjax-bfs-policy-src/ffi/include/kcjax/bfs/policy.h
+  diff ffi/include/kcjax/bfs/policy.h /tmp/kcjax-bfs-policy-src/ffi/include/kcjax/bfs/policy.h
+  build_beside policy &
+fi
+if [[ -n ${BASE_TAR:-} ]]; then
+  rm -rf /tmp/kcjax-bfs-base* && mkdir -p /tmp/kcjax-bfs-base-src
+  tar -xf "$BASE_TAR" -C /tmp/kcjax-bfs-base-src
+  ln -s "$PWD/.gpu" /tmp/kcjax-bfs-base-src/.gpu
+  build_beside base &
 fi
 
 if [[ -n ${TESTS:-} ]]; then
@@ -30,24 +58,10 @@ if [[ -n ${TESTS:-} ]]; then
   status=$((status | PIPESTATUS[0]))
 fi
 
-echo "== kron ($(date +%T))"
-# shellcheck disable=SC2086
-timeout "${KRON_TIMEOUT:-240}" "$PY" -P experiments/bfs/bench.py --sections kron \
-  --scales "${SCALES:-20,22,24}" ${EF512---ef512} --sources "${SOURCES:-16}" --repeats 3 \
-  ${BFS_ARGS:-} -o "$OUT/bfs_kron.json" >"$OUT/bfs_kron.txt" 2>&1
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-tail -12 "$OUT/bfs_kron.txt"
-
-if [[ -n ${POLICY_SED:-} ]]; then
-  wait
-  echo "== kron, policy build ($(date +%T))"
-  # shellcheck disable=SC2086
-  PYTHONPATH=/tmp/kcjax-bfs-policy timeout "${KRON_TIMEOUT:-240}" "$PY" -P \
-    experiments/bfs/bench.py --sections kron --scales "${SCALES:-20,22,24}" ${EF512---ef512} \
-    --sources "${SOURCES:-16}" --repeats 3 ${POLICY_ARGS:-} -o "$OUT/bfs_kron_policy.json" \
-    >"$OUT/bfs_kron_policy.txt" 2>&1 || { status=1; tail -5 "$OUT/build_policy.log"; }
-  tail -6 "$OUT/bfs_kron_policy.txt"
-fi
+rows ""
+wait
+[[ -n ${POLICY_SED:-} ]] && rows policy ${POLICY_ARGS:-}
+[[ -n ${BASE_TAR:-} ]] && rows base
 
 if [[ -n ${NCU_SCALE-22} ]]; then
   echo "== ncu kron${NCU_SCALE:-22} ($(date +%T))"

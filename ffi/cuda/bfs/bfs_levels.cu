@@ -504,12 +504,20 @@ __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const i
   return tot[0];
 }
 
+// The vertices of word w (its first is w * 32) that `seen` leaves unreached.
+__device__ __forceinline__ uint32_t Unreached(const BfsProblem& p, int64_t w, uint32_t seen) {
+  const int64_t first = w * 32;
+  return p.n - first < 32 ? ~seen & ((1u << (p.n - first)) - 1u) : ~seen;
+}
+
 // kBfsAutoMethod's bottom-up level (the bitmap variant): a warp per word of
 // `visited`, its unreached vertices searched against the frontier bitmap
 // `front` as the cluster kernel does (bfs::SearchWord). The warp owning word w
 // writes next_front[w] (every word, so that bitmap needs no clearing) and ORs
-// its finds into visited[w]. Returns the next frontier's size, hubs and edges (one
-// grid scan, whose grid sync ends the level).
+// its finds into visited[w]; only it writes visited[w] in this level, so it
+// loads its next word's visited word and lists while it searches this one
+// (each load otherwise waits for the search before it). Returns the next
+// frontier's size, hubs and edges (one grid scan, whose grid sync ends the level).
 __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                const uint32_t* front, uint32_t* next_front, int32_t level,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
@@ -517,34 +525,45 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
   const int64_t warps = static_cast<int64_t>(gridDim.x) * kWarps;
   const int64_t wid = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int32_t next = level + 1;
-  int c[3] = {0, 0, 0};
-  for (int64_t w = wid; w < sc.words; w += warps) {
-    const uint32_t seen = __ldcg(sc.visited + w);
-    const int64_t first = w * 32;
-    uint32_t unreached = ~seen;
-    if (p.n - first < 32) unreached &= (1u << (p.n - first)) - 1u;
-    int32_t found = -1;
-    int64_t lo = 0, hi = 0;
-    const int32_t x = static_cast<int32_t>(first) + lane;
-    if (unreached != 0) {  // warp-uniform
-      if ((unreached >> lane) & 1u) {
-        lo = __ldg(p.indptr + x);
-        hi = __ldg(p.indptr + x + 1);
-      }
-      found = bfs::SearchWord<true>(p.indices, front, unreached, lo, hi);
+  const auto visited_word = [&](int64_t w) { return w < sc.words ? __ldcg(sc.visited + w) : ~0u; };
+  // Word w's list of this lane's vertex, if it is unreached (else empty).
+  const auto load_list = [&](int64_t w, uint32_t seen, int32_t& lo, int32_t& hi) {
+    lo = hi = 0;
+    if (w < sc.words && ((Unreached(p, w, seen) >> lane) & 1u)) {
+      const int64_t x = w * 32 + lane;
+      lo = __ldg(p.indptr + x);
+      hi = __ldg(p.indptr + x + 1);
     }
+  };
+  int c[3] = {0, 0, 0};
+  uint32_t seen = visited_word(wid), seen_next = visited_word(wid + warps);
+  int32_t lo, hi;
+  load_list(wid, seen, lo, hi);
+  for (int64_t w = wid; w < sc.words; w += warps) {
+    int32_t lo_next, hi_next;
+    load_list(w + warps, seen_next, lo_next, hi_next);
+    const uint32_t seen_after = visited_word(w + 2 * warps);
+    const uint32_t unreached = Unreached(p, w, seen);
+    int32_t found = -1;
+    const int32_t x = static_cast<int32_t>(w * 32) + lane;
+    if (unreached != 0)  // warp-uniform
+      found = bfs::SearchWord<true>(p.indices, front, unreached, lo, hi);
     const unsigned got = __ballot_sync(kFull, found >= 0);
     if (found >= 0) {
       dist[x] = next;
       if (parent != nullptr) parent[x] = found;
       ++c[0];
       c[1] += (hi - lo) > p.tau;
-      c[2] += static_cast<int>(hi - lo);
+      c[2] += hi - lo;
     }
     if (lane == 0) {
       next_front[w] = got;
       if (got != 0) sc.visited[w] = seen | got;
     }
+    seen = seen_next;
+    seen_next = seen_after;
+    lo = lo_next;
+    hi = hi_next;
   }
   int off[3], tot[3];
   GridScan<3>(c, off, tot, sc.block_tot, parity, grid);

@@ -85,7 +85,8 @@ __device__ __forceinline__ int32_t GroupSearch(const int32_t* indices, const uin
 
 // The bottom-up search of one bitmap word's vertices: the lanes set in
 // `unreached` hold a vertex (this lane's is first + lane) whose list [lo, hi)
-// they have loaded. A thread searches a list shorter than
+// they have loaded. With kSoloFirstBatch every lane first tests its list's
+// first kBatch entries alone. Then a thread searches a list shorter than
 // kClusterGroupDegree, groups of lanes those up to kMiddleMax, the warp a
 // wider one; each stops at the first batch with a frontier neighbour. Returns
 // this lane's parent (-1: none, or not a lane of `unreached`). Every lane of
@@ -97,14 +98,20 @@ __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint
   const bool mine = (unreached >> lane) & 1u;
   const int64_t deg = hi - lo;
   int32_t found = -1;
-  if (mine && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
+  if constexpr (BfsPolicy::kSoloFirstBatch) {
+    if (mine) found = FrontierNeighbour<kGlobal>(indices, front, lo, hi, 1);
+    if (found < 0) lo = min(lo + kBatch, hi);  // the rest of the list, whoever searches it
+    unreached &= __ballot_sync(kFull, found < 0);
+  }
+  const bool open = (unreached >> lane) & 1u;          // mine, and not found by a first batch
+  if (open && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
     for (int64_t e0 = lo; e0 < hi && found < 0; e0 += kBatch)
       found = FrontierNeighbour<kGlobal>(indices, front, e0, hi, 1);
   }
   const unsigned grouped = __ballot_sync(
-      kFull, mine && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
+      kFull, open && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
   found = GroupSearch<kGlobal>(indices, front, grouped, lo, hi, found);
-  const unsigned wide = __ballot_sync(kFull, mine && deg >= BfsPolicy::kMiddleMax);
+  const unsigned wide = __ballot_sync(kFull, open && deg >= BfsPolicy::kMiddleMax);
   for (unsigned todo = wide; todo != 0; todo &= todo - 1) {  // the warp, one vertex each
     const int o = __ffs(todo) - 1;
     const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);

@@ -107,6 +107,10 @@ struct BfsPolicy {
   // kBfsCluster bottom-up: an unvisited vertex of at least this degree is searched by a
   // group of lanes (a thread alone would take more than 4 dependent batches to exhaust it).
   static constexpr int kClusterGroupDegree = 16;
+  // Bottom-up by bitmap words (cluster and grid): every unreached vertex's lane first tests
+  // its list's first kEdgeBatch entries alone, so a word's vertices that meet the frontier
+  // early (most, at a large frontier) take one round of loads, not one per group of 4.
+  static constexpr bool kSoloFirstBatch = true;
   // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
   // searches 32 / this vertices at once instead of one).
   static constexpr int kClusterGroupLanes = 8;
