@@ -21,28 +21,33 @@ __device__ __forceinline__ int NthBit(uint32_t bits, int r) {
   return __ffs(bits) - 1;
 }
 
-// v's bit. kGlobal: a bitmap in global memory that other blocks wrote before the
-// last grid sync, read from L2 (L1 is not coherent); else shared memory.
+// The word of v's bit. kGlobal: a bitmap in global memory that other blocks
+// wrote before the last grid sync, read from L2 (L1 is not coherent); else
+// shared memory.
 template <bool kGlobal>
-__device__ __forceinline__ bool FrontBit(const uint32_t* bits, int32_t v) {
-  const uint32_t word = kGlobal ? __ldcg(bits + (v >> 5)) : bits[v >> 5];
-  return (word >> (v & 31)) & 1u;
+__device__ __forceinline__ uint32_t FrontWord(const uint32_t* bits, int32_t v) {
+  return kGlobal ? __ldcg(bits + (v >> 5)) : bits[v >> 5];
 }
 
 // A frontier vertex among the edges e0, e0 + step, ... (kBatch of them, < hi);
-// -1 if none. The ids are loaded batch-wide, then tested in `front`.
+// -1 if none. The ids, then their frontier words, are loaded batch-wide before
+// any is tested: a test that returned early would make each next word's load
+// wait for it (up to kBatch dependent L2 round trips in the grid kernel).
 template <bool kGlobal>
 __device__ __forceinline__ int32_t FrontierNeighbour(const int32_t* indices, const uint32_t* front,
                                                      int64_t e0, int64_t hi, int step) {
   int32_t x[kBatch];
+  uint32_t word[kBatch];
 #pragma unroll
   for (int j = 0; j < kBatch; ++j) {
     const int64_t e = e0 + int64_t{j} * step;
     x[j] = e < hi ? __ldg(indices + e) : -1;
   }
 #pragma unroll
+  for (int j = 0; j < kBatch; ++j) word[j] = x[j] >= 0 ? FrontWord<kGlobal>(front, x[j]) : 0u;
+#pragma unroll
   for (int j = 0; j < kBatch; ++j)
-    if (x[j] >= 0 && FrontBit<kGlobal>(front, x[j])) return x[j];
+    if ((word[j] >> (x[j] & 31)) & 1u) return x[j];
   return -1;
 }
 
