@@ -205,10 +205,13 @@ __device__ __forceinline__ void ForEachAtLevel(const BfsProblem& p, const int32_
 // Phase A: queues of the vertices at `level` (two passes around a grid scan),
 // found in `bits` (the level's frontier bitmap, kBfsAutoMethod's variant) or
 // else in the distances. `clear` (or nullptr): a bitmap zeroed before the
-// scan's grid sync.
+// scan's grid sync. `fill(level)`: whether the queues are written, from the
+// level's totals (the same in every thread); kBfsAutoMethod's bottom-up reads
+// the bitmap, not the queues.
+template <typename Fill>
 __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
                                const SingleScratch& sc, const uint32_t* bits, uint32_t* clear,
-                               int& parity, cg::grid_group& grid) {
+                               int& parity, cg::grid_group& grid, Fill&& fill) {
   const bool classes = p.method >= kBfsClasses;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -223,6 +226,12 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   });
   int off[6], tot[6];
   GridScan<6>(c, off, tot, sc.block_tot, parity, grid);
+  Level out;
+  for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
+  out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
+  out.hubs = tot[4];
+  out.edges = tot[5];
+  if (!fill(out)) return out;
   const int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
   ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
     const int deg = p.indptr[v + 1] - p.indptr[v];
@@ -231,11 +240,6 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
     if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
   });
   grid.sync();
-  Level out;
-  for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
-  out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
-  out.hubs = tot[4];
-  out.edges = tot[5];
   return out;
 }
 
@@ -624,18 +628,25 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
   int prev = 0, unv_count = 0, cur = 0, fcur = 0;
   int64_t unexplored = p.m;  // the degrees of the vertices not reached yet
   Level lv;
+  // Whether the level of frontier l goes bottom-up (unexplored: once l is reached).
+  const auto rule = [&](const Level& l, int64_t unexplored_after) {
+    return kEdgeRule ? ClusterBottomUp(p.direction, bottom_up, l.frontier, prev, l.edges,
+                                       unexplored_after, p.n)
+                     : NextBottomUp(p.method, p.direction, bottom_up, l.frontier, prev, l.hubs,
+                                    total_hubs, p.n);
+  };
+  // The queues are filled unless the bitmap variant goes on bottom-up.
+  const auto fill = [&](const Level& l) { return !kBitmaps || !rule(l, unexplored - l.edges); };
+  const auto top_down_queues = [](const Level&) { return true; };
   for (int32_t level = 0;; ++level) {
     uint32_t* next_front = kBitmaps ? sc.Front(fcur ^ 1) : nullptr;
     const uint32_t* front = kBitmaps ? sc.Front(fcur) : nullptr;
-    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid);
+    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid, fill);
     if (lv.frontier == 0) break;
     unexplored -= lv.edges;
-    const bool next_bu = kEdgeRule ? ClusterBottomUp(p.direction, bottom_up, lv.frontier, prev,
-                                                     lv.edges, unexplored, p.n)
-                                   : NextBottomUp(p.method, p.direction, bottom_up, lv.frontier,
-                                                  prev, lv.hubs, total_hubs, p.n);
+    const bool next_bu = rule(lv, unexplored);
     if (bottom_up && !next_bu)
-      lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid);
+      lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid, top_down_queues);
     if (!kBitmaps && next_bu && !bottom_up) {
       cur = 0;
       unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
@@ -679,8 +690,8 @@ __global__ void __launch_bounds__(kThreads, BfsPolicy::kSingleMinBlocksPerSm)
   }
   if (tid < 3) sc.flags[tid] = 0;
   grid.sync();
-  int total_hubs = 0;
-  if (p.method >= kBfsDirection) {
+  int total_hubs = 0;  // the seed's rule's denominator (Beamer's rule needs none)
+  if (p.method >= kBfsDirection && !(kBitmaps && BfsPolicy::kGridEdgeRule)) {
     int c[1] = {0}, off[1], tot[1];
     for (int64_t v0 = tid; v0 < p.n; v0 += kScan * stride) {
       int32_t lo[kScan], hi[kScan];
