@@ -282,20 +282,21 @@ __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, i
                                            uint32_t* visited, uint32_t* next_front, int64_t lo,
                                            int64_t hi, int64_t step, int32_t u,
                                            int32_t next_level) {
-  for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
-    int32_t w[kBatch];
-    bool seen[kBatch];
+  constexpr int kB = kBitmaps ? BfsPolicy::kBitmapEdgeBatch : kBatch;
+  for (int64_t e0 = lo; e0 < hi; e0 += kB * step) {
+    int32_t w[kB];
+    bool seen[kB];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
+    for (int j = 0; j < kB; ++j) {
       const int64_t e = e0 + j * step;
       w[j] = e < hi ? __ldg(p.indices + e) : -1;
     }
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
+    for (int j = 0; j < kB; ++j) {
       seen[j] = w[j] < 0 || (kBitmaps ? TestBit(visited, w[j]) : __ldcg(dist + w[j]) >= 0);
     }
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
+    for (int j = 0; j < kB; ++j) {
       if (seen[j]) continue;
       dist[w[j]] = next_level;
       if (parent != nullptr) parent[w[j]] = u;

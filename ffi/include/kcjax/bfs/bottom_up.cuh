@@ -11,6 +11,10 @@
 namespace kcjax::cuda::bfs {
 
 inline constexpr int kBatch = BfsPolicy::kEdgeBatch;
+// The batch of a search on global-memory bitmaps (the grid kernel's bitmap variant) or on
+// shared-memory ones (the cluster kernel).
+template <bool kGlobal>
+inline constexpr int kBatchOf = kGlobal ? BfsPolicy::kBitmapEdgeBatch : BfsPolicy::kEdgeBatch;
 inline constexpr int kGroupLanes = BfsPolicy::kClusterGroupLanes;
 inline constexpr int kGroups = kWarp / kGroupLanes;
 static_assert(kGroupLanes < kWarp && kWarp % kGroupLanes == 0, "groups tile the warp");
@@ -29,24 +33,25 @@ __device__ __forceinline__ uint32_t FrontWord(const uint32_t* bits, int32_t v) {
   return kGlobal ? __ldcg(bits + (v >> 5)) : bits[v >> 5];
 }
 
-// A frontier vertex among the edges e0, e0 + step, ... (kBatch of them, < hi);
+// A frontier vertex among the edges e0, e0 + step, ... (kBatchOf<kGlobal> of them, < hi);
 // -1 if none. The ids, then their frontier words, are loaded batch-wide before
 // any is tested: a test that returned early would make each next word's load
-// wait for it (up to kBatch dependent L2 round trips in the grid kernel).
+// wait for it (up to a batch of dependent L2 round trips in the grid kernel).
 template <bool kGlobal>
 __device__ __forceinline__ int32_t FrontierNeighbour(const int32_t* indices, const uint32_t* front,
                                                      int64_t e0, int64_t hi, int step) {
-  int32_t x[kBatch];
-  uint32_t word[kBatch];
+  int32_t x[kBatchOf<kGlobal>];
+  uint32_t word[kBatchOf<kGlobal>];
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j) {
+  for (int j = 0; j < kBatchOf<kGlobal>; ++j) {
     const int64_t e = e0 + int64_t{j} * step;
     x[j] = e < hi ? __ldg(indices + e) : -1;
   }
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j) word[j] = x[j] >= 0 ? FrontWord<kGlobal>(front, x[j]) : 0u;
+  for (int j = 0; j < kBatchOf<kGlobal>; ++j)
+    word[j] = x[j] >= 0 ? FrontWord<kGlobal>(front, x[j]) : 0u;
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j)
+  for (int j = 0; j < kBatchOf<kGlobal>; ++j)
     if ((word[j] >> (x[j] & 31)) & 1u) return x[j];
   return -1;
 }
@@ -70,13 +75,13 @@ __device__ __forceinline__ int32_t GroupSearch(const int32_t* indices, const uin
     const int64_t ohi = o < 0 ? olo : ohi_any;
     int32_t par = -1;
     bool done = o < 0;
-    for (int64_t base = olo; __any_sync(kFull, !done); base += kGroupLanes * kBatch) {
+    for (int64_t base = olo; __any_sync(kFull, !done); base += kGroupLanes * kBatchOf<kGlobal>) {
       const int32_t h =
           done ? -1 : FrontierNeighbour<kGlobal>(indices, front, base + glane, ohi, kGroupLanes);
       const unsigned hits = __ballot_sync(kFull, h >= 0) & mask;
       const int32_t first = __shfl_sync(kFull, h, hits != 0 ? __ffs(hits) - 1 : lane);
       if (!done && hits != 0) par = first;
-      done = done || hits != 0 || base + kGroupLanes * kBatch >= ohi;
+      done = done || hits != 0 || base + kGroupLanes * kBatchOf<kGlobal> >= ohi;
     }
     // A taken vertex's lane reads its group's parent (group = its rank in todo).
     const int rank = __popc(todo & LaneMaskLt());
@@ -91,7 +96,7 @@ __device__ __forceinline__ int32_t GroupSearch(const int32_t* indices, const uin
 // The bottom-up search of one bitmap word's vertices: the lanes set in
 // `unreached` hold a vertex (this lane's is first + lane) whose list [lo, hi)
 // they have loaded. With kSoloFirstBatch every lane first tests its list's
-// first kBatch entries alone. Then a thread searches a list shorter than
+// first batch alone. Then a thread searches a list shorter than
 // kClusterGroupDegree, groups of lanes those up to kMiddleMax, the warp a
 // wider one; each stops at the first batch with a frontier neighbour. Returns
 // this lane's parent (-1: none, or not a lane of `unreached`). Every lane of
@@ -105,12 +110,13 @@ __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint
   int32_t found = -1;
   if constexpr (BfsPolicy::kSoloFirstBatch) {
     if (mine) found = FrontierNeighbour<kGlobal>(indices, front, lo, hi, 1);
-    if (found < 0) lo = min(lo + kBatch, hi);  // the rest of the list, whoever searches it
+    if (found < 0)
+      lo = min(lo + kBatchOf<kGlobal>, hi);  // the rest of the list, whoever searches it
     unreached &= __ballot_sync(kFull, found < 0);
   }
   const bool open = (unreached >> lane) & 1u;          // mine, and not found by a first batch
   if (open && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
-    for (int64_t e0 = lo; e0 < hi && found < 0; e0 += kBatch)
+    for (int64_t e0 = lo; e0 < hi && found < 0; e0 += kBatchOf<kGlobal>)
       found = FrontierNeighbour<kGlobal>(indices, front, e0, hi, 1);
   }
   const unsigned grouped = __ballot_sync(
@@ -120,7 +126,7 @@ __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint
   for (unsigned todo = wide; todo != 0; todo &= todo - 1) {  // the warp, one vertex each
     const int o = __ffs(todo) - 1;
     const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);
-    for (int64_t e0 = olo; e0 < ohi; e0 += kWarp * kBatch) {
+    for (int64_t e0 = olo; e0 < ohi; e0 += kWarp * kBatchOf<kGlobal>) {
       const int32_t hit = FrontierNeighbour<kGlobal>(indices, front, e0 + lane, ohi, kWarp);
       const unsigned any = __ballot_sync(kFull, hit >= 0);
       if (any != 0) {

@@ -71,6 +71,10 @@ struct BfsPolicy {
   // Neighbours a CUDA thread gathers before it stores: the ids, then their
   // distances, are all in flight at once (a hop is two L2 round trips, not 2 × batch).
   static constexpr int kEdgeBatch = 4;
+  // The same for the grid kernel's bitmap variant (top-down gathers and bottom-up batches):
+  // its tests hit L2 bitmaps, and two at a time were faster from Kronecker scale 20 to 22 and
+  // on Kron-20-512 (0.279 -> 0.241 ms), even at scale 24 (the cluster kernel lost with 2).
+  static constexpr int kBitmapEdgeBatch = 2;
   // CSR entries per thread that size the cooperative grid: a small graph gets
   // max(n, m / kEdgesPerThread) threads, not occupancy × SMs, so its grid syncs and
   // grid scans span few blocks (large graphs still fill the device).
@@ -108,7 +112,7 @@ struct BfsPolicy {
   // group of lanes (a thread alone would take more than 4 dependent batches to exhaust it).
   static constexpr int kClusterGroupDegree = 16;
   // Bottom-up by bitmap words (cluster and grid): every unreached vertex's lane first tests
-  // its list's first kEdgeBatch entries alone, so a word's vertices that meet the frontier
+  // its list's first batch alone, so a word's vertices that meet the frontier
   // early (most, at a large frontier) take one round of loads, not one per group of 4.
   static constexpr bool kSoloFirstBatch = true;
   // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
