@@ -62,18 +62,16 @@ struct BfsPolicy {
   static constexpr int kBitsetWidth = 64;
   // kBfsAutoMethod's bitmap variant: Beamer's edge rule (kClusterAlpha, kBackToTopDown)
   // instead of the seed's hub share: its bottom-up by words stops where a serial walk
-  // would, so the earlier switch pays (Kronecker scale 24: 2.35 against 2.99 ms).
+  // would, so the earlier switch pays.
   static constexpr bool kGridEdgeRule = true;
   // Grid kernel: status entries a thread loads before it tests any, in its scans of the n
-  // distances and of the unvisited queue (one load at a time, a scan of 2^24 distances took
-  // ~0.1 ms: each level paid ~0.2 ms at Kronecker scale 24 whatever its frontier).
+  // distances and of the unvisited queue (one load at a time, a scan was latency-bound).
   static constexpr int kScanUnroll = 4;
   // Neighbours a CUDA thread gathers before it stores: the ids, then their
   // distances, are all in flight at once (a hop is two L2 round trips, not 2 × batch).
   static constexpr int kEdgeBatch = 4;
-  // The same for the grid kernel's bitmap variant (top-down gathers and bottom-up batches):
-  // its tests hit L2 bitmaps, and two at a time were faster from Kronecker scale 20 to 22 and
-  // on Kron-20-512 (0.279 -> 0.241 ms), even at scale 24 (the cluster kernel lost with 2).
+  // The same for the grid kernel's bitmap variant (top-down gathers, bottom-up batches): its
+  // tests are L2 bitmap words, and fewer per batch was faster there (not in the cluster kernel).
   static constexpr int kBitmapEdgeBatch = 2;
   // CSR entries per thread that size the cooperative grid: a small graph gets
   // max(n, m / kEdgesPerThread) threads, not occupancy × SMs, so its grid syncs and
@@ -95,9 +93,8 @@ struct BfsPolicy {
   // is a fixed cost per level (grid syncs, status scans) that one cluster's barriers avoid;
   // above, the grid's bandwidth wins over a cluster of at most kMaxClusterBlocks SMs.
   static constexpr int64_t kClusterAutoEdges = int64_t{1} << 20;
-  // kBfsAutoMethod on the grid runs its bitmap variant from this many vertices: it made
-  // Kronecker scales 20-24 and Kron-20-512 1.1-2.4x faster, com-dblp and com-amazon (0.3 M
-  // vertices, 20-36 levels: a bitmap clear and a word pass per level) 10-20% slower.
+  // kBfsAutoMethod on the grid runs its bitmap variant from this many vertices: below, on
+  // graphs of many levels, a bitmap clear and a word pass per level cost more than it saves.
   static constexpr int64_t kGridBitmapMinVertices = int64_t{1} << 20;
   // kBfsCluster (Beamer's α): go bottom-up once the frontier's edges exceed the
   // unexplored edges / kClusterAlpha (GAP's value; no hub count, so no O(n) pre-pass).
@@ -112,8 +109,8 @@ struct BfsPolicy {
   // group of lanes (a thread alone would take more than 4 dependent batches to exhaust it).
   static constexpr int kClusterGroupDegree = 16;
   // Bottom-up by bitmap words (cluster and grid): every unreached vertex's lane first tests
-  // its list's first batch alone, so a word's vertices that meet the frontier
-  // early (most, at a large frontier) take one round of loads, not one per group of 4.
+  // its list's first batch alone, so a word's vertices that meet the frontier early (most,
+  // at a large frontier) take one round of loads, not one per group of 4.
   static constexpr bool kSoloFirstBatch = true;
   // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
   // searches 32 / this vertices at once instead of one).
