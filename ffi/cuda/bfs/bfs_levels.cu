@@ -462,47 +462,49 @@ __device__ void ExpandBottomUp(const BfsProblem& p, int32_t* dist, int32_t* pare
   if (cache) __syncthreads();  // hc is rebuilt by the next bottom-up level
 }
 
+// Calls f(v, d) for this thread's share of the queue in[0, count) and the
+// distances d of its vertices, always in the same order; kScan entries, then
+// their distances, are loaded before any is tested.
+template <typename F>
+__device__ __forceinline__ void ForEachQueued(const int32_t* dist, const int32_t* in, int count,
+                                              F&& f) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i0 = tid; i0 < count; i0 += kScan * stride) {
+    int32_t v[kScan], d[kScan];
+    ScanLoad(in, i0, stride, count, -1, v);
+#pragma unroll
+    for (int j = 0; j < kScan; ++j) d[j] = v[j] >= 0 ? __ldcg(dist + v[j]) : kPastEnd;
+#pragma unroll
+    for (int j = 0; j < kScan; ++j)
+      if (v[j] >= 0) f(v[j], d[j]);
+  }
+}
+
 // Phase D: filters the unvisited queue; returns the new count, the next
 // frontier's size and its hubs (written to the hub queue).
 __device__ int FilterUnvisited(const BfsProblem& p, const int32_t* dist, const int32_t* in,
                                int count, int32_t* out, Level* lv, const SingleScratch& sc,
                                int& parity, cg::grid_group& grid) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const auto hub = [&](int32_t v) { return (p.indptr[v + 1] - p.indptr[v]) > p.tau; };
   int c[3] = {0, 0, 0};
-  for (int64_t i0 = tid; i0 < count; i0 += kScan * stride) {
-    int32_t v[kScan], d[kScan];
-    ScanLoad(in, i0, stride, count, -1, v);
-#pragma unroll
-    for (int j = 0; j < kScan; ++j) d[j] = v[j] >= 0 ? __ldcg(dist + v[j]) : kPastEnd;
-#pragma unroll
-    for (int j = 0; j < kScan; ++j) {
-      if (v[j] < 0) continue;
-      if (d[j] < 0) {
-        ++c[0];
-      } else {
-        ++c[1];
-        c[2] += (p.indptr[v[j] + 1] - p.indptr[v[j]]) > p.tau;
-      }
+  ForEachQueued(dist, in, count, [&](int32_t v, int32_t d) {
+    if (d < 0) {
+      ++c[0];
+    } else {
+      ++c[1];
+      c[2] += hub(v);
     }
-  }
+  });
   int off[3], tot[3];
   GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
-  for (int64_t i0 = tid; i0 < count; i0 += kScan * stride) {
-    int32_t v[kScan], d[kScan];
-    ScanLoad(in, i0, stride, count, -1, v);
-#pragma unroll
-    for (int j = 0; j < kScan; ++j) d[j] = v[j] >= 0 ? __ldcg(dist + v[j]) : kPastEnd;
-#pragma unroll
-    for (int j = 0; j < kScan; ++j) {
-      if (v[j] < 0) continue;
-      if (d[j] < 0) {
-        out[off[0]++] = v[j];
-      } else if ((p.indptr[v[j] + 1] - p.indptr[v[j]]) > p.tau) {
-        sc.hubs[off[2]++] = v[j];
-      }
+  ForEachQueued(dist, in, count, [&](int32_t v, int32_t d) {
+    if (d < 0) {
+      out[off[0]++] = v;
+    } else if (hub(v)) {
+      sc.hubs[off[2]++] = v;
     }
-  }
+  });
   grid.sync();
   lv->frontier = tot[1];
   lv->hubs = tot[2];
