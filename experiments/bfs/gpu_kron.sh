@@ -9,7 +9,8 @@
 # BASE_TAR: a `git archive` of the commit to compare with (a path under the tree, e.g. in
 # .gpu/), built beside it the same way and measured on the same rows ($OUT/bfs_kron_base.json).
 # BFS_ARGS: more bench.py arguments for every build (e.g. --methods auto,enterprise);
-# POLICY_ARGS: for the policy build only.
+# POLICY_ARGS: for the policy build only. VARIANTS: more policy copies, a line each,
+# "NAME SED" ($OUT/bfs_kron_NAME.json).
 #
 #   OUT=/tmp/out bash experiments/bfs/gpu_kron.sh      # about 4 minutes on an H200
 # shellcheck source=experiments/device/preamble.sh
@@ -36,14 +37,21 @@ rows() {
   tail -12 "$OUT/bfs_kron$suffix.txt"
 }
 
-if [[ -n ${POLICY_SED:-} ]]; then
-  rm -rf /tmp/kcjax-bfs-policy* && mkdir -p /tmp/kcjax-bfs-policy-src
+# policy_copy NAME SED: this tree with SED applied to policy.h, built beside it.
+policy_copy() {
+  rm -rf "/tmp/kcjax-bfs-$1" "/tmp/kcjax-bfs-$1-src" "/tmp/kcjax-bfs-build-$1"
+  mkdir -p "/tmp/kcjax-bfs-$1-src"
   tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
-    tar -xf - -C /tmp/kcjax-bfs-policy-src
-  sed -i "$POLICY_SED" /tmp/kcjax-bfs-policy-src/ffi/include/kcjax/bfs/policy.h
-  diff ffi/include/kcjax/bfs/policy.h /tmp/kcjax-bfs-policy-src/ffi/include/kcjax/bfs/policy.h
-  build_beside policy &
-fi
+    tar -xf - -C "/tmp/kcjax-bfs-$1-src"
+  sed -i "$2" "/tmp/kcjax-bfs-$1-src/ffi/include/kcjax/bfs/policy.h"
+  diff ffi/include/kcjax/bfs/policy.h "/tmp/kcjax-bfs-$1-src/ffi/include/kcjax/bfs/policy.h"
+  build_beside "$1" &
+}
+[[ -n ${POLICY_SED:-} ]] && policy_copy policy "$POLICY_SED"
+# VARIANTS: more policy copies, a line each: NAME SED (measured after the policy copy).
+while read -r name sed_script; do
+  [[ -n $name ]] && policy_copy "$name" "$sed_script"
+done <<<"${VARIANTS:-}"
 if [[ -n ${BASE_TAR:-} ]]; then
   rm -rf /tmp/kcjax-bfs-base* && mkdir -p /tmp/kcjax-bfs-base-src
   tar -xf "$BASE_TAR" -C /tmp/kcjax-bfs-base-src
@@ -61,6 +69,9 @@ fi
 rows ""
 wait
 [[ -n ${POLICY_SED:-} ]] && rows policy ${POLICY_ARGS:-}
+while read -r name _; do
+  [[ -n $name ]] && rows "$name"
+done <<<"${VARIANTS:-}"
 [[ -n ${BASE_TAR:-} ]] && rows base
 
 if [[ -n ${NCU_SCALE-22} ]]; then
