@@ -212,6 +212,14 @@ def test_grid_auto_bitmaps(name, direction):
     assert (dist[-1] == -1).all() and (dist[-2] >= 0).sum() == 1
 
 
+@pytest.mark.parametrize("parents", [True, False])
+def test_grid_auto_kron20(parents):
+    """The bitmap variant on a Graph500 graph (scale 20, drawn on the device): bottom-up
+    levels whose first batches leave many vertices to the warps' pending searches."""
+    graph = kcjax.generators.kronecker(20, 16, seed=1, on_device=True)
+    _compare(graph, _sources(graph, 3), batch="each", parents=parents)
+
+
 def test_grid_auto_large_graph():
     """Above the cluster bound "auto" runs the grid kernel by itself (kron16: 1.8 M CSR
     entries, below the bitmaps' bound), every direction, parents and not."""

@@ -518,17 +518,26 @@ __device__ __forceinline__ uint32_t Unreached(const BfsProblem& p, int64_t w, ui
 }
 
 // kBfsAutoMethod's bottom-up level (the bitmap variant): a warp per word of
-// `visited`, its unreached vertices searched against the frontier bitmap
-// `front` as the cluster kernel does (bfs::SearchWord). The warp owning word w
-// writes next_front[w] (every word, so that bitmap needs no clearing) and ORs
-// its finds into visited[w]; only it writes visited[w] in this level, so it
-// loads its next word's visited word and lists while it searches this one
-// (each load otherwise waits for the search before it). Returns the next
-// frontier's size, hubs and edges (one grid scan, whose grid sync ends the level).
+// `visited`, each unreached vertex's lane testing its list's first batch
+// against the frontier bitmap `front`. The vertices that batch does not settle
+// (no frontier vertex in it, more to read) wait in the warp's pending list in
+// shared memory; every 32 of them are searched together, a lane each, as the
+// cluster kernel searches a word (bfs::SearchWord), so the longer searches run
+// with every lane busy instead of a few lanes of each word. The warp owning
+// word w writes next_front[w] (every word, so that bitmap needs no clearing)
+// and ORs its finds into visited[w] (a pending vertex's find later, by an
+// atomic OR: only this warp writes its words in this level). It loads its next
+// word's visited word and lists while it searches this one (each load
+// otherwise waits for the search before it). Returns the next frontier's size,
+// hubs and edges (one grid scan, whose grid sync ends the level).
 __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                const uint32_t* front, uint32_t* next_front, int32_t level,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
-  const int lane = threadIdx.x & 31;
+  constexpr int kB = bfs::kBatchOf<true>;
+  constexpr int kPending = 2 * 32;  // at most 31 wait after a search of 32
+  __shared__ int32_t pending_x[kWarps][kPending], pending_lo[kWarps][kPending],
+      pending_hi[kWarps][kPending];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * kWarps;
   const int64_t wid = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int32_t next = level + 1;
@@ -543,6 +552,44 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
     }
   };
   int c[3] = {0, 0, 0};
+  // A vertex found at this level, of list [lo, hi): the next frontier's totals.
+  const auto count = [&](int32_t lo, int32_t hi) {
+    ++c[0];
+    c[1] += (hi - lo) > p.tau;
+    c[2] += hi - lo;
+  };
+  int pending = 0;  // warp-uniform
+  // Searches the first `take` (<= 32) pending vertices past their first batch, a lane each.
+  const auto search_pending = [&](int take) {
+    __syncwarp();
+    const bool mine = lane < take;
+    const int32_t x = mine ? pending_x[warp][lane] : 0;
+    const int32_t lo = mine ? pending_lo[warp][lane] : 0;
+    const int32_t hi = mine ? pending_hi[warp][lane] : 0;
+    const int rest = pending - take;
+    int32_t rx = 0, rlo = 0, rhi = 0;
+    if (lane < rest) {
+      rx = pending_x[warp][take + lane];
+      rlo = pending_lo[warp][take + lane];
+      rhi = pending_hi[warp][take + lane];
+    }
+    __syncwarp();
+    if (lane < rest) {
+      pending_x[warp][lane] = rx;
+      pending_lo[warp][lane] = rlo;
+      pending_hi[warp][lane] = rhi;
+    }
+    pending = rest;
+    const int32_t par =
+        bfs::SearchWord<true>(p.indices, front, __ballot_sync(kFull, mine), lo + kB, hi);
+    if (par >= 0) {
+      dist[x] = next;
+      if (parent != nullptr) parent[x] = par;
+      SetBit(sc.visited, x);
+      SetBit(next_front, x);
+      count(lo, hi);
+    }
+  };
   uint32_t seen = visited_word(wid), seen_next = visited_word(wid + warps);
   int32_t lo, hi;
   load_list(wid, seen, lo, hi);
@@ -550,28 +597,35 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
     int32_t lo_next, hi_next;
     load_list(w + warps, seen_next, lo_next, hi_next);
     const uint32_t seen_after = visited_word(w + 2 * warps);
-    const uint32_t unreached = Unreached(p, w, seen);
-    int32_t found = -1;
+    const bool mine = (Unreached(p, w, seen) >> lane) & 1u;
     const int32_t x = static_cast<int32_t>(w * 32) + lane;
-    if (unreached != 0)  // warp-uniform
-      found = bfs::SearchWord<true>(p.indices, front, unreached, lo, hi);
+    const int32_t found = mine ? bfs::FrontierNeighbour<true>(p.indices, front, lo, hi, 1) : -1;
+    const bool wait = mine && found < 0 && lo + kB < hi;
+    const unsigned waiting = __ballot_sync(kFull, wait);
+    if (wait) {
+      const int at = pending + __popc(waiting & LaneMaskLt());
+      pending_x[warp][at] = x;
+      pending_lo[warp][at] = lo;
+      pending_hi[warp][at] = hi;
+    }
+    pending += __popc(waiting);
     const unsigned got = __ballot_sync(kFull, found >= 0);
     if (found >= 0) {
       dist[x] = next;
       if (parent != nullptr) parent[x] = found;
-      ++c[0];
-      c[1] += (hi - lo) > p.tau;
-      c[2] += hi - lo;
+      count(lo, hi);
     }
     if (lane == 0) {
       next_front[w] = got;
       if (got != 0) sc.visited[w] = seen | got;
     }
+    if (pending >= 32) search_pending(32);
     seen = seen_next;
     seen_next = seen_after;
     lo = lo_next;
     hi = hi_next;
   }
+  if (pending > 0) search_pending(pending);
   int off[3], tot[3];
   GridScan<3>(c, off, tot, sc.block_tot, parity, grid);
   Level out;
