@@ -534,7 +534,8 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
                                const uint32_t* front, uint32_t* next_front, int32_t level,
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
   constexpr int kB = bfs::kBatchOf<true>;
-  constexpr int kPending = 2 * 32;  // at most 31 wait after a search of 32
+  constexpr int kAtOnce = BfsPolicy::kBottomUpWordsAtOnce;
+  constexpr int kPending = (kAtOnce + 1) * 32;  // at most 31 wait after the searches of 32
   __shared__ int32_t pending_x[kWarps][kPending], pending_lo[kWarps][kPending],
       pending_hi[kWarps][kPending];
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
@@ -590,40 +591,78 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
       count(lo, hi);
     }
   };
-  uint32_t seen = visited_word(wid), seen_next = visited_word(wid + warps);
-  int32_t lo, hi;
-  load_list(wid, seen, lo, hi);
-  for (int64_t w = wid; w < sc.words; w += warps) {
-    int32_t lo_next, hi_next;
-    load_list(w + warps, seen_next, lo_next, hi_next);
-    const uint32_t seen_after = visited_word(w + 2 * warps);
-    const bool mine = (Unreached(p, w, seen) >> lane) & 1u;
-    const int32_t x = static_cast<int32_t>(w * 32) + lane;
-    const int32_t found = mine ? bfs::FrontierNeighbour<true>(p.indices, front, lo, hi, 1) : -1;
-    const bool wait = mine && found < 0 && lo + kB < hi;
-    const unsigned waiting = __ballot_sync(kFull, wait);
-    if (wait) {
-      const int at = pending + __popc(waiting & LaneMaskLt());
-      pending_x[warp][at] = x;
-      pending_lo[warp][at] = lo;
-      pending_hi[warp][at] = hi;
+  // The warp's words of one round: w + k * warps for k < kAtOnce, their visited words and
+  // lists loaded a round ahead (and the visited words of the round after).
+  const int64_t span = kAtOnce * warps;
+  uint32_t seen[kAtOnce], seen_next[kAtOnce];
+  int32_t lo[kAtOnce], hi[kAtOnce];
+#pragma unroll
+  for (int k = 0; k < kAtOnce; ++k) {
+    seen[k] = visited_word(wid + k * warps);
+    seen_next[k] = visited_word(wid + span + k * warps);
+    load_list(wid + k * warps, seen[k], lo[k], hi[k]);
+  }
+  for (int64_t w0 = wid; w0 < sc.words; w0 += span) {
+    int32_t lo_next[kAtOnce], hi_next[kAtOnce];
+    uint32_t seen_after[kAtOnce];
+#pragma unroll
+    for (int k = 0; k < kAtOnce; ++k) {
+      load_list(w0 + span + k * warps, seen_next[k], lo_next[k], hi_next[k]);
+      seen_after[k] = visited_word(w0 + 2 * span + k * warps);
     }
-    pending += __popc(waiting);
-    const unsigned got = __ballot_sync(kFull, found >= 0);
-    if (found >= 0) {
-      dist[x] = next;
-      if (parent != nullptr) parent[x] = found;
-      count(lo, hi);
+    // Every word's first batches: all ids, then all their frontier words, then the tests.
+    int32_t id[kAtOnce][kB];
+    uint32_t bits[kAtOnce][kB];
+    bool mine[kAtOnce];
+#pragma unroll
+    for (int k = 0; k < kAtOnce; ++k) {
+      const int64_t w = w0 + k * warps;
+      mine[k] = w < sc.words && ((Unreached(p, w, seen[k]) >> lane) & 1u);
+#pragma unroll
+      for (int j = 0; j < kB; ++j)
+        id[k][j] = mine[k] && lo[k] + j < hi[k] ? __ldg(p.indices + lo[k] + j) : -1;
     }
-    if (lane == 0) {
-      next_front[w] = got;
-      if (got != 0) sc.visited[w] = seen | got;
+#pragma unroll
+    for (int k = 0; k < kAtOnce; ++k)
+#pragma unroll
+      for (int j = 0; j < kB; ++j)
+        bits[k][j] = id[k][j] >= 0 ? __ldcg(front + (id[k][j] >> 5)) : 0u;
+#pragma unroll
+    for (int k = 0; k < kAtOnce; ++k) {
+      const int64_t w = w0 + k * warps;
+      int32_t found = -1;
+#pragma unroll
+      for (int j = kB - 1; j >= 0; --j)
+        if ((bits[k][j] >> (id[k][j] & 31)) & 1u) found = id[k][j];
+      const int32_t x = static_cast<int32_t>(w * 32) + lane;
+      const bool wait = mine[k] && found < 0 && lo[k] + kB < hi[k];
+      const unsigned waiting = __ballot_sync(kFull, wait);
+      if (wait) {
+        const int at = pending + __popc(waiting & LaneMaskLt());
+        pending_x[warp][at] = x;
+        pending_lo[warp][at] = lo[k];
+        pending_hi[warp][at] = hi[k];
+      }
+      pending += __popc(waiting);
+      const unsigned got = __ballot_sync(kFull, found >= 0);
+      if (found >= 0) {
+        dist[x] = next;
+        if (parent != nullptr) parent[x] = found;
+        count(lo[k], hi[k]);
+      }
+      if (lane == 0 && w < sc.words) {
+        next_front[w] = got;
+        if (got != 0) sc.visited[w] = seen[k] | got;
+      }
     }
-    if (pending >= 32) search_pending(32);
-    seen = seen_next;
-    seen_next = seen_after;
-    lo = lo_next;
-    hi = hi_next;
+    while (pending >= 32) search_pending(32);
+#pragma unroll
+    for (int k = 0; k < kAtOnce; ++k) {
+      seen[k] = seen_next[k];
+      seen_next[k] = seen_after[k];
+      lo[k] = lo_next[k];
+      hi[k] = hi_next[k];
+    }
   }
   if (pending > 0) search_pending(pending);
   int off[3], tot[3];

@@ -112,6 +112,9 @@ struct BfsPolicy {
   // its list's first batch alone, so a word's vertices that meet the frontier early (most,
   // at a large frontier) take one round of loads, not one per group of 4.
   static constexpr bool kSoloFirstBatch = true;
+  // The grid kernel's bitmap variant: bitmap words a warp's bottom-up tests at once (their
+  // first batches' loads all in flight together: a round is a chain of dependent loads).
+  static constexpr int kBottomUpWordsAtOnce = 2;
   // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
   // searches 32 / this vertices at once instead of one).
   static constexpr int kClusterGroupLanes = 8;
