@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 # Public name -> (module, attribute in it); attribute None: the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     "BFS_METHODS": ("kcjax.traversal.bfs", "METHODS"),
+    "BFSGraph": ("kcjax.traversal.bfs", "BFSGraph"),
     "BFSResult": ("kcjax.traversal.bfs", "BFSResult"),
     "BFSValidationError": ("kcjax.traversal.validate", "BFSValidationError"),
     "DAG": ("kcjax.graph.orient", "DAG"),
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "load": ("kcjax.graph.io", "load"),
     "max_truss": ("kcjax.truss.truss", "max_truss"),
     "orient": ("kcjax.graph.orient", "orient"),
+    "prepare_bfs": ("kcjax.traversal.bfs", "prepare_bfs"),
     "psum_limbs": ("kcjax._wide", "psum"),
     "save": ("kcjax.graph.io", "save"),
     "split_sizes": ("kcjax.graph.tasks", "split_sizes"),
@@ -133,7 +135,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     )
     from kcjax.parallel import initialize_from_env_or_args
     from kcjax.traversal.bfs import METHODS as BFS_METHODS
-    from kcjax.traversal.bfs import BFSResult, bfs, traversed_edges
+    from kcjax.traversal.bfs import BFSGraph, BFSResult, bfs, prepare_bfs, traversed_edges
     from kcjax.traversal.sharded import bfs_sharded
     from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree
     from kcjax.truss.truss import METHODS as TRUSS_METHODS

@@ -26,12 +26,14 @@ build_beside() {
 # rows NAME [ARGS...]: the Kronecker rows on build NAME ("" for the installed one) into
 # $OUT/bfs_kron[_NAME].json (+ .txt).
 rows() {
-  local name=$1 suffix=${1:+_$1}
+  local name=$1 suffix=${1:+_$1} bench=experiments/bfs/bench.py
   shift
+  # The base commit is measured by its own bench.py (the tree's may use newer API).
+  [[ $name == base ]] && bench=/tmp/kcjax-bfs-base-src/experiments/bfs/bench.py
   echo "== kron${suffix} ($(date +%T))"
   # shellcheck disable=SC2086
   PYTHONPATH=${name:+/tmp/kcjax-bfs-$name} timeout "${KRON_TIMEOUT:-240}" "$PY" -P \
-    experiments/bfs/bench.py --sections kron --scales "${SCALES:-20,22,24}" ${EF512---ef512} \
+    "$bench" --sections kron --scales "${SCALES:-20,22,24}" ${EF512---ef512} \
     --sources "${SOURCES:-16}" --repeats 3 ${BFS_ARGS:-} "$@" -o "$OUT/bfs_kron$suffix.json" \
     >"$OUT/bfs_kron$suffix.txt" 2>&1 || { status=1; [[ -n $name ]] && tail -5 "$OUT/build_$name.log"; }
   tail -12 "$OUT/bfs_kron$suffix.txt"

@@ -10,8 +10,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax.graph.graph import Graph
+from kcjax.graph.orient import memo
 from kcjax.traversal import dense
-from kcjax.traversal.kernels import BATCHES, DIRECTIONS, NATIVE_METHODS, bfs_native
+from kcjax.traversal.kernels import (
+    BATCHES,
+    DIRECTIONS,
+    GRID_BITMAP_MIN_VERTICES,
+    NATIVE_METHODS,
+    bfs_native,
+    degree_ordered_indices,
+)
 
 #: Every BFS method, the default first: ``"auto"`` (``"cluster"`` on small
 #: graphs, else ``"enterprise"``), ``"cluster"``, then the native ladder from
@@ -48,8 +56,52 @@ class BFSResult:
     depth: jax.Array
 
 
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class BFSGraph:
+    """A graph prepared for :func:`bfs` by :func:`prepare_bfs`; a pytree (pass it
+    through ``jax.jit`` where the traversal is jitted with the graph as an argument).
+
+    Attributes:
+      graph: the :class:`Graph`.
+      indices: int32[2 * num_edges]: ``graph.indices`` with every row ordered by
+        neighbour degree, largest first (ties in id order), read with
+        ``graph.indptr``.
+    """
+
+    graph: Graph
+    indices: jax.Array
+
+
+def prepare_bfs(graph: Graph) -> BFSGraph:
+    """The graph with its adjacency ordered for the GPU's bottom-up search.
+
+    A bottom-up level stops at a vertex's first frontier neighbour; with the
+    largest-degree neighbours first it meets the frontier's hubs at once (on a
+    Kronecker graph's first bottom-up level 2.3-5x fewer vertices are left to
+    longer searches). Distances do not change; parents may (any valid BFS
+    parent). One segmented sort of the 2m entries (memory: a second copy of
+    the columns). Eagerly, :func:`bfs` prepares a concrete graph of at least
+    2^20 vertices on a GPU by itself (method ``"auto"``, once per graph:
+    memoized, :func:`kcjax.clear_memo` forgets it); a jitted traversal that
+    takes the graph as an argument should take a BFSGraph instead.
+
+    Args:
+      graph: the graph.
+
+    Returns:
+      A :class:`BFSGraph`.
+
+    Raises:
+      TypeError: ``graph`` is not a Graph.
+    """
+    if not isinstance(graph, Graph):
+        raise TypeError(f"graph must be a kcjax.Graph, got {type(graph).__name__}")
+    return BFSGraph(graph=graph, indices=degree_ordered_indices(graph.indptr, graph.indices))
+
+
 def bfs(
-    graph: Graph,
+    graph: Graph | BFSGraph,
     source: Any = None,
     *,
     sources: Any = None,
@@ -69,7 +121,9 @@ def bfs(
     directions (twice that number).
 
     Args:
-      graph: the graph.
+      graph: the graph, or a :class:`BFSGraph` from :func:`prepare_bfs` (the
+        native methods read its degree-ordered adjacency; see there for when
+        a plain graph is prepared automatically).
       source: one root vertex id (int or int32 scalar array). Under
         ``jax.vmap`` over ``source`` the traversals are batched as with
         ``sources``.
@@ -107,13 +161,16 @@ def bfs(
       A :class:`BFSResult`.
 
     Raises:
-      TypeError: ``graph`` is not a Graph or the sources are not integers.
+      TypeError: ``graph`` is not a Graph or BFSGraph or the sources are not integers.
       ValueError: for a concrete source outside ``[0, num_nodes)`` (a traced
         one out of range yields a row of -1), both or neither of
         ``source``/``sources``, or an unknown option.
     """
+    prepared = graph if isinstance(graph, BFSGraph) else None
+    if prepared is not None:
+        graph = prepared.graph
     if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be a kcjax.Graph, got {type(graph).__name__}")
+        raise TypeError(f"graph must be a kcjax.Graph or BFSGraph, got {type(graph).__name__}")
     if (source is None) == (sources is None):
         raise ValueError("give exactly one of source (one root) or sources (int32[s] roots)")
     if method not in METHODS:
@@ -132,7 +189,7 @@ def bfs(
     else:
         dist, par = bfs_native(
             graph.indptr,
-            graph.indices,
+            prepared.indices if prepared is not None else _bottom_up_indices(graph, method),
             flat,
             method=NATIVE_METHODS[method],
             direction=DIRECTIONS[direction],
@@ -162,6 +219,21 @@ def traversed_edges(graph: Graph, distances: Any) -> jax.Array:
     deg = graph.degrees().astype(jnp.int64 if jax.config.jax_enable_x64 else jnp.int32)
     reached = jnp.asarray(distances) >= 0
     return jnp.sum(jnp.where(reached, deg, 0), axis=-1) // 2
+
+
+def _bottom_up_indices(graph: Graph, method: str) -> jax.Array:
+    """The CSR columns the native call reads for a plain graph: for ``"auto"`` on a
+    concrete graph of at least GRID_BITMAP_MIN_VERTICES vertices on a GPU (the bitmap
+    variant), :func:`prepare_bfs`'s order, memoized per graph; else the graph's own."""
+    indices = graph.indices
+    if (
+        method != "auto"
+        or graph.num_nodes < GRID_BITMAP_MIN_VERTICES
+        or isinstance(indices, jax.core.Tracer)
+        or not any(d.platform == "gpu" for d in indices.devices())
+    ):
+        return indices
+    return memo(graph, "bfs_degree_ordered", lambda: degree_ordered_indices(graph.indptr, indices))
 
 
 def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array:

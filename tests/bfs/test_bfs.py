@@ -139,6 +139,28 @@ def test_jit_and_vmap(method, platform):
     np.testing.assert_array_equal(np.asarray(bad.distances[0]), ref[0])
 
 
+@pytest.mark.parametrize("method", ["auto", "cluster", "enterprise", "scan", "dense"])
+def test_prepared_graph(method, platform):
+    """prepare_bfs keeps every row's set, ordered by neighbour degree (largest first,
+    ties by id); a BFSGraph gives the same distances eagerly and as a jit argument."""
+    graph = CASES["star_plus"]
+    prepared = kcjax.prepare_bfs(graph)
+    assert prepared.graph is graph
+    indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+    degree, ordered = np.diff(indptr), np.asarray(prepared.indices)
+    for v in range(graph.num_nodes):
+        row = indices[indptr[v] : indptr[v + 1]].tolist()
+        expect = sorted(row, key=lambda u: (-degree[u], u))
+        assert ordered[indptr[v] : indptr[v + 1]].tolist() == expect
+    sources = _sources(graph)
+    ref = _scipy_dist(graph, sources)
+    _check(graph, sources, kcjax.bfs(prepared, sources=sources, method=method), ref)
+    run = jax.jit(lambda g, s: kcjax.bfs(g, sources=s, method=method))
+    _check(graph, sources, run(prepared, jnp.asarray(sources)), ref)
+    with pytest.raises(TypeError, match="kcjax.Graph"):
+        kcjax.prepare_bfs(prepared)
+
+
 def test_hub_threshold_override():
     graph = CASES["hubs_path"]
     sources = _sources(graph)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -217,7 +218,16 @@ def test_grid_auto_kron20(parents):
     """The bitmap variant on a Graph500 graph (scale 20, drawn on the device): bottom-up
     levels whose first batches leave many vertices to the warps' pending searches."""
     graph = kcjax.generators.kronecker(20, 16, seed=1, on_device=True)
-    _compare(graph, _sources(graph, 3), batch="each", parents=parents)
+    sources = _sources(graph, 3)
+    _compare(graph, sources, batch="each", parents=parents)  # prepared by kcjax.bfs itself
+    prepared = kcjax.prepare_bfs(on_platform(graph, "cuda"))
+    run = jax.jit(lambda g, s: kcjax.bfs(g, sources=s, batch="each", parents=parents))
+    got = run(prepared, jnp.asarray(sources))
+    cpu = kcjax.bfs(on_platform(graph, "cpu"), sources=sources, batch="each", parents=False)
+    np.testing.assert_array_equal(np.asarray(got.distances), np.asarray(cpu.distances))
+    if parents:
+        for i, s in enumerate(sources):
+            kcjax.validate_bfs_tree(graph, int(s), (got.distances[i], got.parents[i]))
 
 
 def test_grid_auto_large_graph():
