@@ -1,4 +1,4 @@
-"""CPU replay of a Kronecker traversal's bottom-up level (docs/tuning.md, session 17).
+"""CPU replay of a Kronecker traversal's bottom-up level (docs/tuning.md, sessions 17-18).
 
 For each source: the level sizes, then, at its first bottom-up level (the first level
 Beamer's rule sends bottom-up, as bench.py's replay_levels finds it; or `--level`), how
@@ -6,9 +6,11 @@ many of the unreached non-isolated vertices find no frontier neighbour among the
 `--batch` neighbours and have more (the first batch alone does not settle them), how many
 are not found at that level at all (they read their whole lists), and how much of the next level a
 push from the frontier's K largest hubs would mark before the search (edges read in order
-against list heads left to read at random).
+against list heads left to read at random). `--order degree` reads the lists in
+kcjax.prepare_bfs's order (largest-degree neighbours first) instead of by id.
 
     python3 -P experiments/bfs/replay_bottom_up.py --scale 20 --sources 2
+    python3 -P experiments/bfs/replay_bottom_up.py --scale 20 --sources 3 --batch 2 --order degree
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import replay_levels  # noqa: E402
 
 
-def replay(graph: kcjax.Graph, source: int, level: int | None, batch: int, hubs: list[int]) -> None:
+def replay(
+    graph: kcjax.Graph, source: int, level: int | None, batch: int, hubs: list[int], order: str
+) -> None:
     """Prints one source's replay (see the module docstring)."""
     if level is None:
         rule = replay_levels(graph, source)
@@ -34,7 +38,7 @@ def replay(graph: kcjax.Graph, source: int, level: int | None, batch: int, hubs:
             print(f"source {source}: no bottom-up level")
             return
     indptr = np.asarray(graph.indptr).astype(np.int64)
-    indices = np.asarray(graph.indices)
+    indices = np.asarray(kcjax.prepare_bfs(graph).indices if order == "degree" else graph.indices)
     deg = np.diff(indptr)
     dist = np.asarray(kcjax.bfs(graph, source, parents=False).distances)
     sizes = [int((dist == d).sum()) for d in range(int(dist.max()) + 1)]
@@ -76,13 +80,19 @@ def main(argv=None) -> None:
     ap.add_argument("--level", type=int, default=None, help="the level (default: the rule's)")
     ap.add_argument("--batch", type=int, default=4, help="first-batch width")
     ap.add_argument("--hubs", default="0,10,100,1000", help="hub counts of the push")
+    ap.add_argument(
+        "--order",
+        choices=("id", "degree"),
+        default="id",
+        help="adjacency order: the graph's (id) or kcjax.prepare_bfs's (neighbour degree)",
+    )
     args = ap.parse_args(argv)
     graph = kcjax.generators.kronecker(args.scale, args.edge_factor, seed=1)
     deg = np.asarray(graph.degrees())
     rng = np.random.default_rng(0)
     hubs = [int(k) for k in args.hubs.split(",")]
     for s in rng.choice(np.flatnonzero(deg > 0), args.sources, replace=False):
-        replay(graph, int(s), args.level, args.batch, hubs)
+        replay(graph, int(s), args.level, args.batch, hubs, args.order)
 
 
 if __name__ == "__main__":
