@@ -82,8 +82,9 @@ def prepare_bfs(graph: Graph) -> BFSGraph:
     longer searches). Distances do not change; parents may (any valid BFS
     parent). One segmented sort of the 2m entries (memory: a second copy of
     the columns). Eagerly, :func:`bfs` prepares a concrete graph of at least
-    2^20 vertices on a GPU by itself (method ``"auto"``, once per graph:
-    memoized, :func:`kcjax.clear_memo` forgets it); a jitted traversal that
+    2^20 vertices on a GPU by itself (method ``"auto"``, one traversal per
+    source: one source or ``batch="each"``; once per graph: memoized,
+    :func:`kcjax.clear_memo` forgets it); a jitted traversal that
     takes the graph as an argument should take a BFSGraph instead.
 
     Args:
@@ -189,7 +190,9 @@ def bfs(
     else:
         dist, par = bfs_native(
             graph.indptr,
-            prepared.indices if prepared is not None else _bottom_up_indices(graph, method),
+            prepared.indices
+            if prepared is not None
+            else _bottom_up_indices(graph, method, per_source=batch == "each" or flat.size == 1),
             flat,
             method=NATIVE_METHODS[method],
             direction=DIRECTIONS[direction],
@@ -221,13 +224,15 @@ def traversed_edges(graph: Graph, distances: Any) -> jax.Array:
     return jnp.sum(jnp.where(reached, deg, 0), axis=-1) // 2
 
 
-def _bottom_up_indices(graph: Graph, method: str) -> jax.Array:
-    """The CSR columns the native call reads for a plain graph: for ``"auto"`` on a
-    concrete graph of at least GRID_BITMAP_MIN_VERTICES vertices on a GPU (the bitmap
-    variant), :func:`prepare_bfs`'s order, memoized per graph; else the graph's own."""
+def _bottom_up_indices(graph: Graph, method: str, per_source: bool) -> jax.Array:
+    """The CSR columns the native call reads for a plain graph: for ``"auto"`` traversals
+    run one per source (``per_source``; the bitset batch scans whole lists) on a concrete
+    graph of at least GRID_BITMAP_MIN_VERTICES vertices on a GPU (the bitmap variant),
+    :func:`prepare_bfs`'s order, memoized per graph; else the graph's own."""
     indices = graph.indices
     if (
-        method != "auto"
+        not per_source
+        or method != "auto"
         or graph.num_nodes < GRID_BITMAP_MIN_VERTICES
         or isinstance(indices, jax.core.Tracer)
         or not any(d.platform == "gpu" for d in indices.devices())

@@ -526,9 +526,10 @@ __device__ __forceinline__ uint32_t Unreached(const BfsProblem& p, int64_t w, ui
 // with every lane busy instead of a few lanes of each word. The warp owning
 // word w writes next_front[w] (every word, so that bitmap needs no clearing)
 // and ORs its finds into visited[w] (a pending vertex's find later, by an
-// atomic OR: only this warp writes its words in this level). It loads its next
-// word's visited word and lists while it searches this one (each load
-// otherwise waits for the search before it). Returns the next frontier's size,
+// atomic OR: only this warp writes its words in this level). It tests
+// kBottomUpWordsAtOnce words a round, and loads the next round's visited words
+// and lists while it searches this one's (each load otherwise waits for the
+// search before it). Returns the next frontier's size,
 // hubs and edges (one grid scan, whose grid sync ends the level).
 __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                const uint32_t* front, uint32_t* next_front, int32_t level,
