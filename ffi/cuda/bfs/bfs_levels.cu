@@ -627,7 +627,7 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
     for (int k = 0; k < kAtOnce; ++k)
 #pragma unroll
       for (int j = 0; j < kB; ++j)
-        bits[k][j] = id[k][j] >= 0 ? __ldcg(front + (id[k][j] >> 5)) : 0u;
+        bits[k][j] = id[k][j] >= 0 ? bfs::FrontWord<true>(front, id[k][j]) : 0u;
 #pragma unroll
     for (int k = 0; k < kAtOnce; ++k) {
       const int64_t w = w0 + k * warps;
