@@ -6,8 +6,9 @@ hub, then 130 sources at once (three 64-source bitset words); "cluster" also
 with clusters of 1, 3 and 16 blocks (local claims, distributed next-frontier
 words that do not divide the bitmap, the non-portable size) and three sources
 in one launch. Last, the grid kernel's bitmap variant ("auto" from 2^20
-vertices): the Kronecker graph among 2^20 + 7 vertices, every direction, a
-hub, the last vertex and an invalid source in one launch. The graphs are built
+vertices): the Kronecker graph and the star among 2^20 + 7 vertices, every
+direction, a hub, a leaf, the last vertex and an invalid source in one launch
+(the star's hub: one top-down vertex whose edges every block shares). The graphs are built
 on the CPU backend so XLA's own GPU compilations stay out of the tool.
 
 Usage: python experiments/bfs/sanitize_run.py
@@ -50,20 +51,21 @@ for name, graph in (("kron12", kron), ("star", star)):
     many = kcjax.bfs(graph, sources=np.arange(130, dtype=np.int32) % graph.num_nodes)
     print(name, "batch", np.asarray(many.distances).max(), flush=True)
 
-with jax.default_device(jax.devices("cpu")[0]):
-    src, dst = kron.edges()
-    wide = kcjax.Graph.from_edges(np.asarray(src), np.asarray(dst), num_nodes=(1 << 20) + 7)
-wide = jax.device_put(wide, gpu)
-hub = int(np.argmax(np.asarray(wide.degrees())))
-for direction in DIRECTIONS.values():
-    dist, _ = bfs_native(
-        wide.indptr,
-        wide.indices,
-        jax.device_put(np.array([hub, wide.num_nodes - 1, -1], np.int32), gpu),
-        method=NATIVE_METHODS["auto"],
-        direction=direction,
-        batch=BATCHES["each"],
-        parents=True,
-        cluster=0,
-    )
-    print("bitmaps", direction, int(dist.max()), flush=True)
+for name, small in (("kron12", kron), ("star", star)):
+    with jax.default_device(jax.devices("cpu")[0]):
+        src, dst = small.edges()
+        wide = kcjax.Graph.from_edges(np.asarray(src), np.asarray(dst), num_nodes=(1 << 20) + 7)
+    wide = jax.device_put(wide, gpu)
+    hub = int(np.argmax(np.asarray(wide.degrees())))
+    for direction in DIRECTIONS.values():
+        dist, _ = bfs_native(
+            wide.indptr,
+            wide.indices,
+            jax.device_put(np.array([hub, 1, wide.num_nodes - 1, -1], np.int32), gpu),
+            method=NATIVE_METHODS["auto"],
+            direction=direction,
+            batch=BATCHES["each"],
+            parents=True,
+            cluster=0,
+        )
+        print("bitmaps", name, direction, int(dist.max()), flush=True)

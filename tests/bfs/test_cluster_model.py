@@ -16,7 +16,8 @@ in test_gpu.py.
 The grid kernel's bitmap variant (bfs_levels.cu, "auto" from 2^20 vertices)
 shares the word search; its model below checks the bitmaps' bookkeeping: the
 ping-pong frontier bitmaps, which level clears which, and that the current
-one always holds exactly the level's vertices.
+one always holds exactly the level's vertices; and its top-down's edge split
+(ExpandTopDownFlat): every frontier edge visited exactly once.
 """
 
 from __future__ import annotations
@@ -393,3 +394,75 @@ def test_grid_bitmap_model_equals_bfs(seed, direction):
     for v in range(n):
         if dist[v] > 0:
             assert parent[v] in adj[v] and dist[parent[v]] == dist[v] - 1
+
+
+# The bitmap variant's top-down (bfs_levels.cu, ExpandTopDownFlat): the flat queue of the
+# frontier's vertices with edges, each block's even share of the frontier's edges found by
+# BlockCountAtMost, and tiles whose vertices are staged and searched by LastAtMost.
+
+
+def _block_count_at_most(a: list[int], n: int, key: int, threads: int) -> int:
+    """BlockCountAtMost: the entries of a[0, n) that are <= key, by rounds of `threads`
+    probes (asserts the answer, and that each round narrows the range)."""
+    lo, hi = 0, n
+    while lo < hi:
+        step = (hi - lo + threads - 1) // threads
+        k = sum(1 for t in range(threads) if lo + t * step < hi and a[lo + t * step] <= key)
+        if k == 0:
+            break
+        hi, lo = min(hi, lo + k * step), lo + (k - 1) * step + 1
+        assert hi - lo < step or step == 1
+    assert lo == sum(1 for x in a[:n] if x <= key)
+    return lo
+
+
+def _last_at_most(s: list[int], n: int, x: int) -> int:
+    """LastAtMost<n>: the largest t in [0, n] with s[t] <= x, by halving steps."""
+    t, step = 0, 1 << (n.bit_length() - 1)
+    while step:
+        if t + step <= n and s[t + step] <= x:
+            t += step
+        step >>= 1
+    return t
+
+
+def _flat_top_down(frontier, indptr, grid: int, threads: int, batch: int) -> list[tuple[int, int]]:
+    """The (CSR position, parent) pairs ExpandTopDownFlat's threads visit, in any order."""
+    queue = [v for v in frontier if indptr[v + 1] > indptr[v]]  # BuildFrontier's flat queue
+    qedge = _inclusive([0] + [indptr[v + 1] - indptr[v] for v in queue])[:-1]
+    qrow = [indptr[v] for v in queue]
+    edges, tile = sum(indptr[v + 1] - indptr[v] for v in frontier), threads * batch
+    per = (edges + grid - 1) // grid
+    out = []
+    for block in range(grid):
+        e = min(edges, block * per)
+        end = min(edges, e + per)
+        if e >= end:
+            continue
+        i0 = _block_count_at_most(qedge, len(queue), e, threads) - 1
+        while e < end:
+            s_edge = [qedge[i0 + t] if i0 + t < len(queue) else edges for t in range(tile + 1)]
+            tile_end = min(end, e + tile)
+            for x in range(e, tile_end):  # thread x % threads, batch slot (x - e) // threads
+                t = _last_at_most(s_edge, tile, x)
+                assert t < tile and i0 + t < len(queue), "a staged vertex holds every edge"
+                out.append((qrow[i0 + t] + x - s_edge[t], queue[i0 + t]))
+            i0 += _last_at_most(s_edge, tile, tile_end)
+            e = tile_end
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_flat_top_down_visits_every_edge_once(seed):
+    """Every edge of the frontier is visited exactly once, with its own vertex as the
+    parent, whatever the degrees (0, 1, a vertex wider than a block's share), the grid
+    and the tile size."""
+    rng = random.Random(seed)
+    degrees = [rng.choice([0, 0, 1, 2, 3, 7, 40, 300]) for _ in range(rng.randrange(1, 60))]
+    if seed % 3 == 0:
+        degrees[rng.randrange(len(degrees))] = 5000
+    indptr = _inclusive([0] + degrees)
+    frontier = rng.sample(range(len(degrees)), rng.randrange(1, len(degrees) + 1))
+    want = sorted((indptr[v] + j, v) for v in frontier for j in range(degrees[v]))
+    for grid, threads, batch in ((1, 4, 1), (3, 8, 2), (7, 32, 4), (50, 8, 1)):
+        assert sorted(_flat_top_down(frontier, indptr, grid, threads, batch)) == want

@@ -29,10 +29,11 @@
 // from BfsPolicy::kGridBitmapMinVertices vertices on, its variant keeps a
 // visited bitmap and the frontier as a bitmap (n / 8 bytes each, in L2 where
 // the distance array is not: 2 MiB against 64 MiB at Kronecker scale 24):
-// top-down tests `visited` before it touches a child's distance and marks the
-// next frontier's bits, and bottom-up is the cluster kernel's search by bitmap
-// words (BottomUpWords) with no unvisited queue (docs/tuning.md: BFS on large
-// graphs).
+// top-down splits the frontier's edges evenly over the blocks, whatever the
+// degrees (ExpandTopDownFlat, no classes), tests `visited` before it touches a
+// child's distance and marks the next frontier's bits, and bottom-up is the
+// cluster kernel's search by bitmap words (BottomUpWords) with no unvisited
+// queue (docs/tuning.md: BFS on large graphs).
 //
 // Distances written by one level are read by other blocks in the next, after
 // a grid sync: such loads bypass L1 (__ldcg) because L1 is not coherent.
@@ -64,6 +65,11 @@ struct SingleScratch {
   int32_t* hubs;       // [n] hubs of the current frontier
   int32_t* block_tot;  // [2][grid][kScanSlots]
   int32_t* flags;      // [3] rotating "something changed" flags (scan method)
+  // kBfsAutoMethod's bitmap variant (no unvisited queues: unv[0] and unv[1] serve): the
+  // top-down frontier's flat queue (in `queue`), each vertex's first edge among the
+  // frontier's edges (qedge) and its row start in the CSR (qrow).
+  int32_t* qedge;
+  int32_t* qrow;
   // kBfsAutoMethod: [words] bitmaps of the visited vertices and of the bottom-up
   // levels' frontiers (ping-pong: one is read while the next one is written).
   uint32_t* visited;
@@ -155,6 +161,7 @@ struct Level {
   int hubs = 0;               // hubs among them
   int edges = 0;              // the sum of their degrees (Beamer's rule)
   int cls[4] = {0, 0, 0, 0};  // class queue sizes (top-down)
+  int queued = 0;             // bitmap variant: the flat queue's size (vertices with edges)
 };
 
 constexpr int kScan = BfsPolicy::kScanUnroll;
@@ -208,7 +215,7 @@ __device__ __forceinline__ void ForEachAtLevel(const BfsProblem& p, const int32_
 // scan's grid sync. `fill(level)`: whether the queues are written, from the
 // level's totals (the same in every thread); kBfsAutoMethod's bottom-up reads
 // the bitmap, not the queues.
-template <typename Fill>
+template <bool kBitmaps, typename Fill>
 __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t level,
                                const SingleScratch& sc, const uint32_t* bits, uint32_t* clear,
                                int& parity, cg::grid_group& grid, Fill&& fill) {
@@ -217,28 +224,42 @@ __device__ Level BuildFrontier(const BfsProblem& p, const int32_t* dist, int32_t
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (clear != nullptr)
     for (int64_t w = tid; w < sc.words; w += stride) clear[w] = 0;
-  int c[6] = {0, 0, 0, 0, 0, 0};
+  constexpr int K = kBitmaps ? 7 : 6;  // the bitmap variant also counts vertices with edges
+  int c[K] = {};
   ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
     const int deg = p.indptr[v + 1] - p.indptr[v];
     ++c[DegreeClass(deg, classes)];
     c[4] += deg > p.tau;
     c[5] += deg;
+    if constexpr (kBitmaps) c[6] += deg > 0;
   });
-  int off[6], tot[6];
-  GridScan<6>(c, off, tot, sc.block_tot, parity, grid);
+  int off[K], tot[K];
+  GridScan<K>(c, off, tot, sc.block_tot, parity, grid);
   Level out;
   for (int k = 0; k < 4; ++k) out.cls[k] = tot[k];
   out.frontier = tot[0] + tot[1] + tot[2] + tot[3];
   out.hubs = tot[4];
   out.edges = tot[5];
+  if constexpr (kBitmaps) out.queued = tot[6];
   if (!fill(out)) return out;
-  const int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
-  ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
-    const int deg = p.indptr[v + 1] - p.indptr[v];
-    const int k = DegreeClass(deg, classes);
-    sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
-    if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
-  });
+  if constexpr (kBitmaps) {  // one flat queue (ExpandTopDownFlat), in the scan's order
+    ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
+      const int32_t lo = p.indptr[v], deg = p.indptr[v + 1] - lo;
+      if (deg == 0) return;
+      sc.queue[off[6]] = static_cast<int32_t>(v);
+      sc.qedge[off[6]] = off[5];
+      sc.qrow[off[6]++] = lo;
+      off[5] += deg;
+    });
+  } else {
+    const int start[4] = {0, tot[0], tot[0] + tot[1], tot[0] + tot[1] + tot[2]};
+    ForEachAtLevel(p, dist, bits, sc.words, level, [&](int64_t v) {
+      const int deg = p.indptr[v + 1] - p.indptr[v];
+      const int k = DegreeClass(deg, classes);
+      sc.queue[start[k] + off[k]++] = static_cast<int32_t>(v);
+      if (deg > p.tau) sc.hubs[off[4]++] = static_cast<int32_t>(v);
+    });
+  }
   grid.sync();
   return out;
 }
@@ -274,36 +295,24 @@ constexpr int kBatch = BfsPolicy::kEdgeBatch;
 // time. A batch's ids, then their distances, are loaded before any store (the
 // stores to dist would otherwise order every next load behind them), so a
 // thread has kBatch gathers in flight instead of one.
-// kBitmaps: the test reads the child's bit in `visited`, not its distance, and
-// a child found unvisited gets its bits in `visited` and `next_front` set after
-// its stores.
-template <bool kBitmaps>
 __device__ __forceinline__ void VisitRange(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                                           uint32_t* visited, uint32_t* next_front, int64_t lo,
-                                           int64_t hi, int64_t step, int32_t u,
+                                           int64_t lo, int64_t hi, int64_t step, int32_t u,
                                            int32_t next_level) {
-  constexpr int kB = kBitmaps ? BfsPolicy::kBitmapEdgeBatch : kBatch;
-  for (int64_t e0 = lo; e0 < hi; e0 += kB * step) {
-    int32_t w[kB];
-    bool seen[kB];
+  for (int64_t e0 = lo; e0 < hi; e0 += kBatch * step) {
+    int32_t w[kBatch];
+    bool seen[kBatch];
 #pragma unroll
-    for (int j = 0; j < kB; ++j) {
+    for (int j = 0; j < kBatch; ++j) {
       const int64_t e = e0 + j * step;
       w[j] = e < hi ? __ldg(p.indices + e) : -1;
     }
 #pragma unroll
-    for (int j = 0; j < kB; ++j) {
-      seen[j] = w[j] < 0 || (kBitmaps ? TestBit(visited, w[j]) : __ldcg(dist + w[j]) >= 0);
-    }
+    for (int j = 0; j < kBatch; ++j) seen[j] = w[j] < 0 || __ldcg(dist + w[j]) >= 0;
 #pragma unroll
-    for (int j = 0; j < kB; ++j) {
+    for (int j = 0; j < kBatch; ++j) {
       if (seen[j]) continue;
       dist[w[j]] = next_level;
       if (parent != nullptr) parent[w[j]] = u;
-      if constexpr (kBitmaps) {
-        SetBit(visited, w[j]);
-        SetBit(next_front, w[j]);
-      }
     }
   }
 }
@@ -334,9 +343,7 @@ __device__ __forceinline__ int32_t ParentInBatch(const BfsProblem& p, const int3
 }
 
 // Phase C, top-down: every class queue with its mapping.
-template <bool kBitmaps>
-__device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent,
-                              uint32_t* visited, uint32_t* next_front, int32_t level,
+__device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* parent, int32_t level,
                               const Level& lv, const SingleScratch& sc) {
   const int32_t next = level + 1;
   const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -345,27 +352,116 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
   const int32_t* q = sc.queue;
   for (int64_t i = tid; i < lv.cls[0]; i += threads) {  // small: a thread each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u], p.indptr[u + 1], 1, u,
-                         next);
+    VisitRange(p, dist, parent, p.indptr[u], p.indptr[u + 1], 1, u, next);
   }
   q += lv.cls[0];
   const int64_t warps = threads / 32, wid = tid / 32;
   for (int64_t i = wid; i < lv.cls[1]; i += warps) {  // middle: a warp each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u] + lane, p.indptr[u + 1],
-                         32, u, next);
+    VisitRange(p, dist, parent, p.indptr[u] + lane, p.indptr[u + 1], 32, u, next);
   }
   q += lv.cls[1];
   for (int64_t i = blockIdx.x; i < lv.cls[2]; i += gridDim.x) {  // large: a block each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u] + threadIdx.x,
-                         p.indptr[u + 1], blockDim.x, u, next);
+    VisitRange(p, dist, parent, p.indptr[u] + threadIdx.x, p.indptr[u + 1], blockDim.x, u, next);
   }
   q += lv.cls[2];
   for (int i = 0; i < lv.cls[3]; ++i) {  // extreme: the whole grid each
     const int32_t u = __ldcg(q + i);
-    VisitRange<kBitmaps>(p, dist, parent, visited, next_front, p.indptr[u] + tid, p.indptr[u + 1],
-                         threads, u, next);
+    VisitRange(p, dist, parent, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
+  }
+}
+
+// The number of entries of a[0, n) (nondecreasing, global memory written before the
+// last grid sync) that are <= key: a block-wide search, each round probing
+// blockDim.x entries evenly spread over the range left (log_blockDim(n) rounds).
+// Every thread of the block calls it and gets the answer.
+__device__ int BlockCountAtMost(const int32_t* a, int n, int64_t key) {
+  int lo = 0, hi = n;  // the answer is in [lo, hi]
+  while (lo < hi) {
+    const int step = (hi - lo + blockDim.x - 1) / blockDim.x;
+    const int at = lo + static_cast<int>(threadIdx.x) * step;
+    const int k = __syncthreads_count(at < hi && __ldcg(a + at) <= key);
+    if (k == 0) return lo;
+    hi = min(hi, lo + k * step);
+    lo += (k - 1) * step + 1;
+  }
+  return lo;
+}
+
+// The largest power of two <= n (n >= 1).
+constexpr int FloorPow2(int n) { return n < 2 ? 1 : 2 * FloorPow2(n / 2); }
+
+// The largest t in [0, n] with s[t] <= x, given s[0] <= x (s nondecreasing, shared memory).
+template <int n>
+__device__ __forceinline__ int LastAtMost(const int32_t* s, int64_t x) {
+  int t = 0;
+#pragma unroll
+  for (int step = FloorPow2(n); step > 0; step >>= 1)
+    if (t + step <= n && s[t + step] <= x) t += step;
+  return t;
+}
+
+// The bitmap variant's top-down: the frontier's edges [0, lv.edges) split evenly over the
+// blocks whatever their vertices' degrees (the class queues gave a vertex of degree up to
+// kLargeMax to one block, and a whole grid's latency chain to each larger one: a few such
+// vertices made a level). A block walks its share in tiles of kTopDownTile edges: the
+// tile's vertices (BuildFrontier's flat queue: first edge, CSR row, id) are staged in shared
+// memory, where each thread finds its edges' vertices by binary search; a batch's ids, then
+// their visited bits, are all loaded before any store. An unvisited child gets its
+// distance, parent and bits (several finders store the same distance and valid parents).
+__device__ void ExpandTopDownFlat(const BfsProblem& p, int32_t* dist, int32_t* parent,
+                                  int32_t level, const Level& lv, const SingleScratch& sc,
+                                  uint32_t* next_front) {
+  constexpr int kB = BfsPolicy::kTopDownEdgeBatch;
+  constexpr int kTile = kThreads * kB;
+  // A tile starts inside its first vertex and each later one has an edge, so kTile + 1
+  // staged vertices cover it (s_edge[kTile] >= the tile's end).
+  __shared__ int32_t s_edge[kTile + 1], s_row[kTile], s_vertex[kTile];
+  const int32_t next = level + 1;
+  const int64_t edges = lv.edges;
+  const int64_t per = (edges + gridDim.x - 1) / gridDim.x;
+  int64_t e = min(edges, blockIdx.x * per);
+  const int64_t end = min(edges, e + per);
+  if (e >= end) return;
+  int i0 = BlockCountAtMost(sc.qedge, lv.queued, e) - 1;  // the vertex holding edge e
+  while (e < end) {
+    for (int t = threadIdx.x; t <= kTile; t += kThreads) {
+      const int i = i0 + t;
+      s_edge[t] = i < lv.queued ? __ldcg(sc.qedge + i) : lv.edges;
+      if (t < kTile && i < lv.queued) {
+        s_row[t] = __ldcg(sc.qrow + i);
+        s_vertex[t] = __ldcg(sc.queue + i);
+      }
+    }
+    __syncthreads();
+    const int64_t tile_end = min(end, e + kTile);
+    int32_t w[kB], u[kB];
+    bool seen[kB];
+#pragma unroll
+    for (int j = 0; j < kB; ++j) {
+      const int64_t x = e + threadIdx.x + j * kThreads;
+      w[j] = -1;
+      u[j] = 0;
+      if (x < tile_end) {
+        const int t = LastAtMost<kTile>(s_edge, x);
+        u[j] = s_vertex[t];
+        w[j] = __ldg(p.indices + s_row[t] + (x - s_edge[t]));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kB; ++j) seen[j] = w[j] < 0 || TestBit(sc.visited, w[j]);
+#pragma unroll
+    for (int j = 0; j < kB; ++j) {
+      if (seen[j]) continue;
+      dist[w[j]] = next;
+      if (parent != nullptr) parent[w[j]] = u[j];
+      SetBit(sc.visited, w[j]);
+      SetBit(next_front, w[j]);
+    }
+    i0 += LastAtMost<kTile>(s_edge, tile_end);
+    e = tile_end;
+    __syncthreads();  // the tile's staging is rewritten next
   }
 }
 
@@ -738,12 +834,14 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
   for (int32_t level = 0;; ++level) {
     uint32_t* next_front = kBitmaps ? sc.Front(fcur ^ 1) : nullptr;
     const uint32_t* front = kBitmaps ? sc.Front(fcur) : nullptr;
-    if (!bottom_up) lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid, fill);
+    if (!bottom_up)
+      lv = BuildFrontier<kBitmaps>(p, dist, level, sc, front, next_front, parity, grid, fill);
     if (lv.frontier == 0) break;
     unexplored -= lv.edges;
     const bool next_bu = rule(lv, unexplored);
     if (bottom_up && !next_bu)
-      lv = BuildFrontier(p, dist, level, sc, front, next_front, parity, grid, top_down_queues);
+      lv = BuildFrontier<kBitmaps>(p, dist, level, sc, front, next_front, parity, grid,
+                                   top_down_queues);
     if (!kBitmaps && next_bu && !bottom_up) {
       cur = 0;
       unv_count = CollectUnvisited(p, dist, sc.Unv(cur), sc.block_tot, parity, grid);
@@ -762,7 +860,11 @@ __device__ void TraverseQueues(const BfsProblem& p, int32_t* dist, int32_t* pare
         cur ^= 1;
       }
     } else {
-      ExpandTopDown<kBitmaps>(p, dist, parent, sc.visited, next_front, level, lv, sc);
+      if constexpr (kBitmaps) {
+        ExpandTopDownFlat(p, dist, parent, level, lv, sc, next_front);
+      } else {
+        ExpandTopDown(p, dist, parent, level, lv, sc);
+      }
       grid.sync();
     }
     fcur ^= 1;
@@ -863,6 +965,8 @@ cudaError_t RunLevels(const BfsProblem& p, const BfsPlan& plan, void* scratch,
   sc.unv[0] = cursor.Take<int32_t>(n);
   sc.unv[1] = cursor.Take<int32_t>(n);
   sc.hubs = cursor.Take<int32_t>(n);
+  sc.qedge = sc.unv[0];
+  sc.qrow = sc.unv[1];
   sc.block_tot = cursor.Take<int32_t>(2 * static_cast<size_t>(plan.grid) * kScanSlots);
   sc.flags = cursor.Take<int32_t>(3);
   sc.words = CeilDiv(p.n, int64_t{32});

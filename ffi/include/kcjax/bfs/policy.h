@@ -73,6 +73,9 @@ struct BfsPolicy {
   // The same for the grid kernel's bitmap variant (top-down gathers, bottom-up batches): its
   // tests are L2 bitmap words, and fewer per batch was faster there (not in the cluster kernel).
   static constexpr int kBitmapEdgeBatch = 2;
+  // The bitmap variant's top-down: edges per thread of a tile (ExpandTopDownFlat), all their
+  // ids, then all their visited bits, in flight at once.
+  static constexpr int kTopDownEdgeBatch = 4;
   // CSR entries per thread that size the cooperative grid: a small graph gets
   // max(n, m / kEdgesPerThread) threads, not occupancy × SMs, so its grid syncs and
   // grid scans span few blocks (large graphs still fill the device).
