@@ -8,6 +8,7 @@ script error.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -193,3 +194,34 @@ def test_report_tables_from_committed_results(scripts, capsys):
     text = capsys.readouterr().out
     assert "| com-dblp | 8 |" in text and "λ=0.25" in text and "round_robin" in text
     assert "| rmat22-2 | 9 |" in text and "CPU handlers" in text
+
+
+def test_bfs_timeline_patch_and_parse(tmp_path):
+    """experiments/bfs/timeline.py: its stamps still fit the kernel's source, and a
+    stamped traversal's lines parse into per-level times."""
+    spec = importlib.util.spec_from_file_location("bfs_timeline", EXPERIMENTS / "bfs/timeline.py")
+    timeline = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timeline)
+    source = EXPERIMENTS.parent / "ffi/cuda/bfs/bfs_levels.cu"
+    copy = tmp_path / "ffi/cuda/bfs/bfs_levels.cu"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(source.read_text())
+    timeline.patch(tmp_path)
+    assert copy.read_text().count("KCJAX_STAMP(") == 6  # the macro and five stamps
+    raw = tmp_path / "raw.txt"
+    stamps = [("launch", 0, 0, 0, 0), ("source", 5, 0, 0, 40_000), ("top", 0, 0, 0, 44_000)]
+    stamps += [("dir", 0, 0, 1, 47_000), ("top", 1, 0, 0, 49_000), ("dir", 1, 1, 300, 52_000)]
+    stamps += [("top", 2, 1, 0, 300_000), ("dir", 2, 0, 7, 320_000), ("end", 3, 0, 0, 345_000)]
+    raw.write_text("".join(f"KCJAX {t} {a} {b} {c} {ns}\n" for t, a, b, c, ns in stamps * 2))
+    (row,) = timeline.parse(raw)
+    assert row["source"] == 5 and row["total_us"] == 345 and row["fill_us"] == 40
+    assert [(lv["bottom_up"], lv["frontier"]) for lv in row["levels"]] == [
+        (False, 1),
+        (True, 300),
+        (False, 7),
+    ]
+    assert [(lv["count_us"], lv["expand_us"]) for lv in row["levels"]] == [
+        (3, 2),
+        (3, 248),
+        (20, 25),
+    ]

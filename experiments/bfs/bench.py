@@ -176,9 +176,35 @@ def time_call(fn, repeats) -> float:
     return statistics.median(wall_times(fn, repeats)[0])
 
 
-def component_edges(graph, sources) -> np.ndarray:
-    d = kcjax.bfs(graph, sources=np.asarray(sources, np.int32), parents=False).distances
+def component_edges(graph, sources, d=None) -> np.ndarray:
+    """Each source's traversed edges (Graph500's TEPS numerator), from `d` (the sources'
+    distances, int32[s, n]) or one batched traversal."""
+    if d is None:
+        d = kcjax.bfs(graph, sources=np.asarray(sources, np.int32), parents=False).distances
     return np.asarray(kcjax.traversed_edges(graph, d)).astype(np.int64)
+
+
+def level_sizes(graph, d) -> tuple[list[list[int]], list[list[int]]]:
+    """Vertices per level of each traversal of `d` (distances, int32[s, n]) and the sum of
+    their degrees, counted on the device one row at a time."""
+    depth = int(jnp.max(d))
+    deg = graph.degrees()
+
+    def hist(row):
+        at = jnp.where(row >= 0, row, depth + 1)
+        return jnp.stack(
+            [
+                jnp.bincount(at, length=depth + 2),
+                jax.ops.segment_sum(deg, at, num_segments=depth + 2),
+            ]
+        )
+
+    out = np.asarray(jax.lax.map(hist, d))
+    levels = [int(np.flatnonzero(r[0, :-1])[-1]) + 1 for r in out]
+    return (
+        [[int(c) for c in r[0, :k]] for r, k in zip(out, levels, strict=True)],
+        [[int(c) for c in r[1, :k]] for r, k in zip(out, levels, strict=True)],
+    )
 
 
 def teps_stats(edges: np.ndarray, times: list[float]) -> dict:
@@ -295,6 +321,7 @@ def summary(rows: list[dict]) -> str:
             out.append(
                 f"{r['graph']} {r['method']}: {r['gteps_hmean_once']:.1f} GTEPS hmean (once), "
                 f"median {r['time_median_s'] * 1e3:.3f} ms"
+                + (f", distances agree {r['distances_agree']}" if "distances_agree" in r else "")
             )
     for r in rows:
         if r["section"] == "batched":
@@ -368,7 +395,11 @@ def main(argv=None) -> int:
         for name in specs:
             g = graph_named(name)
             src = random_sources(g, args.sources)
-            edges = component_edges(g, src)
+            # The bit-parallel batch (another kernel than the timed one) gives the counts, and
+            # every timed source's distances are checked equal to its row.
+            batched = kcjax.bfs(g, sources=src, parents=False).distances
+            edges = component_edges(g, src, batched)
+            levels, level_edges = level_sizes(g, batched)
             # From 2^20 vertices the traversals read kcjax.prepare_bfs's degree-ordered
             # adjacency, as an eager kcjax.bfs does (the timed calls are jitted with the
             # graph as an argument): prepared once, outside the timed calls; prepare_s is
@@ -381,6 +412,11 @@ def main(argv=None) -> int:
                     prepare_s = time.perf_counter() - t0
             for method in args.methods.split(","):
                 times = time_sources(timed, src, args.repeats, method=method, batch="each")
+                each = _bfs_fn(method=method, batch="each")
+                agree = sum(
+                    bool(jnp.array_equal(each(timed, jnp.asarray(src[i : i + 1]))[0], batched[i]))
+                    for i in range(len(src))
+                )
                 log(
                     {
                         "section": "kron",
@@ -390,10 +426,23 @@ def main(argv=None) -> int:
                         "edges": g.num_edges,
                         "sources": len(src),
                         "prepare_s": prepare_s,
+                        "distances_agree": f"{agree}/{len(src)}",
                         **teps_stats(edges, times),
+                        "per_source": [
+                            {
+                                "source": int(s),
+                                "edges": int(e),
+                                "time_s": t,
+                                "levels": lv,
+                                "level_edges": le,
+                            }
+                            for s, e, t, lv, le in zip(
+                                src, edges, times, levels, level_edges, strict=True
+                            )
+                        ],
                     }
                 )
-            del timed
+            del timed, batched
             if name != "kron20":
                 graphs.pop(name)  # free the device memory of the large ones
 
