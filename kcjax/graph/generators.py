@@ -63,8 +63,8 @@ def rmat(
         raise ValueError(f"need a, b, c >= 0, 0 < a + b < 1, a + b + c <= 1; got {a}, {b}, {c}")
     n, m = 1 << scale, edge_factor << scale
     if on_device:
-        if 2 * m > np.iinfo(np.int32).max:
-            raise ValueError(f"{m:,} generated edges exceed int32 CSR indexing")
+        if m > np.iinfo(np.int32).max:
+            raise ValueError(f"{m:,} generated edges exceed int32 indexing")
         key = jax.random.key(seed)
         src, dst = _rmat_edges(key, m, scale, float(a), float(b), float(c), permute)
         return Graph.from_edges(src, dst, num_nodes=n)

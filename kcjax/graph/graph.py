@@ -85,7 +85,11 @@ class Graph:
         """Builds a Graph from an edge list, canonicalizing it on the device.
 
         Self loops are dropped, edges symmetrized and deduplicated. Runs
-        eagerly (the result's size depends on the data).
+        eagerly (the result's size depends on the data). An edge list of more
+        than 2^30 - 1 edges (its symmetrized form past int32 indexing) is
+        deduplicated as undirected pairs first, on the device, and accepted if
+        what is left fits (a Kronecker graph of scale 26: 2^30 generated
+        edges, about 3% duplicates and loops).
 
         Args:
           src: integer array-like [e], edge sources (numpy, jax or list); with
@@ -103,7 +107,7 @@ class Graph:
 
         Raises:
           ValueError: for negative or out-of-range ids, mismatched lengths, or
-            more edges than int32 indexing allows.
+            more distinct edges than int32 indexing allows (2^30 - 1).
         """
         if isinstance(src, jax.Array) and isinstance(dst, jax.Array) and not relabel:
             src_np, dst_np = _device_id_arrays(src, dst)
@@ -123,6 +127,16 @@ class Graph:
             raise ValueError(f"num_nodes must be >= 0, got {num_nodes}")
         if max_id >= num_nodes:
             raise ValueError(f"vertex id {max_id} is out of range for num_nodes={num_nodes}")
+        input_edges, pre_loops = int(src_np.size), None
+        if num_nodes <= _INT32_MAX - 1 and 2 * input_edges > _INT32_MAX:
+            if input_edges > _INT32_MAX:
+                raise ValueError(f"{input_edges:,} edges exceed int32 indexing")
+            require(
+                32 * input_edges,
+                f"deduplicating {input_edges:,} edges",
+                "split the edge list or use a device with more memory",
+            )
+            src_np, dst_np, pre_loops = _unique_pairs(src_np, dst_np, int(num_nodes))
         if num_nodes > _INT32_MAX - 1 or 2 * src_np.size > _INT32_MAX:
             raise ValueError("graphs beyond 2^31 - 1 vertices or adjacency entries are unsupported")
         require(
@@ -136,11 +150,11 @@ class Graph:
         graph, dropped_loops, nnz = _canonicalize(src_np, dst_np, int(num_nodes))
         if not return_report:
             return graph
-        loops = int(dropped_loops)
+        loops = int(dropped_loops if pre_loops is None else pre_loops)
         report = CanonReport(
-            input_edges=int(src_np.size),
+            input_edges=input_edges,
             self_loops=loops,
-            duplicates=int(src_np.size) - loops - nnz // 2,
+            duplicates=input_edges - loops - nnz // 2,
             num_nodes=int(num_nodes),
             num_edges=nnz // 2,
         )
@@ -212,8 +226,34 @@ def _device_id_arrays(src: jax.Array, dst: jax.Array) -> tuple[jax.Array, jax.Ar
 def _canonical_bytes(num_nodes: int, num_edges: int) -> int:
     """Bytes canonicalization holds at its peak: a few int32 vertex arrays, and
     the padded, symmetrized edge arrays with their sort buffers."""
+    return 16 * (num_nodes + 1) + 48 * _padded_size(num_edges)
+
+
+def _padded_size(num_edges: int) -> int:
+    """The edge arrays' length in canonicalization: the next power of two, so that
+    graphs of similar size share compiled executables, unless its symmetrized form
+    would pass int32 indexing (then the exact length)."""
     padded = 1 << max(0, num_edges - 1).bit_length()
-    return 16 * (num_nodes + 1) + 48 * padded
+    return padded if 2 * padded <= _INT32_MAX else num_edges
+
+
+def _unique_pairs(src: Any, dst: Any, num_nodes: int) -> tuple[jax.Array, jax.Array, int]:
+    """The distinct undirected non-loop pairs (lo, hi) of an edge list, on the default
+    device (or the arrays' own), and the number of self loops it held."""
+    src = jnp.asarray(src, jnp.int32)
+    dst = jnp.asarray(dst, jnp.int32)
+    loops = int(jnp.count_nonzero(src == dst))
+    lo, hi = _sorted_pairs(src, dst, jnp.int32(num_nodes))
+    first = _first_of_run(lo, hi, jnp.int32(num_nodes))
+    kept = int(jnp.sum(first))
+    (sel,) = jnp.nonzero(first, size=kept)
+    return lo[sel], hi[sel], loops
+
+
+@jax.jit
+def _sorted_pairs(src: jax.Array, dst: jax.Array, n: jax.Array) -> tuple[jax.Array, jax.Array]:
+    lo, hi = jnp.minimum(src, dst), jnp.maximum(src, dst)
+    return jax.lax.sort((jnp.where(lo == hi, n, lo), hi), num_keys=2)  # loops sort last
 
 
 def row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
@@ -226,11 +266,10 @@ def _canonicalize(src: Any, dst: Any, num_nodes: int) -> tuple[Graph, int, int]:
     """Symmetrizes, drops loops and duplicates; returns (graph, loops, nnz).
 
     src and dst are checked id arrays (numpy, or jax arrays left on their
-    device). The edge arrays are padded with self loops to a power-of-two
-    length so that graphs of similar size share compiled executables.
+    device). The edge arrays are padded with self loops to :func:`_padded_size`.
     """
     size = int(src.size)
-    pad = (1 << max(0, size - 1).bit_length()) - size
+    pad = _padded_size(size) - size
     src = jnp.asarray(src, jnp.int32)
     dst = jnp.asarray(dst, jnp.int32)
     loops = int(jnp.count_nonzero(src == dst))

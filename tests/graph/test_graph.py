@@ -33,6 +33,32 @@ def test_canonicalization_report():
     assert indices.tolist() == [1, 0, 2, 1, 3, 2]
 
 
+@pytest.mark.parametrize("on_device", [False, True])
+def test_edge_lists_past_int32_are_deduplicated_first(monkeypatch, on_device):
+    """An edge list whose symmetrized form would pass int32 indexing (here a limit
+    lowered to 1,000) is deduplicated as undirected pairs first: the same graph and
+    report as below the limit; a list still too large after that is refused."""
+    rng = np.random.default_rng(4)
+    pairs = rng.integers(0, 40, size=(200, 2))
+    src = np.concatenate([pairs[:, 0], pairs[:, 1], pairs[:, 0], np.arange(40)])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0], pairs[:, 1], np.arange(40)])
+    as_input = (lambda a: jax.numpy.asarray(a, np.int32)) if on_device else (lambda a: a)
+    want, want_report = kcjax.Graph.from_edges(src, dst, num_nodes=45, return_report=True)
+    monkeypatch.setattr(kcjax.graph.graph, "_INT32_MAX", 1_000)
+    assert 2 * src.size > 1_000 >= 2 * want.num_edges
+    got, report = kcjax.Graph.from_edges(
+        as_input(src), as_input(dst), num_nodes=45, return_report=True
+    )
+    assert report == want_report and report.self_loops == 40 + 3 * np.sum(
+        pairs[:, 0] == pairs[:, 1]
+    )
+    np.testing.assert_array_equal(np.asarray(got.indptr), np.asarray(want.indptr))
+    np.testing.assert_array_equal(np.asarray(got.indices), np.asarray(want.indices))
+    wide = np.arange(600)
+    with pytest.raises(ValueError, match="beyond 2\\^31 - 1"):
+        kcjax.Graph.from_edges(as_input(wide), as_input(wide + 1))
+
+
 def test_relabel_compacts_ids():
     graph = kcjax.Graph.from_edges(np.array([10, 30]), np.array([30, 20]), relabel=True)
     assert graph.num_nodes == 3
