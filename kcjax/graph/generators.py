@@ -49,7 +49,8 @@ def rmat(
       permute: shuffle vertex ids (Graph500 does).
       on_device: draw the edges with jax.random on the default device and
         canonicalize them there (no host copy: the way to generate scales of
-        24 and up, or Kron-20-512, in seconds). Another random stream than
+        24 and up, or Kron-20-512, in seconds; up to 2^31 - 1 generated
+        edges, e.g. scale 26 at edge factor 16). Another random stream than
         the host's numpy draws: the same seed gives a different graph.
 
     Returns:
