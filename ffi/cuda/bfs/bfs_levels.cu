@@ -405,11 +405,11 @@ __device__ __forceinline__ int LastAtMost(const int32_t* s, int64_t x) {
 // The bitmap variant's top-down: the frontier's edges [0, lv.edges) split evenly over the
 // blocks whatever their vertices' degrees (the class queues gave a vertex of degree up to
 // kLargeMax to one block, and a whole grid's latency chain to each larger one: a few such
-// vertices made a level). A block walks its share in tiles of kTopDownTile edges: the
-// tile's vertices (BuildFrontier's flat queue: first edge, CSR row, id) are staged in shared
-// memory, where each thread finds its edges' vertices by binary search; a batch's ids, then
-// their visited bits, are all loaded before any store. An unvisited child gets its
-// distance, parent and bits (several finders store the same distance and valid parents).
+// vertices made a level). A block walks its share in tiles of kThreads x
+// kTopDownEdgeBatch edges: the tile's vertices (BuildFrontier's flat queue: first edge, CSR row,
+// id) are staged in shared memory, where each thread finds its edges' vertices by binary search; a
+// batch's ids, then their visited bits, are all loaded before any store. An unvisited child gets
+// its distance, parent and bits (several finders store the same distance and valid parents).
 __device__ void ExpandTopDownFlat(const BfsProblem& p, int32_t* dist, int32_t* parent,
                                   int32_t level, const Level& lv, const SingleScratch& sc,
                                   uint32_t* next_front) {
