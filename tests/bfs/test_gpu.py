@@ -230,6 +230,15 @@ def test_grid_auto_kron20(parents):
             kcjax.validate_bfs_tree(graph, int(s), (got.distances[i], got.parents[i]))
 
 
+@pytest.mark.parametrize("direction", ["auto", "bottom_up"])
+def test_grid_auto_flat_rmat20(direction):
+    """The bitmap variant on a flatter R-MAT graph of 2^20 vertices (a, b, c = 0.45, 0.15,
+    0.15, edge factor 4): few isolated vertices, so both words of a warp's round leave
+    most of their vertices to the pending list (a lost entry once made distances wrong)."""
+    graph = kcjax.generators.rmat(20, 4, 0.45, 0.15, 0.15, seed=3, on_device=True)
+    _compare(graph, _sources(graph, 3), direction=direction, batch="each", parents=False)
+
+
 def test_grid_auto_large_graph():
     """Above the cluster bound "auto" runs the grid kernel by itself (kron16: 1.8 M CSR
     entries, below the bitmaps' bound), every direction, parents and not."""

@@ -632,7 +632,10 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
                                const SingleScratch& sc, int& parity, cg::grid_group& grid) {
   constexpr int kB = bfs::kBatchOf<true>;
   constexpr int kAtOnce = BfsPolicy::kBottomUpWordsAtOnce;
-  constexpr int kPending = (kAtOnce + 1) * 32;  // at most 31 wait after the searches of 32
+  // The pending list is a ring of kPending slots per warp: at most 31 vertices wait after the
+  // searches of 32, and a round adds up to 32 per word.
+  constexpr int kPending = 1 << (32 - __builtin_clz((kAtOnce + 1) * 32 - 1));
+  static_assert(kPending >= (kAtOnce + 1) * 32 - 1, "a round's waiting vertices fit the ring");
   __shared__ int32_t pending_x[kWarps][kPending], pending_lo[kWarps][kPending],
       pending_hi[kWarps][kPending];
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
@@ -656,28 +659,18 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
     c[1] += (hi - lo) > p.tau;
     c[2] += hi - lo;
   };
-  int pending = 0;  // warp-uniform
+  int pending = 0, head = 0;  // warp-uniform: the ring's size and its first slot
   // Searches the first `take` (<= 32) pending vertices past their first batch, a lane each.
   const auto search_pending = [&](int take) {
-    __syncwarp();
+    __syncwarp();  // the slots were written by other lanes
     const bool mine = lane < take;
-    const int32_t x = mine ? pending_x[warp][lane] : 0;
-    const int32_t lo = mine ? pending_lo[warp][lane] : 0;
-    const int32_t hi = mine ? pending_hi[warp][lane] : 0;
-    const int rest = pending - take;
-    int32_t rx = 0, rlo = 0, rhi = 0;
-    if (lane < rest) {
-      rx = pending_x[warp][take + lane];
-      rlo = pending_lo[warp][take + lane];
-      rhi = pending_hi[warp][take + lane];
-    }
-    __syncwarp();
-    if (lane < rest) {
-      pending_x[warp][lane] = rx;
-      pending_lo[warp][lane] = rlo;
-      pending_hi[warp][lane] = rhi;
-    }
-    pending = rest;
+    const int slot = (head + lane) & (kPending - 1);
+    const int32_t x = mine ? pending_x[warp][slot] : 0;
+    const int32_t lo = mine ? pending_lo[warp][slot] : 0;
+    const int32_t hi = mine ? pending_hi[warp][slot] : 0;
+    __syncwarp();  // read before a later round writes the slots again
+    head = (head + take) & (kPending - 1);
+    pending -= take;
     const int32_t par =
         bfs::SearchWord<true>(p.indices, front, __ballot_sync(kFull, mine), lo + kB, hi);
     if (par >= 0) {
@@ -735,7 +728,7 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
       const bool wait = mine[k] && found < 0 && lo[k] + kB < hi[k];
       const unsigned waiting = __ballot_sync(kFull, wait);
       if (wait) {
-        const int at = pending + __popc(waiting & LaneMaskLt());
+        const int at = (head + pending + __popc(waiting & LaneMaskLt())) & (kPending - 1);
         pending_x[warp][at] = x;
         pending_lo[warp][at] = lo[k];
         pending_hi[warp][at] = hi[k];
