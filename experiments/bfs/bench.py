@@ -5,9 +5,10 @@ Run from the repository root (one H200, ~4 minutes with the defaults):
     python experiments/bfs/bench.py -o experiments/results/bfs/h200_bfs.json
 
 Sections (each can be limited by flags):
-  kron      Graph500 Kronecker graphs, scales --scales (edge factor 16), 64 random
-            non-isolated sources each; GTEPS per source, harmonic mean and median,
-            both conventions (undirected edge once as Graph500, twice as the seed).
+  kron      Graph500 Kronecker graphs, scales --scales (edge factor 16), and R-MAT
+            (0.45, 0.15, 0.15) graphs of --rmat-scales, 64 random non-isolated sources
+            each; GTEPS per source, harmonic mean and median, both conventions
+            (undirected edge once as Graph500, twice as the seed).
   shared    every shared graph, its five ground-truth sources, beside
             ../shared/data/anchors/bfs-peer-best-h200.tsv (best peer, Enterprise, GAP);
             each method's distances checked against bfs_truth.tsv (reached, depth,
@@ -72,6 +73,9 @@ SHARED = next(
 ANCHORS = SHARED / "anchors" / "bfs-peer-best-h200.tsv"
 TRUTH = SHARED / "bfs" / "bfs_truth.tsv"
 
+
+#: The issue's R-MAT parameters (a, b, c); Kronecker is (0.57, 0.19, 0.19).
+RMAT_ABC = (0.45, 0.15, 0.15)
 
 #: Mirror of kcjax::BfsPolicy / ClusterBottomUp (ffi/include/kcjax/bfs/policy.h) for
 #: the level replay of the timeline section.
@@ -340,6 +344,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("-o", "--output", type=Path, default=ROOT / "experiments/results/bfs/bfs.json")
     ap.add_argument("--scales", default="20,21,22,23,24", help="Kronecker scales (edge factor 16)")
+    ap.add_argument(
+        "--rmat-scales", default="22", help="R-MAT (0.45, 0.15, 0.15) scales, edge factor 16"
+    )
     ap.add_argument("--sources", type=int, default=64, help="random sources per Kronecker graph")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ef512", action="store_true", help="also the seed's Kron-20-512")
@@ -383,6 +390,10 @@ def main(argv=None) -> int:
             if name.startswith("kron"):
                 scale, _, ef = name[4:].partition("_")
                 graphs[name] = kron_graph(int(scale), int(ef or 16), args.cache)
+            elif name.startswith("rmat"):
+                graphs[name] = kcjax.generators.rmat(
+                    int(name[4:]), 16, *RMAT_ABC, seed=1, on_device=True
+                )
             else:
                 graphs[name] = kcjax.load(SHARED / "graphs" / f"{name}.el.gz")
             graphs[name] = jax.device_put(graphs[name], dev)
@@ -392,6 +403,7 @@ def main(argv=None) -> int:
         specs = [f"kron{s}" for s in args.scales.split(",") if s] + (
             ["kron20_512"] if args.ef512 else []
         )
+        specs += [f"rmat{s}" for s in args.rmat_scales.split(",") if s]
         for name in specs:
             g = graph_named(name)
             src = random_sources(g, args.sources)
