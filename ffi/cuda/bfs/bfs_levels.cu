@@ -634,7 +634,7 @@ __device__ Level BottomUpWords(const BfsProblem& p, int32_t* dist, int32_t* pare
   constexpr int kAtOnce = BfsPolicy::kBottomUpWordsAtOnce;
   // The pending list is a ring of kPending slots per warp: at most 31 vertices wait after the
   // searches of 32, and a round adds up to 32 per word.
-  constexpr int kPending = 1 << (32 - __builtin_clz((kAtOnce + 1) * 32 - 1));
+  constexpr int kPending = 2 * FloorPow2((kAtOnce + 1) * 32 - 1);
   static_assert(kPending >= (kAtOnce + 1) * 32 - 1, "a round's waiting vertices fit the ring");
   __shared__ int32_t pending_x[kWarps][kPending], pending_lo[kWarps][kPending],
       pending_hi[kWarps][kPending];
