@@ -26,6 +26,7 @@ import random
 from collections import deque
 
 import pytest
+from reference.split import block_count_at_most, last_at_most
 
 WARP, BATCH, GROUP_LANES = 32, 4, 8  # kWarp, BfsPolicy::kEdgeBatch, kClusterGroupLanes
 GROUPS = WARP // GROUP_LANES
@@ -398,32 +399,8 @@ def test_grid_bitmap_model_equals_bfs(seed, direction):
 
 # The bitmap variant's top-down (bfs_levels.cu, ExpandTopDownFlat): the flat queue of the
 # frontier's vertices with edges, each block's even share of the frontier's edges found by
-# BlockCountAtMost, and tiles whose vertices are staged and searched by LastAtMost.
-
-
-def _block_count_at_most(a: list[int], n: int, key: int, threads: int) -> int:
-    """BlockCountAtMost: the entries of a[0, n) that are <= key, by rounds of `threads`
-    probes (asserts the answer, and that each round narrows the range)."""
-    lo, hi = 0, n
-    while lo < hi:
-        step = (hi - lo + threads - 1) // threads
-        k = sum(1 for t in range(threads) if lo + t * step < hi and a[lo + t * step] <= key)
-        if k == 0:
-            break
-        hi, lo = min(hi, lo + k * step), lo + (k - 1) * step + 1
-        assert hi - lo < step or step == 1
-    assert lo == sum(1 for x in a[:n] if x <= key)
-    return lo
-
-
-def _last_at_most(s: list[int], n: int, x: int) -> int:
-    """LastAtMost<n>: the largest t in [0, n] with s[t] <= x, by halving steps."""
-    t, step = 0, 1 << (n.bit_length() - 1)
-    while step:
-        if t + step <= n and s[t + step] <= x:
-            t += step
-        step >>= 1
-    return t
+# BlockCountAtMost, and tiles whose vertices are staged and searched by LastAtMost
+# (their models: tests/reference/split.py).
 
 
 def _flat_top_down(frontier, indptr, grid: int, threads: int, batch: int) -> list[tuple[int, int]]:
@@ -439,15 +416,15 @@ def _flat_top_down(frontier, indptr, grid: int, threads: int, batch: int) -> lis
         end = min(edges, e + per)
         if e >= end:
             continue
-        i0 = _block_count_at_most(qedge, len(queue), e, threads) - 1
+        i0 = block_count_at_most(qedge, len(queue), e, threads) - 1
         while e < end:
             s_edge = [qedge[i0 + t] if i0 + t < len(queue) else edges for t in range(tile + 1)]
             tile_end = min(end, e + tile)
             for x in range(e, tile_end):  # thread x % threads, batch slot (x - e) // threads
-                t = _last_at_most(s_edge, tile, x)
+                t = last_at_most(s_edge, tile, x)
                 assert t < tile and i0 + t < len(queue), "a staged vertex holds every edge"
                 out.append((qrow[i0 + t] + x - s_edge[t], queue[i0 + t]))
-            i0 += _last_at_most(s_edge, tile, tile_end)
+            i0 += last_at_most(s_edge, tile, tile_end)
             e = tile_end
     return out
 

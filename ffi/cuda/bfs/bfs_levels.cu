@@ -48,6 +48,7 @@
 #include "kcjax/bfs/bottom_up.cuh"
 #include "kcjax/bfs/policy.h"
 #include "kcjax/cuda/grid.cuh"
+#include "kcjax/cuda/split.cuh"
 #include "kcjax/cuda/warp.cuh"
 
 namespace cg = cooperative_groups;
@@ -370,36 +371,6 @@ __device__ void ExpandTopDown(const BfsProblem& p, int32_t* dist, int32_t* paren
     const int32_t u = __ldcg(q + i);
     VisitRange(p, dist, parent, p.indptr[u] + tid, p.indptr[u + 1], threads, u, next);
   }
-}
-
-// The number of entries of a[0, n) (nondecreasing, global memory written before the
-// last grid sync) that are <= key: a block-wide search, each round probing
-// blockDim.x entries evenly spread over the range left (log_blockDim(n) rounds).
-// Every thread of the block calls it and gets the answer.
-__device__ int BlockCountAtMost(const int32_t* a, int n, int64_t key) {
-  int lo = 0, hi = n;  // the answer is in [lo, hi]
-  while (lo < hi) {
-    const int step = (hi - lo + blockDim.x - 1) / blockDim.x;
-    const int at = lo + static_cast<int>(threadIdx.x) * step;
-    const int k = __syncthreads_count(at < hi && __ldcg(a + at) <= key);
-    if (k == 0) return lo;
-    hi = min(hi, lo + k * step);
-    lo += (k - 1) * step + 1;
-  }
-  return lo;
-}
-
-// The largest power of two <= n (n >= 1).
-constexpr int FloorPow2(int n) { return n < 2 ? 1 : 2 * FloorPow2(n / 2); }
-
-// The largest t in [0, n] with s[t] <= x, given s[0] <= x (s nondecreasing, shared memory).
-template <int n>
-__device__ __forceinline__ int LastAtMost(const int32_t* s, int64_t x) {
-  int t = 0;
-#pragma unroll
-  for (int step = FloorPow2(n); step > 0; step >>= 1)
-    if (t + step <= n && s[t + step] <= x) t += step;
-  return t;
 }
 
 // The bitmap variant's top-down: the frontier's edges [0, lv.edges) split evenly over the
