@@ -18,6 +18,7 @@
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/intersect.cuh"
 #include "kcjax/cuda/scratch.h"
+#include "kcjax/cuda/split.cuh"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/truss/truss.h"
 

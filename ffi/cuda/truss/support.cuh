@@ -72,6 +72,97 @@ __device__ __forceinline__ void DagTriangles(const int32_t* __restrict__ dptr,
   }
 }
 
+// The probes of every DAG edge d of [0, m) laid end to end for DagTrianglesFlat:
+// off[d + 1] = the length of the shorter of its ends' out-lists, off[0] = 0 (an
+// inclusive scan of off[1, m] follows).
+__global__ void DagProbesKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
+                                const int32_t* __restrict__ dsrc, int32_t m, int64_t* off) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t d = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; d < m; d += stride) {
+    const int32_t a = dsrc[d], b = dcol[d];
+    off[d + 1] = min(dptr[a + 1] - dptr[a], dptr[b + 1] - dptr[b]);
+    if (d == 0) off[0] = 0;
+  }
+}
+
+// DagTriangles over all m DAG edges with the work split by probes, not by edges: the
+// probes (off, from DagProbesKernel) are split evenly over the blocks, and a block
+// walks its share in tiles of kThreads x kDagTileProbes. A tile's DAG edges are staged
+// in shared memory (their probe offsets, shorter range, longer range and edge id), each
+// thread finds its probe's edge there by binary search, loads the probe's entry of the
+// shorter list and searches the longer one. `tri` as in DagTriangles; its returns are
+// summed per edge in shared memory and `done(e, count)` runs once per edge and tile with
+// a triangle (by the thread that staged the edge). tag == nullptr: every edge is live.
+template <typename Tri, typename Done>
+__device__ __forceinline__ void DagTrianglesFlat(
+    const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
+    const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid, int32_t m,
+    const int32_t* __restrict__ tag, const int64_t* __restrict__ off, Tri tri, Done done) {
+  constexpr int kB = TrussPolicy::kDagTileProbes;
+  constexpr int kTile = kThreads * kB;
+  // s_off[t]: the first probe of the tile's t-th staged edge (m's end: the total).
+  __shared__ int64_t s_off[kTile + 1];
+  __shared__ int4 s_edge[kTile];  // shorter range start, longer range, edge id (-1: dead)
+  __shared__ int32_t s_count[kTile];
+  auto live = [&](int32_t e) { return tag == nullptr || tag[e] >= 0; };
+  const int64_t probes = off[m];
+  const int64_t per = (probes + gridDim.x - 1) / gridDim.x;
+  int64_t x = min(probes, blockIdx.x * per);
+  const int64_t end = min(probes, x + per);
+  if (x >= end) return;
+  int32_t d0 = cuda::BlockCountAtMost(off, m, x) - 1;  // the DAG edge holding probe x
+  while (x < end) {
+    for (int t = threadIdx.x; t <= kTile; t += kThreads) {
+      s_off[t] = d0 + t < m ? off[d0 + t] : probes;
+    }
+    __syncthreads();
+    // Edges without probes (an end with an empty out-list) may fill the staged range
+    // before the tile's probes do: the tile then ends at the range's end.
+    const int64_t tile_end = min(min(end, x + kTile), s_off[kTile]);
+    for (int t = threadIdx.x; t < kTile; t += kThreads) {
+      if (s_off[t] < tile_end && s_off[t + 1] > max(x, s_off[t])) {
+        const int32_t d = d0 + t, a = dsrc[d], b = dcol[d], e = deid[d];
+        int32_t a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
+        if (a1 - a0 > b1 - b0) {
+          const int32_t t0 = a0, t1 = a1;
+          a0 = b0, a1 = b1, b0 = t0, b1 = t1;
+        }
+        s_edge[t] = make_int4(a0, b0, b1, live(e) ? e : -1);
+        s_count[t] = 0;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kB; ++j) {
+      const int64_t q = x + threadIdx.x + j * kThreads;
+      if (q >= tile_end) continue;
+      const int t = cuda::LastAtMost<kTile>(s_off, q);
+      const int4 r = s_edge[t];
+      if (r.w < 0) continue;
+      const int32_t i = r.x + static_cast<int32_t>(q - s_off[t]);
+      const int32_t w = dcol[i];
+      const int32_t k = LowerBound(dcol, r.y, r.z, w);
+      if (k < r.z && dcol[k] == w) {
+        const int32_t e1 = deid[i], e2 = deid[k];
+        if (live(e1) && live(e2)) {
+          const int32_t own = tri(r.w, e1, e2);
+          if (own) atomicAdd(s_count + t, own);
+        }
+      }
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < kTile; t += kThreads) {
+      if (s_off[t] < tile_end && s_off[t + 1] > max(x, s_off[t]) && s_edge[t].w >= 0 &&
+          s_count[t] != 0) {
+        done(s_edge[t].w, s_count[t]);
+      }
+    }
+    d0 += cuda::LastAtMost<kTile>(s_off, tile_end);
+    x = tile_end;
+    __syncthreads();  // the staging is rewritten next
+  }
+}
+
 // Supports: +1 to the three edges of every live triangle (e's own count added once).
 __device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
                                            const int32_t* __restrict__ dcol,
@@ -96,6 +187,25 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
   if (SmallK(kbuf)) return;
   const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
   SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
+}
+
+// SupportDag over all m DAG edges, split by probes (DagTrianglesFlat).
+__global__ void SupportDagFlatKernel(const int32_t* __restrict__ dptr,
+                                     const int32_t* __restrict__ dcol,
+                                     const int32_t* __restrict__ dsrc,
+                                     const int32_t* __restrict__ deid, int32_t m,
+                                     const int32_t* __restrict__ kbuf,
+                                     const int32_t* __restrict__ tag,
+                                     const int64_t* __restrict__ off, int32_t* sup) {
+  if (SmallK(kbuf)) return;
+  DagTrianglesFlat(
+      dptr, dcol, dsrc, deid, m, tag, off,
+      [&](int32_t, int32_t e1, int32_t e2) {
+        atomicAdd(sup + e1, 1);
+        atomicAdd(sup + e2, 1);
+        return 1;
+      },
+      [&](int32_t e, int32_t own) { atomicAdd(sup + e, own); });
 }
 
 // Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics. `items` edges:

@@ -84,24 +84,57 @@ struct DagArgs {
   const int32_t* eid;
 };
 
+// off[1, n] scanned in place (inclusive): off[i] becomes where item i starts.
+ffi::Error ScanOffsets(cudaStream_t stream, cuda::DeviceScratch& scratch, const Reporter& report,
+                       int64_t* off, int32_t n, const char* what) {
+  size_t temp_bytes = 0;
+  cudaError_t err = cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, off + 1, off + 1, n, stream);
+  if (err != cudaSuccess) return report.Cuda(what, err);
+  void* temp = scratch.Allocate(temp_bytes);
+  if (temp == nullptr) return report.Exhausted(temp_bytes, what);
+  err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, off + 1, off + 1, n, stream);
+  if (err != cudaSuccess) return report.Cuda(what, err);
+  return ffi::Error::Success();
+}
+
+// The probe offsets of DagTrianglesFlat over the m DAG edges (off[m + 1]).
+ffi::Error DagProbeOffsets(cudaStream_t stream, cuda::DeviceScratch& scratch,
+                           const Reporter& report, int sms, const DagArgs& dag, int32_t m,
+                           int64_t** off) {
+  *off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
+  if (*off == nullptr) return report.Exhausted((static_cast<size_t>(m) + 1) * 8, "probe offsets");
+  DagProbesKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, m,
+                                                           *off);
+  return ScanOffsets(stream, scratch, report, *off, m, "the probe offsets scan");
+}
+
+// The grid of a DagTrianglesFlat pass: every block resident at once (each pays its
+// first search once), and no more blocks than m / kThreads.
+template <auto Kernel>
+ffi::Error DagFlatBlocks(const Reporter& report, int32_t m, int sms, int* grid) {
+  int per_sm = 0;
+  cudaError_t err = BlocksPerSm<Kernel>(&per_sm);
+  if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of a DAG pass", err);
+  *grid = std::min(per_sm * sms, Blocks(m, sms));
+  return ffi::Error::Success();
+}
+
 // kHIndex after the supports `sup`: the triangle store and the h-index rounds,
 // writing the trussness to `out`. *ran = false when the store does not fit (nothing
-// is launched after the size read-back): the caller peels instead.
+// is launched after the size read-back): the caller peels instead. `probe_off`: the
+// DAG's probe offsets (DagProbeOffsets).
 ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
                            const Reporter& report, int sms, const DagArgs& dag, int32_t m,
-                           const int32_t* sup, int32_t* out, bool* ran) {
+                           const int64_t* probe_off, const int32_t* sup, int32_t* out, bool* ran) {
   *ran = false;
   auto* off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
-  size_t temp_bytes = 0;
-  cudaError_t err = cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, off + 1, off + 1, m, stream);
-  if (err != cudaSuccess) return report.Cuda("sizing the offsets scan", err);
-  void* temp = scratch.Allocate(temp_bytes);
-  if (off == nullptr || temp == nullptr) return report.Exhausted(temp_bytes, "the store offsets");
+  if (off == nullptr) return report.Exhausted((static_cast<size_t>(m) + 1) * 8, "store offsets");
   OffsetsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(sup, m, off);
-  err = cub::DeviceScan::InclusiveSum(temp, temp_bytes, off + 1, off + 1, m, stream);
-  if (err != cudaSuccess) return report.Cuda("the offsets scan", err);
+  ffi::Error status = ScanOffsets(stream, scratch, report, off, m, "the store offsets scan");
+  if (!status.success()) return status;
   int64_t entries = 0;
-  err = cudaMemcpyAsync(&entries, off + m, sizeof(entries), cudaMemcpyDeviceToHost, stream);
+  cudaError_t err =
+      cudaMemcpyAsync(&entries, off + m, sizeof(entries), cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) return report.Cuda("reading the triangle store's size", err);
   if (entries > TrussPolicy::kHIndexMaxEntries) return ffi::Error::Success();
@@ -127,8 +160,12 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
       (err = cudaMemsetAsync(P.slots, 0, 3 * sizeof(HSlot), stream)) != cudaSuccess) {
     return report.Cuda("clearing the h-index state", err);
   }
-  StoreKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m,
-                                                       off, P.mark, store);
+  int blocks = 0;
+  if (ffi::Error status = DagFlatBlocks<StoreKernel>(report, m, sms, &blocks); !status.success()) {
+    return status;
+  }
+  StoreKernel<<<blocks, kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m,
+                                               probe_off, off, P.mark, store);
   HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle store kernels", err);
   int per_sm = 0;
@@ -219,17 +256,32 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                                                       flags, use_core ? listed(0) : none);
   // Listed work is grid-strided over a capped grid (its size is known on the device only).
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
-  auto support = [&](const LiveLists& lists) {
+  const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
+                    dag_eid.typed_data()};
+  int64_t* probe_off = nullptr;  // the DAG's probe offsets, computed once by the first use
+  auto probes = [&]() {
+    return probe_off != nullptr ? ffi::Error::Success()
+                                : DagProbeOffsets(stream, scratch, report, sms, dag, m, &probe_off);
+  };
+  auto support = [&](const LiveLists& lists) -> ffi::Error {
     const bool on_list = lists.elist != nullptr;
     // Without a list the pass counts all m edges: kAuto is resolved here.
     const auto pass = on_list ? static_cast<SupportMethod>(method)
                               : ResolveSupport(static_cast<SupportMethod>(method), m);
     switch (pass) {
       case SupportMethod::kDag:
-        SupportDagKernel<<<on_list ? std::min(capped, Blocks(m, sms)) : Blocks(m, sms), kThreads, 0,
-                           stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
-                                     dag_src.typed_data(), dag_eid.typed_data(), m, small_k, tag,
-                                     sup, lists);
+        if (!on_list) {
+          int blocks = 0;
+          ffi::Error status = probes();
+          if (status.success())
+            status = DagFlatBlocks<SupportDagFlatKernel>(report, m, sms, &blocks);
+          if (!status.success()) return status;
+          SupportDagFlatKernel<<<blocks, kThreads, 0, stream>>>(
+              dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, probe_off, sup);
+          break;
+        }
+        SupportDagKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(
+            dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists);
         break;
       case SupportMethod::kEdge:
         SupportEdgeKernel<<<on_list ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
@@ -242,27 +294,27 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
         break;
       case SupportMethod::kAuto:  // on a list: a grid for either pass
         SupportAutoKernel<<<std::min(capped, Blocks(int64_t{m} * kWarp, sms)), kThreads, 0,
-                            stream>>>(dag_indptr.typed_data(), dag_indices.typed_data(),
-                                      dag_src.typed_data(), dag_eid.typed_data(), g, small_k, tag,
+                            stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, g, small_k, tag,
                                       sup, lists);
         break;
     }
+    return ffi::Error::Success();
   };
-  support(use_core ? listed(0) : none);
+  if (ffi::Error status = support(use_core ? listed(0) : none); !status.success()) return status;
   const int recounts = use_core ? kRecounts : 0;
   for (int j = 1; j <= recounts; ++j) {
     RecountKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(small_k, listed(j - 1),
                                                                              listed(j), tag, sup);
-    support(listed(j));
+    if (ffi::Error status = support(listed(j)); !status.success()) return status;
   }
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("support kernel", err);
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
   if (tmode == TrussMode::kHIndex) {
     bool ran = false;
-    const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
-                      dag_eid.typed_data()};
-    ffi::Error status = HIndexDecompose(stream, scratch, report, sms, dag, m, sup,
-                                        out->typed_data<int32_t>(), &ran);
+    ffi::Error status = probes();
+    if (!status.success()) return status;
+    status = HIndexDecompose(stream, scratch, report, sms, dag, m, probe_off, sup,
+                             out->typed_data<int32_t>(), &ran);
     if (ran || !status.success()) return status;
     if (!peel_buffers()) return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
