@@ -12,8 +12,8 @@
 // registers at once, a binary search for h), a longer one by a warp (a histogram of
 // kHIndexWindow bins in shared memory, refined pass by pass). An edge that lowers
 // t(e) to h queues each other edge x of its triangles whose value fell below t(x),
-// i.e. h < t(x) <= the third edge's t (stale reads only queue more). Values are read
-// and written in L2 (ld/st.cg), so a round sees every write of the rounds before it.
+// i.e. h < t(x) <= the third edge's t (stale reads only queue more). Values are
+// written to L2 (st.cg) and read through L1 (Value).
 #pragma once
 
 #include "support.cuh"
@@ -67,7 +67,7 @@ __global__ void StoreKernel(const int32_t* __restrict__ dptr, const int32_t* __r
     store[off[e] + atomicAdd(fill + e, 1)] = make_int2(x, y);
   };
   DagTrianglesFlat(
-      dptr, dcol, dsrc, deid, m, nullptr, probe_off,
+      dptr, dcol, dsrc, deid, m, probe_off,
       [&](int32_t e, int32_t e1, int32_t e2) {
         put(e, e1, e2);
         put(e1, e, e2);
@@ -82,6 +82,12 @@ __global__ void StoreKernel(const int32_t* __restrict__ dptr, const int32_t* __r
 __device__ __forceinline__ int32_t* Pick(int32_t* const (&list)[2], int32_t i) {
   return (i & 1) != 0 ? list[1] : list[0];
 }
+
+// t(e), read through L1 (writes go to L2): a round may miss writes of the same round
+// on another SM. A stale value is larger, which only leaves the edge reading it
+// updated a round later (the edge that fell queued it), and the grid sync's fences
+// make every earlier round's writes visible.
+__device__ __forceinline__ int32_t Value(const HIndexParams& P, int32_t e) { return P.t[e]; }
 
 __device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) {
   return static_cast<int32_t>(P.off[e + 1] - P.off[e]);
@@ -144,7 +150,7 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
 template <int G>
 __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next, int gl,
                                             unsigned mask) {
-  const int32_t c = Load(P.t + e);
+  const int32_t c = Value(P, e);
   if (c == 0) return;
   const int64_t p0 = P.off[e];
   const int32_t s = static_cast<int32_t>(P.off[e + 1] - p0);
@@ -158,8 +164,8 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
 #pragma unroll
   for (int i = 0; i < kHLane; ++i) {
     const bool mine = gl + i * G < s;
-    ta[i] = mine ? Load(P.t + ab[i].x) : -1;
-    tb[i] = mine ? Load(P.t + ab[i].y) : -1;
+    ta[i] = mine ? Value(P, ab[i].x) : -1;
+    tb[i] = mine ? Value(P, ab[i].y) : -1;
   }
   int32_t lo = 0, hi = c;  // at least lo values >= lo: true for lo = 0
   while (lo < hi) {
@@ -208,8 +214,8 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
 #pragma unroll
     for (int j = 0; j < kHBatch; ++j) {
       const bool in = p + j * kWarp < p1;
-      ta[j] = in ? Load(P.t + ab[j].x) : -1;
-      tb[j] = in ? Load(P.t + ab[j].y) : -1;
+      ta[j] = in ? Value(P, ab[j].x) : -1;
+      tb[j] = in ? Value(P, ab[j].y) : -1;
     }
     uint32_t in = 0;
 #pragma unroll
@@ -225,7 +231,7 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
 // log_kHWindow(t(e)) + 1 at most).
 __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next, int lane,
                                            int32_t* window) {
-  const int32_t c = Load(P.t + e);
+  const int32_t c = Value(P, e);
   const int64_t p0 = P.off[e], p1 = P.off[e + 1];
   constexpr int kPer = kHWindow / kWarp;  // bins per lane
   int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi

@@ -88,29 +88,35 @@ __global__ void DagProbesKernel(const int32_t* __restrict__ dptr, const int32_t*
 // DagTriangles over all m DAG edges with the work split by probes, not by edges: the
 // probes (off, from DagProbesKernel) are split evenly over the blocks, and a block
 // walks its share in tiles of kThreads x kDagTileProbes. A tile's DAG edges are staged
-// in shared memory (their probe offsets, shorter range, longer range and edge id), each
-// thread finds its probe's edge there by binary search, loads the probe's entry of the
-// shorter list and searches the longer one. `tri` as in DagTriangles; its returns are
-// summed per edge in shared memory and `done(e, count)` runs once per edge and tile with
-// a triangle (by the thread that staged the edge). tag == nullptr: every edge is live.
+// in shared memory (their probe offsets, shorter range start, longer range and edge
+// id), each thread finds its probes' edges there by binary search, loads the probes'
+// entries of the shorter lists and searches the longer ones, its kDagTileProbes
+// searches in lock step (their loads issued together). Every edge is live (these
+// passes run before any removal). `tri` as in DagTriangles; its returns are summed per
+// edge in shared memory and `done(e, count)` runs once per edge and tile with a
+// triangle (by the thread that staged the edge).
 template <typename Tri, typename Done>
-__device__ __forceinline__ void DagTrianglesFlat(
-    const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
-    const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid, int32_t m,
-    const int32_t* __restrict__ tag, const int64_t* __restrict__ off, Tri tri, Done done) {
+__device__ __forceinline__ void DagTrianglesFlat(const int32_t* __restrict__ dptr,
+                                                 const int32_t* __restrict__ dcol,
+                                                 const int32_t* __restrict__ dsrc,
+                                                 const int32_t* __restrict__ deid, int32_t m,
+                                                 const int64_t* __restrict__ off, Tri tri,
+                                                 Done done) {
   constexpr int kB = TrussPolicy::kDagTileProbes;
   constexpr int kTile = kThreads * kB;
   // s_off[t]: the first probe of the tile's t-th staged edge (m's end: the total).
   __shared__ int64_t s_off[kTile + 1];
-  __shared__ int4 s_edge[kTile];  // shorter range start, longer range, edge id (-1: dead)
+  __shared__ int4 s_edge[kTile];  // shorter range start, longer range, edge id
   __shared__ int32_t s_count[kTile];
-  auto live = [&](int32_t e) { return tag == nullptr || tag[e] >= 0; };
   const int64_t probes = off[m];
   const int64_t per = (probes + gridDim.x - 1) / gridDim.x;
   int64_t x = min(probes, blockIdx.x * per);
   const int64_t end = min(probes, x + per);
   if (x >= end) return;
   int32_t d0 = cuda::BlockCountAtMost(off, m, x) - 1;  // the DAG edge holding probe x
+  auto staged = [&](int t, int64_t tile_end) {         // edge t of the tile has probes in it
+    return s_off[t] < tile_end && s_off[t + 1] > max(x, s_off[t]);
+  };
   while (x < end) {
     for (int t = threadIdx.x; t <= kTile; t += kThreads) {
       s_off[t] = d0 + t < m ? off[d0 + t] : probes;
@@ -120,42 +126,69 @@ __device__ __forceinline__ void DagTrianglesFlat(
     // before the tile's probes do: the tile then ends at the range's end.
     const int64_t tile_end = min(min(end, x + kTile), s_off[kTile]);
     for (int t = threadIdx.x; t < kTile; t += kThreads) {
-      if (s_off[t] < tile_end && s_off[t + 1] > max(x, s_off[t])) {
-        const int32_t d = d0 + t, a = dsrc[d], b = dcol[d], e = deid[d];
-        int32_t a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
-        if (a1 - a0 > b1 - b0) {
-          const int32_t t0 = a0, t1 = a1;
-          a0 = b0, a1 = b1, b0 = t0, b1 = t1;
-        }
-        s_edge[t] = make_int4(a0, b0, b1, live(e) ? e : -1);
-        s_count[t] = 0;
+      if (!staged(t, tile_end)) continue;
+      const int32_t d = d0 + t, a = dsrc[d], b = dcol[d];
+      int32_t a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
+      if (a1 - a0 > b1 - b0) {
+        const int32_t t0 = a0, t1 = a1;
+        a0 = b0, a1 = b1, b0 = t0, b1 = t1;
       }
+      s_edge[t] = make_int4(a0, b0, b1, deid[d]);
+      s_count[t] = 0;
     }
     __syncthreads();
+    int tt[kB];
+    int32_t i[kB], w[kB], lo[kB], len[kB];
+    bool hit[kB];
 #pragma unroll
     for (int j = 0; j < kB; ++j) {
       const int64_t q = x + threadIdx.x + j * kThreads;
-      if (q >= tile_end) continue;
-      const int t = cuda::LastAtMost<kTile>(s_off, q);
-      const int4 r = s_edge[t];
-      if (r.w < 0) continue;
-      const int32_t i = r.x + static_cast<int32_t>(q - s_off[t]);
-      const int32_t w = dcol[i];
-      const int32_t k = LowerBound(dcol, r.y, r.z, w);
-      if (k < r.z && dcol[k] == w) {
-        const int32_t e1 = deid[i], e2 = deid[k];
-        if (live(e1) && live(e2)) {
-          const int32_t own = tri(r.w, e1, e2);
-          if (own) atomicAdd(s_count + t, own);
-        }
+      tt[j] = 0, i[j] = 0, lo[j] = 0, len[j] = 0, hit[j] = false;
+      if (q < tile_end) {
+        tt[j] = cuda::LastAtMost<kTile>(s_off, q);
+        const int4 r = s_edge[tt[j]];
+        i[j] = r.x + static_cast<int32_t>(q - s_off[tt[j]]);
+        lo[j] = r.y, len[j] = r.z - r.y;
       }
+    }
+#pragma unroll
+    for (int j = 0; j < kB; ++j) w[j] = len[j] > 0 ? dcol[i[j]] : 0;
+    // Lower bounds of w[j] in the longer ranges, in lock step; lists are strictly
+    // ascending, so a probe equal to w[j] is the answer.
+    for (bool more = true; more;) {
+      int32_t v[kB];
+#pragma unroll
+      for (int j = 0; j < kB; ++j) v[j] = len[j] > 0 ? dcol[lo[j] + (len[j] >> 1)] : 0;
+      more = false;
+#pragma unroll
+      for (int j = 0; j < kB; ++j) {
+        if (len[j] <= 0) continue;
+        const int32_t half = len[j] >> 1;
+        hit[j] = hit[j] || v[j] == w[j];
+        if (v[j] < w[j]) {
+          lo[j] += half + 1;
+          len[j] -= half + 1;
+        } else {
+          len[j] = half;
+        }
+        more = more || len[j] > 0;
+      }
+    }
+    int32_t e1[kB], e2[kB];
+#pragma unroll
+    for (int j = 0; j < kB; ++j) {
+      e1[j] = hit[j] ? deid[i[j]] : 0;
+      e2[j] = hit[j] ? deid[lo[j]] : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kB; ++j) {
+      if (!hit[j]) continue;
+      const int32_t own = tri(s_edge[tt[j]].w, e1[j], e2[j]);
+      if (own) atomicAdd(s_count + tt[j], own);
     }
     __syncthreads();
     for (int t = threadIdx.x; t < kTile; t += kThreads) {
-      if (s_off[t] < tile_end && s_off[t + 1] > max(x, s_off[t]) && s_edge[t].w >= 0 &&
-          s_count[t] != 0) {
-        done(s_edge[t].w, s_count[t]);
-      }
+      if (staged(t, tile_end) && s_count[t] != 0) done(s_edge[t].w, s_count[t]);
     }
     d0 += cuda::LastAtMost<kTile>(s_off, tile_end);
     x = tile_end;
@@ -189,17 +222,16 @@ __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t
   SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
 }
 
-// SupportDag over all m DAG edges, split by probes (DagTrianglesFlat).
+// SupportDag over all m DAG edges, every one live, split by probes (DagTrianglesFlat).
 __global__ void SupportDagFlatKernel(const int32_t* __restrict__ dptr,
                                      const int32_t* __restrict__ dcol,
                                      const int32_t* __restrict__ dsrc,
                                      const int32_t* __restrict__ deid, int32_t m,
                                      const int32_t* __restrict__ kbuf,
-                                     const int32_t* __restrict__ tag,
                                      const int64_t* __restrict__ off, int32_t* sup) {
   if (SmallK(kbuf)) return;
   DagTrianglesFlat(
-      dptr, dcol, dsrc, deid, m, tag, off,
+      dptr, dcol, dsrc, deid, m, off,
       [&](int32_t, int32_t e1, int32_t e2) {
         atomicAdd(sup + e1, 1);
         atomicAdd(sup + e2, 1);

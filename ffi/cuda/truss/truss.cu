@@ -270,14 +270,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                               : ResolveSupport(static_cast<SupportMethod>(method), m);
     switch (pass) {
       case SupportMethod::kDag:
-        if (!on_list) {
+        if (!on_list) {  // every edge is live: the first pass, no prefilter
           int blocks = 0;
           ffi::Error status = probes();
           if (status.success())
             status = DagFlatBlocks<SupportDagFlatKernel>(report, m, sms, &blocks);
           if (!status.success()) return status;
           SupportDagFlatKernel<<<blocks, kThreads, 0, stream>>>(
-              dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, probe_off, sup);
+              dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, probe_off, sup);
           break;
         }
         SupportDagKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(

@@ -94,10 +94,11 @@ struct TrussPolicy {
   static constexpr int32_t kEdgeList = 16384;
   // kDag over all m edges (supports, the h-index's triangle store): the probes of every
   // DAG edge (its shorter out-list, each entry searched in the longer) laid end to end
-  // and split evenly over the blocks, which walk them in tiles of kThreads x this many,
-  // the tile's edges staged in shared memory. A warp per 32 edges one after another
-  // left most lanes idle (a few probes per edge) and made each warp a chain of 32 edges.
-  static constexpr int kDagTileProbes = 2;
+  // and split evenly over the blocks, which walk them in tiles of kThreads x this many
+  // (a thread's probes searched in lock step), the tile's edges staged in shared
+  // memory. A warp per 32 edges one after another left most lanes idle (a few probes
+  // per edge) and made each warp a chain of 32 edges.
+  static constexpr int kDagTileProbes = 4;
   // k-truss with the prefilter: recount steps before the peeling (drop the listed edges
   // of support <= k - 3, count the survivors' triangles afresh). The first peeling round
   // after a k-core is the largest by far (soc-Epinions1 k = 33: 129 K of the 172 K
