@@ -1,8 +1,8 @@
 // The local h-index decomposition of the CUDA k-truss (TrussMode::kHIndex; the
 // rule and why it converges: kcjax/truss/truss.h). truss.cu runs, after the
 // supports: OffsetsKernel and a scan (the triangle store's offsets, its size read
-// back once), StoreKernel (each triangle listed once from the DAG, split by probes,
-// and stored with its three edges), HIndexInitKernel and the cooperative HIndexKernel.
+// back once), StoreKernel (each triangle listed once from the DAG and stored with
+// its three edges), HIndexInitKernel and the cooperative HIndexKernel.
 //
 // HIndexKernel works in rounds with one grid-wide sync each. Round 0 updates every
 // edge; later rounds the edges queued by the round before. An update reads the
@@ -57,17 +57,17 @@ __global__ void OffsetsKernel(const int32_t* __restrict__ sup, int32_t m, int64_
   }
 }
 
-// Every triangle once from the DAG (split by probes: DagTrianglesFlat), stored with
-// each of its edges: e's entries are filled through fill[e] (zeroed before).
+// Every triangle once from the DAG, stored with each of its edges: e's entries are
+// filled through fill[e] (zeroed before).
 __global__ void StoreKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
                             const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
-                            int32_t m, const int64_t* __restrict__ probe_off,
-                            const int64_t* __restrict__ off, int32_t* fill, int2* store) {
+                            int32_t m, const int64_t* __restrict__ off, int32_t* fill,
+                            int2* store) {
   auto put = [&](int32_t e, int32_t x, int32_t y) {
     store[off[e] + atomicAdd(fill + e, 1)] = make_int2(x, y);
   };
-  DagTrianglesFlat(
-      dptr, dcol, dsrc, deid, m, probe_off,
+  DagTriangles(
+      dptr, dcol, dsrc, deid, m, nullptr, nullptr,
       [&](int32_t e, int32_t e1, int32_t e2) {
         put(e, e1, e2);
         put(e1, e, e2);

@@ -1,6 +1,6 @@
 // The support passes of the CUDA k-truss (ffi/cuda/truss/truss.cu): triangles per
-// edge from the DAG, a warp per edge, the auto choice between them, and the
-// seed's vertex-centric pass.
+// edge from the DAG (split by probes over each block), a warp per edge, the auto
+// choice between them, and the seed's vertex-centric pass.
 #pragma once
 
 #include "prefilter.cuh"
@@ -8,13 +8,19 @@
 namespace kcjax {
 namespace {
 
-// Each live triangle once from the degree-oriented DAG: a thread per DAG edge (a, b)
-// merges the two out-lists when both are short; edges with a long out-list are
-// searched by their whole warp, one at a time. For the triangle of DAG edge d (edge
-// e) and DAG edges i, j (edges e1, e2), `tri(e, e1, e2)` returns what to add to e's
-// count, and `done(e, count)` runs once per edge with a triangle (by one lane).
-// `items` DAG edges: dlist[0, items), or 0..items - 1 when dlist is nullptr; tag ==
-// nullptr: every edge is live.
+// Each live triangle once from the degree-oriented DAG, the work split by probes
+// (an entry of the shorter of a DAG edge's two out-lists, searched in the longer):
+// a block takes kThreads DAG edges at a time (a tile), stages them in shared memory
+// (shorter range start, longer range, edge id) with the scan of their probe counts,
+// and its threads take the tile's probes kThreads x kDagTileProbes at a time, each
+// finding its probe's edge in the scan by binary search; a thread's probes are
+// searched in lock step (their loads issued together). So an edge with many probes
+// is spread over the block, and a block's threads stay busy on edges with few. For
+// the triangle of DAG edge d (edge e) and DAG edges i, j (edges e1, e2),
+// `tri(e, e1, e2)` returns what to add to e's count (summed per edge in shared
+// memory), and `done(e, count)` runs once per edge and tile with a triangle (by the
+// thread that staged the edge). `items` DAG edges: dlist[0, items), or 0..items - 1
+// when dlist is nullptr; tag == nullptr: every edge is live.
 template <typename Tri, typename Done>
 __device__ __forceinline__ void DagTriangles(const int32_t* __restrict__ dptr,
                                              const int32_t* __restrict__ dcol,
@@ -22,176 +28,94 @@ __device__ __forceinline__ void DagTriangles(const int32_t* __restrict__ dptr,
                                              const int32_t* __restrict__ deid, int32_t items,
                                              const int32_t* __restrict__ tag, const int32_t* dlist,
                                              Tri tri, Done done) {
-  const int lane = threadIdx.x & (kWarp - 1);
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  const int64_t end = cuda::RoundUp(items, kWarp);
+  constexpr int kB = TrussPolicy::kDagTileProbes;
+  __shared__ int32_t s_off[kThreads + 1];  // the tile's probe offsets (exclusive scan)
+  __shared__ int4 s_edge[kThreads];        // shorter range start, longer range, edge id
+  __shared__ int32_t s_count[kThreads];
+  __shared__ int32_t s_warp[kThreads / kWarp];
+  const int lane = threadIdx.x & (kWarp - 1), warp = threadIdx.x / kWarp;
   auto live = [&](int32_t e) { return tag == nullptr || tag[e] >= 0; };
-  for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < end; t += stride) {
-    int32_t d = 0, e = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    bool wide = false;
-    if (t < items) {
-      d = dlist != nullptr ? Load(dlist + t) : static_cast<int32_t>(t);
-      e = deid[d];
+  for (int64_t i0 = int64_t{blockIdx.x} * kThreads; i0 < items;
+       i0 += int64_t{gridDim.x} * kThreads) {
+    const int64_t item = i0 + threadIdx.x;
+    int32_t probes = 0;
+    if (item < items) {
+      const int32_t d = dlist != nullptr ? Load(dlist + item) : static_cast<int32_t>(item);
+      const int32_t e = deid[d];
       if (live(e)) {
         const int32_t a = dsrc[d], b = dcol[d];
-        a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
+        int32_t a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
         if (a1 - a0 > b1 - b0) {
-          int32_t t0 = a0, t1 = a1;
+          const int32_t t0 = a0, t1 = a1;
           a0 = b0, a1 = b1, b0 = t0, b1 = t1;
         }
-        if (b1 - b0 <= kLaneList) {
-          int32_t own = 0;
-          LaneMerge(dcol, a0, a1, b0, b1, [&](int32_t i, int32_t j) {
-            const int32_t e1 = deid[i], e2 = deid[j];
-            if (live(e1) && live(e2)) own += tri(e, e1, e2);
-            return false;
-          });
-          if (own) done(e, own);
-        } else {
-          wide = true;
-        }
+        probes = a1 - a0;
+        s_edge[threadIdx.x] = make_int4(a0, b0, b1, e);
       }
     }
-    for (unsigned todo = __ballot_sync(kFull, wide); todo != 0; todo &= todo - 1) {
-      const int src = __ffs(todo) - 1;
-      const int32_t c0 = __shfl_sync(kFull, a0, src), c1 = __shfl_sync(kFull, a1, src);
-      const int32_t d0 = __shfl_sync(kFull, b0, src), d1 = __shfl_sync(kFull, b1, src);
-      const int32_t we = __shfl_sync(kFull, e, src);
-      int32_t own = 0;
-      for (int32_t i = c0 + lane; i < c1; i += kWarp) {
-        const int32_t w = dcol[i];
-        const int32_t j = LowerBound(dcol, d0, d1, w);
-        if (j < d1 && dcol[j] == w) {
-          const int32_t e1 = deid[i], e2 = deid[j];
-          if (live(e1) && live(e2)) own += tri(we, e1, e2);
-        }
-      }
-      own = WarpSum(own);
-      if (lane == src && own) done(e, own);
-    }
-  }
-}
-
-// The probes of every DAG edge d of [0, m) laid end to end for DagTrianglesFlat:
-// off[d + 1] = the length of the shorter of its ends' out-lists, off[0] = 0 (an
-// inclusive scan of off[1, m] follows).
-__global__ void DagProbesKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
-                                const int32_t* __restrict__ dsrc, int32_t m, int64_t* off) {
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t d = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; d < m; d += stride) {
-    const int32_t a = dsrc[d], b = dcol[d];
-    off[d + 1] = min(dptr[a + 1] - dptr[a], dptr[b + 1] - dptr[b]);
-    if (d == 0) off[0] = 0;
-  }
-}
-
-// DagTriangles over all m DAG edges with the work split by probes, not by edges: the
-// probes (off, from DagProbesKernel) are split evenly over the blocks, and a block
-// walks its share in tiles of kThreads x kDagTileProbes. A tile's DAG edges are staged
-// in shared memory (their probe offsets, shorter range start, longer range and edge
-// id), each thread finds its probes' edges there by binary search, loads the probes'
-// entries of the shorter lists and searches the longer ones, its kDagTileProbes
-// searches in lock step (their loads issued together). Every edge is live (these
-// passes run before any removal). `tri` as in DagTriangles; its returns are summed per
-// edge in shared memory and `done(e, count)` runs once per edge and tile with a
-// triangle (by the thread that staged the edge).
-template <typename Tri, typename Done>
-__device__ __forceinline__ void DagTrianglesFlat(const int32_t* __restrict__ dptr,
-                                                 const int32_t* __restrict__ dcol,
-                                                 const int32_t* __restrict__ dsrc,
-                                                 const int32_t* __restrict__ deid, int32_t m,
-                                                 const int64_t* __restrict__ off, Tri tri,
-                                                 Done done) {
-  constexpr int kB = TrussPolicy::kDagTileProbes;
-  constexpr int kTile = kThreads * kB;
-  // s_off[t]: the first probe of the tile's t-th staged edge (m's end: the total).
-  __shared__ int64_t s_off[kTile + 1];
-  __shared__ int4 s_edge[kTile];  // shorter range start, longer range, edge id
-  __shared__ int32_t s_count[kTile];
-  const int64_t probes = off[m];
-  const int64_t per = (probes + gridDim.x - 1) / gridDim.x;
-  int64_t x = min(probes, blockIdx.x * per);
-  const int64_t end = min(probes, x + per);
-  if (x >= end) return;
-  int32_t d0 = cuda::BlockCountAtMost(off, m, x) - 1;  // the DAG edge holding probe x
-  auto staged = [&](int t, int64_t tile_end) {         // edge t of the tile has probes in it
-    return s_off[t] < tile_end && s_off[t + 1] > max(x, s_off[t]);
-  };
-  while (x < end) {
-    for (int t = threadIdx.x; t <= kTile; t += kThreads) {
-      s_off[t] = d0 + t < m ? off[d0 + t] : probes;
-    }
+    s_count[threadIdx.x] = 0;
+    const int32_t incl = cuda::WarpInclusiveScan(probes);
+    if (lane == kWarp - 1) s_warp[warp] = incl;
     __syncthreads();
-    // Edges without probes (an end with an empty out-list) may fill the staged range
-    // before the tile's probes do: the tile then ends at the range's end.
-    const int64_t tile_end = min(min(end, x + kTile), s_off[kTile]);
-    for (int t = threadIdx.x; t < kTile; t += kThreads) {
-      if (!staged(t, tile_end)) continue;
-      const int32_t d = d0 + t, a = dsrc[d], b = dcol[d];
-      int32_t a0 = dptr[a], a1 = dptr[a + 1], b0 = dptr[b], b1 = dptr[b + 1];
-      if (a1 - a0 > b1 - b0) {
-        const int32_t t0 = a0, t1 = a1;
-        a0 = b0, a1 = b1, b0 = t0, b1 = t1;
-      }
-      s_edge[t] = make_int4(a0, b0, b1, deid[d]);
-      s_count[t] = 0;
-    }
+    int32_t before = 0;
+    for (int w = 0; w < warp; ++w) before += s_warp[w];
+    s_off[threadIdx.x] = before + incl - probes;
+    if (threadIdx.x == kThreads - 1) s_off[kThreads] = before + incl;
     __syncthreads();
-    int tt[kB];
-    int32_t i[kB], w[kB], lo[kB], len[kB];
-    bool hit[kB];
-#pragma unroll
-    for (int j = 0; j < kB; ++j) {
-      const int64_t q = x + threadIdx.x + j * kThreads;
-      tt[j] = 0, i[j] = 0, lo[j] = 0, len[j] = 0, hit[j] = false;
-      if (q < tile_end) {
-        tt[j] = cuda::LastAtMost<kTile>(s_off, q);
-        const int4 r = s_edge[tt[j]];
-        i[j] = r.x + static_cast<int32_t>(q - s_off[tt[j]]);
-        lo[j] = r.y, len[j] = r.z - r.y;
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kB; ++j) w[j] = len[j] > 0 ? dcol[i[j]] : 0;
-    // Lower bounds of w[j] in the longer ranges, in lock step; lists are strictly
-    // ascending, so a probe equal to w[j] is the answer.
-    for (bool more = true; more;) {
-      int32_t v[kB];
-#pragma unroll
-      for (int j = 0; j < kB; ++j) v[j] = len[j] > 0 ? dcol[lo[j] + (len[j] >> 1)] : 0;
-      more = false;
+    const int32_t total = s_off[kThreads];
+    for (int32_t q0 = 0; q0 < total; q0 += kThreads * kB) {
+      int tt[kB];
+      int32_t i[kB], w[kB], lo[kB], len[kB];
+      bool hit[kB];
 #pragma unroll
       for (int j = 0; j < kB; ++j) {
-        if (len[j] <= 0) continue;
-        const int32_t half = len[j] >> 1;
-        hit[j] = hit[j] || v[j] == w[j];
-        if (v[j] < w[j]) {
-          lo[j] += half + 1;
-          len[j] -= half + 1;
-        } else {
-          len[j] = half;
+        const int32_t q = q0 + threadIdx.x + j * kThreads;
+        tt[j] = 0, i[j] = 0, lo[j] = 0, len[j] = 0, hit[j] = false;
+        if (q < total) {
+          tt[j] = cuda::LastAtMost<kThreads>(s_off, q);
+          const int4 r = s_edge[tt[j]];
+          i[j] = r.x + q - s_off[tt[j]];
+          lo[j] = r.y, len[j] = r.z - r.y;
         }
-        more = more || len[j] > 0;
+      }
+#pragma unroll
+      for (int j = 0; j < kB; ++j) w[j] = len[j] > 0 ? dcol[i[j]] : 0;
+      // Lower bounds of w[j] in the longer ranges, in lock step; lists are strictly
+      // ascending, so a probe equal to w[j] is the answer.
+      for (bool more = true; more;) {
+        int32_t v[kB];
+#pragma unroll
+        for (int j = 0; j < kB; ++j) v[j] = len[j] > 0 ? dcol[lo[j] + (len[j] >> 1)] : 0;
+        more = false;
+#pragma unroll
+        for (int j = 0; j < kB; ++j) {
+          if (len[j] <= 0) continue;
+          const int32_t half = len[j] >> 1;
+          hit[j] = hit[j] || v[j] == w[j];
+          if (v[j] < w[j]) {
+            lo[j] += half + 1;
+            len[j] -= half + 1;
+          } else {
+            len[j] = half;
+          }
+          more = more || len[j] > 0;
+        }
+      }
+      int32_t e1[kB], e2[kB];
+#pragma unroll
+      for (int j = 0; j < kB; ++j) {
+        e1[j] = hit[j] ? deid[i[j]] : 0;
+        e2[j] = hit[j] ? deid[lo[j]] : 0;
+      }
+#pragma unroll
+      for (int j = 0; j < kB; ++j) {
+        if (!hit[j] || !live(e1[j]) || !live(e2[j])) continue;
+        const int32_t own = tri(s_edge[tt[j]].w, e1[j], e2[j]);
+        if (own) atomicAdd(s_count + tt[j], own);
       }
     }
-    int32_t e1[kB], e2[kB];
-#pragma unroll
-    for (int j = 0; j < kB; ++j) {
-      e1[j] = hit[j] ? deid[i[j]] : 0;
-      e2[j] = hit[j] ? deid[lo[j]] : 0;
-    }
-#pragma unroll
-    for (int j = 0; j < kB; ++j) {
-      if (!hit[j]) continue;
-      const int32_t own = tri(s_edge[tt[j]].w, e1[j], e2[j]);
-      if (own) atomicAdd(s_count + tt[j], own);
-    }
     __syncthreads();
-    for (int t = threadIdx.x; t < kTile; t += kThreads) {
-      if (staged(t, tile_end) && s_count[t] != 0) done(s_edge[t].w, s_count[t]);
-    }
-    d0 += cuda::LastAtMost<kTile>(s_off, tile_end);
-    x = tile_end;
+    if (s_count[threadIdx.x] != 0) done(s_edge[threadIdx.x].w, s_count[threadIdx.x]);
     __syncthreads();  // the staging is rewritten next
   }
 }
@@ -216,28 +140,12 @@ __device__ __forceinline__ void SupportDag(const int32_t* __restrict__ dptr,
 __global__ void SupportDagKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
                                  const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
                                  int32_t m, const int32_t* __restrict__ kbuf,
-                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
+                                 const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists,
+                                 SupportMethod method) {
   if (SmallK(kbuf)) return;
   const int32_t items = lists.dlist != nullptr ? Load(lists.count) : m;
+  if (ResolveSupport(method, items) != SupportMethod::kDag) return;
   SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
-}
-
-// SupportDag over all m DAG edges, every one live, split by probes (DagTrianglesFlat).
-__global__ void SupportDagFlatKernel(const int32_t* __restrict__ dptr,
-                                     const int32_t* __restrict__ dcol,
-                                     const int32_t* __restrict__ dsrc,
-                                     const int32_t* __restrict__ deid, int32_t m,
-                                     const int32_t* __restrict__ kbuf,
-                                     const int64_t* __restrict__ off, int32_t* sup) {
-  if (SmallK(kbuf)) return;
-  DagTrianglesFlat(
-      dptr, dcol, dsrc, deid, m, off,
-      [&](int32_t, int32_t e1, int32_t e2) {
-        atomicAdd(sup + e1, 1);
-        atomicAdd(sup + e2, 1);
-        return 1;
-      },
-      [&](int32_t e, int32_t own) { atomicAdd(sup + e, own); });
 }
 
 // Warp per edge: |N(u) ∩ N(v)| over live triangles, no atomics. `items` edges:
@@ -265,26 +173,12 @@ __device__ __forceinline__ void SupportEdge(const Csr& g, int32_t items,
 }
 
 __global__ void SupportEdgeKernel(Csr g, const int32_t* __restrict__ kbuf,
-                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists) {
+                                  const int32_t* __restrict__ tag, int32_t* sup, LiveLists lists,
+                                  SupportMethod method) {
   if (SmallK(kbuf)) return;
-  SupportEdge(g, lists.elist != nullptr ? Load(lists.count) : g.m, tag, sup, lists.elist);
-}
-
-// kAuto over a live list, whose length is known on the device only: every thread reads
-// the same length, so the whole grid takes the same pass (ResolveSupport).
-__global__ void SupportAutoKernel(const int32_t* __restrict__ dptr,
-                                  const int32_t* __restrict__ dcol,
-                                  const int32_t* __restrict__ dsrc,
-                                  const int32_t* __restrict__ deid, Csr g,
-                                  const int32_t* __restrict__ kbuf, const int32_t* __restrict__ tag,
-                                  int32_t* sup, LiveLists lists) {
-  if (SmallK(kbuf)) return;
-  const int32_t items = Load(lists.count);
-  if (ResolveSupport(SupportMethod::kAuto, items) == SupportMethod::kEdge) {
-    SupportEdge(g, items, tag, sup, lists.elist);
-  } else {
-    SupportDag(dptr, dcol, dsrc, deid, items, tag, sup, lists.dlist);
-  }
+  const int32_t items = lists.elist != nullptr ? Load(lists.count) : g.m;
+  if (ResolveSupport(method, items) != SupportMethod::kEdge) return;
+  SupportEdge(g, items, tag, sup, lists.elist);
 }
 
 // The seed's pass: block b takes vertices b, b + #blocks, ...; the vertex's list goes

@@ -97,21 +97,10 @@ ffi::Error ScanOffsets(cudaStream_t stream, cuda::DeviceScratch& scratch, const 
   return ffi::Error::Success();
 }
 
-// The probe offsets of DagTrianglesFlat over the m DAG edges (off[m + 1]).
-ffi::Error DagProbeOffsets(cudaStream_t stream, cuda::DeviceScratch& scratch,
-                           const Reporter& report, int sms, const DagArgs& dag, int32_t m,
-                           int64_t** off) {
-  *off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
-  if (*off == nullptr) return report.Exhausted((static_cast<size_t>(m) + 1) * 8, "probe offsets");
-  DagProbesKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, m,
-                                                           *off);
-  return ScanOffsets(stream, scratch, report, *off, m, "the probe offsets scan");
-}
-
-// The grid of a DagTrianglesFlat pass: every block resident at once (each pays its
-// first search once), and no more blocks than m / kThreads.
+// The grid of a DagTriangles pass over all m DAG edges: every block resident at once,
+// and no more blocks than tiles of kThreads edges.
 template <auto Kernel>
-ffi::Error DagFlatBlocks(const Reporter& report, int32_t m, int sms, int* grid) {
+ffi::Error DagBlocks(const Reporter& report, int32_t m, int sms, int* grid) {
   int per_sm = 0;
   cudaError_t err = BlocksPerSm<Kernel>(&per_sm);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of a DAG pass", err);
@@ -121,11 +110,10 @@ ffi::Error DagFlatBlocks(const Reporter& report, int32_t m, int sms, int* grid) 
 
 // kHIndex after the supports `sup`: the triangle store and the h-index rounds,
 // writing the trussness to `out`. *ran = false when the store does not fit (nothing
-// is launched after the size read-back): the caller peels instead. `probe_off`: the
-// DAG's probe offsets (DagProbeOffsets).
+// is launched after the size read-back): the caller peels instead.
 ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
                            const Reporter& report, int sms, const DagArgs& dag, int32_t m,
-                           const int64_t* probe_off, const int32_t* sup, int32_t* out, bool* ran) {
+                           const int32_t* sup, int32_t* out, bool* ran) {
   *ran = false;
   auto* off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
   if (off == nullptr) return report.Exhausted((static_cast<size_t>(m) + 1) * 8, "store offsets");
@@ -161,11 +149,11 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
     return report.Cuda("clearing the h-index state", err);
   }
   int blocks = 0;
-  if (ffi::Error status = DagFlatBlocks<StoreKernel>(report, m, sms, &blocks); !status.success()) {
+  if (ffi::Error status = DagBlocks<StoreKernel>(report, m, sms, &blocks); !status.success()) {
     return status;
   }
-  StoreKernel<<<blocks, kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m,
-                                               probe_off, off, P.mark, store);
+  StoreKernel<<<blocks, kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m, off,
+                                               P.mark, store);
   HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle store kernels", err);
   int per_sm = 0;
@@ -258,11 +246,6 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
   const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
                     dag_eid.typed_data()};
-  int64_t* probe_off = nullptr;  // the DAG's probe offsets, computed once by the first use
-  auto probes = [&]() {
-    return probe_off != nullptr ? ffi::Error::Success()
-                                : DagProbeOffsets(stream, scratch, report, sms, dag, m, &probe_off);
-  };
   auto support = [&](const LiveLists& lists) -> ffi::Error {
     const bool on_list = lists.elist != nullptr;
     // Without a list the pass counts all m edges: kAuto is resolved here.
@@ -270,32 +253,35 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                               : ResolveSupport(static_cast<SupportMethod>(method), m);
     switch (pass) {
       case SupportMethod::kDag:
-        if (!on_list) {  // every edge is live: the first pass, no prefilter
+        if (!on_list) {
           int blocks = 0;
-          ffi::Error status = probes();
-          if (status.success())
-            status = DagFlatBlocks<SupportDagFlatKernel>(report, m, sms, &blocks);
-          if (!status.success()) return status;
-          SupportDagFlatKernel<<<blocks, kThreads, 0, stream>>>(
-              dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, probe_off, sup);
+          if (ffi::Error status = DagBlocks<SupportDagKernel>(report, m, sms, &blocks);
+              !status.success()) {
+            return status;
+          }
+          SupportDagKernel<<<blocks, kThreads, 0, stream>>>(
+              dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists, pass);
           break;
         }
         SupportDagKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(
-            dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists);
+            dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists, pass);
         break;
       case SupportMethod::kEdge:
         SupportEdgeKernel<<<on_list ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
                                     : Blocks(int64_t{m} * kWarp, sms),
-                            kThreads, 0, stream>>>(g, small_k, tag, sup, lists);
+                            kThreads, 0, stream>>>(g, small_k, tag, sup, lists, pass);
         break;
       case SupportMethod::kVertex:
         SupportVertexKernel<<<std::max(1, std::min(n, sms * 8)), kThreads, 0, stream>>>(
             g, n, small_k, tag, sup);
         break;
-      case SupportMethod::kAuto:  // on a list: a grid for either pass
-        SupportAutoKernel<<<std::min(capped, Blocks(int64_t{m} * kWarp, sms)), kThreads, 0,
-                            stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, g, small_k, tag,
-                                      sup, lists);
+      case SupportMethod::kAuto:
+        // On a list, whose length is on the device only: both kernels, and the one
+        // ResolveSupport does not pick returns at once (every thread reads the length).
+        SupportEdgeKernel<<<std::min(capped, Blocks(int64_t{m} * kWarp, sms)), kThreads, 0,
+                            stream>>>(g, small_k, tag, sup, lists, pass);
+        SupportDagKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(
+            dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists, pass);
         break;
     }
     return ffi::Error::Success();
@@ -311,10 +297,8 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
   if (tmode == TrussMode::kHIndex) {
     bool ran = false;
-    ffi::Error status = probes();
-    if (!status.success()) return status;
-    status = HIndexDecompose(stream, scratch, report, sms, dag, m, probe_off, sup,
-                             out->typed_data<int32_t>(), &ran);
+    ffi::Error status = HIndexDecompose(stream, scratch, report, sms, dag, m, sup,
+                                        out->typed_data<int32_t>(), &ran);
     if (ran || !status.success()) return status;
     if (!peel_buffers()) return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }

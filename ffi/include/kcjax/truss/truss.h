@@ -86,18 +86,17 @@ struct TrussPolicy {
   // a grid-strided grid of this many blocks per SM, so a short list does not pay for
   // m / 256 blocks that find nothing to do (8 x 256 threads fill an SM).
   static constexpr int kListBlocksPerSm = 8;
-  // kAuto: a support pass over at most this many edges runs kEdge, a longer one kDag. The
-  // DAG pass gives a warp 32 edges, one after another (the long out-lists by the whole
-  // warp): 16 K edges are 512 warps, under 4 per SM, so it waits on its loads, while a
-  // warp per edge fills the GPU; the edge pass probes full neighbour lists (not DAG
-  // out-lists), so on long lists its extra work outweighs that (docs/tuning.md).
+  // kAuto: a support pass over at most this many edges runs kEdge, a longer one kDag: a
+  // warp per edge fills the GPU on short lists, while the edge pass probes full
+  // neighbour lists (not DAG out-lists), so on long lists its extra work outweighs that.
+  // Measured with the DAG pass of a warp per 32 edges; the split by probes is faster
+  // below it too on some rows and slower on others (docs/tuning.md).
   static constexpr int32_t kEdgeList = 16384;
-  // kDag over all m edges (supports, the h-index's triangle store): the probes of every
-  // DAG edge (its shorter out-list, each entry searched in the longer) laid end to end
-  // and split evenly over the blocks, which walk them in tiles of kThreads x this many
-  // (a thread's probes searched in lock step), the tile's edges staged in shared
-  // memory. A warp per 32 edges one after another left most lanes idle (a few probes
-  // per edge) and made each warp a chain of 32 edges.
+  // kDag (supports, the h-index's triangle store): a block stages kThreads DAG edges and
+  // its threads take their probes (each entry of an edge's shorter out-list, searched in
+  // the longer) kThreads x this many at a time, a thread's searched in lock step. A warp
+  // per 32 edges one after another left most lanes idle (a few probes per edge) and
+  // made each warp a chain of 32 edges (docs/tuning.md).
   static constexpr int kDagTileProbes = 4;
   // k-truss with the prefilter: recount steps before the peeling (drop the listed edges
   // of support <= k - 3, count the survivors' triangles afresh). The first peeling round
