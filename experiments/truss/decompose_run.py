@@ -1,12 +1,13 @@
-"""Small run for Nsight Compute: one truss decomposition per named shared graph.
+"""One truss decomposition per named shared graph, for tools that wrap a process.
 
-Each graph is loaded and indexed first (the edge index's kernels are XLA's and
-ours alike: filter ncu by kernel name), then ``kcjax.truss_numbers`` runs once.
+Each graph is loaded and indexed first, then ``kcjax.truss_numbers`` runs once
+and its k_max is printed. Session 20 used it for the h-index rounds (a build
+whose HIndexKernel prints a stamp per round, parsed by rounds.py); Nsight
+Compute ended in a segmentation fault at the process's start on the H200 then,
+with or without sections.
 
 Usage (on the GPU machine):
-  ncu --section SpeedOfLight --section WarpStateStats \
-      --kernel-name "regex:SupportDagFlat|StoreKernel|HIndexKernel" \
-      python experiments/truss/ncu_run.py com-dblp cit-HepTh
+  python experiments/truss/decompose_run.py com-dblp cit-HepTh
 """
 
 from __future__ import annotations
