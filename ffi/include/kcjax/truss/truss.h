@@ -146,7 +146,8 @@ struct TrussPolicy {
   // h to one bin, so edges with t below this take one pass over their triangles.
   static constexpr int kHIndexWindow = 256;
   // kHIndex: blocks per SM of the cooperative update kernel (8 KiB of warp windows each):
-  // a group's registers need 80 (ptxas -v, sm_90); at 4 blocks ptxas spilled at 64.
+  // a group's registers need 80 (ptxas -v, sm_90); 4 (64 registers, spills) and 6 ran
+  // slower on the H200 although the rounds wait on latency (docs/tuning.md).
   static constexpr int kHIndexBlocksPerSm = 3;
   // kHIndex: the triangle store's limit (three entries of two edge ids per triangle):
   // beyond it the peeling answers (kDecompose).
