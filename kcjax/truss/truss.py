@@ -99,9 +99,9 @@ def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> 
         ``"edge"`` (a warp per edge intersects both neighbour lists),
         ``"vertex"`` (the seed's vertex-strided shared-memory pass),
         ``"auto"`` (per pass by the number of edges it counts: ``"edge"`` up
-        to ``TrussPolicy::kEdgeList`` of them, where the DAG pass has too few
-        warps to fill the GPU, else ``"dag"``) or ``"dense"`` (pure JAX). All
-        give the same numbers.
+        to ``TrussPolicy::kEdgeList`` of them, where a warp per edge fills the
+        GPU, else ``"dag"``) or ``"dense"`` (pure JAX). All give the same
+        numbers.
       num_threads: CPU worker threads (0: all cores; ignored on GPUs).
 
     Returns:
