@@ -252,20 +252,19 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
     const auto pass = on_list ? static_cast<SupportMethod>(method)
                               : ResolveSupport(static_cast<SupportMethod>(method), m);
     switch (pass) {
-      case SupportMethod::kDag:
+      case SupportMethod::kDag: {
+        // All m edges: every block resident at once; a list: the capped grid.
+        int blocks = std::min(capped, Blocks(m, sms));
         if (!on_list) {
-          int blocks = 0;
           if (ffi::Error status = DagBlocks<SupportDagKernel>(report, m, sms, &blocks);
               !status.success()) {
             return status;
           }
-          SupportDagKernel<<<blocks, kThreads, 0, stream>>>(
-              dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists, pass);
-          break;
         }
-        SupportDagKernel<<<std::min(capped, Blocks(m, sms)), kThreads, 0, stream>>>(
-            dag.indptr, dag.indices, dag.src, dag.eid, m, small_k, tag, sup, lists, pass);
+        SupportDagKernel<<<blocks, kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid,
+                                                          m, small_k, tag, sup, lists, pass);
         break;
+      }
       case SupportMethod::kEdge:
         SupportEdgeKernel<<<on_list ? std::min(capped, Blocks(int64_t{m} * kWarp, sms))
                                     : Blocks(int64_t{m} * kWarp, sms),
