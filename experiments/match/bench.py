@@ -45,6 +45,8 @@ VARIANTS = {
     "no_dominance": {"dominance": False},
     "gvsm_order": {"order": "gvsm"},
     "naive_order": {"order": "naive"},
+    "compact": {"compact": True},
+    "no_compact": {"compact": False},
 }
 
 
@@ -79,7 +81,11 @@ def _time(fn, repeats: int, device: bool) -> dict[str, float]:
 
 
 def _phases(data, query, repeats: int) -> dict[str, float]:
-    """Median wall time of each phase of one eager count (each phase synchronized)."""
+    """Median wall time of each phase of one eager count (each phase synchronized).
+
+    Phases of the default path: host look-ups, then the first pass, its sizes to the
+    host and the rest on the compacted graph, or one program on the whole graph.
+    """
     from kcjax.match import count as mc
     from kcjax.match import plan as mp
 
@@ -98,6 +104,16 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
     for _ in range(max(repeats, 1)):
         spec, gp, packed = tick("host_lookup", lookup)
         fl = mc._flags(mp.Switches(), data)
+        static = dict(
+            q=spec.size,
+            comps=mc._components(spec),
+            blacklist=True,
+            rounds=mp.POLICY.rounds,
+            num_threads=0,
+        )
+        if data.graph.indices.shape[0] <= mp.POLICY.compact_min_entries:
+            tick("plan_and_search", mc._count_program, gp, packed, fl, **static)
+            continue
         c = tick("first_pass", mp.first_pass, gp, packed, q=spec.size)
         n_alive, e_alive = tick("sizes_to_host", np.asarray, c.sizes).tolist()
         tick(
@@ -108,11 +124,7 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
             fl,
             n=min(mc._pow2(n_alive, mp.POLICY.min_vertices), gp.real.shape[0]),
             e=min(mc._pow2(e_alive, mp.POLICY.min_entries), gp.indices.shape[0]),
-            q=spec.size,
-            comps=mc._components(spec),
-            blacklist=True,
-            rounds=mp.POLICY.rounds,
-            num_threads=0,
+            **static,
         )
     return {k: statistics.median(v) for k, v in out.items()}
 

@@ -222,17 +222,25 @@ def count_embeddings_limbs(
     dominance: bool = True,
     order: Order = "estimate",
     num_threads: int = 0,
+    compact: bool | None = None,
 ) -> jax.Array:
     """Counts embeddings of ``query`` in ``data`` on the device; jit-able in ``data``.
 
-    Eagerly two dispatches and one small transfer: the first filter pass and
-    the subgraph its survivors induce (one program), their sizes to the host
-    (to pick a shape bucket), then the rest of the plan and the search on
-    that subgraph (one program). The query's arrays and the data graph's
-    query-independent side are cached per query and per graph. Traced (under
-    jit) or with ``blacklist=False``: one program on the whole graph.
+    Compacted (eagerly, ``compact``): two dispatches and one small transfer:
+    the first filter pass and the subgraph its survivors induce (one
+    program), their sizes to the host (to pick a shape bucket), then the rest
+    of the plan and the search on that subgraph (one program). Otherwise one
+    program on the whole graph, with no host sync: always when traced (under
+    jit) or with ``blacklist=False``. The query's arrays and the data graph's
+    query-independent side are cached per query and per graph.
 
-    Args: as :func:`count_embeddings` (native depth-first engine).
+    Args:
+      data, query, induced, blacklist, refine, dominance, order, num_threads: as
+        :func:`count_embeddings` (native depth-first engine).
+      compact: shrink the graph to the first pass's survivors before the rest
+        of the plan (eager only). None: when the graph has more than
+        ``PlanPolicy.compact_min_entries`` CSR entries (on smaller graphs the
+        host sync costs more than the shrinking saves).
 
     Returns:
       uint32[4]: the count as a 128-bit little-endian integer (mod 2^128).
@@ -248,7 +256,9 @@ def count_embeddings_limbs(
         rounds=_plan.POLICY.rounds,
         num_threads=int(num_threads),
     )
-    if _traced(data) or not blacklist:
+    if compact is None:
+        compact = int(data.graph.indices.shape[0]) > _plan.POLICY.compact_min_entries
+    if _traced(data) or not blacklist or not compact:
         return _count_program(gp, packed, fl, **static)
     c = _plan.first_pass(gp, packed, q=spec.size)
     n_alive, e_alive = (int(x) for x in np.asarray(c.sizes))

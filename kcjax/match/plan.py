@@ -94,6 +94,7 @@ class PlanPolicy:
     root_buckets: int = 33  # roots grouped by degree bit length (0..31) + "not a root": no sort
     min_vertices: int = 256  # smallest vertex bucket after the first pass: few compilations
     min_entries: int = 1024  # smallest CSR entry bucket after the first pass
+    compact_min_entries: int = 1 << 20  # smaller graphs: one program, no host sync (see tuning.md)
 
 
 POLICY = PlanPolicy()
@@ -460,15 +461,15 @@ def _group_covers(cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryAr
     ok_e = gp.live & (slot_v[w] >= 0)
     slot_w = jnp.maximum(slot_v[w], 0)
     if n * q * q <= POLICY.group_vector_max:
-        key = jnp.where(ok_e, gp.rows * q + slot_w, n * q)
         add = union[w].astype(jnp.int32)  # one row of q counters per entry: a row scatter
-        cnt = jnp.zeros((n * q + 1, q), jnp.int32).at[key].add(add)[: n * q].reshape(n, q, q)
+        key = jnp.where(ok_e & jnp.any(union[w], axis=1), gp.rows * q + slot_w, n * q)
+        cnt = jnp.zeros((n * q, q), jnp.int32).at[key].add(add, mode="drop").reshape(n, q, q)
         return jnp.all(cnt >= qa.nlc.T[None, :, :], axis=1)  # cnt[v, k, u] >= NLC[u, k]
 
     def one(args):
         u_in, need = args
         key = jnp.where(ok_e & u_in[w], gp.rows * q + slot_w, n * q)
-        cnt = jnp.zeros(n * q + 1, jnp.int32).at[key].add(1)[: n * q].reshape(n, q)
+        cnt = jnp.zeros(n * q, jnp.int32).at[key].add(1, mode="drop").reshape(n, q)
         return jnp.all(cnt >= need[None, :], axis=1)
 
     return jax.lax.map(one, (union.T, qa.nlc)).T
@@ -483,12 +484,13 @@ def _filter_round(
     w = gp.indices
     ok_e = gp.live & alive[w]
     key = jnp.where(ok_e, gp.rows * q + jnp.maximum(slot_v[w], 0), n * q)
-    nlc_v = jnp.zeros(n * q + 1, jnp.int32).at[key].add(1)[: n * q].reshape(n, q)
+    nlc_v = jnp.zeros(n * q, jnp.int32).at[key].add(1, mode="drop").reshape(n, q)
     ok = cand & _covers(nlc_v, qa.nlc)
     if refine is False:
         return ok
-    upd = jnp.where(gp.live[:, None], cand[w], False)
-    has = jnp.zeros((n, q), bool).at[gp.rows].max(upd)
+    upd = cand[w]
+    at = jnp.where(gp.live & alive[w], gp.rows, n)
+    has = jnp.zeros((n, q), bool).at[at].max(upd, mode="drop")
     strong = _covers(has.astype(jnp.int32), qa.adj.astype(jnp.int32)) & _group_covers(
         cand, gp, slot_v, qa
     )
@@ -540,10 +542,9 @@ def _estimate_order(adj: jax.Array, cand: jax.Array, gp: GraphPrep, valid: jax.A
     c = cand.astype(jnp.float32)
     size = jnp.sum(c, axis=0)
     n = cand.shape[0]
+    at = jnp.where(valid & jnp.any(cand[gp.indices], axis=1), gp.rows, n)
     near = (
-        jnp.zeros((n, q), jnp.float32)
-        .at[gp.rows]
-        .add(jnp.where(valid[:, None], c[gp.indices], 0.0))
+        jnp.zeros((n, q), jnp.float32).at[at].add(c[gp.indices], mode="drop")
     )  # near[v, u'] = |N(v) ∩ C(u')|
     edges = c.T @ near  # [q, q]: data edges between C(u) and C(u')
     log_s = jnp.log(jnp.maximum(size, 1.0))
@@ -792,11 +793,8 @@ def plan(
         axis=1,
     )
     leaf_c = cand_levels[q - 1]
-    leaf_sum = (
-        jnp.zeros(n, jnp.int32)
-        .at[gp.rows]
-        .add(jnp.where(valid & leaf_c[gp.indices], mult[gp.indices], 0))
-    )
+    at = jnp.where(valid & leaf_c[gp.indices], gp.rows, n)
+    leaf_sum = jnp.zeros(n, jnp.int32).at[at].add(mult[gp.indices], mode="drop")
     if q == 1:
         width_src = jnp.ones(n, jnp.int32)
     else:
