@@ -15,15 +15,19 @@
 // Load balance: roots are few on selective queries (one root and one level-1
 // vertex on some), so static units alone leave most warps idle while one warp
 // walks a deep tree. Persistent warps take static units from an atomic
-// counter, then wait on a ring of donated units; a busy warp that sees idle
-// warps (every kDonateEvery chunk steps) splits off the unexplored part of its
+// counter, then each takes one ticket t of a ring of donated units and waits
+// until item t is published; a busy warp that sees tickets without items
+// (every kDonateEvery chunk steps) splits off the unexplored part of its
 // shallowest level that has any (half of the pending ballot bits and half of
-// the unscanned range, with the images above it) and publishes it as a unit.
+// the unscanned range, with the images above it) and publishes it as the next
+// item. A ticket is one atomic per idle warp: thousands of idle warps racing
+// for each item with compare-and-swap serialized on one word.
 // Termination: `open` counts the units taken or published and not finished
 // (a donor counts its donation before publishing it, while its own unit is
-// still open), so open == 0 means no work exists anywhere; a warp leaves only
-// when the static units are gone and open == 0, so warps need not be
-// co-resident. Counts are 128-bit.
+// still open), so open == 0 means no work exists anywhere and never will
+// again (only open units donate); a warp leaves only when the static units
+// are gone and open == 0, so warps need not be co-resident, and a ticket left
+// unserved then has no item to wait for. Counts are 128-bit.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -65,15 +69,13 @@ struct WarpStack {
   uint32_t in_mask;
 };
 
-// The shared counters of one launch (zeroed by the handler). The ring
-// counters, `open` and `idle` sit on separate 128-byte lines: idle warps poll
-// the first, busy warps read the last.
+// The shared counters of one launch (zeroed by the handler), each on its own
+// 128-byte line: waiting warps poll `head` and `open`, donors read `tail`.
 struct WorkQueue {
   alignas(128) u64 head;       // ring items reserved by donors
-  u64 tail;                    // ring items claimed
+  alignas(128) u64 tail;       // tickets taken by waiting warps
   alignas(128) u64 next_task;  // static units handed out
   alignas(128) u64 open;       // units taken or published and not finished
-  alignas(128) int32_t idle;   // warps waiting on the ring (a hint for donors)
 };
 
 // One donated unit: levels < level fixed to img; level's candidates are the
@@ -205,25 +207,17 @@ __device__ __forceinline__ u64 TakeStatic(WorkQueue* wq, int64_t num_tasks) {
   return ~0ull;
 }
 
-// Lane 0: a ring item to work on, or ~0 when no work is left anywhere.
+// Lane 0: takes a ticket and waits for its ring item; ~0 when no work is left
+// anywhere.
 __device__ __forceinline__ u64 Claim(WorkQueue* wq) {
-  atomicAdd(&wq->idle, 1);
-  unsigned nap = P::kIdleSleepNs;
+  const u64 t = atomicAdd(&wq->tail, 1ull);
   for (;;) {
-    const u64 t = Volatile(&wq->tail);
-    if (t < Volatile(&wq->head)) {
-      if (atomicCAS(&wq->tail, t, t + 1) == t) {
-        atomicSub(&wq->idle, 1);
-        return t;
-      }
-      continue;
-    }
-    if (Volatile(&wq->open) == 0) {
-      atomicSub(&wq->idle, 1);
-      return ~0ull;
-    }
-    __nanosleep(nap);
-    nap = min(2 * nap, static_cast<unsigned>(P::kIdleSleepMaxNs));
+    const u64 h = Volatile(&wq->head);
+    if (t < h) return t;
+    if (Volatile(&wq->open) == 0) return ~0ull;
+    // The next ticket to be served polls most often; one further back, less.
+    __nanosleep(static_cast<unsigned>(
+        min(static_cast<u64>(P::kIdleSleepMaxNs), (t - h + 1) * P::kIdleSleepNs)));
   }
 }
 
@@ -274,20 +268,16 @@ __device__ __forceinline__ void Publish(WorkQueue* wq, Donation* ring, const War
 }
 
 // Called by the whole warp at a chunk step of `level` (unit starting at l0):
-// if warps are idle and the ring holds fewer units than them, splits off half
-// of the shallowest level in [l0, min(level, q - 1 - kDonateLeafGap)] that has
-// unexplored candidates.
+// if a ticket waits for an item, splits off half of the shallowest level in
+// [l0, min(level, q - 1 - kDonateLeafGap)] that has unexplored candidates.
+// Donors that look at once may publish more items than tickets; the excess
+// waits for later tickets. Items in the ring, at most one per waiting ticket
+// plus one per donor that looked at once, stay under kRingSlots (the grid has
+// at most kRingSlots / 2 warps).
 __device__ __forceinline__ void MaybeDonate(WorkQueue* wq, Donation* ring, WarpStack& s, int l0,
                                             int level, int q, int32_t ri, int lane) {
   int want = 0;
-  if (lane == 0) {
-    const int idle = *reinterpret_cast<const volatile int32_t*>(&wq->idle);
-    if (idle > 0) {
-      const u64 pending = Volatile(&wq->head) - Volatile(&wq->tail);
-      const u64 warps = static_cast<u64>(gridDim.x) * P::kWarpsPerBlock;
-      want = pending < static_cast<u64>(idle) && pending + warps < P::kRingSlots;
-    }
-  }
+  if (lane == 0) want = Volatile(&wq->tail) > Volatile(&wq->head);
   if (!__shfl_sync(kFull, want, 0)) return;
   const int top = min(level, q - 1 - P::kDonateLeafGap);
   if (lane == 0) {
@@ -513,7 +503,8 @@ cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* ro
   cuda::SmCount(&sms);
   const int threads = 32 * P::kWarpsPerBlock;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, MatchKernel<kList>, threads, 0);
-  const int blocks = sms * (per_sm > 0 ? per_sm : 1);
+  // At most kRingSlots / 2 warps: the ring then never holds more items than slots.
+  const int blocks = min(sms * (per_sm > 0 ? per_sm : 1), P::kRingSlots / (2 * P::kWarpsPerBlock));
   MatchKernel<kList><<<blocks, threads, 0, stream>>>(
       view, roots, task_ptr, r, width, wq, RingOf(wq), counts, per_root, rows, cap, found);
   return cudaGetLastError();
