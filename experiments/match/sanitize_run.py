@@ -1,16 +1,18 @@
 """Small run for compute-sanitizer: the matching kernels on a few shared queries.
 
-Counts (with donation between warps: yeast query_dense_16_1 has 12 roots and a
-deep tree; hprd query_dense_16_1 a 20-node tree) and a listing, each checked
-against counts.tsv, so the tool sees the ring of donated units, the tickets and
-the termination under its instrumentation.
+Counts (with donation between warps: yeast query_sparse_32_2 is one root over
+a 181 K-node tree; hprd query_dense_16_1 and yeast query_dense_16_2 trees of
+20 and 58 nodes) and, below 1000 embeddings, a listing, each checked against
+counts.tsv, so the tool sees the ring of donated units, the tickets and the
+termination under its instrumentation.
 
-Usage: python experiments/match/sanitize_run.py
+Usage: python experiments/match/sanitize_run.py [graph:query ...]
 """
 
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +30,8 @@ with open(SHARED / "matching" / "counts.tsv") as f:
         for r in csv.DictReader(f, delimiter="\t")
     }
 
-for graph, query in (("yeast", "query_dense_16_1"), ("hprd", "query_dense_16_1")):
+PAIRS = ["hprd:query_dense_16_1", "yeast:query_dense_16_2", "yeast:query_sparse_32_2"]
+for graph, query in (pair.split(":") for pair in sys.argv[1:] or PAIRS):
     data = kcjax.load_labeled(SHARED / "matching" / f"{graph}.graph.gz")
     q = kcjax.load_labeled(SHARED / "matching" / "queries" / graph / f"{query}.graph")
     count = kcjax.count_embeddings(data, q)
