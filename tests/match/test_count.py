@@ -68,6 +68,16 @@ def test_every_ablation_variant_same_count(name, size, g, q):
             assert got == ref, (induced, bl, rf, dom, order)
 
 
+@pytest.mark.parametrize(("name", "size", "g", "q"), CASES[1::3], ids=IDS[1::3])
+def test_compacted_and_one_program_same_count(name, size, g, q):
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    for induced in (False, True):
+        ref = len(nx_embeddings(g, q, induced=induced))
+        for compact in (None, True, False):
+            limbs = kcjax.count_embeddings_limbs(d, qq, induced=induced, compact=compact)
+            assert kcjax.limbs_to_int(limbs) == ref, (induced, compact)
+
+
 ENGINE_CASES = [(c, i) for c, i in zip(CASES, IDS, strict=True) if c[1] in (2, 5)]
 
 
