@@ -80,11 +80,11 @@ struct WorkQueue {
 
 // One donated unit: levels < level fixed to img; level's candidates are the
 // ballot bits mask at base plus source entries [pos, end).
-// A slot serves ring items i, i + K, i + 2K, ... (K slots) in turn: ticket 2r
+// A slot serves ring items i, i + K, i + 2K, ... (K slots) in turn: state 2r
 // means free for the item of round r, 2r + 1 holding it (zeroed: free for
 // round 0), so a donor never overwrites an item not yet read.
 struct Donation {
-  u64 ticket;
+  u64 state;
   int32_t level, ri, base, pos, end;
   uint32_t mask;
   int32_t img[kMaxQuery];
@@ -226,7 +226,7 @@ __device__ __forceinline__ u64 Claim(WorkQueue* wq) {
 __device__ __forceinline__ void Receive(const MatchView& m, WarpStack& s, Donation* ring, u64 t) {
   Donation* d = ring + t % P::kRingSlots;
   const u64 round = t / P::kRingSlots;
-  while (Volatile(&d->ticket) != 2 * round + 1) __nanosleep(32);
+  while (Volatile(&d->state) != 2 * round + 1) __nanosleep(32);
   __threadfence();
   const volatile Donation* vd = d;
   const int level = vd->level;
@@ -243,7 +243,7 @@ __device__ __forceinline__ void Receive(const MatchView& m, WarpStack& s, Donati
     SetImage(m, s, j, v, static_cast<uint32_t>(__ldg(m.mult + v) - used));
   }
   __threadfence();
-  atomicExch(&d->ticket, 2 * round + 2);
+  atomicExch(&d->state, 2 * round + 2);
 }
 
 // Lane 0: publishes the unexplored part of level l (ballot bits give at
@@ -255,7 +255,7 @@ __device__ __forceinline__ void Publish(WorkQueue* wq, Donation* ring, const War
   const u64 h = atomicAdd(&wq->head, 1ull);
   Donation* d = ring + h % P::kRingSlots;
   const u64 round = h / P::kRingSlots;
-  while (Volatile(&d->ticket) != 2 * round) __nanosleep(32);
+  while (Volatile(&d->state) != 2 * round) __nanosleep(32);
   d->level = l;
   d->ri = ri;
   d->base = s.base[l];
@@ -264,7 +264,7 @@ __device__ __forceinline__ void Publish(WorkQueue* wq, Donation* ring, const War
   d->mask = give;
   for (int j = 0; j < l; ++j) d->img[j] = s.img[j];
   __threadfence();
-  atomicExch(&d->ticket, 2 * round + 1);
+  atomicExch(&d->state, 2 * round + 1);
 }
 
 // Called by the whole warp at a chunk step of `level` (unit starting at l0):
