@@ -11,20 +11,14 @@
 # Results: $OUT/match_{tree,base}_<graph>.json, $OUT/match_compare.txt.
 # shellcheck source=experiments/device/preamble.sh
 source "$(dirname "$0")/../device/preamble.sh"
-BASE_SRC=/tmp/kcjax-match-base-src
 PAIRS=${PAIRS:-"hprd:query_dense_16_1,query_dense_16_8,query_dense_16_11
 yeast:query_dense_16_1,query_dense_24_1,query_dense_32_1,query_sparse_16_1,query_sparse_32_2
 human:query_dense_12_1,query_dense_12_2,query_sparse_12_1,query_sparse_12_2
 email-Enron:query_4_1,query_dense_8_1,query_dense_8_2,query_sparse_8_1
 ca-AstroPh:query_dense_8_1,query_dense_8_2,query_sparse_8_3,query_dense_12_3,query_dense_16_1"}
 
-rm -rf "$BASE_SRC" /tmp/kcjax-match-base && mkdir -p "$BASE_SRC"
-tar -xf .gpu/base.tar -C "$BASE_SRC"
-ln -sfn "$PWD/.gpu" "$BASE_SRC/.gpu"
 echo "== build base ($(date +%T))"
-(cd "$BASE_SRC" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \
-  --target /tmp/kcjax-match-base -Cbuild-dir=/tmp/kcjax-match-build-base .) \
-  >"$OUT/build_base.log" 2>&1 || { tail -20 "$OUT/build_base.log"; exit 1; }
+build_base match || { tail -20 "$OUT/build_base.log"; exit 1; }
 
 side_run() {  # side command...: the command with the base build first on the path for "base"
   local side=$1

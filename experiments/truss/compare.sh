@@ -14,25 +14,16 @@
 # (default: every shared graph, k = 3 and k_max, the decomposition, no R-MAT);
 # TREE_VARIANTS: this tree's k_truss variants (default auto+core, the default method;
 # dag+core, edge+core; and dag: no prefilter, so no memoized core numbers in play). Results and logs go to $OUT.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/kcjax-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
+# shellcheck source=experiments/device/preamble.sh
+source "$(dirname "$0")/../device/preamble.sh"
 PY=${VENV:-$(python3 -c 'import sys; print(sys.prefix)')}/bin/python
 ARGS=${TRUSS_ARGS:-"--scales --no-ablation --repeats 5 --cpu-max-edges 0 --dense-max-edges 0"}
 VARIANTS=${TREE_VARIANTS:-"auto+core dag+core edge+core dag"}
-BASE_SRC=/tmp/kcjax-truss-base-src
-status=0
+BASE_SRC=/tmp/kcjax-truss-base-src  # build_base's sources
 
 have_base=
 if [[ -f .gpu/base.tar ]]; then
-  rm -rf "$BASE_SRC" /tmp/kcjax-truss-base && mkdir -p "$BASE_SRC"
-  tar -xf .gpu/base.tar -C "$BASE_SRC"
-  ln -sfn "$PWD/.gpu" "$BASE_SRC/.gpu"
-  (cd "$BASE_SRC" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation --no-deps \
-    --target /tmp/kcjax-truss-base -Cbuild-dir=/tmp/kcjax-truss-build-base .) \
-    >"$OUT/build_base.log" 2>&1 &
+  build_base truss &
   have_base=1
 fi
 

@@ -461,8 +461,9 @@ def _group_covers(cand: jax.Array, gp: GraphPrep, slot_v: jax.Array, qa: QueryAr
     ok_e = gp.live & (slot_v[w] >= 0)
     slot_w = jnp.maximum(slot_v[w], 0)
     if n * q * q <= POLICY.group_vector_max:
-        add = union[w].astype(jnp.int32)  # one row of q counters per entry: a row scatter
-        key = jnp.where(ok_e & jnp.any(union[w], axis=1), gp.rows * q + slot_w, n * q)
+        union_w = union[w]  # one row of q counters per entry: a row scatter
+        key = jnp.where(ok_e & jnp.any(union_w, axis=1), gp.rows * q + slot_w, n * q)
+        add = union_w.astype(jnp.int32)
         cnt = jnp.zeros((n * q, q), jnp.int32).at[key].add(add, mode="drop").reshape(n, q, q)
         return jnp.all(cnt >= qa.nlc.T[None, :, :], axis=1)  # cnt[v, k, u] >= NLC[u, k]
 
@@ -542,10 +543,10 @@ def _estimate_order(adj: jax.Array, cand: jax.Array, gp: GraphPrep, valid: jax.A
     c = cand.astype(jnp.float32)
     size = jnp.sum(c, axis=0)
     n = cand.shape[0]
-    at = jnp.where(valid & jnp.any(cand[gp.indices], axis=1), gp.rows, n)
-    near = (
-        jnp.zeros((n, q), jnp.float32).at[at].add(c[gp.indices], mode="drop")
-    )  # near[v, u'] = |N(v) ∩ C(u')|
+    c_w = c[gp.indices]
+    at = jnp.where(valid & jnp.any(c_w > 0, axis=1), gp.rows, n)
+    # near[v, u'] = |N(v) ∩ C(u')|
+    near = jnp.zeros((n, q), jnp.float32).at[at].add(c_w, mode="drop")
     edges = c.T @ near  # [q, q]: data edges between C(u) and C(u')
     log_s = jnp.log(jnp.maximum(size, 1.0))
     tiny = jnp.float32(-60.0)  # log of "no edge": such a pair admits no embedding
