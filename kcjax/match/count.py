@@ -175,7 +175,8 @@ def prepare_match(
     See :mod:`kcjax.match.plan` for the stages and the switches. Eagerly the
     data graph is padded to a shape bucket (isolated padding vertices, never
     candidates), so the plan's vertex arrays may be longer than ``data``'s.
-    ``rounds``: filter rounds (default :attr:`kcjax.match.plan.PlanPolicy.rounds`).
+    ``rounds``: the most filter rounds (default
+    :attr:`kcjax.match.plan.PlanPolicy.rounds`); they stop at the fixpoint.
     """
     _check(data, "dfs", order)
     spec = _query(query)
@@ -563,8 +564,9 @@ def match_stats(
 
     Returns:
       A dict: ``rounds`` (filter rounds that removed a candidate),
-      ``rounds_run`` (rounds run), ``fixpoint`` (one more round would remove
-      nothing), ``round_totals`` (total candidates after each round),
+      ``rounds_run`` (rounds run), ``fixpoint`` (the last round run removed
+      nothing: one more would remove nothing either), ``round_totals`` (total
+      candidates after each round, up to the ``rounds`` limit),
       ``label_matches`` (data vertices with a query label), ``first_pass``
       (vertices left after the first filter pass), ``survivors`` and ``kept``
       (candidate of some query vertex after the rounds), ``classes``

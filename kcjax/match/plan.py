@@ -4,16 +4,19 @@ The plan of one call is one jitted program (:func:`prepare_packed`) with no
 host round trip: the query enters as one small int32 array (:func:`pack`,
 cached per query by the callers), the data-graph side that does not depend
 on the query (padding, CSR row ids, twin classes) is a :class:`GraphPrep`
-built once per data graph, and the filter rounds are unrolled (a fixed
-number, :attr:`PlanPolicy.rounds`), so no loop waits on the device. One
-compilation serves every query of a size on a data-graph shape bucket.
+built once per data graph, and the filter rounds run in one FFI call
+(:mod:`kcjax.match.filter`) that loops on the device and stops at the
+fixpoint (at most :attr:`PlanPolicy.rounds` rounds), so no loop waits on
+the host. One compilation serves every query of a size on a data-graph shape
+bucket.
 
 Stages (GVSM's, each switchable for the ablation):
 
 1. Candidate filter. C0(u) = data vertices with u's label whose
    label-matching neighbours cover u's neighbour-label multiset (for every
    query label slot k, at least ``NLC[u, k]`` neighbours with label k; this
-   implies deg(v) >= deg(u)). Then ``rounds`` rounds of
+   implies deg(v) >= deg(u)). Then rounds (until one removes nothing, at
+   most ``rounds`` of them) of
    C(u) <- C(u) ∩ {v : v's neighbours alive (a candidate of some query
    vertex) cover u's multiset} (GVSM's blacklist: removals cascade, so the
    test is repeated) and, with ``refine``, also
@@ -75,6 +78,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax.graph.labeled import LabeledGraph
+from kcjax.match.filter import filter_rounds
 
 #: Largest query handled (level masks are 32-bit words).
 MAX_QUERY = 32
@@ -88,7 +92,7 @@ ORDER_CODES: dict[str, int] = {"estimate": 0, "gvsm": 1, "naive": 2}
 class PlanPolicy:
     """Tuning constants of the plan (history in docs/tuning.md, matching section)."""
 
-    rounds: int = 6  # filter rounds, unrolled: no host sync per round; label-group removals cascade
+    rounds: int = 16  # most filter rounds (one grid sync each); the fixpoint usually comes first
     group_vector_max: int = 1 << 24  # largest n*q*q label-group table built at once (else per u)
     profile_vector_max: int = 1 << 27  # largest q*q*n compared at once (above: one u at a time)
     root_buckets: int = 33  # roots grouped by degree bit length (0..31) + "not a root": no sort
@@ -420,10 +424,13 @@ class Prepared(NamedTuple):
         candidates of the last level (the kernels' count of a last level with
         one backward neighbour).
       rounds: int32 filter rounds that removed a candidate.
-      stats: int32[7 + 3q + R] (R = rounds run): [label matches, alive after
-        the first pass, kept, classes, twins, rounds run, fixpoint reached],
+      stats: int32[7 + 3q + R] (R = the ``rounds`` limit; none without
+        ``blacklist``): [label matches, alive after the first pass, kept,
+        classes, twins, rounds run, fixpoint reached (the last round run
+        removed nothing)],
         per query vertex candidates by label, after the first pass, final;
-        then the total candidates after each round.
+        then the total candidates after each round (rounds not run repeat
+        the last total).
     """
 
     indptr: jax.Array
@@ -625,7 +632,7 @@ def prepare_packed(
       fl: :func:`flags` of the switches.
       q: query size; comps: its connected components.
       blacklist: run the filter rounds (:class:`Switches`).
-      rounds: filter rounds (with ``blacklist``).
+      rounds: the most filter rounds (with ``blacklist``; they stop at the fixpoint).
     """
     sw = traced_switches(blacklist, fl)
     return plan(gp, unpack(packed, q), sw, comps=comps, rounds=rounds)
@@ -726,21 +733,23 @@ def plan(
     n = gp.real.shape[0]
     q = qa.adj.shape[0]
     slot_v, by_label = _slots(gp, qa)
-    if cand0 is None:
-        cand0 = _filter_round(by_label, gp, slot_v, qa, refine=False)
-    cand = first = cand0
-    totals, changed = [], []
-    for _ in range(rounds if sw.blacklist else 0):
-        new = _filter_round(cand, gp, slot_v, qa, refine=sw.refine)
-        changed.append(jnp.any(new != cand))
-        totals.append(jnp.sum(new, dtype=jnp.int32))
-        cand = new
-    fixpoint = (
-        ~jnp.any(_filter_round(cand, gp, slot_v, qa, refine=sw.refine) != cand)
-        if sw.blacklist
-        else jnp.bool_(False)
-    )
-    rounds_used = jnp.sum(jnp.stack(changed), dtype=jnp.int32) if changed else jnp.int32(0)
+    first = _filter_round(by_label, gp, slot_v, qa, refine=False) if cand0 is None else cand0
+    if sw.blacklist:
+        cand, info = filter_rounds(
+            gp.indptr,
+            gp.indices,
+            slot_v,
+            by_label if cand0 is None else cand0,
+            qa.nlc,
+            qa.adj,
+            sw.refine,
+            rounds=rounds,
+        )
+        rounds_run, rounds_used, fixpoint, totals = info[0], info[1], info[2], info[4:]
+    else:
+        cand = first
+        rounds_run = rounds_used = fixpoint = jnp.int32(0)
+        totals = jnp.zeros(0, jnp.int32)
     dom = jnp.asarray(sw.dominance)
     keep = jnp.any(cand, axis=1)
     keep2 = keep & ((gp.twin_size > 0) | ~dom)
@@ -813,14 +822,14 @@ def plan(
                     kept,
                     classes,
                     jnp.sum(mult, dtype=jnp.int32) - classes,
-                    jnp.int32(len(changed)),
-                    fixpoint.astype(jnp.int32),
+                    rounds_run,
+                    fixpoint,
                 ]
             ),
             jnp.sum(by_label, axis=0, dtype=jnp.int32),
             jnp.sum(first, axis=0, dtype=jnp.int32),
             jnp.sum(cand, axis=0, dtype=jnp.int32),
-            jnp.stack(totals) if totals else jnp.zeros(0, jnp.int32),
+            totals,
         ]
     )
     return Prepared(

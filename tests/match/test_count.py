@@ -197,7 +197,9 @@ def test_stats_report_pruning():
     g = _data("many_labels")
     q = walk_query(g, 5, seed=5)
     s = kcjax.match_stats(LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q))
-    assert s["rounds_run"] == POLICY.rounds and 0 <= s["rounds"] <= s["rounds_run"]
+    assert 1 <= s["rounds_run"] <= POLICY.rounds and 0 <= s["rounds"] <= s["rounds_run"]
+    assert s["fixpoint"] == (s["rounds"] < s["rounds_run"])
+    assert len(s["round_totals"]) == POLICY.rounds
     assert sorted(s["order"]) == list(range(5))
     for a, b, c in zip(s["cand_label"], s["cand_profile"], s["cand_final"], strict=True):
         assert a >= b >= c

@@ -84,6 +84,24 @@ def test_variants_cpu_equals_gpu_on_yeast(variant):
 
 
 @pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
+@pytest.mark.parametrize("name", ["hprd", "yeast", "human", "email-Enron", "ca-AstroPh"])
+def test_plan_cpu_equals_gpu(name):
+    # The whole plan, filter rounds (kcjax_match_filter) included: the same candidate
+    # bitmaps, order and statistics (rounds run, fixpoint, totals) on both platforms.
+    for row in ROWS:
+        if row["data_graph"] != name:
+            continue
+        query = kcjax.load_labeled(query_path(name, row["query"]))
+        plans = {}
+        for platform in ("cpu", "cuda"):
+            with _on(platform):
+                p = prepare_match(_data(name, platform), query)
+                plans[platform] = [np.asarray(x) for x in (p.cand, p.order, p.stats, p.rounds)]
+        for c, g in zip(plans["cpu"], plans["cuda"], strict=True):
+            np.testing.assert_array_equal(c, g, err_msg=row["query"])
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/data/matching is absent")
 @pytest.mark.parametrize("name", ["hprd", "yeast"])
 def test_listing_cpu_equals_gpu(name):
     for row in ROWS:

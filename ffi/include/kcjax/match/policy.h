@@ -24,4 +24,16 @@ struct MatchPolicy {
   static constexpr int kIdleSleepMaxNs = 10000;
 };
 
+// Tuning constants of the filter rounds (ffi/cuda/match/filter.cu).
+struct FilterPolicy {
+  // A warp per data vertex, 32 warps a block (35 KB of per-warp counters): a grid sync
+  // per round costs about one atomic per block, so few large blocks keep rounds short.
+  static constexpr int kWarpsPerBlock = 32;
+  // Two blocks per SM: the whole 64 warps (32 registers a thread).
+  static constexpr int kBlocksPerSm = 2;
+  // Neighbour chunks of 32 whose loads a warp issues together: a hub's row costs one
+  // load latency per 128 neighbours instead of per 32.
+  static constexpr int kChunksPerBatch = 4;
+};
+
 }  // namespace kcjax::match
