@@ -4,7 +4,8 @@ For each graph:query, the activities of ``repeats`` calls of
 ``kcjax.count_embeddings_limbs`` (one program, or the compacted path with
 ``--compact``) from the profiler (experiments/tools/devtime.py): per name the
 median time per call and the number of launches, the top rows first, and the
-call's activity count, busy and span. Needs a GPU.
+call's activity count, busy and span; ``--gaps US`` lists the idle gaps of
+the last call longer than US microseconds. Needs a GPU.
 
     python experiments/match/plan_profile.py hprd:query_dense_16_1 yeast:query_dense_16_2
 """
@@ -55,6 +56,11 @@ def profile(graph: str, query: str, repeats: int, compact: bool | None) -> dict:
         key=lambda r: -r["median_s"],
     )
     spans = [(max(t1 for _, _, t1 in a) - min(t0 for _, t0, _ in a)) * 1e-9 for a in calls if a]
+    last = sorted(calls[-1], key=lambda a: a[1]) if calls else []
+    timeline = [
+        {"name": name, "start_us": (t0 - last[0][1]) * 1e-3, "us": (t1 - t0) * 1e-3}
+        for name, t0, t1 in last
+    ]
     return {
         "graph": graph,
         "query": query,
@@ -62,6 +68,7 @@ def profile(graph: str, query: str, repeats: int, compact: bool | None) -> dict:
         "kernel_s": statistics.median(sum(t1 - t0 for _, t0, t1 in a) * 1e-9 for a in calls),
         "span_s": statistics.median(spans),
         "by_name": rows,
+        "timeline": timeline,
     }
 
 
@@ -71,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--top", type=int, default=15)
     p.add_argument("--compact", action="store_true", help="the compacted path")
+    p.add_argument("--gaps", type=float, default=None, help="list the idle gaps over this (us)")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     out = []
@@ -84,6 +92,15 @@ def main(argv: list[str] | None = None) -> int:
         )
         for r in res["by_name"][: args.top]:
             print(f"  {r['median_s'] * 1e6:9.1f} us {r['launches']:5.0f}x  {r['name'][:90]}")
+        if args.gaps is not None:
+            end = 0.0
+            for i, a in enumerate(res["timeline"]):
+                if a["start_us"] - end > args.gaps:
+                    print(
+                        f"  gap {a['start_us'] - end:7.1f} us before #{i} at {a['start_us']:7.1f}"
+                        f" us: {a['name'][:70]}"
+                    )
+                end = max(end, a["start_us"] + a["us"])
     if args.out:
         args.out.write_text(json.dumps(out, indent=1))
     return 0
