@@ -733,6 +733,8 @@ def plan(
     n = gp.real.shape[0]
     q = qa.adj.shape[0]
     slot_v, by_label = _slots(gp, qa)
+    # The first pass in JAX: the candidates without ``blacklist``, else only the
+    # statistics' (the filter's round 0 computes the same; XLA drops it unused).
     first = _filter_round(by_label, gp, slot_v, qa, refine=False) if cand0 is None else cand0
     if sw.blacklist:
         cand, info = filter_rounds(
