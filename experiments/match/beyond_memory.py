@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gzip
 import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,21 +51,13 @@ CHECKS = {
 
 
 def _read(name: str) -> tuple[np.ndarray, list[list[int]]]:
-    """(labels, sorted adjacency lists) of a shared data graph."""
-    with gzip.open(SHARED / "matching" / f"{name}.graph.gz", "rt") as f:
-        lines = f.read().split("\n")
-    n = int(lines[0].split()[1])
-    labels = np.zeros(n, np.int64)
-    adj: list[list[int]] = [[] for _ in range(n)]
-    for line in lines[1:]:
-        p = line.split()
-        if p and p[0] == "v":
-            labels[int(p[1])] = int(p[2])
-        elif p and p[0] == "e":
-            u, v = int(p[1]), int(p[2])
-            adj[u].append(v)
-            adj[v].append(u)
-    return labels, [sorted(a) for a in adj]
+    """(labels, sorted adjacency lists) of a shared data graph (read on the CPU)."""
+    import kcjax
+
+    g = kcjax.load_labeled(SHARED / "matching" / f"{name}.graph.gz")
+    indptr, indices = np.asarray(g.graph.indptr), np.asarray(g.graph.indices)
+    adj = [indices[indptr[v] : indptr[v + 1]].tolist() for v in range(g.num_nodes)]
+    return np.asarray(g.labels), adj
 
 
 def _walk(rng: np.random.Generator, adj: list[list[int]], q: int) -> list[int]:
@@ -118,24 +110,20 @@ def queries(name: str) -> dict[str, str]:
     return out
 
 
-def dropped(name: str, save: Path | None) -> list[str]:
-    """Names of the dropped queries of ``name``; checks the kept ones against their files."""
-    names = []
+def dropped(name: str) -> dict[str, str]:
+    """The dropped queries of ``name`` ({name: text}); checks the kept ones against their files."""
+    out = {}
     for query, text in queries(name).items():
         path = SHARED / "matching" / "queries" / name / f"{query}.graph"
-        if path.exists():
-            if path.read_text() != text:
-                raise SystemExit(f"{name} {query}: the recipe does not reproduce {path}")
-            continue
-        names.append(query)
-        if save is not None:
-            (save / name).mkdir(parents=True, exist_ok=True)
-            (save / name / f"{query}.graph").write_text(text)
-    return names
+        if not path.exists():
+            out[query] = text
+        elif path.read_text() != text:
+            raise SystemExit(f"{name} {query}: the recipe does not reproduce {path}")
+    return out
 
 
-def _one(name: str, query: str, settings: list[str], repeats: int) -> dict:
-    """Counts one dropped query under each setting; runs in the child process."""
+def _one(name: str, path: str, settings: list[str], repeats: int) -> dict:
+    """Counts the query file ``path`` in ``name`` under each setting (the child process)."""
     import jax
 
     if settings == ["cpu"]:
@@ -146,11 +134,8 @@ def _one(name: str, query: str, settings: list[str], repeats: int) -> dict:
     import kcjax
 
     data = kcjax.load_labeled(SHARED / "matching" / f"{name}.graph.gz")
-    tmp = Path(f"/tmp/kcjax_beyond_{name}_{query}.graph")
-    tmp.write_text(queries(name)[query])
-    q = kcjax.load_labeled(tmp)
-    tmp.unlink()
-    out = {"graph": name, "query": query, "vertices": q.num_nodes, "edges": q.num_edges}
+    q = kcjax.load_labeled(path)
+    out = {"graph": name, "query": Path(path).stem, "vertices": q.num_nodes, "edges": q.num_edges}
     for setting in settings:
         fn = functools.partial(kcjax.count_embeddings, data, q, **CHECKS[setting])
         t = time.perf_counter()
@@ -177,8 +162,9 @@ def _one(name: str, query: str, settings: list[str], repeats: int) -> dict:
     return out
 
 
-def _child(name: str, query: str, settings: list[str], repeats: int, timeout: float) -> dict:
-    cmd = [sys.executable, "-P", __file__, "--one", name, query, "--repeats", str(repeats)]
+def _child(name: str, path: Path, settings: list[str], repeats: int, timeout: float) -> dict:
+    query = path.stem
+    cmd = [sys.executable, "-P", __file__, "--one", name, str(path), "--repeats", str(repeats)]
     cmd += [a for s in settings for a in ("--check", s)]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -196,21 +182,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="append", default=[], choices=sorted(CHECKS))
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--timeout", type=float, default=120.0, help="per query and setting (s)")
-    p.add_argument("--save-queries", type=Path, default=None, help="write the dropped queries")
+    p.add_argument("--save-queries", type=Path, default=None, help="keep the dropped queries here")
     p.add_argument("--out", type=Path, default=None)
-    p.add_argument("--one", nargs=2, metavar=("GRAPH", "QUERY"), help=argparse.SUPPRESS)
+    p.add_argument("--one", nargs=2, metavar=("GRAPH", "QUERY_FILE"), help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.one:
         print(json.dumps(_one(*a.one, a.check or ["default"], a.repeats)))
         return 0
+    import jax
+
+    jax.config.update("jax_platforms", "cpu")  # the walks read graphs; the GPU is for the children
+    with tempfile.TemporaryDirectory() as tmp:
+        return _run(a, a.save_queries or Path(tmp))
+
+
+def _run(a: argparse.Namespace, folder: Path) -> int:
     rows = []
     for name in a.graphs:
-        for query in dropped(name, a.save_queries):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        for query, text in dropped(name).items():
+            path = folder / name / f"{query}.graph"
+            path.write_text(text)
             if a.queries and query not in a.queries:
                 continue
-            row = _child(name, query, ["default"], a.repeats, a.timeout)
+            row = _child(name, path, ["default"], a.repeats, a.timeout)
             for setting in a.check:
-                other = _child(name, query, [setting], 1, a.timeout)
+                other = _child(name, path, [setting], 1, a.timeout)
                 row[setting] = other.get(setting, other)
             base = row.get("default", {}).get("count")
             row["checked_by"] = [s for s in a.check if row[s].get("count") == base]

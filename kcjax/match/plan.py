@@ -78,7 +78,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax.graph.labeled import LabeledGraph
-from kcjax.match.filter import filter_rounds
+from kcjax.match.filter import filter_rounds, to_mask
 
 #: Largest query handled (level masks are 32-bit words).
 MAX_QUERY = 32
@@ -519,9 +519,7 @@ def _greedy_order(adj: jax.Array, g: jax.Array) -> jax.Array:
     )
     rank = jnp.sum(before, axis=1, dtype=jnp.int32)
     inv = jnp.sum(jnp.where(rank[:, None] == idx[None, :], idx[:, None], 0), axis=0)
-    bits = jnp.left_shift(jnp.uint32(1), idx.astype(jnp.uint32))
-    adj_r = adj[inv][:, inv]
-    adj_mask = jnp.sum(jnp.where(adj_r, bits[None, :], 0), axis=1, dtype=jnp.uint32)
+    adj_mask = to_mask(adj[inv][:, inv])
     everyone = jnp.uint32((1 << q) - 1)
     seen = jnp.uint32(0)
     front = jnp.uint32(0)
@@ -777,9 +775,8 @@ def plan(
     cand_levels = cand.T[lvl] & keep2[None, :]
     adj_l = qa.adj[lvl][:, lvl]
     below = jnp.arange(q)[None, :] < jnp.arange(q)[:, None]
-    bits = jnp.left_shift(jnp.uint32(1), jnp.arange(q, dtype=jnp.uint32))[None, :]
-    back = jnp.sum(jnp.where(adj_l & below, bits, 0), axis=1, dtype=jnp.uint32)
-    nonadj = jnp.sum(jnp.where(~adj_l & below, bits, 0), axis=1, dtype=jnp.uint32)
+    back = to_mask(adj_l & below)
+    nonadj = to_mask(~adj_l & below)
     nonadj = jnp.where(jnp.asarray(sw.induced), nonadj, jnp.uint32(0))
     free = (back == 0).at[0].set(True)
     row = jnp.where(free, jnp.cumsum(free) - 1, -1).astype(jnp.int32)
