@@ -28,6 +28,9 @@ SUPPORT_METHODS: dict[str, int] = {
 
 MODE_SUPPORT, MODE_DECOMPOSE, MODE_KTRUSS, MODE_HINDEX = 0, 1, 2, 3
 
+#: TrussPolicy::kHIndexMaxEntries: the largest triangle store the h-index builds.
+MAX_STORE_ENTRIES = 2**31 - 1
+
 
 @dataclasses.dataclass(frozen=True)
 class EdgeIndex:
@@ -85,6 +88,34 @@ def edge_index(graph: Graph) -> EdgeIndex:
 _edges = jax.jit(Graph.edges)
 
 
+@jax.jit
+def _degree_bound_parts(graph: Graph, src: jax.Array, dst: jax.Array) -> jax.Array:
+    """Per 1024 edges, the sums of the high and low 16 bits of min(deg u, deg v) - 1
+    (int32[2, ceil(m / 1024)], each sum below 2^26: no int32 overflow)."""
+    deg = jnp.diff(graph.indptr)
+    x = jnp.minimum(deg[src], deg[dst]) - 1
+    x = jnp.pad(x, (0, -x.shape[0] % 1024)).reshape(-1, 1024)
+    return jnp.stack([jnp.sum(x >> 16, axis=1), jnp.sum(x & 0xFFFF, axis=1)])
+
+
+def store_entries(graph: Graph) -> int:
+    """The ``store_entries`` attribute of a kHIndex call: the degree bound of the
+    triangle store, sum over edges {u, v} of min(deg u, deg v) - 1 (no edge lies in
+    more triangles), memoized per eager Graph; -1 for a traced graph or a bound past
+    :data:`MAX_STORE_ENTRIES` (the handler then reads the store's exact size back)."""
+    if _device(graph) is None:
+        return -1
+
+    def bound() -> int:
+        if graph.num_edges == 0:
+            return 0
+        hi, lo = np.asarray(_degree_bound_parts(graph, *edge_list(graph)), np.int64)
+        total = int(hi.sum()) * 65536 + int(lo.sum())
+        return total if total <= MAX_STORE_ENTRIES else -1
+
+    return memo(graph, "truss_store_entries", bound)
+
+
 def edge_list(graph: Graph) -> tuple[jax.Array, jax.Array]:
     """``graph.edges()``, memoized per eager Graph."""
     return memo(graph, "edges", lambda: _edges(graph))
@@ -124,7 +155,7 @@ def no_core(graph: Graph) -> jax.Array:
     return jnp.zeros(0, jnp.int32) if device is None else _empty_on(device)
 
 
-@functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads"))
+@functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads", "store_entries"))
 def truss_call(
     graph: Graph,
     index: EdgeIndex,
@@ -134,8 +165,10 @@ def truss_call(
     mode: int,
     method: int,
     num_threads: int,
+    store_entries: int = -1,
 ) -> jax.Array:
-    """Calls target ``kcjax_truss``; ``k`` is an int32 scalar or int32[1] (runtime).
+    """Calls target ``kcjax_truss``; ``k`` is an int32 scalar or int32[1] (runtime);
+    ``store_entries``: :func:`store_entries` for ``MODE_HINDEX`` (-1: unknown).
 
     Returns bool[m] for ``MODE_KTRUSS``, int32[m] for the other modes.
     """
@@ -158,6 +191,7 @@ def truss_call(
         mode=np.int32(mode),
         method=np.int32(method),
         num_threads=np.int32(num_threads),
+        store_entries=np.int64(store_entries),
     )
 
 

@@ -87,6 +87,7 @@ def _every_edge(graph: Graph, mode: int, method: str, num_threads: int) -> jax.A
         mode=mode,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
+        store_entries=kernels.store_entries(graph) if mode == MODE_HINDEX else -1,
     )
 
 

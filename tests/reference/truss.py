@@ -5,13 +5,30 @@ from __future__ import annotations
 import csv
 import functools
 
+import jax
 import networkx as nx
 import numpy as np
 
 import kcjax
+from kcjax.truss import kernels
 from reference import DATA_DIR
 
 TRUSS_TSV = DATA_DIR.parent / "truss" / "truss_counts.tsv"
+
+
+def hindex_call(graph: kcjax.Graph, store_entries: int, method: str = "dag") -> jax.Array:
+    """Target kcjax_truss in mode kHIndex with an explicit ``store_entries`` (the public
+    API passes the memoized degree bound, or -1 under jit)."""
+    return kernels.truss_call(
+        graph,
+        kernels.edge_index(graph),
+        kernels.no_core(graph),
+        kernels.k_argument(graph, 0),
+        mode=kernels.MODE_HINDEX,
+        method=kernels.SUPPORT_METHODS[method],
+        num_threads=0,
+        store_entries=store_entries,
+    )
 
 
 def to_nx(graph: kcjax.Graph) -> nx.Graph:

@@ -6,9 +6,17 @@ import jax
 import numpy as np
 import pytest
 from reference import DATA_DIR, SHARED_GRAPHS, has_gpu, on_platform
-from reference.truss import TRUSS_TSV, summary, truss_rows, trussness_networkx, two_hubs
+from reference.truss import (
+    TRUSS_TSV,
+    hindex_call,
+    summary,
+    truss_rows,
+    trussness_networkx,
+    two_hubs,
+)
 
 import kcjax
+from kcjax.truss import kernels
 
 pytestmark = [
     pytest.mark.gpu,
@@ -76,6 +84,23 @@ def test_gpu_small_k_one_pass(name):
         got = _run(lambda g, k=k: traced(g, np.int32(k)), graph, "cuda")
         want = _run(lambda g, k=k: kcjax.k_truss_mask(g, k), graph, "cpu")
         np.testing.assert_array_equal(got, want, err_msg=f"k={k}")
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM))
+def test_gpu_hindex_store_layouts(name):
+    """The h-index's two store layouts give the CPU's trussness: slots by the degree
+    bound (store_entries: no support pass, no host sync) and slots by the supports of
+    every support method (store_entries -1: the store's size read back). A
+    store_entries below the bound gives -1 for every edge (the CPU rejects it)."""
+    graph = RANDOM[name]()
+    bound = kernels.store_entries(graph)
+    want = _run(kcjax.truss_numbers, graph, "cpu")
+    calls = [(method, -1) for method in NATIVE] + [("dag", bound), ("dag", bound + 7)]
+    for method, entries in calls:
+        got = _run(lambda g, m=method, s=entries: hindex_call(g, s, m), graph, "cuda")
+        np.testing.assert_array_equal(got, want, err_msg=f"{method} {entries}")
+    short = _run(lambda g: hindex_call(g, bound - 1), graph, "cuda")
+    np.testing.assert_array_equal(short, np.full_like(want, -1))
 
 
 def test_gpu_matches_networkx_and_dense():

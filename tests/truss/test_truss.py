@@ -12,6 +12,7 @@ from reference import planted
 from reference.truss import (
     TRUSS_TSV,
     edge_set,
+    hindex_call,
     masked_edges,
     summary,
     to_nx,
@@ -20,6 +21,7 @@ from reference.truss import (
 )
 
 import kcjax
+from kcjax.truss import kernels
 
 METHODS = kcjax.TRUSS_METHODS
 
@@ -202,6 +204,33 @@ def test_bad_inputs():
         kcjax.edge_support(kcjax.orient(graph))
     with pytest.raises(TypeError, match="expected a kcjax.Graph"):
         kcjax.max_truss(np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_store_entries_is_the_degree_bound(name):
+    """kcjax_truss's store_entries: sum over edges of min(deg u, deg v) - 1 (at least
+    the triangles' 3 T store entries); -1 under jit, where the graph is traced."""
+    graph = GRAPHS[name]
+    src, dst = (np.asarray(a) for a in graph.edges())
+    deg = np.diff(np.asarray(graph.indptr)).astype(np.int64)
+    want = int((np.minimum(deg[src], deg[dst]) - 1).sum())
+    assert kernels.store_entries(graph) == want
+    assert want >= int(np.asarray(kcjax.edge_support(graph)).sum())
+    seen = []
+    jax.jit(lambda g: seen.append(kernels.store_entries(g)) or g.indices)(graph)
+    assert seen == [-1]
+
+
+def test_store_entries_contract_on_the_cpu():
+    """The CPU handler rejects a store_entries below the degree bound and gives the same
+    trussness with the bound, above it and unknown (-1)."""
+    graph = GRAPHS["cliques"]
+    bound = kernels.store_entries(graph)
+    want = _truss("cliques")
+    for entries in (bound, bound + 5, -1):
+        np.testing.assert_array_equal(np.asarray(hindex_call(graph, entries)), want)
+    with pytest.raises(Exception, match="below the degree bound"):
+        jax.block_until_ready(hindex_call(graph, bound - 1))
 
 
 # The shared graphs: every k from 3 to kmax + 1 against truss_counts.tsv.

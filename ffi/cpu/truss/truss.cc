@@ -199,6 +199,18 @@ void Peel(const View& g, std::vector<uint8_t>& alive, int32_t* sup, int32_t leve
   }
 }
 
+// Sum over edges {u, v} of min(deg u, deg v) - 1: no edge lies in more triangles than
+// its ends have other common neighbours (store_entries in truss.h).
+int64_t DegreeBound(const int32_t* indptr, const int32_t* esrc, const int32_t* edst, int64_t m) {
+  int64_t bound = 0;
+  for (int64_t e = 0; e < m; ++e) {
+    const int32_t du = indptr[esrc[e] + 1] - indptr[esrc[e]];
+    const int32_t dv = indptr[edst[e] + 1] - indptr[edst[e]];
+    bound += std::min(du, dv) - 1;
+  }
+  return bound;
+}
+
 // The trussness of every edge by the local h-index update (kHIndex in truss.h).
 // Returns false, writing nothing, when the triangle store would pass
 // TrussPolicy::kHIndexMaxEntries.
@@ -268,13 +280,14 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                     ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
                     ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
-                    ffi::Result<ffi::AnyBuffer> out) {
+                    int64_t store_entries, ffi::Result<ffi::AnyBuffer> out) {
+  const Reporter report("kcjax_truss", "CPU");
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
       edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
       dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
-      out->element_count(), out->element_type() == ffi::PRED, mode, method);
-  if (!bad.empty()) return Reporter("kcjax_truss", "CPU").Invalid(bad);
+      out->element_count(), out->element_type() == ffi::PRED, mode, method, store_entries);
+  if (!bad.empty()) return report.Invalid(bad);
   View g{indptr.typed_data(),        indices.typed_data(),       eid.typed_data(),
          esrc.typed_data(),          edst.typed_data(),          dag_indptr.typed_data(),
          dag_indices.typed_data(),   dag_src.typed_data(),       dag_eid.typed_data(),
@@ -282,6 +295,10 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   const int threads = Threads(num_threads);
   const int32_t k = std::max(kbuf.typed_data()[0], 2);
   const auto tmode = static_cast<TrussMode>(mode);
+  if (tmode == TrussMode::kHIndex && store_entries >= 0 &&
+      store_entries < DegreeBound(g.indptr, g.esrc, g.edst, g.m)) {
+    return report.Invalid("store_entries is below the degree bound of the triangle store");
+  }
   if (tmode == TrussMode::kKTruss && k <= 3) {  // no prefilter needed: see TriangleEdges
     bool* flags = out->typed_data<bool>();
     if (k == 2) {

@@ -1,11 +1,17 @@
 // The local h-index decomposition of the CUDA k-truss (TrussMode::kHIndex; the
-// rule and why it converges: kcjax/truss/truss.h). truss.cu runs, after the
-// supports: OffsetsKernel and a scan (the triangle store's offsets, its size read
-// back once), StoreKernel (each triangle listed once from the DAG and stored with
-// its three edges), HIndexInitKernel and the cooperative HIndexKernel.
+// rule and why it converges: kcjax/truss/truss.h). truss.cu runs OffsetsKernel and a
+// scan (the triangle store's offsets), StoreKernel (each triangle listed once from
+// the DAG and stored with its three edges, each edge's triangles counted as they are
+// placed), HIndexInitKernel and the cooperative HIndexKernel. The offsets give each
+// edge either its support (counted by a support pass before; the store's size is then
+// read back, one host sync) or its degree bound min(deg u, deg v) - 1 (the store sized
+// by the call's store_entries: no support pass and no host sync; an edge's slots may
+// then end in unused entries).
 //
-// HIndexKernel works in rounds with one grid-wide sync each. Round 0 updates every
-// edge; later rounds the edges queued by the round before. An update reads the
+// HIndexKernel works in rounds with one grid-wide sync each. The first rounds update
+// every edge without queueing, while the round before lowered more than m /
+// kHIndexAllDivisor edges (round 0 always); then one all-edge round queues, and later
+// rounds update the edges queued by the round before. An update reads the
 // values min(t(a), t(b)) of the edge's stored triangles and lowers t(e) to their
 // h-index: an edge of at most kHIndexLane triangles by one thread, of at most
 // kHIndexLane x kHIndexGroup by a group of kHIndexGroup lanes (all values in
@@ -28,43 +34,71 @@ static_assert(kWarp % kHGroup == 0 && (kHGroup & (kHGroup - 1)) == 0, "groups ti
 constexpr int kHWindow = TrussPolicy::kHIndexWindow;
 static_assert(kHWindow % kWarp == 0, "a warp's window splits evenly over its lanes");
 
-// Queue lengths of round r + 1, written in round r into slot (r + 1) % 3. Round r also
+// Counts of round r + 1, written in round r into slot (r + 1) % 3. Round r also
 // clears slot (r + 2) % 3, last read in round r - 1, for round r + 1 to fill.
 struct HSlot {
-  int32_t lane;   // edges for one thread each
-  int32_t group;  // edges for kHGroup lanes each
-  int32_t warp;   // edges for a warp each
+  int32_t lane;   // queued edges for one thread each
+  int32_t group;  // queued edges for kHGroup lanes each
+  int32_t warp;   // queued edges for a warp each
+  int32_t fell;   // edges round r lowered (counted in all-edge rounds without queueing)
+};
+
+struct HState {
+  HSlot slot[3];
+  int32_t groups, warps;  // lengths of the all-edge rounds' group and warp lists
+  int32_t overflow;       // the offsets passed the store's capacity (a bad store_entries)
 };
 
 struct HIndexParams {
-  const int64_t* off;  // [m + 1]: edge e's triangles are store[off[e], off[e + 1])
+  const int64_t* off;  // [m + 1]: edge e's triangles are store[off[e], off[e] + cnt[e])
+  const int32_t* cnt;  // [m]: triangles of e
   const int2* store;   // the other two edges of each triangle of e
   int32_t* t;          // [m]: t(e) (the result's buffer; trussness = t + 2 at the end)
   int32_t* mark;       // [m]: the round an edge is queued for (0: none)
   int32_t* lane_list[2];
   int32_t* group_list[2];
   int32_t* warp_list[2];
-  HSlot* slots;  // [3]
+  int32_t* all_group;  // the group and warp edges of all-edge rounds
+  int32_t* all_warp;
+  HState* state;
   int32_t m;
 };
 
-// off[0] = 0, off[e + 1] = sup[e] (scanned next).
-__global__ void OffsetsKernel(const int32_t* __restrict__ sup, int32_t m, int64_t* off) {
+// off[0] = 0 and off[e + 1] = e's slots (scanned next): sup[e], or without supports
+// (nullptr) the degree bound min(deg u, deg v) - 1; cnt cleared, the state cleared.
+__global__ void OffsetsKernel(const int32_t* __restrict__ sup, const int32_t* __restrict__ indptr,
+                              const int32_t* __restrict__ esrc, const int32_t* __restrict__ edst,
+                              int32_t m, int64_t* off, int32_t* cnt, HState* state) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < m; e += stride) {
-    off[e + 1] = sup[e];
-    if (e == 0) off[0] = 0;
+    if (sup != nullptr) {
+      off[e + 1] = sup[e];
+    } else {
+      const int32_t u = esrc[e], v = edst[e];
+      off[e + 1] = min(indptr[u + 1] - indptr[u], indptr[v + 1] - indptr[v]) - 1;
+    }
+    cnt[e] = 0;
+    if (e == 0) {
+      off[0] = 0;
+      *state = HState{};
+    }
   }
 }
 
 // Every triangle once from the DAG, stored with each of its edges: e's entries are
-// filled through fill[e] (zeroed before).
+// placed through cnt[e], which ends as its triangle count. Where the offsets pass
+// `capacity` entries (a store_entries below the degree bound) nothing is written and
+// the state's overflow flag is set.
 __global__ void StoreKernel(const int32_t* __restrict__ dptr, const int32_t* __restrict__ dcol,
                             const int32_t* __restrict__ dsrc, const int32_t* __restrict__ deid,
-                            int32_t m, const int64_t* __restrict__ off, int32_t* fill,
-                            int2* store) {
+                            int32_t m, const int64_t* __restrict__ off, int64_t capacity,
+                            int32_t* cnt, HState* state, int2* store) {
+  if (off[m] > capacity) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) state->overflow = 1;
+    return;
+  }
   auto put = [&](int32_t e, int32_t x, int32_t y) {
-    store[off[e] + atomicAdd(fill + e, 1)] = make_int2(x, y);
+    store[off[e] + atomicAdd(cnt + e, 1)] = make_int2(x, y);
   };
   DagTriangles(
       dptr, dcol, dsrc, deid, m, nullptr, nullptr,
@@ -89,11 +123,10 @@ __device__ __forceinline__ int32_t* Pick(int32_t* const (&list)[2], int32_t i) {
 // make every earlier round's writes visible.
 __device__ __forceinline__ int32_t Value(const HIndexParams& P, int32_t e) { return P.t[e]; }
 
-__device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) {
-  return static_cast<int32_t>(P.off[e + 1] - P.off[e]);
-}
+__device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) { return P.cnt[e]; }
 
-// Round 0's state: t(e) = its triangles, no marks, the group and warp edges listed.
+// Round 0's state: t(e) = its triangles, no marks, the group and warp edges listed
+// for the all-edge rounds.
 __global__ void HIndexInitKernel(HIndexParams P) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int lane = threadIdx.x & (kWarp - 1);
@@ -104,8 +137,8 @@ __global__ void HIndexInitKernel(HIndexParams P) {
       P.mark[e] = 0;
     }
     const auto id = static_cast<int32_t>(e);
-    cuda::WarpPush(s > kHLane && s <= kHGroupMax, id, P.group_list[0], &P.slots[0].group);
-    cuda::WarpPush(s > kHGroupMax, id, P.warp_list[0], &P.slots[0].warp);
+    cuda::WarpPush(s > kHLane && s <= kHGroupMax, id, P.all_group, &P.state->groups);
+    cuda::WarpPush(s > kHGroupMax, id, P.all_warp, &P.state->warps);
   }
 }
 
@@ -129,7 +162,7 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
     count1 += cls[i] == 1;
     count2 += cls[i] == 2;
   }
-  HSlot& slot = P.slots[next % 3];
+  HSlot& slot = P.state->slot[next % 3];
   int32_t at0 = count0 ? atomicAdd(&slot.lane, count0) : 0;
   int32_t at1 = count1 ? atomicAdd(&slot.group, count1) : 0;
   int32_t at2 = count2 ? atomicAdd(&slot.warp, count2) : 0;
@@ -146,14 +179,15 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
 // their values at once into registers (one chain of dependent loads, not one per
 // triangle), and h, the largest x <= t(e) with at least x values >= x, is found by
 // binary search over x with the group's counts summed by shuffles. The loaded values
-// also decide what to queue (stale ones only queue more).
+// also decide what to queue (stale ones only queue more; nothing when !queue). A lowered
+// edge adds one to `fell` (its lane gl = 0).
 template <int G>
-__device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next, int gl,
-                                            unsigned mask) {
+__device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next,
+                                            bool queue, int gl, unsigned mask, int32_t& fell) {
   const int32_t c = Value(P, e);
   if (c == 0) return;
   const int64_t p0 = P.off[e];
-  const int32_t s = static_cast<int32_t>(P.off[e + 1] - p0);
+  const int32_t s = Triangles(P, e);
   int2 ab[kHLane];
   int32_t ta[kHLane], tb[kHLane];
 #pragma unroll
@@ -182,7 +216,11 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
     }
   }
   if (lo == c) return;
-  if (gl == 0) __stcg(P.t + e, lo);
+  if (gl == 0) {
+    __stcg(P.t + e, lo);
+    ++fell;
+  }
+  if (!queue) return;
   int32_t xs[2 * kHLane];
   uint32_t want = 0;
 #pragma unroll
@@ -229,10 +267,10 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
 // of width w and finds the highest bin start x with at least x values >= x: h lies in
 // that bin, which the next pass splits, until w = 1 (one pass while t(e) < kHWindow,
 // log_kHWindow(t(e)) + 1 at most).
-__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next, int lane,
-                                           int32_t* window) {
+__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next,
+                                           bool queue, int lane, int32_t* window, int32_t& fell) {
   const int32_t c = Value(P, e);
-  const int64_t p0 = P.off[e], p1 = P.off[e + 1];
+  const int64_t p0 = P.off[e], p1 = p0 + Triangles(P, e);
   constexpr int kPer = kHWindow / kWarp;  // bins per lane
   int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi
   while (true) {
@@ -276,7 +314,11 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
     above = best_above;
   }
   if (lo == c) return;
-  if (lane == 0) __stcg(P.t + e, lo);
+  if (lane == 0) {
+    __stcg(P.t + e, lo);
+    ++fell;
+  }
+  if (!queue) return;
   ForWarpEntries(P, p0, p1, lane,
                  [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch],
                      const int32_t (&tb)[kHBatch], uint32_t in) {
@@ -295,45 +337,78 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
                  });
 }
 
+// Round kinds: every edge without queueing, every edge with queueing, queued edges.
+enum class HRound { kAll, kAllQueue, kQueued };
+
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     HIndexKernel(HIndexParams P) {
   __shared__ int32_t windows[kThreads / kWarp][kHWindow];
+  __shared__ int32_t block_fell;
   cg::grid_group grid = cg::this_grid();
   const int lane = threadIdx.x & (kWarp - 1);
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  if (Load(&P.state->overflow) != 0) {
+    for (int64_t e = tid; e < P.m; e += stride) P.t[e] = -1;
+    return;
+  }
   int32_t* window = windows[threadIdx.x / kWarp];
   const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
+  const int32_t all_groups = Load(&P.state->groups), all_warps = Load(&P.state->warps);
+  if (threadIdx.x == 0) block_fell = 0;
+  __syncthreads();
+  HRound kind = TrussPolicy::kHIndexAllDivisor > 0 ? HRound::kAll : HRound::kAllQueue;
   for (int32_t r = 0;; ++r) {
     const int32_t next = r + 1;
-    const int32_t lanes = r == 0 ? P.m : Load(&P.slots[r % 3].lane);
-    const int32_t groups = Load(&P.slots[r % 3].group);
-    const int32_t wides = Load(&P.slots[r % 3].warp);
+    const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;
+    const HSlot& now = P.state->slot[r % 3];
+    const int32_t lanes = every ? P.m : Load(&now.lane);
+    const int32_t groups = every ? all_groups : Load(&now.group);
+    const int32_t wides = every ? all_warps : Load(&now.warp);
+    const int32_t* warp_list = every ? P.all_warp : Pick(P.warp_list, r);
+    const int32_t* group_list = every ? P.all_group : Pick(P.group_list, r);
+    int32_t fell = 0;
     // The round as one range of thread slots, so that the three paths run side by side,
     // not one after another: a warp's 32 slots per warp edge, then kHGroup per group edge,
-    // then one per thread edge (round 0: every edge id, other classes skipped). Warps
-    // take 32 consecutive slots (the stride is a multiple of 32), so a warp edge has a
-    // whole warp and a group edge kHGroup aligned lanes.
+    // then one per thread edge (all-edge rounds: every edge id, other classes skipped).
+    // Warps take 32 consecutive slots (the stride is a multiple of 32), so a warp edge
+    // has a whole warp and a group edge kHGroup aligned lanes.
     const int64_t warp_end = int64_t{kWarp} * wides;
     const int64_t group_end = warp_end + int64_t{kHGroup} * groups;
     const int64_t total = group_end + lanes;
     for (int64_t q0 = tid - lane; q0 < total; q0 += stride) {
       const int64_t q = q0 + lane;
       if (q0 < warp_end) {
-        WarpUpdate(P, Load(Pick(P.warp_list, r) + q0 / kWarp), next, lane, window);
+        WarpUpdate(P, Load(warp_list + q0 / kWarp), next, queue, lane, window, fell);
       } else if (q < group_end) {
-        const int32_t e = Load(Pick(P.group_list, r) + (q - warp_end) / kHGroup);
-        GroupUpdate<kHGroup>(P, e, next, lane % kHGroup, group_mask);
+        const int32_t e = Load(group_list + (q - warp_end) / kHGroup);
+        GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell);
       } else if (q < total) {
         const int64_t i = q - group_end;
-        const int32_t e = r == 0 ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
-        if (r > 0 || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, 0, 0);
+        const int32_t e = every ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
+        if (!every || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, queue, 0, 0, fell);
       }
     }
-    if (tid == 0) P.slots[(r + 2) % 3] = HSlot{0, 0, 0};
+    if (kind == HRound::kAll) {  // one atomic per block: the rounds' falls decide the kind
+      fell = __reduce_add_sync(kFull, fell);
+      if (lane == 0 && fell > 0) atomicAdd(&block_fell, fell);
+      __syncthreads();
+      if (threadIdx.x == 0 && block_fell > 0) {
+        atomicAdd(&P.state->slot[next % 3].fell, block_fell);
+        block_fell = 0;
+      }
+    }
+    if (tid == 0) P.state->slot[(r + 2) % 3] = HSlot{0, 0, 0, 0};
     grid.sync();
-    const HSlot& queued = P.slots[next % 3];
-    if (Load(&queued.lane) == 0 && Load(&queued.group) == 0 && Load(&queued.warp) == 0) break;
+    const HSlot& after = P.state->slot[next % 3];
+    if (kind == HRound::kAll) {
+      const int32_t lowered = Load(&after.fell);
+      if (lowered == 0) break;  // every edge read values that did not change: a fixed point
+      if (int64_t{lowered} * TrussPolicy::kHIndexAllDivisor <= P.m) kind = HRound::kAllQueue;
+    } else {
+      if (Load(&after.lane) == 0 && Load(&after.group) == 0 && Load(&after.warp) == 0) break;
+      kind = HRound::kQueued;
+    }
   }
   for (int64_t e = tid; e < P.m; e += stride) P.t[e] += 2;
 }

@@ -31,10 +31,14 @@
 //     with block barriers while the other blocks wait at the next grid sync.
 //     A k-truss's result is cleared by the first kernel and its survivors set
 //     by the peeling kernel as it ends.
-//   * kHIndex (hindex.cuh): after the supports, their scan gives the triangle
-//     store's offsets; its size is read back (the call's one host sync) and, if
-//     the store fits, the triangles are listed into it and the h-index rounds
-//     run in one cooperative kernel; otherwise the peeling above answers.
+//   * kHIndex (hindex.cuh): with store_entries (the degree bound) known, no first
+//     kernel and no support pass: each edge gets min(deg u, deg v) - 1 slots of a
+//     store of that many entries, the triangles are listed into it (counting each
+//     edge's), and the h-index rounds run in one cooperative kernel; no host sync.
+//     Otherwise (store_entries -1, or that store does not fit) after the supports
+//     their scan gives the store's offsets, its size is read back (the call's one
+//     host sync) and, if the store fits, the same kernels run; else the peeling
+//     above answers.
 
 #include <cub/device/device_scan.cuh>
 
@@ -108,54 +112,66 @@ ffi::Error DagBlocks(const Reporter& report, int32_t m, int sms, int* grid) {
   return ffi::Error::Success();
 }
 
-// kHIndex after the supports `sup`: the triangle store and the h-index rounds,
-// writing the trussness to `out`. *ran = false when the store does not fit (nothing
-// is launched after the size read-back): the caller peels instead.
+// kHIndex: the triangle store and the h-index rounds, writing the trussness to `out`.
+// With the supports `sup` counted before, each edge's slots are its support and the
+// store's size is read back (the one host sync); with sup = nullptr and `capacity` the
+// call's store_entries (>= the degree bound), each edge gets min(deg u, deg v) - 1 slots
+// and the store kernel counts its triangles, so no support pass and no host sync run.
+// *ran = false when the store does not fit (nothing is launched then, or nothing after
+// the size read-back): the caller counts supports and tries again, or peels.
 ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
-                           const Reporter& report, int sms, const DagArgs& dag, int32_t m,
-                           const int32_t* sup, int32_t* out, bool* ran) {
+                           const Reporter& report, int sms, const Csr& g, const DagArgs& dag,
+                           const int32_t* sup, int64_t capacity, int32_t* out, bool* ran) {
   *ran = false;
-  auto* off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
-  if (off == nullptr) return report.Exhausted((static_cast<size_t>(m) + 1) * 8, "store offsets");
-  OffsetsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(sup, m, off);
-  ffi::Error status = ScanOffsets(stream, scratch, report, off, m, "the store offsets scan");
-  if (!status.success()) return status;
-  int64_t entries = 0;
-  cudaError_t err =
-      cudaMemcpyAsync(&entries, off + m, sizeof(entries), cudaMemcpyDeviceToHost, stream);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess) return report.Cuda("reading the triangle store's size", err);
-  if (entries > TrussPolicy::kHIndexMaxEntries) return ffi::Error::Success();
+  const int32_t m = g.m;
+  int2* store = nullptr;
+  if (sup == nullptr) {
+    store = static_cast<int2*>(scratch.Allocate(std::max<int64_t>(capacity, 1) * sizeof(int2)));
+    if (store == nullptr) return ffi::Error::Success();
+  }
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
-  auto* store = static_cast<int2*>(scratch.Allocate(std::max<int64_t>(entries, 1) * sizeof(int2)));
-  if (store == nullptr) return ffi::Error::Success();
   HIndexParams P{};
-  P.off = off;
-  P.store = store;
-  P.t = out;
-  P.m = m;
+  auto* off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
+  auto* cnt = static_cast<int32_t*>(scratch.Allocate(m4));
   P.mark = static_cast<int32_t*>(scratch.Allocate(m4));
-  bool queues = P.mark != nullptr;
+  P.all_group = static_cast<int32_t*>(scratch.Allocate(m4));
+  P.all_warp = static_cast<int32_t*>(scratch.Allocate(m4));
+  bool fits = off != nullptr && cnt != nullptr && P.mark != nullptr && P.all_group != nullptr &&
+              P.all_warp != nullptr;
   for (int i = 0; i < 2; ++i) {
     for (int32_t** list : {P.lane_list + i, P.group_list + i, P.warp_list + i}) {
       *list = static_cast<int32_t*>(scratch.Allocate(m4));
-      queues = queues && *list != nullptr;
+      fits = fits && *list != nullptr;
     }
   }
-  P.slots = static_cast<HSlot*>(scratch.Allocate(3 * sizeof(HSlot)));
-  if (!queues || P.slots == nullptr) return report.Exhausted(m4 * 7, "the h-index queues");
-  if ((err = cudaMemsetAsync(P.mark, 0, m4, stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(P.slots, 0, 3 * sizeof(HSlot), stream)) != cudaSuccess) {
-    return report.Cuda("clearing the h-index state", err);
+  P.state = static_cast<HState*>(scratch.Allocate(sizeof(HState)));
+  if (!fits || P.state == nullptr) return report.Exhausted(m4 * 12, "the h-index state");
+  OffsetsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(sup, g.indptr, g.esrc, g.edst, m, off, cnt,
+                                                         P.state);
+  ffi::Error status = ScanOffsets(stream, scratch, report, off, m, "the store offsets scan");
+  if (!status.success()) return status;
+  int64_t entries = capacity;
+  if (sup != nullptr) {
+    cudaError_t err =
+        cudaMemcpyAsync(&entries, off + m, sizeof(entries), cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return report.Cuda("reading the triangle store's size", err);
+    if (entries > TrussPolicy::kHIndexMaxEntries) return ffi::Error::Success();
+    store = static_cast<int2*>(scratch.Allocate(std::max<int64_t>(entries, 1) * sizeof(int2)));
+    if (store == nullptr) return ffi::Error::Success();
   }
+  P.off = off;
+  P.cnt = cnt;
+  P.store = store;
+  P.t = out;
+  P.m = m;
   int blocks = 0;
-  if (ffi::Error status = DagBlocks<StoreKernel>(report, m, sms, &blocks); !status.success()) {
-    return status;
-  }
+  if (status = DagBlocks<StoreKernel>(report, m, sms, &blocks); !status.success()) return status;
   StoreKernel<<<blocks, kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m, off,
-                                               P.mark, store);
+                                               entries, cnt, P.state, store);
   HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
-  if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle store kernels", err);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return report.Cuda("triangle store kernels", err);
   int per_sm = 0;
   err = BlocksPerSm<HIndexKernel>(&per_sm);
   if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the h-index kernel", err);
@@ -176,14 +192,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                      ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
                      ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
                      ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
-                     ffi::Result<ffi::AnyBuffer> out) {
+                     int64_t store_entries, ffi::Result<ffi::AnyBuffer> out) {
   (void)num_threads;
   const Reporter report("kcjax_truss", "CUDA");
   const std::string bad = CheckTrussCall(
       indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
       edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
       dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
-      out->element_count(), out->element_type() == ffi::PRED, mode, method);
+      out->element_count(), out->element_type() == ffi::PRED, mode, method, store_entries);
   if (!bad.empty()) return report.Invalid(bad);
   const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
   const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
@@ -195,6 +211,16 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
 
   cuda::DeviceScratch scratch(xla_scratch, stream);
+  Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
+        esrc.typed_data(),   edst.typed_data(),    m};
+  const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
+                    dag_eid.typed_data()};
+  if (tmode == TrussMode::kHIndex && store_entries >= 0) {
+    bool ran = false;
+    ffi::Error status = HIndexDecompose(stream, scratch, report, sms, g, dag, nullptr,
+                                        store_entries, out->typed_data<int32_t>(), &ran);
+    if (ran || !status.success()) return status;
+  }
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
   auto* tag = static_cast<int32_t*>(scratch.Allocate(m4));
   int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data<int32_t>()
@@ -220,8 +246,6 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (tmode != TrussMode::kSupport && tmode != TrussMode::kHIndex && !peel_buffers()) {
     return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
-  Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
-        esrc.typed_data(),   edst.typed_data(),    m};
   const bool ktruss = tmode == TrussMode::kKTruss;
   const int32_t* small_k = ktruss ? kbuf.typed_data() : nullptr;
   const bool use_core = ktruss && core.element_count() > 0;
@@ -244,8 +268,6 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                                                       flags, use_core ? listed(0) : none);
   // Listed work is grid-strided over a capped grid (its size is known on the device only).
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
-  const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
-                    dag_eid.typed_data()};
   auto support = [&](const LiveLists& lists) -> ffi::Error {
     const bool on_list = lists.elist != nullptr;
     // Without a list the pass counts all m edges: kAuto is resolved here.
@@ -296,7 +318,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (tmode == TrussMode::kSupport) return ffi::Error::Success();
   if (tmode == TrussMode::kHIndex) {
     bool ran = false;
-    ffi::Error status = HIndexDecompose(stream, scratch, report, sms, dag, m, sup,
+    ffi::Error status = HIndexDecompose(stream, scratch, report, sms, g, dag, sup, -1,
                                         out->typed_data<int32_t>(), &ran);
     if (ran || !status.success()) return status;
     if (!peel_buffers()) return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");

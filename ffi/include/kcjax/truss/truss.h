@@ -19,6 +19,15 @@
 //   attrs mode        int32  kcjax::TrussMode
 //         method      int32  kcjax::SupportMethod (how supports are first counted)
 //         num_threads int32  CPU worker threads; 0: all cores (CUDA ignores)
+//         store_entries int64  kHIndex: at least the degree bound of the triangle
+//                             store, sum over edges {u, v} of min(deg u, deg v) - 1
+//                             (an edge lies in at most that many triangles), so the
+//                             CUDA handler sizes the store without reading anything
+//                             back; -1: unknown (it reads the store's exact size back,
+//                             one host sync). Other modes ignore it. In kHIndex a
+//                             value >= 0 below the bound breaks the contract: the CPU
+//                             handler rejects it, the CUDA handler writes -1 for every
+//                             edge.
 //   ret   out         indexed like Graph.edges():
 //         kSupport:   int32[m], triangles containing edge e
 //         kDecompose: int32[m], trussness of e (largest k whose k-truss holds e; 2 if in
@@ -152,6 +161,12 @@ struct TrussPolicy {
   // kHIndex: the triangle store's limit (three entries of two edge ids per triangle):
   // beyond it the peeling answers (kDecompose).
   static constexpr int64_t kHIndexMaxEntries = (int64_t{1} << 31) - 1;
+  // kHIndex: rounds update every edge without queueing while the round before lowered
+  // more than m / this many edges (0: never), then one all-edge round queues and the
+  // queued rounds follow. The first rounds lower most edges, and queue passes over the
+  // fallen edges' triangles (an exchange per candidate) cost more than re-reading the
+  // edges that did not fall (experiments/truss/hindex_sim.py, docs/tuning.md).
+  static constexpr int kHIndexAllDivisor = 4;
 };
 
 // The pass a support count over `items` edges runs (kAuto resolved; others unchanged).
@@ -164,7 +179,7 @@ inline constexpr SupportMethod ResolveSupport(SupportMethod method, int64_t item
 inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t esrc, int64_t edst,
                                   int64_t dag_n1, int64_t dag_m, int64_t dag_src, int64_t dag_eid,
                                   int64_t core, int64_t kbuf, int64_t out, bool out_pred,
-                                  int32_t mode, int32_t method) {
+                                  int32_t mode, int32_t method, int64_t store_entries) {
   if (n1 < 1) return "indptr must be int32[n + 1] with n >= 0";
   if (nnz % 2 != 0) return "indices must hold every undirected edge twice (int32[2m])";
   const int64_t m = nnz / 2;
@@ -183,6 +198,7 @@ inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t 
   if (method < 0 || method >= kNumSupportMethods) return "method must be 0, 1, 2 or 3";
   if (kbuf != 1) return "k must be int32[1]";
   if (nnz >= (int64_t{1} << 31)) return "graphs must have fewer than 2^31 CSR entries";
+  if (store_entries < -1) return "store_entries must be -1 (unknown) or a bound >= 0";
   return {};
 }
 
@@ -206,6 +222,7 @@ auto BindTruss(Binding&& binding) {
       .template Attr<int32_t>("mode")
       .template Attr<int32_t>("method")
       .template Attr<int32_t>("num_threads")
+      .template Attr<int64_t>("store_entries")
       .template Ret<xla::ffi::AnyBuffer>();  // out: bool[m] (kKTruss) or int32[m]
 }
 
