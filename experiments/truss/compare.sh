@@ -12,7 +12,8 @@
 # built and measured as a third column-set (compare.py TREE.json POLICY.json after the
 # base table). TRUSS_ARGS: bench.py's arguments
 # (default: every shared graph, k = 3 and k_max, the decomposition, no R-MAT);
-# TREE_VARIANTS: this tree's k_truss variants (default auto+core, the default method;
+# TESTS: the GPU tests' -k expression (default: all but the shared ground truth of
+# graphs other than cit-HepTh); TREE_VARIANTS: this tree's k_truss variants (default auto+core, the default method;
 # dag+core, edge+core; and dag: no prefilter, so no memoized core numbers in play). Results and logs go to $OUT.
 # shellcheck source=experiments/device/preamble.sh
 source "$(dirname "$0")/../device/preamble.sh"
@@ -41,7 +42,7 @@ fi
 
 echo "== tests ($(date +%T))"
 timeout -s KILL "${TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf tests/truss/test_gpu.py \
-  -k "not shared_ground_truth or cit-HepTh" 2>&1 | tee "$OUT/test_gpu.log" | tail -4
+  -k "${TESTS:-not shared_ground_truth or cit-HepTh}" 2>&1 | tee "$OUT/test_gpu.log" | tail -4
 status=$((status | PIPESTATUS[0]))
 wait
 

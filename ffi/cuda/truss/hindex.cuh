@@ -238,7 +238,8 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
 // per lane at a time: ab[j] an entry's two edges, ta[j], tb[j] their values, bit j of
 // `in` set where entry j exists. The batch's loads are issued together (one chain per
 // batch, not one per entry).
-constexpr int kHBatch = 4;
+constexpr int kHBatch = TrussPolicy::kHIndexBatch;
+static_assert(2 * kHBatch <= 32, "a batch's queue candidates fit one uint32 mask");
 template <typename Fn>
 __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0, int64_t p1,
                                                int lane, Fn fn) {

@@ -154,6 +154,10 @@ struct TrussPolicy {
   // kHIndex, warp path: histogram bins in shared memory (1 KiB a warp); a pass narrows
   // h to one bin, so edges with t below this take one pass over their triangles.
   static constexpr int kHIndexWindow = 256;
+  // kHIndex, warp path: entries a lane loads at once (their store entries, then their
+  // values): a warp edge's pass is a chain of s / (32 x this) batches, and the largest
+  // edges' chains set the length of the late rounds (docs/tuning.md).
+  static constexpr int kHIndexBatch = 8;
   // kHIndex: blocks per SM of the cooperative update kernel (8 KiB of warp windows each):
   // a group's registers need 80 (ptxas -v, sm_90); 4 (64 registers, spills) and 6 ran
   // slower on the H200 although the rounds wait on latency (docs/tuning.md).
