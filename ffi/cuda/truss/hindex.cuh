@@ -9,11 +9,9 @@
 // then end in unused entries).
 //
 // HIndexKernel works in rounds with one grid-wide sync each. The first rounds update
-// every edge without queueing, while the edges the round before lowered hold more than
-// 1 / kHIndexAllDivisor of the store's entries (round 0 always); then a queue pass (the
-// edges the last such round lowered queue their triangles' other edges, nothing is
-// updated), and later rounds update the edges queued by the round before. An update
-// reads the
+// every edge without queueing, while the round before lowered more than m /
+// kHIndexAllDivisor edges (round 0 always); then one all-edge round queues, and later
+// rounds update the edges queued by the round before. An update reads the
 // values min(t(a), t(b)) of the edge's stored triangles and lowers t(e) to their
 // h-index: an edge of at most kHIndexLane triangles by one thread, of at most
 // kHIndexLane x kHIndexGroup by a group of kHIndexGroup lanes (all values in
@@ -42,19 +40,14 @@ struct HSlot {
   int32_t lane;   // queued edges for one thread each
   int32_t group;  // queued edges for kHGroup lanes each
   int32_t warp;   // queued edges for a warp each
-  int32_t fell;   // all-edge rounds: store entries of the edges round r lowered
+  int32_t fell;   // edges round r lowered (counted in all-edge rounds without queueing)
 };
 
 struct HState {
   HSlot slot[3];
   int32_t groups, warps;  // lengths of the all-edge rounds' group and warp lists
-  int32_t entries;        // the store's entries in use (the sum of cnt)
   int32_t overflow;       // the offsets passed the store's capacity (a bad store_entries)
 };
-
-// Round kinds: every edge updated without queueing; a queue pass (the edges the round
-// before lowered queue their triangles' other edges); the queued edges updated.
-enum class HRound { kAll, kQueuePass, kQueued };
 
 struct HIndexParams {
   const int64_t* off;  // [m + 1]: edge e's triangles are store[off[e], off[e] + cnt[e])
@@ -62,7 +55,6 @@ struct HIndexParams {
   const int2* store;   // the other two edges of each triangle of e
   int32_t* t;          // [m]: t(e) (the result's buffer; trussness = t + 2 at the end)
   int32_t* mark;       // [m]: the round an edge is queued for (0: none)
-  int32_t* lowered;    // [m]: the last all-edge round that lowered the edge (-1: none)
   int32_t* lane_list[2];
   int32_t* group_list[2];
   int32_t* warp_list[2];
@@ -143,10 +135,7 @@ __global__ void HIndexInitKernel(HIndexParams P) {
     if (e < P.m) {
       P.t[e] = s;
       P.mark[e] = 0;
-      P.lowered[e] = -1;
     }
-    const int32_t sum = __reduce_add_sync(kFull, s);
-    if (lane == 0 && sum > 0) atomicAdd(&P.state->entries, sum);
     const auto id = static_cast<int32_t>(e);
     cuda::WarpPush(s > kHLane && s <= kHGroupMax, id, P.all_group, &P.state->groups);
     cuda::WarpPush(s > kHGroupMax, id, P.all_warp, &P.state->warps);
@@ -190,16 +179,13 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
 // their values at once into registers (one chain of dependent loads, not one per
 // triangle), and h, the largest x <= t(e) with at least x values >= x, is found by
 // binary search over x with the group's counts summed by shuffles. The loaded values
-// also decide what to queue (stale ones only queue more). Round r of kind kAll queues
-// nothing: a lowered edge is stamped r and adds its triangles to `fell` (lane gl = 0).
-// kQueuePass updates nothing: an edge stamped r - 1 queues as if it had just fallen
-// to its value.
+// also decide what to queue (stale ones only queue more; nothing when !queue). A lowered
+// edge adds one to `fell` (its lane gl = 0).
 template <int G>
-__device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t r,
-                                            HRound kind, int gl, unsigned mask, int32_t& fell) {
-  const int32_t next = r + 1;
+__device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next,
+                                            bool queue, int gl, unsigned mask, int32_t& fell) {
   const int32_t c = Value(P, e);
-  if (kind == HRound::kQueuePass ? Load(P.lowered + e) != r - 1 : c == 0) return;
+  if (c == 0) return;
   const int64_t p0 = P.off[e];
   const int32_t s = Triangles(P, e);
   int2 ab[kHLane];
@@ -216,7 +202,6 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
     tb[i] = mine ? Value(P, ab[i].y) : -1;
   }
   int32_t lo = 0, hi = c;  // at least lo values >= lo: true for lo = 0
-  if (kind == HRound::kQueuePass) lo = c;
   while (lo < hi) {
     const int32_t mid = (lo + hi + 1) >> 1;
     int32_t count = 0;
@@ -230,17 +215,12 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
       hi = mid - 1;
     }
   }
-  if (kind != HRound::kQueuePass) {
-    if (lo == c) return;
-    if (gl == 0) {
-      __stcg(P.t + e, lo);
-      if (kind == HRound::kAll) {
-        P.lowered[e] = r;
-        fell += s;
-      }
-    }
-    if (kind == HRound::kAll) return;
+  if (lo == c) return;
+  if (gl == 0) {
+    __stcg(P.t + e, lo);
+    ++fell;
   }
+  if (!queue) return;
   int32_t xs[2 * kHLane];
   uint32_t want = 0;
 #pragma unroll
@@ -283,43 +263,15 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
   }
 }
 
-// The warp's queueing after an edge (entries [p0, p1)) fell to lo: each other edge x of
-// its triangles whose value fell below t(x), as in GroupUpdate.
-__device__ __forceinline__ void WarpQueue(const HIndexParams& P, int32_t lo, int32_t next,
-                                          int64_t p0, int64_t p1, int lane) {
-  ForWarpEntries(P, p0, p1, lane,
-                 [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch],
-                     const int32_t (&tb)[kHBatch], uint32_t in) {
-                   int32_t xs[2 * kHBatch];
-                   uint32_t want = 0;
-#pragma unroll
-                   for (int j = 0; j < kHBatch; ++j) {
-                     const bool mine = (in >> j) & 1u;
-                     xs[2 * j] = ab[j].x;
-                     xs[2 * j + 1] = ab[j].y;
-                     want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
-                     want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo)
-                             << (2 * j + 1);
-                   }
-                   EnqueueAll(P, xs, want, next);
-                 });
-}
-
 // A warp updates edge e (more than kHLane * kHGroup triangles). window: kHWindow ints of
 // shared memory for this warp. Each pass counts the values of [lo, hi] in kHWindow bins
 // of width w and finds the highest bin start x with at least x values >= x: h lies in
 // that bin, which the next pass splits, until w = 1 (one pass while t(e) < kHWindow,
 // log_kHWindow(t(e)) + 1 at most).
-__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t r, HRound kind,
-                                           int lane, int32_t* window, int32_t& fell) {
-  const int32_t next = r + 1;
+__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next,
+                                           bool queue, int lane, int32_t* window, int32_t& fell) {
   const int32_t c = Value(P, e);
-  const int32_t s = Triangles(P, e);
-  const int64_t p0 = P.off[e], p1 = p0 + s;
-  if (kind == HRound::kQueuePass) {
-    if (Load(P.lowered + e) == r - 1) WarpQueue(P, c, next, p0, p1, lane);
-    return;
-  }
+  const int64_t p0 = P.off[e], p1 = p0 + Triangles(P, e);
   constexpr int kPer = kHWindow / kWarp;  // bins per lane
   int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi
   while (true) {
@@ -365,13 +317,29 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
   if (lo == c) return;
   if (lane == 0) {
     __stcg(P.t + e, lo);
-    if (kind == HRound::kAll) {
-      P.lowered[e] = r;
-      fell += s;
-    }
+    ++fell;
   }
-  if (kind != HRound::kAll) WarpQueue(P, lo, next, p0, p1, lane);
+  if (!queue) return;
+  ForWarpEntries(P, p0, p1, lane,
+                 [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch],
+                     const int32_t (&tb)[kHBatch], uint32_t in) {
+                   int32_t xs[2 * kHBatch];
+                   uint32_t want = 0;
+#pragma unroll
+                   for (int j = 0; j < kHBatch; ++j) {
+                     const bool mine = (in >> j) & 1u;
+                     xs[2 * j] = ab[j].x;
+                     xs[2 * j + 1] = ab[j].y;
+                     want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
+                     want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo)
+                             << (2 * j + 1);
+                   }
+                   EnqueueAll(P, xs, want, next);
+                 });
 }
+
+// Round kinds: every edge without queueing, every edge with queueing, queued edges.
+enum class HRound { kAll, kAllQueue, kQueued };
 
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     HIndexKernel(HIndexParams P) {
@@ -390,11 +358,10 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   const int32_t all_groups = Load(&P.state->groups), all_warps = Load(&P.state->warps);
   if (threadIdx.x == 0) block_fell = 0;
   __syncthreads();
-  const int64_t entries = Load(&P.state->entries);
-  HRound kind = HRound::kAll;
+  HRound kind = TrussPolicy::kHIndexAllDivisor > 0 ? HRound::kAll : HRound::kAllQueue;
   for (int32_t r = 0;; ++r) {
     const int32_t next = r + 1;
-    const bool every = kind != HRound::kQueued;
+    const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;
     const HSlot& now = P.state->slot[r % 3];
     const int32_t lanes = every ? P.m : Load(&now.lane);
     const int32_t groups = every ? all_groups : Load(&now.group);
@@ -404,26 +371,26 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     int32_t fell = 0;
     // The round as one range of thread slots, so that the three paths run side by side,
     // not one after another: a warp's 32 slots per warp edge, then kHGroup per group edge,
-    // then one per thread edge (all-edge rounds and the queue pass: every edge id, other
-    // classes skipped). Warps take 32 consecutive slots (the stride is a multiple of 32),
-    // so a warp edge has a whole warp and a group edge kHGroup aligned lanes.
+    // then one per thread edge (all-edge rounds: every edge id, other classes skipped).
+    // Warps take 32 consecutive slots (the stride is a multiple of 32), so a warp edge
+    // has a whole warp and a group edge kHGroup aligned lanes.
     const int64_t warp_end = int64_t{kWarp} * wides;
     const int64_t group_end = warp_end + int64_t{kHGroup} * groups;
     const int64_t total = group_end + lanes;
     for (int64_t q0 = tid - lane; q0 < total; q0 += stride) {
       const int64_t q = q0 + lane;
       if (q0 < warp_end) {
-        WarpUpdate(P, Load(warp_list + q0 / kWarp), r, kind, lane, window, fell);
+        WarpUpdate(P, Load(warp_list + q0 / kWarp), next, queue, lane, window, fell);
       } else if (q < group_end) {
         const int32_t e = Load(group_list + (q - warp_end) / kHGroup);
-        GroupUpdate<kHGroup>(P, e, r, kind, lane % kHGroup, group_mask, fell);
+        GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell);
       } else if (q < total) {
         const int64_t i = q - group_end;
         const int32_t e = every ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
-        if (!every || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, r, kind, 0, 0, fell);
+        if (!every || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, queue, 0, 0, fell);
       }
     }
-    if (kind == HRound::kAll) {  // one atomic per block: the round's falls decide the next
+    if (kind == HRound::kAll) {  // one atomic per block: the rounds' falls decide the kind
       fell = __reduce_add_sync(kFull, fell);
       if (lane == 0 && fell > 0) atomicAdd(&block_fell, fell);
       __syncthreads();
@@ -436,9 +403,9 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     grid.sync();
     const HSlot& after = P.state->slot[next % 3];
     if (kind == HRound::kAll) {
-      const int32_t fallen = Load(&after.fell);
-      if (fallen == 0) break;  // every edge read values that did not change: a fixed point
-      if (int64_t{fallen} * TrussPolicy::kHIndexAllDivisor <= entries) kind = HRound::kQueuePass;
+      const int32_t lowered = Load(&after.fell);
+      if (lowered == 0) break;  // every edge read values that did not change: a fixed point
+      if (int64_t{lowered} * TrussPolicy::kHIndexAllDivisor <= P.m) kind = HRound::kAllQueue;
     } else {
       if (Load(&after.lane) == 0 && Load(&after.group) == 0 && Load(&after.warp) == 0) break;
       kind = HRound::kQueued;

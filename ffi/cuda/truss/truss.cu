@@ -134,11 +134,10 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
   auto* off = static_cast<int64_t*>(scratch.Allocate((static_cast<size_t>(m) + 1) * 8));
   auto* cnt = static_cast<int32_t*>(scratch.Allocate(m4));
   P.mark = static_cast<int32_t*>(scratch.Allocate(m4));
-  P.lowered = static_cast<int32_t*>(scratch.Allocate(m4));
   P.all_group = static_cast<int32_t*>(scratch.Allocate(m4));
   P.all_warp = static_cast<int32_t*>(scratch.Allocate(m4));
-  bool fits = off != nullptr && cnt != nullptr && P.mark != nullptr && P.lowered != nullptr &&
-              P.all_group != nullptr && P.all_warp != nullptr;
+  bool fits = off != nullptr && cnt != nullptr && P.mark != nullptr && P.all_group != nullptr &&
+              P.all_warp != nullptr;
   for (int i = 0; i < 2; ++i) {
     for (int32_t** list : {P.lane_list + i, P.group_list + i, P.warp_list + i}) {
       *list = static_cast<int32_t*>(scratch.Allocate(m4));
@@ -146,7 +145,7 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
     }
   }
   P.state = static_cast<HState*>(scratch.Allocate(sizeof(HState)));
-  if (!fits || P.state == nullptr) return report.Exhausted(m4 * 13, "the h-index state");
+  if (!fits || P.state == nullptr) return report.Exhausted(m4 * 12, "the h-index state");
   OffsetsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(sup, g.indptr, g.esrc, g.edst, m, off, cnt,
                                                          P.state);
   ffi::Error status = ScanOffsets(stream, scratch, report, off, m, "the store offsets scan");

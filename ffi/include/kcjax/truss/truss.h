@@ -165,12 +165,11 @@ struct TrussPolicy {
   // kHIndex: the triangle store's limit (three entries of two edge ids per triangle):
   // beyond it the peeling answers (kDecompose).
   static constexpr int64_t kHIndexMaxEntries = (int64_t{1} << 31) - 1;
-  // kHIndex: rounds update every edge without queueing while the edges the round before
-  // lowered hold more than 1 / this of the store's entries (0: round 0 only), then one
-  // queue pass (those edges queue their triangles' other edges) and the queued rounds
-  // follow. The first rounds lower most edges, and queueing after each update (a walk
-  // over the fallen edge's triangles, an exchange per candidate) costs more than
-  // re-reading the edges that did not fall (docs/tuning.md).
+  // kHIndex: rounds update every edge without queueing while the round before lowered
+  // more than m / this many edges (0: never), then one all-edge round queues and the
+  // queued rounds follow. The first rounds lower most edges, and queue passes over the
+  // fallen edges' triangles (an exchange per candidate) cost more than re-reading the
+  // edges that did not fall (experiments/truss/hindex_sim.py, docs/tuning.md).
   static constexpr int kHIndexAllDivisor = 4;
 };
 
