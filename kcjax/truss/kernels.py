@@ -89,7 +89,7 @@ _edges = jax.jit(Graph.edges)
 
 
 @jax.jit
-def _degree_bound_parts(graph: Graph, src: jax.Array, dst: jax.Array) -> jax.Array:
+def degree_bound_parts(graph: Graph, src: jax.Array, dst: jax.Array) -> jax.Array:
     """Per 1024 edges, the sums of the high and low 16 bits of min(deg u, deg v) - 1
     (int32[2, ceil(m / 1024)], each sum below 2^26: no int32 overflow)."""
     deg = jnp.diff(graph.indptr)
@@ -109,7 +109,7 @@ def store_entries(graph: Graph) -> int:
     def bound() -> int:
         if graph.num_edges == 0:
             return 0
-        hi, lo = np.asarray(_degree_bound_parts(graph, *edge_list(graph)), np.int64)
+        hi, lo = np.asarray(degree_bound_parts(graph, *edge_list(graph)), np.int64)
         total = int(hi.sum()) * 65536 + int(lo.sum())
         return total if total <= MAX_STORE_ENTRIES else -1
 
