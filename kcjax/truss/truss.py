@@ -128,15 +128,23 @@ def truss_numbers(
 
     Args:
       graph: the undirected graph.
-      method: the support pass (see :func:`edge_support`) or ``"dense"``.
+      method: the support pass (see :func:`edge_support`) or ``"dense"``. The
+        h-index on an eager graph counts the supports as it stores the
+        triangles and runs no support pass, so there ``method`` changes nothing
+        but ``"dense"``.
       algorithm: ``"hindex"`` (default): every triangle is listed once and stored
-        with its three edges (24 bytes per triangle of device memory), then each
-        edge's value t, starting at its support, is lowered to the h-index of
+        with its three edges, then each edge's value t, starting at its
+        support, is lowered to the h-index of
         ``min(t(a), t(b))`` over its triangles {e, a, b}, in place and in
         parallel, until nothing changes; t + 2 is the trussness (Sariyuce,
         Seshadhri and Pinar's local algorithm). An edge is revisited only when a
-        value it reads fell below its own t. Where the store would pass 2^31 - 1
-        entries or device memory, ``"peel"`` answers instead. ``"peel"``: level
+        value it reads fell below its own t. An eager graph's store takes 8 bytes
+        per unit of the degree bound, the sum over edges {u, v} of
+        min(deg u, deg v) - 1 (at least 24 bytes a triangle; memoized per
+        graph), so the call counts no supports first and reads nothing back;
+        a traced graph counts supports first and reads the store's exact size
+        back. Where the store would pass 2^31 - 1 entries or device memory,
+        ``"peel"`` answers instead. ``"peel"``: level
         by level, each level's removals in synchronous rounds (Wang and Cheng's
         order, the seed's peeling). Both give the same numbers; the dense
         method peels.
