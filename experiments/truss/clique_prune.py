@@ -69,12 +69,9 @@ def _span(fn, repeats: int) -> tuple[float, object]:
 
 
 def _wall(fn, repeats: int) -> tuple[float, object]:
-    out = fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
+    """Median wall clock of ``repeats`` calls after a warm-up, and the result."""
+    fn()
+    times, out = wall_times(fn, repeats)
     return statistics.median(times), out
 
 
