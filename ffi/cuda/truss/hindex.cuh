@@ -20,7 +20,14 @@
 // t(e) to h queues each other edge x of its triangles whose value fell below t(x),
 // i.e. h < t(x) <= the third edge's t (stale reads only queue more). Values are
 // written to L2 (st.cg) and read through L1 (Value).
+//
+// Once a round queues at most kHIndexAsyncEdges edges, the rounds end: the queued
+// edges seed one queue and the asynchronous tail (AsyncTail) runs to the fixed point
+// with no grid syncs, a warp an edge, each edge it lowers pushing the edges above as
+// soon as it falls. Its values are read from L2 and lowered by atomicMin.
 #pragma once
+
+#include <cooperative_groups/scan.h>
 
 #include "support.cuh"
 
@@ -47,6 +54,13 @@ struct HState {
   HSlot slot[3];
   int32_t groups, warps;  // lengths of the all-edge rounds' group and warp lists
   int32_t overflow;       // the offsets passed the store's capacity (a bad store_entries)
+  int32_t full;           // a push of the asynchronous tail found its queue full
+  // The asynchronous tail's counters, each on a line of its own (every warp polls or
+  // adds to them): queue indices claimed by warps, indices reserved by pushes, and
+  // edges pushed and not yet updated.
+  alignas(128) int32_t head;
+  alignas(128) int32_t tail;
+  alignas(128) int32_t pending;
 };
 
 struct HIndexParams {
@@ -60,8 +74,10 @@ struct HIndexParams {
   int32_t* warp_list[2];
   int32_t* all_group;  // the group and warp edges of all-edge rounds
   int32_t* all_warp;
+  int32_t* queue;  // [queue_size]: the asynchronous tail's edges (-1: not yet pushed)
   HState* state;
   int32_t m;
+  int32_t queue_size;
 };
 
 // off[0] = 0 and off[e + 1] = e's slots (scanned next): sup[e], or without supports
@@ -117,16 +133,33 @@ __device__ __forceinline__ int32_t* Pick(int32_t* const (&list)[2], int32_t i) {
   return (i & 1) != 0 ? list[1] : list[0];
 }
 
-// t(e), read through L1 (writes go to L2): a round may miss writes of the same round
-// on another SM. A stale value is larger, which only leaves the edge reading it
-// updated a round later (the edge that fell queued it), and the grid sync's fences
-// make every earlier round's writes visible.
-__device__ __forceinline__ int32_t Value(const HIndexParams& P, int32_t e) { return P.t[e]; }
+// t(e). Rounds read it through L1 (writes go to L2): a round may miss writes of the
+// same round on another SM. A stale value is larger, which only leaves the edge
+// reading it updated a round later (the edge that fell queued it), and the grid
+// sync's fences make every earlier round's writes visible. The asynchronous tail
+// has no grid syncs: it reads L2, where a push's writes are seen by the edge it
+// pushed once that edge is claimed.
+template <bool kAsync>
+__device__ __forceinline__ int32_t Value(const HIndexParams& P, int32_t e) {
+  return kAsync ? __ldcg(P.t + e) : P.t[e];
+}
+
+// Lowers t(e) to h: a plain write in rounds (an edge is updated once a round); in
+// the asynchronous tail a minimum, as two warps may update e at once (it was pushed
+// again while being updated) and the one that read older values may write last.
+template <bool kAsync>
+__device__ __forceinline__ void Lower(const HIndexParams& P, int32_t e, int32_t h) {
+  if (kAsync) {
+    atomicMin(P.t + e, h);
+  } else {
+    __stcg(P.t + e, h);
+  }
+}
 
 __device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) { return P.cnt[e]; }
 
 // Round 0's state: t(e) = its triangles, no marks, the group and warp edges listed
-// for the all-edge rounds.
+// for the all-edge rounds, the asynchronous tail's queue empty.
 __global__ void HIndexInitKernel(HIndexParams P) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int lane = threadIdx.x & (kWarp - 1);
@@ -139,6 +172,9 @@ __global__ void HIndexInitKernel(HIndexParams P) {
     const auto id = static_cast<int32_t>(e);
     cuda::WarpPush(s > kHLane && s <= kHGroupMax, id, P.all_group, &P.state->groups);
     cuda::WarpPush(s > kHGroupMax, id, P.all_warp, &P.state->warps);
+  }
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < P.queue_size; i += stride) {
+    P.queue[i] = -1;
   }
 }
 
@@ -174,6 +210,65 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
   }
 }
 
+// The asynchronous tail's marks: an edge in the queue and not yet claimed.
+constexpr int32_t kAsyncMark = -1;
+
+// Pushes the edges xs[i] with bit i of `want` set onto the asynchronous tail's queue,
+// except those in it already. pending counts them before the pushing warp's own edge
+// is counted done, so pending = 0 means no edge is queued or being updated. A push past
+// the queue's end is dropped and flagged (the kernel then runs an all-edge round).
+template <int N>
+__device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&xs)[N],
+                                        uint32_t want) {
+  uint32_t push = 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (((want >> i) & 1u) && atomicExch(P.mark + xs[i], kAsyncMark) != kAsyncMark) {
+      push |= 1u << i;
+    }
+  }
+  // One reservation for the lanes here together: the counters are a hot spot.
+  const cg::coalesced_group lanes = cg::coalesced_threads();
+  const int32_t count = __popc(push);
+  const int32_t below = cg::exclusive_scan(lanes, count);
+  const int32_t total = lanes.shfl(below + count, lanes.num_threads() - 1);
+  if (total == 0) return;
+  HState* S = P.state;
+  int32_t at = 0;
+  if (lanes.thread_rank() == 0) {
+    atomicAdd(&S->pending, total);
+    at = atomicAdd(&S->tail, total);
+  }
+  at = lanes.shfl(at, 0) + below;
+  int32_t lost = 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if ((push >> i) & 1u) {
+      if (at < P.queue_size) {
+        __stcg(P.queue + at, xs[i]);
+      } else {
+        ++lost;
+      }
+      ++at;
+    }
+  }
+  if (lost > 0) {
+    atomicSub(&S->pending, lost);
+    atomicExch(&S->full, 1);
+  }
+}
+
+// Queues the wanted edges for round `next`, or (kAsync) pushes them.
+template <bool kAsync, int N>
+__device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)[N], uint32_t want,
+                                      int32_t next) {
+  if (kAsync) {
+    PushAll(P, xs, want);
+  } else {
+    EnqueueAll(P, xs, want, next);
+  }
+}
+
 // G lanes (one thread, or a group of a warp: `mask` its lanes, `gl` the lane's rank in
 // it) update edge e of at most kHLane * G triangles: each lane loads its entries and
 // their values at once into registers (one chain of dependent loads, not one per
@@ -181,10 +276,10 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
 // binary search over x with the group's counts summed by shuffles. The loaded values
 // also decide what to queue (stale ones only queue more; nothing when !queue). A lowered
 // edge adds one to `fell` (its lane gl = 0).
-template <int G>
+template <int G, bool kAsync = false>
 __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next,
                                             bool queue, int gl, unsigned mask, int32_t& fell) {
-  const int32_t c = Value(P, e);
+  const int32_t c = Value<kAsync>(P, e);
   if (c == 0) return;
   const int64_t p0 = P.off[e];
   const int32_t s = Triangles(P, e);
@@ -198,8 +293,8 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
 #pragma unroll
   for (int i = 0; i < kHLane; ++i) {
     const bool mine = gl + i * G < s;
-    ta[i] = mine ? Value(P, ab[i].x) : -1;
-    tb[i] = mine ? Value(P, ab[i].y) : -1;
+    ta[i] = mine ? Value<kAsync>(P, ab[i].x) : -1;
+    tb[i] = mine ? Value<kAsync>(P, ab[i].y) : -1;
   }
   int32_t lo = 0, hi = c;  // at least lo values >= lo: true for lo = 0
   while (lo < hi) {
@@ -217,8 +312,12 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
   }
   if (lo == c) return;
   if (gl == 0) {
-    __stcg(P.t + e, lo);
+    Lower<kAsync>(P, e, lo);
     ++fell;
+  }
+  if (kAsync) {  // the new t(e) before the marks: a pushed edge's reads see it
+    __syncwarp(mask);
+    __threadfence();
   }
   if (!queue) return;
   int32_t xs[2 * kHLane];
@@ -231,7 +330,7 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
     want |= static_cast<uint32_t>(mine && lo < ta[i] && tb[i] >= lo) << (2 * i);
     want |= static_cast<uint32_t>(mine && lo < tb[i] && ta[i] >= lo) << (2 * i + 1);
   }
-  EnqueueAll(P, xs, want, next);
+  Queue<kAsync>(P, xs, want, next);
 }
 
 // Calls fn(ab, ta, tb, in) for the warp's entries of [p0, p1) (lane-strided), kHBatch
@@ -240,7 +339,7 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
 // batch, not one per entry).
 constexpr int kHBatch = TrussPolicy::kHIndexBatch;
 static_assert(2 * kHBatch <= 32, "a batch's queue candidates fit one uint32 mask");
-template <typename Fn>
+template <bool kAsync, typename Fn>
 __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0, int64_t p1,
                                                int lane, Fn fn) {
   for (int64_t p = p0 + lane; p < p1; p += kHBatch * kWarp) {
@@ -253,8 +352,8 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
 #pragma unroll
     for (int j = 0; j < kHBatch; ++j) {
       const bool in = p + j * kWarp < p1;
-      ta[j] = in ? Value(P, ab[j].x) : -1;
-      tb[j] = in ? Value(P, ab[j].y) : -1;
+      ta[j] = in ? Value<kAsync>(P, ab[j].x) : -1;
+      tb[j] = in ? Value<kAsync>(P, ab[j].y) : -1;
     }
     uint32_t in = 0;
 #pragma unroll
@@ -268,9 +367,10 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
 // of width w and finds the highest bin start x with at least x values >= x: h lies in
 // that bin, which the next pass splits, until w = 1 (one pass while t(e) < kHWindow,
 // log_kHWindow(t(e)) + 1 at most).
+template <bool kAsync = false>
 __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next,
                                            bool queue, int lane, int32_t* window, int32_t& fell) {
-  const int32_t c = Value(P, e);
+  const int32_t c = Value<kAsync>(P, e);
   const int64_t p0 = P.off[e], p1 = p0 + Triangles(P, e);
   constexpr int kPer = kHWindow / kWarp;  // bins per lane
   int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi
@@ -278,16 +378,16 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
     const int32_t w = (hi - lo) / kHWindow + 1;
     for (int i = lane; i < kHWindow; i += kWarp) window[i] = 0;
     __syncwarp();
-    ForWarpEntries(P, p0, p1, lane,
-                   [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
-                       const int32_t (&tb)[kHBatch], uint32_t in) {
+    ForWarpEntries<kAsync>(P, p0, p1, lane,
+                           [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
+                               const int32_t (&tb)[kHBatch], uint32_t in) {
 #pragma unroll
-                     for (int j = 0; j < kHBatch; ++j) {
-                       const int32_t v = min(min(ta[j], tb[j]), c);
-                       if (((in >> j) & 1u) && v >= lo && v <= hi)
-                         atomicAdd(window + (v - lo) / w, 1);
-                     }
-                   });
+                             for (int j = 0; j < kHBatch; ++j) {
+                               const int32_t v = min(min(ta[j], tb[j]), c);
+                               if (((in >> j) & 1u) && v >= lo && v <= hi)
+                                 atomicAdd(window + (v - lo) / w, 1);
+                             }
+                           });
     __syncwarp();
     // Lane L holds bins [L * kPer, (L + 1) * kPer); values >= x counted from the top.
     int32_t mine = 0;
@@ -316,30 +416,71 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
   }
   if (lo == c) return;
   if (lane == 0) {
-    __stcg(P.t + e, lo);
+    Lower<kAsync>(P, e, lo);
     ++fell;
   }
+  if (kAsync) {  // the new t(e) before the marks: a pushed edge's reads see it
+    __syncwarp();
+    __threadfence();
+  }
   if (!queue) return;
-  ForWarpEntries(P, p0, p1, lane,
-                 [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch],
-                     const int32_t (&tb)[kHBatch], uint32_t in) {
-                   int32_t xs[2 * kHBatch];
-                   uint32_t want = 0;
+  ForWarpEntries<kAsync>(
+      P, p0, p1, lane,
+      [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch], const int32_t (&tb)[kHBatch],
+          uint32_t in) {
+        int32_t xs[2 * kHBatch];
+        uint32_t want = 0;
 #pragma unroll
-                   for (int j = 0; j < kHBatch; ++j) {
-                     const bool mine = (in >> j) & 1u;
-                     xs[2 * j] = ab[j].x;
-                     xs[2 * j + 1] = ab[j].y;
-                     want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
-                     want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo)
-                             << (2 * j + 1);
-                   }
-                   EnqueueAll(P, xs, want, next);
-                 });
+        for (int j = 0; j < kHBatch; ++j) {
+          const bool mine = (in >> j) & 1u;
+          xs[2 * j] = ab[j].x;
+          xs[2 * j + 1] = ab[j].y;
+          want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
+          want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo) << (2 * j + 1);
+        }
+        Queue<kAsync>(P, xs, want, next);
+      });
 }
 
 // Round kinds: every edge without queueing, every edge with queueing, queued edges.
 enum class HRound { kAll, kAllQueue, kQueued };
+
+// The asynchronous tail: with no grid syncs, each warp claims the queue's next index,
+// waits until an edge is pushed there (or until pending = 0: no edge is queued or being
+// updated, the fixed point) and updates it, pushing the edges its fall may lower. Its
+// mark is cleared (an atomic) before its values are read, so a neighbour that falls
+// after that read pushes it again, and one that fell before is seen (the fences order
+// the neighbour's write before its mark exchange). An edge of at most kHLane x 32
+// triangles is one group of the whole warp (kHLane entries a lane at most), a longer
+// one takes the warp path.
+__device__ __forceinline__ void AsyncTail(const HIndexParams& P, int lane, int32_t* window) {
+  HState* S = P.state;
+  int32_t fell = 0;
+  while (true) {
+    int32_t e = -1;
+    if (lane == 0) {
+      const int32_t i = atomicAdd(&S->head, 1);
+      for (int32_t poll = 0;; ++poll) {
+        if (i < P.queue_size && (e = __ldcv(P.queue + i)) >= 0) break;
+        if (poll % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) break;
+        __nanosleep(TrussPolicy::kHIndexPollNs);
+      }
+      if (e >= 0) {
+        atomicExch(P.mark + e, 0);
+        __threadfence();
+      }
+    }
+    e = __shfl_sync(kFull, e, 0);
+    if (e < 0) return;
+    if (Triangles(P, e) <= kHLane * kWarp) {
+      GroupUpdate<kWarp, true>(P, e, 0, true, lane, kFull, fell);
+    } else {
+      WarpUpdate<true>(P, e, 0, true, lane, window, fell);
+    }
+    __syncwarp();
+    if (lane == 0) atomicSub(&S->pending, 1);
+  }
+}
 
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     HIndexKernel(HIndexParams P) {
@@ -359,10 +500,36 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   if (threadIdx.x == 0) block_fell = 0;
   __syncthreads();
   HRound kind = TrussPolicy::kHIndexAllDivisor > 0 ? HRound::kAll : HRound::kAllQueue;
+  bool tail_ran = false;
   for (int32_t r = 0;; ++r) {
     const int32_t next = r + 1;
-    const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;
     const HSlot& now = P.state->slot[r % 3];
+    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !tail_ran) {
+      const int64_t queued = int64_t{Load(&now.lane)} + Load(&now.group) + Load(&now.warp);
+      if (queued <= TrussPolicy::kHIndexAsyncEdges && queued <= P.queue_size) {
+        // Round r's lists become the queue's first entries, then the tail runs to the
+        // fixed point; if a push found the queue full, round r runs over every edge.
+        const int32_t lanes = Load(&now.lane), groups = Load(&now.group);
+        for (int64_t i = tid; i < queued; i += stride) {
+          const int32_t e = i < lanes            ? Pick(P.lane_list, r)[i]
+                            : i < lanes + groups ? Pick(P.group_list, r)[i - lanes]
+                                                 : Pick(P.warp_list, r)[i - lanes - groups];
+          P.mark[e] = kAsyncMark;
+          P.queue[i] = e;
+        }
+        if (tid == 0) {
+          P.state->tail = static_cast<int32_t>(queued);
+          P.state->pending = static_cast<int32_t>(queued);
+        }
+        grid.sync();
+        AsyncTail(P, lane, window);
+        grid.sync();
+        tail_ran = true;
+        if (Load(&P.state->full) == 0) break;
+        kind = HRound::kAllQueue;
+      }
+    }
+    const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;
     const int32_t lanes = every ? P.m : Load(&now.lane);
     const int32_t groups = every ? all_groups : Load(&now.group);
     const int32_t wides = every ? all_warps : Load(&now.warp);

@@ -144,8 +144,13 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
       fits = fits && *list != nullptr;
     }
   }
+  P.queue_size = static_cast<int32_t>(
+      std::min<int64_t>(int64_t{TrussPolicy::kHIndexQueuePerEdge} * m, INT32_MAX));
+  P.queue = static_cast<int32_t*>(scratch.Allocate(std::max<size_t>(P.queue_size, 1) * 4));
   P.state = static_cast<HState*>(scratch.Allocate(sizeof(HState)));
-  if (!fits || P.state == nullptr) return report.Exhausted(m4 * 12, "the h-index state");
+  if (!fits || P.queue == nullptr || P.state == nullptr) {
+    return report.Exhausted(m4 * (12 + TrussPolicy::kHIndexQueuePerEdge), "the h-index state");
+  }
   OffsetsKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(sup, g.indptr, g.esrc, g.edst, m, off, cnt,
                                                          P.state);
   ffi::Error status = ScanOffsets(stream, scratch, report, off, m, "the store offsets scan");

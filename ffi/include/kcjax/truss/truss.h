@@ -171,6 +171,18 @@ struct TrussPolicy {
   // fallen edges' triangles (an exchange per candidate) cost more than re-reading the
   // edges that did not fall (experiments/truss/hindex_sim.py, docs/tuning.md).
   static constexpr int kHIndexAllDivisor = 4;
+  // kHIndex: once a round queues at most this many edges, the rounds end and the
+  // asynchronous tail (no grid syncs; a warp an edge, claimed from one queue) runs to the
+  // fixed point (0: never). The last rounds queue few edges and cost a grid sync and
+  // one update's chain of loads each (docs/tuning.md).
+  static constexpr int64_t kHIndexAsyncEdges = 16384;
+  // kHIndex: the asynchronous tail's queue holds this many pushes per edge; a push past
+  // it is dropped and every edge updated again in rounds (always correct, slower).
+  static constexpr int kHIndexQueuePerEdge = 4;
+  // kHIndex: a warp waiting for the queue's next edge polls it every this many ns, and
+  // the pending count (one word every waiting warp reads) every this many polls.
+  static constexpr int kHIndexPollNs = 128;
+  static constexpr int kHIndexPendingPolls = 8;
 };
 
 // The pass a support count over `items` edges runs (kAuto resolved; others unchanged).
