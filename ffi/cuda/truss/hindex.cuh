@@ -22,7 +22,7 @@
 // written to L2 (st.cg) and read through L1 (Value).
 //
 // Once a round queues at most kHIndexAsyncEdges edges, the rounds end: the queued
-// edges seed one queue and the asynchronous tail (AsyncTail) runs to the fixed point
+// edges seed one queue and the asynchronous tail (HIndexTailKernel) runs to the fixed point
 // with no grid syncs, a warp an edge, each edge it lowers pushing the edges above as
 // soon as it falls. Its values are read from L2 and lowered by atomicMin.
 #pragma once
@@ -54,7 +54,11 @@ struct HState {
   HSlot slot[3];
   int32_t groups, warps;  // lengths of the all-edge rounds' group and warp lists
   int32_t overflow;       // the offsets passed the store's capacity (a bad store_entries)
-  int32_t full;           // a push of the asynchronous tail found its queue full
+  // Hand-over between the kernels: the round whose lists seeded the asynchronous
+  // tail's queue (-1: none, the rounds reached the fixed point), and whether a push of
+  // the tail found the queue full.
+  int32_t seeded_round;
+  int32_t full;
   // The asynchronous tail's counters, each on a line of its own (every warp polls or
   // adds to them): queue indices claimed by warps, indices reserved by pushes, and
   // edges pushed and not yet updated.
@@ -97,6 +101,7 @@ __global__ void OffsetsKernel(const int32_t* __restrict__ sup, const int32_t* __
     if (e == 0) {
       off[0] = 0;
       *state = HState{};
+      state->seeded_round = -1;
     }
   }
 }
@@ -442,8 +447,9 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
       });
 }
 
-// Round kinds: every edge without queueing, every edge with queueing, queued edges.
-enum class HRound { kAll, kAllQueue, kQueued };
+// Round kinds: every edge without queueing, every edge with queueing, queued edges;
+// kDone: no round (the work is done).
+enum class HRound { kAll, kAllQueue, kQueued, kDone };
 
 // The asynchronous tail: with no grid syncs, each warp claims the queue's next index,
 // waits until an edge is pushed there (or until pending = 0: no edge is queued or being
@@ -453,9 +459,14 @@ enum class HRound { kAll, kAllQueue, kQueued };
 // the neighbour's write before its mark exchange). An edge of at most kHLane x 32
 // triangles is one group of the whole warp (kHLane entries a lane at most), a longer
 // one takes the warp path.
-__device__ __forceinline__ void AsyncTail(const HIndexParams& P, int lane, int32_t* window) {
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
+    HIndexTailKernel(HIndexParams P) {
+  __shared__ int32_t windows[kThreads / kWarp][kHWindow];
   HState* S = P.state;
-  int32_t fell = 0;
+  if (Load(&S->seeded_round) < 0 || Load(&S->overflow) != 0) return;
+  const int lane = threadIdx.x & (kWarp - 1);
+  int32_t* window = windows[threadIdx.x / kWarp];
+  int32_t fell = 0;  // counted by the updates, unused here
   while (true) {
     int32_t e = -1;
     if (lane == 0) {
@@ -482,8 +493,13 @@ __device__ __forceinline__ void AsyncTail(const HIndexParams& P, int lane, int32
   }
 }
 
+// The rounds. The first launch runs them from round 0 until the fixed point, or until
+// a round queues at most kHIndexAsyncEdges edges: that round's lists then seed the
+// tail's queue and the kernel returns. The second (resume, after HIndexTailKernel) ends
+// the work: if the tail found its queue full, the rounds go on from the seeded round,
+// every edge again first.
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
-    HIndexKernel(HIndexParams P) {
+    HIndexKernel(HIndexParams P, bool resume) {
   __shared__ int32_t windows[kThreads / kWarp][kHWindow];
   __shared__ int32_t block_fell;
   cg::grid_group grid = cg::this_grid();
@@ -491,24 +507,29 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   if (Load(&P.state->overflow) != 0) {
-    for (int64_t e = tid; e < P.m; e += stride) P.t[e] = -1;
+    for (int64_t e = tid; e < P.m && !resume; e += stride) P.t[e] = -1;
     return;
   }
+  const int32_t seeded = Load(&P.state->seeded_round);
+  if (resume && seeded < 0) return;  // the first launch reached the fixed point
   int32_t* window = windows[threadIdx.x / kWarp];
   const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
   const int32_t all_groups = Load(&P.state->groups), all_warps = Load(&P.state->warps);
   if (threadIdx.x == 0) block_fell = 0;
   __syncthreads();
   HRound kind = TrussPolicy::kHIndexAllDivisor > 0 ? HRound::kAll : HRound::kAllQueue;
-  bool tail_ran = false;
-  for (int32_t r = 0;; ++r) {
+  int32_t r = 0;
+  if (resume) {
+    kind = Load(&P.state->full) != 0 ? HRound::kAllQueue : HRound::kDone;
+    r = seeded;
+  }
+  for (; kind != HRound::kDone; ++r) {
     const int32_t next = r + 1;
     const HSlot& now = P.state->slot[r % 3];
-    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !tail_ran) {
+    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !resume) {
       const int64_t queued = int64_t{Load(&now.lane)} + Load(&now.group) + Load(&now.warp);
       if (queued <= TrussPolicy::kHIndexAsyncEdges && queued <= P.queue_size) {
-        // Round r's lists become the queue's first entries, then the tail runs to the
-        // fixed point; if a push found the queue full, round r runs over every edge.
+        // Round r's lists seed the tail's queue, their edges marked as queued there.
         const int32_t lanes = Load(&now.lane), groups = Load(&now.group);
         for (int64_t i = tid; i < queued; i += stride) {
           const int32_t e = i < lanes            ? Pick(P.lane_list, r)[i]
@@ -520,13 +541,9 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
         if (tid == 0) {
           P.state->tail = static_cast<int32_t>(queued);
           P.state->pending = static_cast<int32_t>(queued);
+          P.state->seeded_round = r;
         }
-        grid.sync();
-        AsyncTail(P, lane, window);
-        grid.sync();
-        tail_ran = true;
-        if (Load(&P.state->full) == 0) break;
-        kind = HRound::kAllQueue;
+        return;
       }
     }
     const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;

@@ -112,6 +112,17 @@ ffi::Error DagBlocks(const Reporter& report, int32_t m, int sms, int* grid) {
   return ffi::Error::Success();
 }
 
+// The grid of a cooperative kernel: at most `per_sm` blocks per SM (its policy), all
+// resident at once, and no more blocks than tiles of kThreads of the m edges.
+template <auto Kernel>
+ffi::Error CooperativeGrid(const Reporter& report, int per_sm, int32_t m, int sms, int* grid) {
+  int resident = 0;
+  cudaError_t err = BlocksPerSm<Kernel>(&resident);
+  if (err != cudaSuccess || resident < 1) return report.Cuda("occupancy of an h-index kernel", err);
+  *grid = std::min(std::min(resident, per_sm) * sms, Blocks(m, sms));
+  return ffi::Error::Success();
+}
+
 // kHIndex: the triangle store and the h-index rounds, writing the trussness to `out`.
 // With the supports `sup` counted before, each edge's slots are its support and the
 // store's size is read back (the one host sync); with sup = nullptr and `capacity` the
@@ -177,14 +188,31 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
   HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return report.Cuda("triangle store kernels", err);
-  int per_sm = 0;
-  err = BlocksPerSm<HIndexKernel>(&per_sm);
-  if (err != cudaSuccess || per_sm < 1) return report.Cuda("occupancy of the h-index kernel", err);
-  const int grid =
-      std::min(std::min(per_sm, TrussPolicy::kHIndexBlocksPerSm) * sms, Blocks(m, sms));
-  void* args[] = {&P};
-  err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexKernel), dim3(grid),
-                                    dim3(kThreads), args, 0, stream);
+  // The rounds, the asynchronous tail, and the rounds' resume (each returns at once
+  // where the one before ended the work), all cooperative: the tail's warps wait on
+  // each other, so its blocks must be resident together too.
+  int rounds_grid = 0, tail_grid = 0;
+  status =
+      CooperativeGrid<HIndexKernel>(report, TrussPolicy::kHIndexBlocksPerSm, m, sms, &rounds_grid);
+  if (status.success()) {
+    status = CooperativeGrid<HIndexTailKernel>(report, TrussPolicy::kHIndexTailBlocksPerSm, m, sms,
+                                               &tail_grid);
+  }
+  if (!status.success()) return status;
+  bool resume = false;
+  void* rounds_args[] = {&P, &resume};
+  void* tail_args[] = {&P};
+  err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexKernel), dim3(rounds_grid),
+                                    dim3(kThreads), rounds_args, 0, stream);
+  if (err == cudaSuccess) {
+    err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexTailKernel), dim3(tail_grid),
+                                      dim3(kThreads), tail_args, 0, stream);
+  }
+  if (err == cudaSuccess) {
+    resume = true;  // the launch copies its arguments
+    err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexKernel), dim3(rounds_grid),
+                                      dim3(kThreads), rounds_args, 0, stream);
+  }
   if (err != cudaSuccess) return report.Cuda("h-index kernel launch", err);
   *ran = true;
   return ffi::Error::Success();
