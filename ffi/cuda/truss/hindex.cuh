@@ -215,6 +215,12 @@ __device__ __forceinline__ void EnqueueAll(const HIndexParams& P, const int32_t 
   }
 }
 
+// The tail's fences: a release (a new t(e) before the marks a push exchanges) and an
+// acquire (a claimed edge's mark exchange before its reads) pair through the marks'
+// atomics, which read each other's writes, so acq_rel suffices (no sequential
+// consistency fence).
+__device__ __forceinline__ void AcqRelFence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 // The asynchronous tail's marks: an edge in the queue and not yet claimed.
 constexpr int32_t kAsyncMark = -1;
 
@@ -322,7 +328,7 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
   }
   if (kAsync) {  // the new t(e) before the marks: a pushed edge's reads see it
     __syncwarp(mask);
-    __threadfence();
+    AcqRelFence();
   }
   if (!queue) return;
   int32_t xs[2 * kHLane];
@@ -426,7 +432,7 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
   }
   if (kAsync) {  // the new t(e) before the marks: a pushed edge's reads see it
     __syncwarp();
-    __threadfence();
+    AcqRelFence();
   }
   if (!queue) return;
   ForWarpEntries<kAsync>(
@@ -478,7 +484,7 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
       }
       if (e >= 0) {
         atomicExch(P.mark + e, 0);
-        __threadfence();
+        AcqRelFence();
       }
     }
     e = __shfl_sync(kFull, e, 0);

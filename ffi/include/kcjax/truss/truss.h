@@ -184,7 +184,7 @@ struct TrussPolicy {
   static constexpr int kHIndexQueuePerEdge = 4;
   // kHIndex: a warp waiting for the queue's next edge polls it every this many ns, and
   // the pending count (one word every waiting warp reads) every this many polls.
-  static constexpr int kHIndexPollNs = 128;
+  static constexpr int kHIndexPollNs = 32;
   static constexpr int kHIndexPendingPolls = 8;
 };
 
