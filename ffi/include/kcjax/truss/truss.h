@@ -173,8 +173,9 @@ struct TrussPolicy {
   static constexpr int kHIndexAllDivisor = 4;
   // kHIndex: once a round queues at most this many edges, the rounds end and the
   // asynchronous tail (no grid syncs; a warp an edge, claimed from one queue) runs to the
-  // fixed point (0: never). The last rounds queue few edges and cost a grid sync and
-  // one update's chain of loads each (docs/tuning.md).
+  // fixed point (0: never). The last rounds queue few edges and cost a grid sync each;
+  // a tail edge costs more than a round's, so the tail from the first queued round (2^40)
+  // was slower on the H200 (docs/tuning.md).
   static constexpr int64_t kHIndexAsyncEdges = 16384;
   // kHIndex: blocks per SM of the asynchronous tail's kernel (a warp per queued edge);
   // its own kernel, so the rounds' kernel keeps its registers.
@@ -183,7 +184,8 @@ struct TrussPolicy {
   // it is dropped and every edge updated again in rounds (always correct, slower).
   static constexpr int kHIndexQueuePerEdge = 4;
   // kHIndex: a warp waiting for the queue's next edge polls it every this many ns, and
-  // the pending count (one word every waiting warp reads) every this many polls.
+  // the pending count (one word every waiting warp reads) every this many polls (the
+  // measured values; no others were measured beside them).
   static constexpr int kHIndexPollNs = 32;
   static constexpr int kHIndexPendingPolls = 8;
 };
