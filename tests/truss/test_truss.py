@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
+from pathlib import Path
 
 import jax
 import networkx as nx
@@ -305,3 +307,17 @@ def test_auto_on_both_sides_of_its_threshold(platform):
         mask = kcjax.k_truss_mask(graph, k)
         np.testing.assert_array_equal(np.asarray(mask), truss >= k, err_msg=f"k={k}")
     assert min(listed) <= EDGE_LIST < max(listed), listed
+
+
+def test_store_growth_counts_triangles_and_the_bound():
+    """experiments/truss/store_growth.py: networkx's triangles, and a degree bound at
+    least the exact store (each edge lies in at most min(deg u, deg v) - 1 triangles)."""
+    path = Path(__file__).resolve().parents[2] / "experiments" / "truss" / "store_growth.py"
+    spec = importlib.util.spec_from_file_location("truss_store_growth", path)
+    growth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(growth)
+    row = growth.measure(8, 8)
+    g = to_nx(kcjax.generators.kronecker(8, 8, seed=0))
+    assert row["triangles"] == sum(nx.triangles(g).values()) // 3 > 0
+    assert row["exact_entries"] == 3 * row["triangles"] <= row["bound_entries"]
+    assert row["edges"] == g.number_of_edges()
