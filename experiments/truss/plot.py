@@ -1,9 +1,10 @@
 """The k-truss figure: kcjax against KTrussExplorer on the shared graphs (one H200).
 
 Left: the full decomposition (``truss_numbers``, one call for every k) of each committed
-session's results file beside the peer's two runs (k = 3 plus k = k_max), which answer
-two k only. Right: one k-truss (``k_truss_mask``, the default ``auto+core``) at k = 3 and
-k = k_max as a multiple of the peer's time for the same k, with the 2x target. Times are
+session's results file (sessions 15, 20, 23 and 24) beside the peer's two runs (k = 3
+plus k = k_max), which answer two k only. Right: one k-truss (``k_truss_mask``, the
+default ``auto+core``) at k = 3 and k = k_max as a multiple of the peer's time for the
+same k, with the 2x target (session 23's rows, the newest with single-k rows). Times are
 device spans from the results files; the peer's from ../shared/data/anchors. Needs
 matplotlib (an experiments-only dependency).
 
@@ -25,8 +26,10 @@ SESSIONS = (
     ("session 15", "h200_truss_hindex.json"),
     ("session 20", "h200_truss_s20.json"),
     ("session 23", "h200_truss_s23.json"),
+    ("session 24", "h200_truss_s24.json"),
 )
-FINAL = "h200_truss_s23.json"
+#: The newest results file with single-k rows (session 24 measured decompositions only).
+SINGLE_K = "h200_truss_s23.json"
 PEER_TSV = [
     ROOT / ".gpu" / "anchors" / "truss-peer-h200.tsv",
     ROOT.parent / "shared" / "data" / "anchors" / "truss-peer-h200.tsv",
@@ -81,8 +84,9 @@ def main(argv: list[str] | None = None) -> None:
     left.set_xticks([x + 0.4 - width / 2 for x in range(len(graphs))], graphs, rotation=30)
     left.set_ylabel("device span (ms)")
     left.set_title("full truss decomposition", fontsize=10)
-    left.legend(fontsize=7)
-    single = [r for r in _rows(FINAL) if r["op"] == "k_truss" and r["variant"] == "auto+core"]
+    left.set_ylim(top=left.get_ylim()[1] * 1.4)  # room for the legend above the bars
+    left.legend(fontsize=7, ncols=2, loc="upper left")
+    single = [r for r in _rows(SINGLE_K) if r["op"] == "k_truss" and r["variant"] == "auto+core"]
     for j, (which, marker) in enumerate((("k = 3", "o"), ("k = k_max", "s"))):
         pts = [
             (graphs.index(r["graph"]), peer[r["graph"]][r["k"]] / _span(r))
