@@ -31,6 +31,12 @@ def hindex_call(graph: kcjax.Graph, store_entries: int, method: str = "dag") -> 
     )
 
 
+def h_index(values, cap: int) -> int:
+    """The largest x <= cap with at least x of ``values`` >= x (the h-index updates' rule)."""
+    v = sorted((min(int(x), cap) for x in values), reverse=True)
+    return max([0] + [min(x, i + 1) for i, x in enumerate(v)])
+
+
 def to_nx(graph: kcjax.Graph) -> nx.Graph:
     src, dst = (np.asarray(a) for a in graph.edges())
     g = nx.Graph()

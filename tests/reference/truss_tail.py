@@ -26,6 +26,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from reference.truss import h_index
+
 IN_QUEUE = -1  # the tail's mark: an edge pushed and not yet claimed
 
 
@@ -41,12 +43,6 @@ def triangle_store(src, dst) -> list[list[tuple[int, int]]]:
         for w in sorted(adj[u] & adj[v]):
             store[e].append((pos[min(u, w), max(u, w)], pos[min(v, w), max(v, w)]))
     return store
-
-
-def h_index(values: list[int], cap: int) -> int:
-    """The largest x <= cap with at least x values >= x (the updates' search)."""
-    v = sorted((min(x, cap) for x in values), reverse=True)
-    return max([0] + [min(x, i + 1) for i, x in enumerate(v)])
 
 
 def _wanted(h: int, reads: list[tuple[int, int, int, int]]) -> list[int]:

@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.truss import h_index
 
 BINS, LANES = 256, 32  # TrussPolicy::kHIndexWindow, the warp
 PER = BINS // LANES
-
-
-def h_index(values: np.ndarray, cap: int) -> int:
-    """The largest x <= cap with at least x values >= x."""
-    v = np.sort(np.minimum(values, cap))[::-1]
-    return int(max([0] + [min(int(x), i + 1) for i, x in enumerate(v)]))
 
 
 def warp_refined(values: np.ndarray, cap: int) -> tuple[int, int]:
