@@ -2,7 +2,8 @@
 // rule and why it converges: kcjax/truss/truss.h). truss.cu runs OffsetsKernel and a
 // scan (the triangle store's offsets), StoreKernel (each triangle listed once from
 // the DAG and stored with its three edges, each edge's triangles counted as they are
-// placed), HIndexInitKernel and the cooperative HIndexKernel. The offsets give each
+// placed) and the cooperative HIndexKernel (round 0's state, the rounds, the
+// asynchronous tail and, where the tail's queue filled, the rounds again). The offsets give each
 // edge either its support (counted by a support pass before; the store's size is then
 // read back, one host sync) or its degree bound min(deg u, deg v) - 1 (the store sized
 // by the call's store_entries: no support pass and no host sync; an edge's slots may
@@ -22,9 +23,10 @@
 // written to L2 (st.cg) and read through L1 (Value).
 //
 // Once a round queues at most kHIndexAsyncEdges edges, the rounds end: the queued
-// edges seed one queue and the asynchronous tail (HIndexTailKernel) runs to the fixed point
+// edges seed one queue and the asynchronous tail (HIndexTail) runs to the fixed point
 // with no grid syncs, a warp an edge, each edge it lowers pushing the edges above as
-// soon as it falls. Its values are read from L2 and lowered by atomicMin.
+// soon as it falls (the first of them kept by the warp to update next). Its values
+// are read from L2 and lowered by atomicMin.
 #pragma once
 
 #include <cooperative_groups/scan.h>
@@ -54,11 +56,7 @@ struct HState {
   HSlot slot[3];
   int32_t groups, warps;  // lengths of the all-edge rounds' group and warp lists
   int32_t overflow;       // the offsets passed the store's capacity (a bad store_entries)
-  // Hand-over between the kernels: the round whose lists seeded the asynchronous
-  // tail's queue (-1: none, the rounds reached the fixed point), and whether a push of
-  // the tail found the queue full.
-  int32_t seeded_round;
-  int32_t full;
+  int32_t full;           // a push of the asynchronous tail found its queue full
   // The asynchronous tail's counters, each on a line of its own (every warp polls or
   // adds to them): queue indices claimed by warps, indices reserved by pushes, and
   // edges pushed and not yet updated.
@@ -101,7 +99,6 @@ __global__ void OffsetsKernel(const int32_t* __restrict__ sup, const int32_t* __
     if (e == 0) {
       off[0] = 0;
       *state = HState{};
-      state->seeded_round = -1;
     }
   }
 }
@@ -165,7 +162,7 @@ __device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) {
 
 // Round 0's state: t(e) = its triangles, no marks, the group and warp edges listed
 // for the all-edge rounds, the asynchronous tail's queue empty.
-__global__ void HIndexInitKernel(HIndexParams P) {
+__device__ __forceinline__ void HIndexInit(const HIndexParams& P) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int lane = threadIdx.x & (kWarp - 1);
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < P.m; e += stride) {
@@ -225,12 +222,16 @@ __device__ __forceinline__ void AcqRelFence() { asm volatile("fence.acq_rel.gpu;
 constexpr int32_t kAsyncMark = -1;
 
 // Pushes the edges xs[i] with bit i of `want` set onto the asynchronous tail's queue,
-// except those in it already. pending counts them before the pushing warp's own edge
-// is counted done, so pending = 0 means no edge is queued or being updated. A push past
-// the queue's end is dropped and flagged (the kernel then runs an all-edge round).
+// except those in it already, and keeps the first of them for the warp to update next
+// (`keep`, warp-uniform; -1 until an update keeps one): its mark is set like a pushed
+// edge's, but it takes no queue slot and no claim, the common link of the tail's chains
+// of falls. pending gains the queued edges before they are stored (the kept edge stands
+// for the warp's own, which is done), so pending = 0 means no edge is queued or being
+// updated. A push past the queue's end is dropped and flagged (the kernel then runs
+// all-edge rounds). All 32 lanes call it together.
 template <int N>
 __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&xs)[N],
-                                        uint32_t want) {
+                                        uint32_t want, int32_t& keep) {
   uint32_t push = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -238,19 +239,34 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
       push |= 1u << i;
     }
   }
-  // One reservation for the lanes here together: the counters are a hot spot.
-  const cg::coalesced_group lanes = cg::coalesced_threads();
+  const int lane = threadIdx.x & (kWarp - 1);
+  if (keep < 0) {
+    const unsigned pushing = __ballot_sync(kFull, push != 0);
+    if (pushing == 0) return;
+    const int first = __ffs(pushing) - 1;
+    int32_t mine = -1;
+    if (lane == first) {
+      const uint32_t low = push & (~push + 1u);
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        if (low == 1u << i) mine = xs[i];
+      }
+      push &= push - 1u;
+    }
+    keep = __shfl_sync(kFull, mine, first);
+  }
+  // One reservation for the warp's pushes: the counters are a hot spot.
   const int32_t count = __popc(push);
-  const int32_t below = cg::exclusive_scan(lanes, count);
-  const int32_t total = lanes.shfl(below + count, lanes.num_threads() - 1);
+  const int32_t incl = cuda::WarpInclusiveScan(count);
+  const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
   if (total == 0) return;
   HState* S = P.state;
   int32_t at = 0;
-  if (lanes.thread_rank() == 0) {
+  if (lane == 0) {
     atomicAdd(&S->pending, total);
     at = atomicAdd(&S->tail, total);
   }
-  at = lanes.shfl(at, 0) + below;
+  at = __shfl_sync(kFull, at, 0) + incl - count;
   int32_t lost = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -269,12 +285,12 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
   }
 }
 
-// Queues the wanted edges for round `next`, or (kAsync) pushes them.
+// Queues the wanted edges for round `next`, or (kAsync) pushes them and keeps one.
 template <bool kAsync, int N>
 __device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)[N], uint32_t want,
-                                      int32_t next) {
+                                      int32_t next, int32_t& keep) {
   if (kAsync) {
-    PushAll(P, xs, want);
+    PushAll(P, xs, want, keep);
   } else {
     EnqueueAll(P, xs, want, next);
   }
@@ -286,10 +302,13 @@ __device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)
 // triangle), and h, the largest x <= t(e) with at least x values >= x, is found by
 // binary search over x with the group's counts summed by shuffles. The loaded values
 // also decide what to queue (stale ones only queue more; nothing when !queue). A lowered
-// edge adds one to `fell` (its lane gl = 0).
+// edge adds one to `fell` (its lane gl = 0). kAsync: the whole warp (G = 32), pushing
+// and keeping one edge (PushAll).
 template <int G, bool kAsync = false>
 __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next,
-                                            bool queue, int gl, unsigned mask, int32_t& fell) {
+                                            bool queue, int gl, unsigned mask, int32_t& fell,
+                                            int32_t& keep) {
+  static_assert(!kAsync || G == kWarp, "the tail's pushes are warp-wide");
   const int32_t c = Value<kAsync>(P, e);
   if (c == 0) return;
   const int64_t p0 = P.off[e];
@@ -341,19 +360,21 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
     want |= static_cast<uint32_t>(mine && lo < ta[i] && tb[i] >= lo) << (2 * i);
     want |= static_cast<uint32_t>(mine && lo < tb[i] && ta[i] >= lo) << (2 * i + 1);
   }
-  Queue<kAsync>(P, xs, want, next);
+  Queue<kAsync>(P, xs, want, next, keep);
 }
 
 // Calls fn(ab, ta, tb, in) for the warp's entries of [p0, p1) (lane-strided), kHBatch
 // per lane at a time: ab[j] an entry's two edges, ta[j], tb[j] their values, bit j of
 // `in` set where entry j exists. The batch's loads are issued together (one chain per
-// batch, not one per entry).
+// batch, not one per entry). Every lane runs every batch (the loop is warp-uniform), so
+// fn may use warp-wide intrinsics.
 constexpr int kHBatch = TrussPolicy::kHIndexBatch;
 static_assert(2 * kHBatch <= 32, "a batch's queue candidates fit one uint32 mask");
 template <bool kAsync, typename Fn>
 __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0, int64_t p1,
                                                int lane, Fn fn) {
-  for (int64_t p = p0 + lane; p < p1; p += kHBatch * kWarp) {
+  for (int64_t base = p0; base < p1; base += kHBatch * kWarp) {
+    const int64_t p = base + lane;
     int2 ab[kHBatch];
     int32_t ta[kHBatch], tb[kHBatch];
 #pragma unroll
@@ -380,7 +401,8 @@ __device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0
 // log_kHWindow(t(e)) + 1 at most).
 template <bool kAsync = false>
 __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next,
-                                           bool queue, int lane, int32_t* window, int32_t& fell) {
+                                           bool queue, int lane, int32_t* window, int32_t& fell,
+                                           int32_t& keep) {
   const int32_t c = Value<kAsync>(P, e);
   const int64_t p0 = P.off[e], p1 = p0 + Triangles(P, e);
   constexpr int kPer = kHWindow / kWarp;  // bins per lane
@@ -449,7 +471,7 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
           want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
           want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo) << (2 * j + 1);
         }
-        Queue<kAsync>(P, xs, want, next);
+        Queue<kAsync>(P, xs, want, next, keep);
       });
 }
 
@@ -459,28 +481,29 @@ enum class HRound { kAll, kAllQueue, kQueued, kDone };
 
 // The asynchronous tail: with no grid syncs, each warp claims the queue's next index,
 // waits until an edge is pushed there (or until pending = 0: no edge is queued or being
-// updated, the fixed point) and updates it, pushing the edges its fall may lower. Its
-// mark is cleared (an atomic) before its values are read, so a neighbour that falls
-// after that read pushes it again, and one that fell before is seen (the fences order
-// the neighbour's write before its mark exchange). An edge of at most kHLane x 32
-// triangles is one group of the whole warp (kHLane entries a lane at most), a longer
-// one takes the warp path.
-__global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
-    HIndexTailKernel(HIndexParams P) {
-  __shared__ int32_t windows[kThreads / kWarp][kHWindow];
+// updated, the fixed point) and updates it, pushing the edges its fall may lower and
+// keeping the first of them to update next without a claim. An edge's mark is cleared
+// (an atomic) before its values are read, so a neighbour that falls after that read
+// pushes it again, and one that fell before is seen (the fences order the neighbour's
+// write before its mark exchange). An edge of at most kHLane x 32 triangles is one
+// group of the whole warp (kHLane entries a lane at most), a longer one takes the warp
+// path. Not inlined (ptxas -v, sm_90, 80 registers): inlined, the kernel spilled 102
+// bytes of stores and 240 of loads; called, 90 and 92, and the tail itself none.
+__device__ __noinline__ void HIndexTail(const HIndexParams& P, int lane, int32_t* window) {
   HState* S = P.state;
-  if (Load(&S->seeded_round) < 0 || Load(&S->overflow) != 0) return;
-  const int lane = threadIdx.x & (kWarp - 1);
-  int32_t* window = windows[threadIdx.x / kWarp];
   int32_t fell = 0;  // counted by the updates, unused here
+  int32_t keep = -1;
   while (true) {
-    int32_t e = -1;
+    int32_t e = keep;
+    keep = -1;
     if (lane == 0) {
-      const int32_t i = atomicAdd(&S->head, 1);
-      for (int32_t poll = 0;; ++poll) {
-        if (i < P.queue_size && (e = __ldcv(P.queue + i)) >= 0) break;
-        if (poll % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) break;
-        __nanosleep(TrussPolicy::kHIndexPollNs);
+      if (e < 0) {
+        const int32_t i = atomicAdd(&S->head, 1);
+        for (int32_t poll = 0;; ++poll) {
+          if (i < P.queue_size && (e = __ldcv(P.queue + i)) >= 0) break;
+          if (poll % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) break;
+          __nanosleep(TrussPolicy::kHIndexPollNs);
+        }
       }
       if (e >= 0) {
         atomicExch(P.mark + e, 0);
@@ -490,22 +513,21 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
     e = __shfl_sync(kFull, e, 0);
     if (e < 0) return;
     if (Triangles(P, e) <= kHLane * kWarp) {
-      GroupUpdate<kWarp, true>(P, e, 0, true, lane, kFull, fell);
+      GroupUpdate<kWarp, true>(P, e, 0, true, lane, kFull, fell, keep);
     } else {
-      WarpUpdate<true>(P, e, 0, true, lane, window, fell);
+      WarpUpdate<true>(P, e, 0, true, lane, window, fell, keep);
     }
     __syncwarp();
-    if (lane == 0) atomicSub(&S->pending, 1);
+    if (lane == 0 && keep < 0) atomicSub(&S->pending, 1);
   }
 }
 
-// The rounds. The first launch runs them from round 0 until the fixed point, or until
-// a round queues at most kHIndexAsyncEdges edges: that round's lists then seed the
-// tail's queue and the kernel returns. The second (resume, after HIndexTailKernel) ends
-// the work: if the tail found its queue full, the rounds go on from the seeded round,
-// every edge again first.
+// Round 0's state, then the rounds from round 0 until the fixed point, or until a
+// round queues at most kHIndexAsyncEdges edges: that round's lists then seed the
+// asynchronous tail's queue and the tail runs (HIndexTail). If a push of the tail found
+// the queue full, the rounds go on from the seeded round, every edge again first.
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
-    HIndexKernel(HIndexParams P, bool resume) {
+    HIndexKernel(HIndexParams P) {
   __shared__ int32_t windows[kThreads / kWarp][kHWindow];
   __shared__ int32_t block_fell;
   cg::grid_group grid = cg::this_grid();
@@ -513,26 +535,22 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   if (Load(&P.state->overflow) != 0) {
-    for (int64_t e = tid; e < P.m && !resume; e += stride) P.t[e] = -1;
+    for (int64_t e = tid; e < P.m; e += stride) P.t[e] = -1;
     return;
   }
-  const int32_t seeded = Load(&P.state->seeded_round);
-  if (resume && seeded < 0) return;  // the first launch reached the fixed point
+  HIndexInit(P);
+  if (threadIdx.x == 0) block_fell = 0;
+  grid.sync();
   int32_t* window = windows[threadIdx.x / kWarp];
+  int32_t keep = -1;  // the rounds keep no edge (the tail's pushes do)
   const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
   const int32_t all_groups = Load(&P.state->groups), all_warps = Load(&P.state->warps);
-  if (threadIdx.x == 0) block_fell = 0;
-  __syncthreads();
   HRound kind = TrussPolicy::kHIndexAllDivisor > 0 ? HRound::kAll : HRound::kAllQueue;
-  int32_t r = 0;
-  if (resume) {
-    kind = Load(&P.state->full) != 0 ? HRound::kAllQueue : HRound::kDone;
-    r = seeded;
-  }
-  for (; kind != HRound::kDone; ++r) {
+  bool tailed = false;  // the tail ran (once at most)
+  for (int32_t r = 0; kind != HRound::kDone; ++r) {
     const int32_t next = r + 1;
     const HSlot& now = P.state->slot[r % 3];
-    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !resume) {
+    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !tailed) {
       const int64_t queued = int64_t{Load(&now.lane)} + Load(&now.group) + Load(&now.warp);
       if (queued <= TrussPolicy::kHIndexAsyncEdges && queued <= P.queue_size) {
         // Round r's lists seed the tail's queue, their edges marked as queued there.
@@ -547,9 +565,13 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
         if (tid == 0) {
           P.state->tail = static_cast<int32_t>(queued);
           P.state->pending = static_cast<int32_t>(queued);
-          P.state->seeded_round = r;
         }
-        return;
+        grid.sync();
+        HIndexTail(P, lane, window);
+        grid.sync();
+        tailed = true;
+        if (Load(&P.state->full) == 0) break;
+        kind = HRound::kAllQueue;  // round r again, over every edge
       }
     }
     const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;
@@ -570,14 +592,16 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     for (int64_t q0 = tid - lane; q0 < total; q0 += stride) {
       const int64_t q = q0 + lane;
       if (q0 < warp_end) {
-        WarpUpdate(P, Load(warp_list + q0 / kWarp), next, queue, lane, window, fell);
+        WarpUpdate(P, Load(warp_list + q0 / kWarp), next, queue, lane, window, fell, keep);
       } else if (q < group_end) {
         const int32_t e = Load(group_list + (q - warp_end) / kHGroup);
-        GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell);
+        GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell, keep);
       } else if (q < total) {
         const int64_t i = q - group_end;
         const int32_t e = every ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
-        if (!every || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, queue, 0, 0, fell);
+        if (!every || Triangles(P, e) <= kHLane) {
+          GroupUpdate<1>(P, e, next, queue, 0, 0, fell, keep);
+        }
       }
     }
     if (kind == HRound::kAll) {  // one atomic per block: the rounds' falls decide the kind
