@@ -10,7 +10,7 @@
 # Without .gpu/base.tar only this tree is measured. POLICY_SED: a sed script for a copy of
 # this tree's ffi/include/kcjax/truss/truss.h (e.g. 's/kRecounts = 1;/kRecounts = 0;/'),
 # built and measured as a third column-set (compare.py TREE.json POLICY.json after the
-# base table). TRUSS_ARGS: bench.py's arguments
+# base table); POLICY2_SED likewise, a fourth (policy2). TRUSS_ARGS: bench.py's arguments
 # (default: every shared graph, k = 3 and k_max, the decomposition, no R-MAT);
 # TESTS: the GPU tests' -k expression (default: all but the shared ground truth of
 # graphs other than cit-HepTh); TREE_VARIANTS: this tree's k_truss variants (default auto+core, the default method;
@@ -28,17 +28,25 @@ if [[ -f .gpu/base.tar ]]; then
   have_base=1
 fi
 
-if [[ -n ${POLICY_SED:-} ]]; then
-  rm -rf /tmp/kcjax-truss-policy-src /tmp/kcjax-truss-policy && mkdir -p /tmp/kcjax-truss-policy-src
-  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . |
-    tar -xf - -C /tmp/kcjax-truss-policy-src
-  ln -sfn "$PWD/.gpu" /tmp/kcjax-truss-policy-src/.gpu
-  sed -i "$POLICY_SED" /tmp/kcjax-truss-policy-src/ffi/include/kcjax/truss/truss.h
-  diff ffi/include/kcjax/truss/truss.h /tmp/kcjax-truss-policy-src/ffi/include/kcjax/truss/truss.h
-  (cd /tmp/kcjax-truss-policy-src && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation \
-    --no-deps --target /tmp/kcjax-truss-policy -Cbuild-dir=/tmp/kcjax-truss-build-policy .) \
-    >"$OUT/build_policy.log" 2>&1 &
-fi
+# build_policy NAME SED: this tree with SED applied to its truss.h, installed into
+# /tmp/kcjax-truss-NAME (log: $OUT/build_NAME.log).
+build_policy() {
+  local src=/tmp/kcjax-truss-$1-src
+  rm -rf "$src" "/tmp/kcjax-truss-$1" && mkdir -p "$src"
+  tar --exclude=./.gpu --exclude=./.venv --exclude=./build -cf - . | tar -xf - -C "$src"
+  ln -sfn "$PWD/.gpu" "$src/.gpu"
+  sed -i "$2" "$src/ffi/include/kcjax/truss/truss.h"
+  diff ffi/include/kcjax/truss/truss.h "$src/ffi/include/kcjax/truss/truss.h"
+  (cd "$src" && KCJAX_CUDA=ON "$PY" -m pip install -q --no-build-isolation \
+    --no-deps --target "/tmp/kcjax-truss-$1" -Cbuild-dir="/tmp/kcjax-truss-build-$1" .) \
+    >"$OUT/build_$1.log" 2>&1
+}
+declare -A POLICIES=()
+[[ -n ${POLICY_SED:-} ]] && POLICIES[policy]=$POLICY_SED
+[[ -n ${POLICY2_SED:-} ]] && POLICIES[policy2]=$POLICY2_SED
+for name in "${!POLICIES[@]}"; do
+  build_policy "$name" "${POLICIES[$name]}" &
+done
 
 echo "== tests ($(date +%T))"
 timeout -s KILL "${TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf tests/truss/test_gpu.py \
@@ -61,16 +69,16 @@ if [[ -n $have_base ]]; then
     "$PY" -P experiments/truss/compare.py "$OUT/truss_base.json" "$OUT/truss_tree.json" |
     tee "$OUT/compare.txt"
 fi
-if [[ -n ${POLICY_SED:-} ]]; then
-  echo "== bench policy ($(date +%T))"
+for name in $(printf '%s\n' "${!POLICIES[@]}" | sort); do
+  echo "== bench $name ($(date +%T))"
   # shellcheck disable=SC2086
-  PYTHONPATH=/tmp/kcjax-truss-policy timeout -s KILL "${BENCH_TIMEOUT:-150}" "$PY" -P \
-    experiments/truss/bench.py $ARGS --variants $VARIANTS --out "$OUT/truss_policy.json" \
-    >"$OUT/bench_policy.txt" 2>"$OUT/bench_policy.log" || tail -5 "$OUT/build_policy.log"
-  [[ -f $OUT/truss_policy.json ]] &&
-    "$PY" -P experiments/truss/compare.py "$OUT/truss_tree.json" "$OUT/truss_policy.json" |
-    tee "$OUT/compare_policy.txt"
-fi
+  PYTHONPATH=/tmp/kcjax-truss-$name timeout -s KILL "${BENCH_TIMEOUT:-150}" "$PY" -P \
+    experiments/truss/bench.py $ARGS --variants $VARIANTS --out "$OUT/truss_$name.json" \
+    >"$OUT/bench_$name.txt" 2>"$OUT/bench_$name.log" || tail -5 "$OUT/build_$name.log"
+  [[ -f $OUT/truss_$name.json ]] &&
+    "$PY" -P experiments/truss/compare.py "$OUT/truss_tree.json" "$OUT/truss_$name.json" |
+    tee "$OUT/compare_$name.txt"
+done
 echo "== peer table (this tree)"
 sed -n '/^graph /,$p' "$OUT/bench_tree.txt"
 exit "$status"

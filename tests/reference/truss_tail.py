@@ -1,11 +1,12 @@
 """A host model of the h-index decomposition's rounds and asynchronous tail
-(ffi/cuda/truss/hindex.cuh: HIndexKernel's rounds, its tail and its resume).
+(ffi/cuda/truss/hindex.cuh: HIndexKernel, HIndexTailKernel and the resume launch).
 
-The rounds run as the kernel's do: all-edge rounds without queueing while a round
-lowers more than m / divisor edges, one all-edge round that queues, then queued
-rounds until one queues at most ``async_edges`` edges, whose lists seed the tail's
-queue. The tail then runs as interleaved warps: each warp is a generator that yields
-after every access to shared state (claiming a queue index, polling the queue and the
+The rounds run as the kernel's first launch does: all-edge rounds without queueing
+while a round lowers more than m / divisor edges, one all-edge round that queues,
+then queued rounds until one queues at most ``async_edges`` edges, whose lists seed
+the tail's queue. The tail then runs as interleaved workers (the kernel's groups of
+kHIndexTailGroup lanes, called warps here): each is a generator that yields after
+every access to shared state (claiming a queue index, polling the queue and the
 pending count, the mark exchange, each value it reads, the lowering, each push's
 exchange, reservation and store), and a seeded random scheduler picks the next warp
 to step. A warp that lowers an edge keeps the first edge it marks to update next

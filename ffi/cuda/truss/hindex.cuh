@@ -2,12 +2,11 @@
 // rule and why it converges: kcjax/truss/truss.h). truss.cu runs OffsetsKernel and a
 // scan (the triangle store's offsets), StoreKernel (each triangle listed once from
 // the DAG and stored with its three edges, each edge's triangles counted as they are
-// placed) and the cooperative HIndexKernel (round 0's state, the rounds, the
-// asynchronous tail and, where the tail's queue filled, the rounds again). The offsets give each
-// edge either its support (counted by a support pass before; the store's size is then
-// read back, one host sync) or its degree bound min(deg u, deg v) - 1 (the store sized
-// by the call's store_entries: no support pass and no host sync; an edge's slots may
-// then end in unused entries).
+// placed), HIndexInitKernel, the cooperative HIndexKernel (the rounds),
+// HIndexTailKernel (the asynchronous tail) and HIndexKernel again (its resume). The offsets give
+// each edge either its support (counted by a support pass before; the store's size is then read
+// back, one host sync) or its degree bound min(deg u, deg v) - 1 (the store sized by the call's
+// store_entries: no support pass and no host sync; an edge's slots may then end in unused entries).
 //
 // HIndexKernel works in rounds with one grid-wide sync each. The first rounds update
 // every edge without queueing, while the round before lowered more than m /
@@ -23,10 +22,10 @@
 // written to L2 (st.cg) and read through L1 (Value).
 //
 // Once a round queues at most kHIndexAsyncEdges edges, the rounds end: the queued
-// edges seed one queue and the asynchronous tail (HIndexTail) runs to the fixed point
-// with no grid syncs, a warp an edge, each edge it lowers pushing the edges above as
-// soon as it falls (the first of them kept by the warp to update next). Its values
-// are read from L2 and lowered by atomicMin.
+// edges seed one queue and the asynchronous tail (HIndexTailKernel) runs to the fixed
+// point with no grid syncs, a group of kHIndexTailGroup lanes an edge, each edge it
+// lowers pushing the edges above as soon as it falls (the first of them kept by the
+// group to update next). Its values are read from L2 and lowered by atomicMin.
 #pragma once
 
 #include <cooperative_groups/scan.h>
@@ -56,7 +55,11 @@ struct HState {
   HSlot slot[3];
   int32_t groups, warps;  // lengths of the all-edge rounds' group and warp lists
   int32_t overflow;       // the offsets passed the store's capacity (a bad store_entries)
-  int32_t full;           // a push of the asynchronous tail found its queue full
+  // Hand-over between the kernels: the round whose lists seeded the asynchronous
+  // tail's queue (-1: none, the rounds reached the fixed point), and whether a push of
+  // the tail found the queue full.
+  int32_t seeded_round;
+  int32_t full;
   // The asynchronous tail's counters, each on a line of its own (every warp polls or
   // adds to them): queue indices claimed by warps, indices reserved by pushes, and
   // edges pushed and not yet updated.
@@ -99,6 +102,7 @@ __global__ void OffsetsKernel(const int32_t* __restrict__ sup, const int32_t* __
     if (e == 0) {
       off[0] = 0;
       *state = HState{};
+      state->seeded_round = -1;
     }
   }
 }
@@ -162,7 +166,7 @@ __device__ __forceinline__ int32_t Triangles(const HIndexParams& P, int32_t e) {
 
 // Round 0's state: t(e) = its triangles, no marks, the group and warp edges listed
 // for the all-edge rounds, the asynchronous tail's queue empty.
-__device__ __forceinline__ void HIndexInit(const HIndexParams& P) {
+__global__ void HIndexInitKernel(HIndexParams P) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int lane = threadIdx.x & (kWarp - 1);
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e - lane < P.m; e += stride) {
@@ -178,6 +182,32 @@ __device__ __forceinline__ void HIndexInit(const HIndexParams& P) {
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < P.queue_size; i += stride) {
     P.queue[i] = -1;
   }
+}
+
+// G lanes working together: a group of a warp (`mask` its lanes, aligned to G) or
+// the whole warp (G = 32). GroupMask: the group's lanes; GroupScan: the inclusive
+// prefix sum over them (gl: the lane's rank in the group); GroupShfl: lane `from` of
+// the group's value.
+template <int G>
+__device__ __forceinline__ unsigned GroupMask(int lane) {
+  if constexpr (G == kWarp) {
+    return kFull;
+  } else {
+    return ((1u << G) - 1) << (lane & ~(G - 1));
+  }
+}
+template <int G>
+__device__ __forceinline__ int32_t GroupShfl(unsigned mask, int32_t x, int from) {
+  return __shfl_sync(mask, x, from, G);
+}
+template <int G>
+__device__ __forceinline__ int32_t GroupScan(unsigned mask, int32_t x, int gl) {
+#pragma unroll
+  for (int d = 1; d < G; d <<= 1) {
+    const int32_t y = __shfl_up_sync(mask, x, d, G);
+    if (gl >= d) x += y;
+  }
+  return x;
 }
 
 // Queues the edges xs[i] with bit i of `want` set for round `next`, except those queued
@@ -222,16 +252,17 @@ __device__ __forceinline__ void AcqRelFence() { asm volatile("fence.acq_rel.gpu;
 constexpr int32_t kAsyncMark = -1;
 
 // Pushes the edges xs[i] with bit i of `want` set onto the asynchronous tail's queue,
-// except those in it already, and keeps the first of them for the warp to update next
-// (`keep`, warp-uniform; -1 until an update keeps one): its mark is set like a pushed
-// edge's, but it takes no queue slot and no claim, the common link of the tail's chains
-// of falls. pending gains the queued edges before they are stored (the kept edge stands
-// for the warp's own, which is done), so pending = 0 means no edge is queued or being
-// updated. A push past the queue's end is dropped and flagged (the kernel then runs
-// all-edge rounds). All 32 lanes call it together.
-template <int N>
+// except those in it already, and keeps the first of them for the group to update next
+// (`keep`, uniform over the group; -1 until an update keeps one): its mark is set like
+// a pushed edge's, but it takes no queue slot and no claim, so a chain of falls that
+// pushes one edge a link never waits behind the queue. pending gains the queued edges
+// before they are stored (the kept edge stands for the group's own, which is done), so
+// pending = 0 means no edge is queued or being updated. A push past the queue's end is
+// dropped and flagged (the rounds then run again over every edge). The G lanes of the
+// group (`mask`, gl the lane's rank) call it together.
+template <int G, int N>
 __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&xs)[N],
-                                        uint32_t want, int32_t& keep) {
+                                        uint32_t want, int32_t& keep, int gl, unsigned mask) {
   uint32_t push = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -239,13 +270,12 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
       push |= 1u << i;
     }
   }
-  const int lane = threadIdx.x & (kWarp - 1);
   if (keep < 0) {
-    const unsigned pushing = __ballot_sync(kFull, push != 0);
+    const unsigned pushing = __ballot_sync(mask, push != 0);  // bits of the group's lanes
     if (pushing == 0) return;
-    const int first = __ffs(pushing) - 1;
+    const int first = __ffs(pushing) - 1;  // the warp lane of the group's first push
     int32_t mine = -1;
-    if (lane == first) {
+    if ((threadIdx.x & (kWarp - 1)) == first) {
       const uint32_t low = push & (~push + 1u);
 #pragma unroll
       for (int i = 0; i < N; ++i) {
@@ -253,20 +283,20 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
       }
       push &= push - 1u;
     }
-    keep = __shfl_sync(kFull, mine, first);
+    keep = __shfl_sync(mask, mine, first);
   }
-  // One reservation for the warp's pushes: the counters are a hot spot.
+  // One reservation for the group's pushes: the counters are a hot spot.
   const int32_t count = __popc(push);
-  const int32_t incl = cuda::WarpInclusiveScan(count);
-  const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
+  const int32_t incl = GroupScan<G>(mask, count, gl);
+  const int32_t total = GroupShfl<G>(mask, incl, G - 1);
   if (total == 0) return;
   HState* S = P.state;
   int32_t at = 0;
-  if (lane == 0) {
+  if (gl == 0) {
     atomicAdd(&S->pending, total);
     at = atomicAdd(&S->tail, total);
   }
-  at = __shfl_sync(kFull, at, 0) + incl - count;
+  at = GroupShfl<G>(mask, at, 0) + incl - count;
   int32_t lost = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -286,11 +316,11 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
 }
 
 // Queues the wanted edges for round `next`, or (kAsync) pushes them and keeps one.
-template <bool kAsync, int N>
+template <bool kAsync, int G, int N>
 __device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)[N], uint32_t want,
-                                      int32_t next, int32_t& keep) {
+                                      int32_t next, int32_t& keep, int gl, unsigned mask) {
   if (kAsync) {
-    PushAll(P, xs, want, keep);
+    PushAll<G>(P, xs, want, keep, gl, mask);
   } else {
     EnqueueAll(P, xs, want, next);
   }
@@ -302,13 +332,12 @@ __device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)
 // triangle), and h, the largest x <= t(e) with at least x values >= x, is found by
 // binary search over x with the group's counts summed by shuffles. The loaded values
 // also decide what to queue (stale ones only queue more; nothing when !queue). A lowered
-// edge adds one to `fell` (its lane gl = 0). kAsync: the whole warp (G = 32), pushing
-// and keeping one edge (PushAll).
+// edge adds one to `fell` (its lane gl = 0). kAsync: the tail's group, pushing and
+// keeping one edge (PushAll).
 template <int G, bool kAsync = false>
 __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next,
                                             bool queue, int gl, unsigned mask, int32_t& fell,
                                             int32_t& keep) {
-  static_assert(!kAsync || G == kWarp, "the tail's pushes are warp-wide");
   const int32_t c = Value<kAsync>(P, e);
   if (c == 0) return;
   const int64_t p0 = P.off[e];
@@ -360,105 +389,107 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
     want |= static_cast<uint32_t>(mine && lo < ta[i] && tb[i] >= lo) << (2 * i);
     want |= static_cast<uint32_t>(mine && lo < tb[i] && ta[i] >= lo) << (2 * i + 1);
   }
-  Queue<kAsync>(P, xs, want, next, keep);
+  Queue<kAsync, G>(P, xs, want, next, keep, gl, mask);
 }
 
-// Calls fn(ab, ta, tb, in) for the warp's entries of [p0, p1) (lane-strided), kHBatch
-// per lane at a time: ab[j] an entry's two edges, ta[j], tb[j] their values, bit j of
-// `in` set where entry j exists. The batch's loads are issued together (one chain per
-// batch, not one per entry). Every lane runs every batch (the loop is warp-uniform), so
-// fn may use warp-wide intrinsics.
+// Calls fn(ab, ta, tb, in) for the group's entries of [p0, p1) (strided over its G
+// lanes, gl the lane's rank), kHBatch per lane at a time: ab[j] an entry's two edges,
+// ta[j], tb[j] their values, bit j of `in` set where entry j exists. The batch's loads
+// are issued together (one chain per batch, not one per entry). Every lane of the
+// group runs every batch, so fn may use the group's intrinsics.
 constexpr int kHBatch = TrussPolicy::kHIndexBatch;
 static_assert(2 * kHBatch <= 32, "a batch's queue candidates fit one uint32 mask");
-template <bool kAsync, typename Fn>
-__device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0, int64_t p1,
-                                               int lane, Fn fn) {
-  for (int64_t base = p0; base < p1; base += kHBatch * kWarp) {
-    const int64_t p = base + lane;
+template <int G, bool kAsync, typename Fn>
+__device__ __forceinline__ void ForEntries(const HIndexParams& P, int64_t p0, int64_t p1, int gl,
+                                           Fn fn) {
+  for (int64_t base = p0; base < p1; base += kHBatch * G) {
+    const int64_t p = base + gl;
     int2 ab[kHBatch];
     int32_t ta[kHBatch], tb[kHBatch];
 #pragma unroll
     for (int j = 0; j < kHBatch; ++j) {
-      ab[j] = p + j * kWarp < p1 ? P.store[p + j * kWarp] : make_int2(0, 0);
+      ab[j] = p + j * G < p1 ? P.store[p + j * G] : make_int2(0, 0);
     }
 #pragma unroll
     for (int j = 0; j < kHBatch; ++j) {
-      const bool in = p + j * kWarp < p1;
+      const bool in = p + j * G < p1;
       ta[j] = in ? Value<kAsync>(P, ab[j].x) : -1;
       tb[j] = in ? Value<kAsync>(P, ab[j].y) : -1;
     }
     uint32_t in = 0;
 #pragma unroll
-    for (int j = 0; j < kHBatch; ++j) in |= static_cast<uint32_t>(p + j * kWarp < p1) << j;
+    for (int j = 0; j < kHBatch; ++j) in |= static_cast<uint32_t>(p + j * G < p1) << j;
     fn(ab, ta, tb, in);
   }
 }
 
-// A warp updates edge e (more than kHLane * kHGroup triangles). window: kHWindow ints of
-// shared memory for this warp. Each pass counts the values of [lo, hi] in kHWindow bins
-// of width w and finds the highest bin start x with at least x values >= x: h lies in
-// that bin, which the next pass splits, until w = 1 (one pass while t(e) < kHWindow,
-// log_kHWindow(t(e)) + 1 at most).
-template <bool kAsync = false>
-__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next,
-                                           bool queue, int lane, int32_t* window, int32_t& fell,
-                                           int32_t& keep) {
+// G lanes (a warp in the rounds, the tail's group) update edge e of more triangles
+// than fit their registers. window: kHIndexWindow / 32 bins a lane in shared memory
+// for this group. Each pass counts the values of [lo, hi] in the window's bins of width
+// w and finds the highest bin start x with at least x values >= x: h lies in that bin,
+// which the next pass splits, until w = 1 (one pass while t(e) fits the window,
+// log_bins(t(e)) + 1 at most).
+template <int G, bool kAsync = false>
+__device__ __forceinline__ void WideUpdate(const HIndexParams& P, int32_t e, int32_t next,
+                                           bool queue, int gl, unsigned mask, int32_t* window,
+                                           int32_t& fell, int32_t& keep) {
+  constexpr int kPer = kHWindow / kWarp;  // bins per lane
+  constexpr int kBins = kPer * G;
   const int32_t c = Value<kAsync>(P, e);
   const int64_t p0 = P.off[e], p1 = p0 + Triangles(P, e);
-  constexpr int kPer = kHWindow / kWarp;  // bins per lane
-  int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi
+  int32_t lo = 0, hi = c, above = 0;  // h in [lo, hi]; `above` values are > hi
   while (true) {
-    const int32_t w = (hi - lo) / kHWindow + 1;
-    for (int i = lane; i < kHWindow; i += kWarp) window[i] = 0;
-    __syncwarp();
-    ForWarpEntries<kAsync>(P, p0, p1, lane,
-                           [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
-                               const int32_t (&tb)[kHBatch], uint32_t in) {
+    const int32_t w = (hi - lo) / kBins + 1;
+    for (int i = gl; i < kBins; i += G) window[i] = 0;
+    __syncwarp(mask);
+    ForEntries<G, kAsync>(P, p0, p1, gl,
+                          [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
+                              const int32_t (&tb)[kHBatch], uint32_t in) {
 #pragma unroll
-                             for (int j = 0; j < kHBatch; ++j) {
-                               const int32_t v = min(min(ta[j], tb[j]), c);
-                               if (((in >> j) & 1u) && v >= lo && v <= hi)
-                                 atomicAdd(window + (v - lo) / w, 1);
-                             }
-                           });
-    __syncwarp();
-    // Lane L holds bins [L * kPer, (L + 1) * kPer); values >= x counted from the top.
+                            for (int j = 0; j < kHBatch; ++j) {
+                              const int32_t v = min(min(ta[j], tb[j]), c);
+                              if (((in >> j) & 1u) && v >= lo && v <= hi)
+                                atomicAdd(window + (v - lo) / w, 1);
+                            }
+                          });
+    __syncwarp(mask);
+    // Lane gl holds bins [gl * kPer, (gl + 1) * kPer); values >= x counted from the top.
     int32_t mine = 0;
-    for (int j = 0; j < kPer; ++j) mine += window[lane * kPer + j];
-    const int32_t incl = cuda::WarpInclusiveScan(mine);
-    const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
+    for (int j = 0; j < kPer; ++j) mine += window[gl * kPer + j];
+    const int32_t incl = GroupScan<G>(mask, mine, gl);
+    const int32_t total = GroupShfl<G>(mask, incl, G - 1);
     int32_t count = above + total - incl;  // values in bins of higher lanes, and above
     int32_t best = -1, best_above = 0;     // the bin found, and the values above it
     for (int j = kPer - 1; j >= 0; --j) {
-      const int32_t x = lo + (lane * kPer + j) * w;
-      const int32_t in_bin = window[lane * kPer + j];
+      const int32_t x = lo + (gl * kPer + j) * w;
+      const int32_t in_bin = window[gl * kPer + j];
       if (x <= hi && count + in_bin >= x) {
-        best = lane * kPer + j;
+        best = gl * kPer + j;
         best_above = count;
         break;
       }
       count += in_bin;
     }
-    const int32_t bin = __reduce_max_sync(kFull, best);  // bin 0 (x = lo) always holds
-    best_above = __shfl_sync(kFull, best_above, bin / kPer);
-    __syncwarp();  // the window is cleared by the next pass
+    const int32_t bin = __reduce_max_sync(mask, best);  // bin 0 (x = lo) always holds
+    best_above = GroupShfl<G>(mask, best_above, bin / kPer);
+    __syncwarp(mask);  // the window is cleared by the next pass
     lo += bin * w;
     if (w == 1) break;
     hi = min(hi, lo + w - 1);
     above = best_above;
   }
   if (lo == c) return;
-  if (lane == 0) {
+  if (gl == 0) {
     Lower<kAsync>(P, e, lo);
     ++fell;
   }
   if (kAsync) {  // the new t(e) before the marks: a pushed edge's reads see it
-    __syncwarp();
+    __syncwarp(mask);
     AcqRelFence();
   }
   if (!queue) return;
-  ForWarpEntries<kAsync>(
-      P, p0, p1, lane,
+  ForEntries<G, kAsync>(
+      P, p0, p1, gl,
       [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch], const int32_t (&tb)[kHBatch],
           uint32_t in) {
         int32_t xs[2 * kHBatch];
@@ -471,7 +502,7 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
           want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
           want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo) << (2 * j + 1);
         }
-        Queue<kAsync>(P, xs, want, next, keep);
+        Queue<kAsync, G>(P, xs, want, next, keep, gl, mask);
       });
 }
 
@@ -479,24 +510,34 @@ __device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int
 // kDone: no round (the work is done).
 enum class HRound { kAll, kAllQueue, kQueued, kDone };
 
-// The asynchronous tail: with no grid syncs, each warp claims the queue's next index,
-// waits until an edge is pushed there (or until pending = 0: no edge is queued or being
-// updated, the fixed point) and updates it, pushing the edges its fall may lower and
-// keeping the first of them to update next without a claim. An edge's mark is cleared
-// (an atomic) before its values are read, so a neighbour that falls after that read
-// pushes it again, and one that fell before is seen (the fences order the neighbour's
-// write before its mark exchange). An edge of at most kHLane x 32 triangles is one
-// group of the whole warp (kHLane entries a lane at most), a longer one takes the warp
-// path. Not inlined (ptxas -v, sm_90, 80 registers): inlined, the kernel spilled 102
-// bytes of stores and 240 of loads; called, 90 and 92, and the tail itself none.
-__device__ __noinline__ void HIndexTail(const HIndexParams& P, int lane, int32_t* window) {
+// The asynchronous tail: with no grid syncs, each group of kHIndexTailGroup lanes
+// claims the queue's next index, waits until an edge is pushed there (or until pending
+// = 0: no edge is queued or being updated, the fixed point) and updates it, pushing the
+// edges its fall may lower and keeping the first of them to update next without a
+// claim. An edge's mark is cleared (an atomic) before its values are read, so a
+// neighbour that falls after that read pushes it again, and one that fell before is
+// seen (the fences order the neighbour's write before its mark exchange). An edge of at
+// most kHLane x kHIndexTailGroup triangles is updated from registers (GroupUpdate), a
+// longer one by the wide path. The groups of a warp run independently (diverged).
+constexpr int kHTailGroup = TrussPolicy::kHIndexTailGroup;
+static_assert(kWarp % kHTailGroup == 0 && (kHTailGroup & (kHTailGroup - 1)) == 0,
+              "the tail's groups tile a warp");
+__global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
+    HIndexTailKernel(HIndexParams P) {
+  constexpr int kG = kHTailGroup;
+  __shared__ int32_t windows[kThreads / kG][kHWindow / kWarp * kG];
   HState* S = P.state;
+  if (Load(&S->seeded_round) < 0 || Load(&S->overflow) != 0) return;
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int gl = lane % kG;
+  const unsigned mask = GroupMask<kG>(lane);
+  int32_t* window = windows[threadIdx.x / kG];
   int32_t fell = 0;  // counted by the updates, unused here
   int32_t keep = -1;
   while (true) {
     int32_t e = keep;
     keep = -1;
-    if (lane == 0) {
+    if (gl == 0) {
       if (e < 0) {
         const int32_t i = atomicAdd(&S->head, 1);
         for (int32_t poll = 0;; ++poll) {
@@ -510,24 +551,25 @@ __device__ __noinline__ void HIndexTail(const HIndexParams& P, int lane, int32_t
         AcqRelFence();
       }
     }
-    e = __shfl_sync(kFull, e, 0);
+    e = GroupShfl<kG>(mask, e, 0);
     if (e < 0) return;
-    if (Triangles(P, e) <= kHLane * kWarp) {
-      GroupUpdate<kWarp, true>(P, e, 0, true, lane, kFull, fell, keep);
+    if (Triangles(P, e) <= kHLane * kG) {
+      GroupUpdate<kG, true>(P, e, 0, true, gl, mask, fell, keep);
     } else {
-      WarpUpdate<true>(P, e, 0, true, lane, window, fell, keep);
+      WideUpdate<kG, true>(P, e, 0, true, gl, mask, window, fell, keep);
     }
-    __syncwarp();
-    if (lane == 0 && keep < 0) atomicSub(&S->pending, 1);
+    __syncwarp(mask);
+    if (gl == 0 && keep < 0) atomicSub(&S->pending, 1);
   }
 }
 
-// Round 0's state, then the rounds from round 0 until the fixed point, or until a
-// round queues at most kHIndexAsyncEdges edges: that round's lists then seed the
-// asynchronous tail's queue and the tail runs (HIndexTail). If a push of the tail found
-// the queue full, the rounds go on from the seeded round, every edge again first.
+// The rounds. The first launch runs them from round 0 until the fixed point, or until
+// a round queues at most kHIndexAsyncEdges edges: that round's lists then seed the
+// tail's queue and the kernel returns. The second (resume, after HIndexTailKernel) ends
+// the work: if the tail found its queue full, the rounds go on from the seeded round,
+// every edge again first.
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
-    HIndexKernel(HIndexParams P) {
+    HIndexKernel(HIndexParams P, bool resume) {
   __shared__ int32_t windows[kThreads / kWarp][kHWindow];
   __shared__ int32_t block_fell;
   cg::grid_group grid = cg::this_grid();
@@ -535,22 +577,27 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   const int64_t tid = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   if (Load(&P.state->overflow) != 0) {
-    for (int64_t e = tid; e < P.m; e += stride) P.t[e] = -1;
+    for (int64_t e = tid; e < P.m && !resume; e += stride) P.t[e] = -1;
     return;
   }
-  HIndexInit(P);
-  if (threadIdx.x == 0) block_fell = 0;
-  grid.sync();
+  const int32_t seeded = Load(&P.state->seeded_round);
+  if (resume && seeded < 0) return;  // the first launch reached the fixed point
   int32_t* window = windows[threadIdx.x / kWarp];
   int32_t keep = -1;  // the rounds keep no edge (the tail's pushes do)
-  const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
+  const unsigned group_mask = GroupMask<kHGroup>(lane);
   const int32_t all_groups = Load(&P.state->groups), all_warps = Load(&P.state->warps);
+  if (threadIdx.x == 0) block_fell = 0;
+  __syncthreads();
   HRound kind = TrussPolicy::kHIndexAllDivisor > 0 ? HRound::kAll : HRound::kAllQueue;
-  bool tailed = false;  // the tail ran (once at most)
-  for (int32_t r = 0; kind != HRound::kDone; ++r) {
+  int32_t r = 0;
+  if (resume) {
+    kind = Load(&P.state->full) != 0 ? HRound::kAllQueue : HRound::kDone;
+    r = seeded;
+  }
+  for (; kind != HRound::kDone; ++r) {
     const int32_t next = r + 1;
     const HSlot& now = P.state->slot[r % 3];
-    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !tailed) {
+    if (TrussPolicy::kHIndexAsyncEdges > 0 && kind == HRound::kQueued && !resume) {
       const int64_t queued = int64_t{Load(&now.lane)} + Load(&now.group) + Load(&now.warp);
       if (queued <= TrussPolicy::kHIndexAsyncEdges && queued <= P.queue_size) {
         // Round r's lists seed the tail's queue, their edges marked as queued there.
@@ -565,13 +612,9 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
         if (tid == 0) {
           P.state->tail = static_cast<int32_t>(queued);
           P.state->pending = static_cast<int32_t>(queued);
+          P.state->seeded_round = r;
         }
-        grid.sync();
-        HIndexTail(P, lane, window);
-        grid.sync();
-        tailed = true;
-        if (Load(&P.state->full) == 0) break;
-        kind = HRound::kAllQueue;  // round r again, over every edge
+        return;
       }
     }
     const bool every = kind != HRound::kQueued, queue = kind != HRound::kAll;
@@ -592,7 +635,8 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     for (int64_t q0 = tid - lane; q0 < total; q0 += stride) {
       const int64_t q = q0 + lane;
       if (q0 < warp_end) {
-        WarpUpdate(P, Load(warp_list + q0 / kWarp), next, queue, lane, window, fell, keep);
+        WideUpdate<kWarp>(P, Load(warp_list + q0 / kWarp), next, queue, lane, kFull, window, fell,
+                          keep);
       } else if (q < group_end) {
         const int32_t e = Load(group_list + (q - warp_end) / kHGroup);
         GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell, keep);

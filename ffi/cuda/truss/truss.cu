@@ -185,18 +185,34 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
   if (status = DagBlocks<StoreKernel>(report, m, sms, &blocks); !status.success()) return status;
   StoreKernel<<<blocks, kThreads, 0, stream>>>(dag.indptr, dag.indices, dag.src, dag.eid, m, off,
                                                entries, cnt, P.state, store);
+  HIndexInitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(P);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return report.Cuda("triangle store kernels", err);
-  // Round 0's state, the rounds, the asynchronous tail and the rounds' resume in one
-  // cooperative launch: the rounds sync the grid, and the tail's warps wait on each
-  // other, so every block must be resident at once.
-  int rounds_grid = 0;
+  // The rounds, the asynchronous tail, and the rounds' resume (each returns at once
+  // where the one before ended the work), all cooperative: the tail's warps wait on
+  // each other, so its blocks must be resident together too.
+  int rounds_grid = 0, tail_grid = 0;
   status =
       CooperativeGrid<HIndexKernel>(report, TrussPolicy::kHIndexBlocksPerSm, m, sms, &rounds_grid);
+  if (status.success()) {
+    status = CooperativeGrid<HIndexTailKernel>(report, TrussPolicy::kHIndexTailBlocksPerSm, m, sms,
+                                               &tail_grid);
+  }
   if (!status.success()) return status;
-  void* args[] = {&P};
+  bool resume = false;
+  void* rounds_args[] = {&P, &resume};
+  void* tail_args[] = {&P};
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexKernel), dim3(rounds_grid),
-                                    dim3(kThreads), args, 0, stream);
+                                    dim3(kThreads), rounds_args, 0, stream);
+  if (err == cudaSuccess) {
+    err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexTailKernel), dim3(tail_grid),
+                                      dim3(kThreads), tail_args, 0, stream);
+  }
+  if (err == cudaSuccess) {
+    resume = true;  // the launch copies its arguments
+    err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(HIndexKernel), dim3(rounds_grid),
+                                      dim3(kThreads), rounds_args, 0, stream);
+  }
   if (err != cudaSuccess) return report.Cuda("h-index kernel launch", err);
   *ran = true;
   return ffi::Error::Success();
