@@ -518,10 +518,14 @@ enum class HRound { kAll, kAllQueue, kQueued, kDone };
 // neighbour that falls after that read pushes it again, and one that fell before is
 // seen (the fences order the neighbour's write before its mark exchange). An edge of at
 // most kHLane x kHIndexTailGroup triangles is updated from registers (GroupUpdate), a
-// longer one by the wide path. The groups of a warp run independently (diverged).
+// longer one by the wide path. A waiting group polls once an iteration and never blocks
+// inside one: the groups of a warp reconverge where the compiler puts its barriers, so
+// a group spinning until its slot fills could wait on an edge that another group of
+// its warp, held at such a barrier, has yet to push.
 constexpr int kHTailGroup = TrussPolicy::kHIndexTailGroup;
 static_assert(kWarp % kHTailGroup == 0 && (kHTailGroup & (kHTailGroup - 1)) == 0,
               "the tail's groups tile a warp");
+constexpr int32_t kTailWait = -1, kTailDone = -2;
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
     HIndexTailKernel(HIndexParams P) {
   constexpr int kG = kHTailGroup;
@@ -532,34 +536,52 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
   const int gl = lane % kG;
   const unsigned mask = GroupMask<kG>(lane);
   int32_t* window = windows[threadIdx.x / kG];
-  int32_t fell = 0;  // counted by the updates, unused here
-  int32_t keep = -1;
+  int32_t fell = 0;    // counted by the updates, unused here
+  int32_t next = -1;   // lane gl = 0: the edge kept by the group's last update, or claimed
+  int32_t claim = -1;  // lane gl = 0: the queue index claimed and not yet filled
+  int32_t polls = 0;
   while (true) {
-    int32_t e = keep;
-    keep = -1;
+    int32_t now = kTailWait;  // lane gl = 0: the edge to update now, or kTailWait / kTailDone
     if (gl == 0) {
-      if (e < 0) {
-        const int32_t i = atomicAdd(&S->head, 1);
-        for (int32_t poll = 0;; ++poll) {
-          if (i < P.queue_size && (e = __ldcv(P.queue + i)) >= 0) break;
-          if (poll % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) break;
-          __nanosleep(TrussPolicy::kHIndexPollNs);
+      if (next < 0) {
+        if (claim < 0) {
+          claim = atomicAdd(&S->head, 1);
+          polls = 0;
+        }
+        const int32_t x = claim < P.queue_size ? __ldcv(P.queue + claim) : -1;
+        if (x >= 0) {
+          next = x;
+          claim = -1;
+        } else if (polls++ % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) {
+          now = kTailDone;
         }
       }
-      if (e >= 0) {
-        atomicExch(P.mark + e, 0);
+      if (next >= 0) {
+        atomicExch(P.mark + next, 0);
         AcqRelFence();
+        now = next;
+        next = -1;
+      } else if (now == kTailWait) {
+        __nanosleep(TrussPolicy::kHIndexPollNs);
       }
     }
-    e = GroupShfl<kG>(mask, e, 0);
-    if (e < 0) return;
+    const int32_t e = GroupShfl<kG>(mask, now, 0);
+    if (e == kTailDone) return;
+    if (e < 0) continue;
+    int32_t keep = -1;
     if (Triangles(P, e) <= kHLane * kG) {
       GroupUpdate<kG, true>(P, e, 0, true, gl, mask, fell, keep);
     } else {
       WideUpdate<kG, true>(P, e, 0, true, gl, mask, window, fell, keep);
     }
     __syncwarp(mask);
-    if (gl == 0 && keep < 0) atomicSub(&S->pending, 1);
+    if (gl == 0) {
+      if (keep < 0) {
+        atomicSub(&S->pending, 1);
+      } else {
+        next = keep;
+      }
+    }
   }
 }
 
