@@ -271,7 +271,9 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
     }
   }
   if (keep < 0) {
-    const unsigned pushing = __ballot_sync(mask, push != 0);  // bits of the group's lanes
+    // The ballot sets the bits of every active lane whose predicate holds, other groups'
+    // lanes running the same instruction included: only the group's bits count.
+    const unsigned pushing = __ballot_sync(mask, push != 0) & mask;
     if (pushing == 0) return;
     const int first = __ffs(pushing) - 1;  // the warp lane of the group's first push
     int32_t mine = -1;
