@@ -4,20 +4,18 @@
 The rounds run as the kernel's first launch does: all-edge rounds without queueing
 while a round lowers more than m / divisor edges, one all-edge round that queues,
 then queued rounds until one queues at most ``async_edges`` edges, whose lists seed
-the tail's queue. The tail then runs as interleaved workers (the kernel's groups of
-kHIndexTailGroup lanes, called warps here): each is a generator that yields after
-every access to shared state (claiming a queue index, polling the queue and the
-pending count, the mark exchange, each value it reads, the lowering, each push's
-exchange, reservation and store), and a seeded random scheduler picks the next warp
-to step. A warp that lowers an edge keeps the first edge it marks to update next
-itself (no queue slot, no claim) and queues the others. A warp therefore reads values
-that other warps lower meanwhile, updates an edge that another warp updates at once,
-and pushes onto a queue that others are claiming from: every interleaving that
-sequentially consistent memory allows is reachable, so a protocol step in the wrong
-order (a mark cleared after the values are read, a pending count decremented before
-the pushes) shows under some schedule as a wrong trussness or as waiting warps that
-never return (a hang on the GPU). A push past the queue's end is dropped and flagged,
-and the resume runs all-edge rounds to the fixed point, as the kernel does.
+the tail's queue. The tail then runs as interleaved warps: each warp is a generator
+that yields after every access to shared state (claiming a queue index, polling the
+queue and the pending count, the mark exchange, each value it reads, the lowering,
+each push's exchange, reservation and store), and a seeded random scheduler picks
+the next warp to step. A warp therefore reads values that other warps lower
+meanwhile, updates an edge that another warp updates at once, and pushes onto a
+queue that others are claiming from: every interleaving that sequentially consistent
+memory allows is reachable, so a protocol step in the wrong order (a mark cleared
+after the values are read, a pending count decremented before the pushes) shows
+under some schedule as a wrong trussness or as waiting warps that never return (a
+hang on the GPU). A push past the queue's end is dropped and flagged, and the
+resume runs all-edge rounds to the fixed point, as the kernel does.
 
 It checks the protocol, not the memory model: the fences that make the kernel's
 accesses behave as ordered here are argued in hindex.cuh.
@@ -105,7 +103,6 @@ class TailModel:
             "full": False,
             "resumed_rounds": 0,
             "stuck": False,
-            "kept": 0,
         }
 
     # The rounds (synchronous: every read of a round before its writes, one of the
@@ -153,56 +150,32 @@ class TailModel:
 
     # The tail.
     def _push(self, xs: list[int]) -> Iterator[None]:
-        """Pushes the wanted edges xs of an edge that fell, but keeps the first one it
-        marks for the warp to update next (returned; -1 when it marks none). The count
-        of pending edges gains the pushed ones (the kept edge replaces the warp's own,
-        which is done), before they are stored where a waiting warp can claim them;
-        without a kept edge the warp's own edge is counted done."""
-        won = []
         for x in xs:
             old, self.mark[x] = self.mark[x], IN_QUEUE
             yield
-            if old != IN_QUEUE:
-                won.append(x)
-        if self.mistake == "early_done":  # its own edge was counted done already
-            self.pending += len(won)
+            if old == IN_QUEUE:
+                continue
+            self.pending += 1
+            at, self.tail = self.tail, self.tail + 1
             yield
-        if not won:
-            if self.mistake != "early_done":
+            if at < self.queue_size:
+                self.queue[at] = x
+            else:
                 self.pending -= 1
-                yield
-            return -1
-        keep, rest = won[0], won[1:]
-        if rest:
-            if self.mistake != "early_done":
-                self.pending += len(rest)
-                yield
-            at, self.tail = self.tail, self.tail + len(rest)
+                self.full = True
             yield
-            for x in rest:
-                if at < self.queue_size:
-                    self.queue[at] = x
-                else:
-                    self.pending -= 1
-                    self.full = True
-                at += 1
-                yield
-        return keep
 
     def _warp(self) -> Iterator[None]:
-        keep = -1  # an edge this warp pushed and kept to update itself
         while True:
-            e, keep = keep, -1
-            if e < 0:
-                i, self.head = self.head, self.head + 1
+            i, self.head = self.head, self.head + 1
+            yield
+            while True:  # wait for the claimed index's edge, or for the fixed point
+                e = self.queue[i] if i < self.queue_size else -1
+                if e >= 0:
+                    break
+                if self.pending == 0:
+                    return
                 yield
-                while True:  # wait for the claimed index's edge, or for the fixed point
-                    e = self.queue[i] if i < self.queue_size else -1
-                    if e >= 0:
-                        break
-                    if self.pending == 0:
-                        return
-                    yield
             if self.mistake != "late_claim":
                 self.mark[e] = 0
                 yield
@@ -226,10 +199,8 @@ class TailModel:
             if h < c:
                 self.t[e] = min(self.t[e], h)  # atomicMin: another warp may have gone lower
                 yield
-                keep = yield from self._push(_wanted(h, reads))
-                if keep >= 0:
-                    self.stats["kept"] += 1
-            elif self.mistake != "early_done":
+                yield from self._push(_wanted(h, reads))
+            if self.mistake != "early_done":
                 self.pending -= 1
                 yield
 

@@ -82,17 +82,3 @@ def test_tail_model_catches_protocol_mistakes(mistake):
             model = TailModel(store, seed_all=True, warps=8, seed=seed, mistake=mistake)
             wrong += model.run() != want
     assert wrong > 0
-
-
-def test_tail_model_keeps_pushed_edges():
-    """A warp whose edge falls updates the first edge it marks itself (kept) and queues
-    the others: from every edge seeded at once, both paths are taken, and the
-    trussness is exact."""
-    kept = updates = 0
-    for name in sorted(GRAPHS):
-        store, want = _case(name)
-        model = TailModel(store, seed_all=True, warps=8, seed=5)
-        assert model.run() == want, name
-        kept += model.stats["kept"]
-        updates += model.stats["tail_updates"]
-    assert 0 < kept < updates

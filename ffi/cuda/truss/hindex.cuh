@@ -2,11 +2,11 @@
 // rule and why it converges: kcjax/truss/truss.h). truss.cu runs OffsetsKernel and a
 // scan (the triangle store's offsets), StoreKernel (each triangle listed once from
 // the DAG and stored with its three edges, each edge's triangles counted as they are
-// placed), HIndexInitKernel, the cooperative HIndexKernel (the rounds),
-// HIndexTailKernel (the asynchronous tail) and HIndexKernel again (its resume). The offsets give
-// each edge either its support (counted by a support pass before; the store's size is then read
-// back, one host sync) or its degree bound min(deg u, deg v) - 1 (the store sized by the call's
-// store_entries: no support pass and no host sync; an edge's slots may then end in unused entries).
+// placed), HIndexInitKernel and the cooperative HIndexKernel. The offsets give each
+// edge either its support (counted by a support pass before; the store's size is then
+// read back, one host sync) or its degree bound min(deg u, deg v) - 1 (the store sized
+// by the call's store_entries: no support pass and no host sync; an edge's slots may
+// then end in unused entries).
 //
 // HIndexKernel works in rounds with one grid-wide sync each. The first rounds update
 // every edge without queueing, while the round before lowered more than m /
@@ -22,10 +22,9 @@
 // written to L2 (st.cg) and read through L1 (Value).
 //
 // Once a round queues at most kHIndexAsyncEdges edges, the rounds end: the queued
-// edges seed one queue and the asynchronous tail (HIndexTailKernel) runs to the fixed
-// point with no grid syncs, a group of kHIndexTailGroup lanes an edge, each edge it
-// lowers pushing the edges above as soon as it falls (the first of them kept by the
-// group to update next). Its values are read from L2 and lowered by atomicMin.
+// edges seed one queue and the asynchronous tail (HIndexTailKernel) runs to the fixed point
+// with no grid syncs, a warp an edge, each edge it lowers pushing the edges above as
+// soon as it falls. Its values are read from L2 and lowered by atomicMin.
 #pragma once
 
 #include <cooperative_groups/scan.h>
@@ -184,32 +183,6 @@ __global__ void HIndexInitKernel(HIndexParams P) {
   }
 }
 
-// G lanes working together: a group of a warp (`mask` its lanes, aligned to G) or
-// the whole warp (G = 32). GroupMask: the group's lanes; GroupScan: the inclusive
-// prefix sum over them (gl: the lane's rank in the group); GroupShfl: lane `from` of
-// the group's value.
-template <int G>
-__device__ __forceinline__ unsigned GroupMask(int lane) {
-  if constexpr (G == kWarp) {
-    return kFull;
-  } else {
-    return ((1u << G) - 1) << (lane & ~(G - 1));
-  }
-}
-template <int G>
-__device__ __forceinline__ int32_t GroupShfl(unsigned mask, int32_t x, int from) {
-  return __shfl_sync(mask, x, from, G);
-}
-template <int G>
-__device__ __forceinline__ int32_t GroupScan(unsigned mask, int32_t x, int gl) {
-#pragma unroll
-  for (int d = 1; d < G; d <<= 1) {
-    const int32_t y = __shfl_up_sync(mask, x, d, G);
-    if (gl >= d) x += y;
-  }
-  return x;
-}
-
 // Queues the edges xs[i] with bit i of `want` set for round `next`, except those queued
 // already: the exchanges are issued together, then one atomic per class reserves the
 // thread's places (one per edge would pile every thread of a round onto three words).
@@ -252,17 +225,12 @@ __device__ __forceinline__ void AcqRelFence() { asm volatile("fence.acq_rel.gpu;
 constexpr int32_t kAsyncMark = -1;
 
 // Pushes the edges xs[i] with bit i of `want` set onto the asynchronous tail's queue,
-// except those in it already, and keeps the first of them for the group to update next
-// (`keep`, uniform over the group; -1 until an update keeps one): its mark is set like
-// a pushed edge's, but it takes no queue slot and no claim, so a chain of falls that
-// pushes one edge a link never waits behind the queue. pending gains the queued edges
-// before they are stored (the kept edge stands for the group's own, which is done), so
-// pending = 0 means no edge is queued or being updated. A push past the queue's end is
-// dropped and flagged (the rounds then run again over every edge). The G lanes of the
-// group (`mask`, gl the lane's rank) call it together.
-template <int G, int N>
+// except those in it already. pending counts them before the pushing warp's own edge
+// is counted done, so pending = 0 means no edge is queued or being updated. A push past
+// the queue's end is dropped and flagged (the kernel then runs an all-edge round).
+template <int N>
 __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&xs)[N],
-                                        uint32_t want, int32_t& keep, int gl, unsigned mask) {
+                                        uint32_t want) {
   uint32_t push = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -270,35 +238,19 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
       push |= 1u << i;
     }
   }
-  if (keep < 0) {
-    // The ballot sets the bits of every active lane whose predicate holds, other groups'
-    // lanes running the same instruction included: only the group's bits count.
-    const unsigned pushing = __ballot_sync(mask, push != 0) & mask;
-    if (pushing == 0) return;
-    const int first = __ffs(pushing) - 1;  // the warp lane of the group's first push
-    int32_t mine = -1;
-    if ((threadIdx.x & (kWarp - 1)) == first) {
-      const uint32_t low = push & (~push + 1u);
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        if (low == 1u << i) mine = xs[i];
-      }
-      push &= push - 1u;
-    }
-    keep = __shfl_sync(mask, mine, first);
-  }
-  // One reservation for the group's pushes: the counters are a hot spot.
+  // One reservation for the lanes here together: the counters are a hot spot.
+  const cg::coalesced_group lanes = cg::coalesced_threads();
   const int32_t count = __popc(push);
-  const int32_t incl = GroupScan<G>(mask, count, gl);
-  const int32_t total = GroupShfl<G>(mask, incl, G - 1);
+  const int32_t below = cg::exclusive_scan(lanes, count);
+  const int32_t total = lanes.shfl(below + count, lanes.num_threads() - 1);
   if (total == 0) return;
   HState* S = P.state;
   int32_t at = 0;
-  if (gl == 0) {
+  if (lanes.thread_rank() == 0) {
     atomicAdd(&S->pending, total);
     at = atomicAdd(&S->tail, total);
   }
-  at = GroupShfl<G>(mask, at, 0) + incl - count;
+  at = lanes.shfl(at, 0) + below;
   int32_t lost = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -317,12 +269,12 @@ __device__ __forceinline__ void PushAll(const HIndexParams& P, const int32_t (&x
   }
 }
 
-// Queues the wanted edges for round `next`, or (kAsync) pushes them and keeps one.
-template <bool kAsync, int G, int N>
+// Queues the wanted edges for round `next`, or (kAsync) pushes them.
+template <bool kAsync, int N>
 __device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)[N], uint32_t want,
-                                      int32_t next, int32_t& keep, int gl, unsigned mask) {
+                                      int32_t next) {
   if (kAsync) {
-    PushAll<G>(P, xs, want, keep, gl, mask);
+    PushAll(P, xs, want);
   } else {
     EnqueueAll(P, xs, want, next);
   }
@@ -334,12 +286,10 @@ __device__ __forceinline__ void Queue(const HIndexParams& P, const int32_t (&xs)
 // triangle), and h, the largest x <= t(e) with at least x values >= x, is found by
 // binary search over x with the group's counts summed by shuffles. The loaded values
 // also decide what to queue (stale ones only queue more; nothing when !queue). A lowered
-// edge adds one to `fell` (its lane gl = 0). kAsync: the tail's group, pushing and
-// keeping one edge (PushAll).
+// edge adds one to `fell` (its lane gl = 0).
 template <int G, bool kAsync = false>
 __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, int32_t next,
-                                            bool queue, int gl, unsigned mask, int32_t& fell,
-                                            int32_t& keep) {
+                                            bool queue, int gl, unsigned mask, int32_t& fell) {
   const int32_t c = Value<kAsync>(P, e);
   if (c == 0) return;
   const int64_t p0 = P.off[e];
@@ -391,107 +341,102 @@ __device__ __forceinline__ void GroupUpdate(const HIndexParams& P, int32_t e, in
     want |= static_cast<uint32_t>(mine && lo < ta[i] && tb[i] >= lo) << (2 * i);
     want |= static_cast<uint32_t>(mine && lo < tb[i] && ta[i] >= lo) << (2 * i + 1);
   }
-  Queue<kAsync, G>(P, xs, want, next, keep, gl, mask);
+  Queue<kAsync>(P, xs, want, next);
 }
 
-// Calls fn(ab, ta, tb, in) for the group's entries of [p0, p1) (strided over its G
-// lanes, gl the lane's rank), kHBatch per lane at a time: ab[j] an entry's two edges,
-// ta[j], tb[j] their values, bit j of `in` set where entry j exists. The batch's loads
-// are issued together (one chain per batch, not one per entry). Every lane of the
-// group runs every batch, so fn may use the group's intrinsics.
+// Calls fn(ab, ta, tb, in) for the warp's entries of [p0, p1) (lane-strided), kHBatch
+// per lane at a time: ab[j] an entry's two edges, ta[j], tb[j] their values, bit j of
+// `in` set where entry j exists. The batch's loads are issued together (one chain per
+// batch, not one per entry).
 constexpr int kHBatch = TrussPolicy::kHIndexBatch;
 static_assert(2 * kHBatch <= 32, "a batch's queue candidates fit one uint32 mask");
-template <int G, bool kAsync, typename Fn>
-__device__ __forceinline__ void ForEntries(const HIndexParams& P, int64_t p0, int64_t p1, int gl,
-                                           Fn fn) {
-  for (int64_t base = p0; base < p1; base += kHBatch * G) {
-    const int64_t p = base + gl;
+template <bool kAsync, typename Fn>
+__device__ __forceinline__ void ForWarpEntries(const HIndexParams& P, int64_t p0, int64_t p1,
+                                               int lane, Fn fn) {
+  for (int64_t p = p0 + lane; p < p1; p += kHBatch * kWarp) {
     int2 ab[kHBatch];
     int32_t ta[kHBatch], tb[kHBatch];
 #pragma unroll
     for (int j = 0; j < kHBatch; ++j) {
-      ab[j] = p + j * G < p1 ? P.store[p + j * G] : make_int2(0, 0);
+      ab[j] = p + j * kWarp < p1 ? P.store[p + j * kWarp] : make_int2(0, 0);
     }
 #pragma unroll
     for (int j = 0; j < kHBatch; ++j) {
-      const bool in = p + j * G < p1;
+      const bool in = p + j * kWarp < p1;
       ta[j] = in ? Value<kAsync>(P, ab[j].x) : -1;
       tb[j] = in ? Value<kAsync>(P, ab[j].y) : -1;
     }
     uint32_t in = 0;
 #pragma unroll
-    for (int j = 0; j < kHBatch; ++j) in |= static_cast<uint32_t>(p + j * G < p1) << j;
+    for (int j = 0; j < kHBatch; ++j) in |= static_cast<uint32_t>(p + j * kWarp < p1) << j;
     fn(ab, ta, tb, in);
   }
 }
 
-// G lanes (a warp in the rounds, the tail's group) update edge e of more triangles
-// than fit their registers. window: kHIndexWindow / 32 bins a lane in shared memory
-// for this group. Each pass counts the values of [lo, hi] in the window's bins of width
-// w and finds the highest bin start x with at least x values >= x: h lies in that bin,
-// which the next pass splits, until w = 1 (one pass while t(e) fits the window,
-// log_bins(t(e)) + 1 at most).
-template <int G, bool kAsync = false>
-__device__ __forceinline__ void WideUpdate(const HIndexParams& P, int32_t e, int32_t next,
-                                           bool queue, int gl, unsigned mask, int32_t* window,
-                                           int32_t& fell, int32_t& keep) {
-  constexpr int kPer = kHWindow / kWarp;  // bins per lane
-  constexpr int kBins = kPer * G;
+// A warp updates edge e (more than kHLane * kHGroup triangles). window: kHWindow ints of
+// shared memory for this warp. Each pass counts the values of [lo, hi] in kHWindow bins
+// of width w and finds the highest bin start x with at least x values >= x: h lies in
+// that bin, which the next pass splits, until w = 1 (one pass while t(e) < kHWindow,
+// log_kHWindow(t(e)) + 1 at most).
+template <bool kAsync = false>
+__device__ __forceinline__ void WarpUpdate(const HIndexParams& P, int32_t e, int32_t next,
+                                           bool queue, int lane, int32_t* window, int32_t& fell) {
   const int32_t c = Value<kAsync>(P, e);
   const int64_t p0 = P.off[e], p1 = p0 + Triangles(P, e);
-  int32_t lo = 0, hi = c, above = 0;  // h in [lo, hi]; `above` values are > hi
+  constexpr int kPer = kHWindow / kWarp;  // bins per lane
+  int32_t lo = 0, hi = c, above = 0;      // h in [lo, hi]; `above` values are > hi
   while (true) {
-    const int32_t w = (hi - lo) / kBins + 1;
-    for (int i = gl; i < kBins; i += G) window[i] = 0;
-    __syncwarp(mask);
-    ForEntries<G, kAsync>(P, p0, p1, gl,
-                          [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
-                              const int32_t (&tb)[kHBatch], uint32_t in) {
+    const int32_t w = (hi - lo) / kHWindow + 1;
+    for (int i = lane; i < kHWindow; i += kWarp) window[i] = 0;
+    __syncwarp();
+    ForWarpEntries<kAsync>(P, p0, p1, lane,
+                           [&](const int2(&)[kHBatch], const int32_t (&ta)[kHBatch],
+                               const int32_t (&tb)[kHBatch], uint32_t in) {
 #pragma unroll
-                            for (int j = 0; j < kHBatch; ++j) {
-                              const int32_t v = min(min(ta[j], tb[j]), c);
-                              if (((in >> j) & 1u) && v >= lo && v <= hi)
-                                atomicAdd(window + (v - lo) / w, 1);
-                            }
-                          });
-    __syncwarp(mask);
-    // Lane gl holds bins [gl * kPer, (gl + 1) * kPer); values >= x counted from the top.
+                             for (int j = 0; j < kHBatch; ++j) {
+                               const int32_t v = min(min(ta[j], tb[j]), c);
+                               if (((in >> j) & 1u) && v >= lo && v <= hi)
+                                 atomicAdd(window + (v - lo) / w, 1);
+                             }
+                           });
+    __syncwarp();
+    // Lane L holds bins [L * kPer, (L + 1) * kPer); values >= x counted from the top.
     int32_t mine = 0;
-    for (int j = 0; j < kPer; ++j) mine += window[gl * kPer + j];
-    const int32_t incl = GroupScan<G>(mask, mine, gl);
-    const int32_t total = GroupShfl<G>(mask, incl, G - 1);
+    for (int j = 0; j < kPer; ++j) mine += window[lane * kPer + j];
+    const int32_t incl = cuda::WarpInclusiveScan(mine);
+    const int32_t total = __shfl_sync(kFull, incl, kWarp - 1);
     int32_t count = above + total - incl;  // values in bins of higher lanes, and above
     int32_t best = -1, best_above = 0;     // the bin found, and the values above it
     for (int j = kPer - 1; j >= 0; --j) {
-      const int32_t x = lo + (gl * kPer + j) * w;
-      const int32_t in_bin = window[gl * kPer + j];
+      const int32_t x = lo + (lane * kPer + j) * w;
+      const int32_t in_bin = window[lane * kPer + j];
       if (x <= hi && count + in_bin >= x) {
-        best = gl * kPer + j;
+        best = lane * kPer + j;
         best_above = count;
         break;
       }
       count += in_bin;
     }
-    const int32_t bin = __reduce_max_sync(mask, best);  // bin 0 (x = lo) always holds
-    best_above = GroupShfl<G>(mask, best_above, bin / kPer);
-    __syncwarp(mask);  // the window is cleared by the next pass
+    const int32_t bin = __reduce_max_sync(kFull, best);  // bin 0 (x = lo) always holds
+    best_above = __shfl_sync(kFull, best_above, bin / kPer);
+    __syncwarp();  // the window is cleared by the next pass
     lo += bin * w;
     if (w == 1) break;
     hi = min(hi, lo + w - 1);
     above = best_above;
   }
   if (lo == c) return;
-  if (gl == 0) {
+  if (lane == 0) {
     Lower<kAsync>(P, e, lo);
     ++fell;
   }
   if (kAsync) {  // the new t(e) before the marks: a pushed edge's reads see it
-    __syncwarp(mask);
+    __syncwarp();
     AcqRelFence();
   }
   if (!queue) return;
-  ForEntries<G, kAsync>(
-      P, p0, p1, gl,
+  ForWarpEntries<kAsync>(
+      P, p0, p1, lane,
       [&](const int2(&ab)[kHBatch], const int32_t (&ta)[kHBatch], const int32_t (&tb)[kHBatch],
           uint32_t in) {
         int32_t xs[2 * kHBatch];
@@ -504,7 +449,7 @@ __device__ __forceinline__ void WideUpdate(const HIndexParams& P, int32_t e, int
           want |= static_cast<uint32_t>(mine && lo < ta[j] && tb[j] >= lo) << (2 * j);
           want |= static_cast<uint32_t>(mine && lo < tb[j] && ta[j] >= lo) << (2 * j + 1);
         }
-        Queue<kAsync, G>(P, xs, want, next, keep, gl, mask);
+        Queue<kAsync>(P, xs, want, next);
       });
 }
 
@@ -512,78 +457,45 @@ __device__ __forceinline__ void WideUpdate(const HIndexParams& P, int32_t e, int
 // kDone: no round (the work is done).
 enum class HRound { kAll, kAllQueue, kQueued, kDone };
 
-// The asynchronous tail: with no grid syncs, each group of kHIndexTailGroup lanes
-// claims the queue's next index, waits until an edge is pushed there (or until pending
-// = 0: no edge is queued or being updated, the fixed point) and updates it, pushing the
-// edges its fall may lower and keeping the first of them to update next without a
-// claim. An edge's mark is cleared (an atomic) before its values are read, so a
-// neighbour that falls after that read pushes it again, and one that fell before is
-// seen (the fences order the neighbour's write before its mark exchange). An edge of at
-// most kHLane x kHIndexTailGroup triangles is updated from registers (GroupUpdate), a
-// longer one by the wide path. A waiting group polls once an iteration and never blocks
-// inside one: the groups of a warp reconverge where the compiler puts its barriers, so
-// a group spinning until its slot fills could wait on an edge that another group of
-// its warp, held at such a barrier, has yet to push.
-constexpr int kHTailGroup = TrussPolicy::kHIndexTailGroup;
-static_assert(kWarp % kHTailGroup == 0 && (kHTailGroup & (kHTailGroup - 1)) == 0,
-              "the tail's groups tile a warp");
-constexpr int32_t kTailWait = -1, kTailDone = -2;
+// The asynchronous tail: with no grid syncs, each warp claims the queue's next index,
+// waits until an edge is pushed there (or until pending = 0: no edge is queued or being
+// updated, the fixed point) and updates it, pushing the edges its fall may lower. Its
+// mark is cleared (an atomic) before its values are read, so a neighbour that falls
+// after that read pushes it again, and one that fell before is seen (the fences order
+// the neighbour's write before its mark exchange). An edge of at most kHLane x 32
+// triangles is one group of the whole warp (kHLane entries a lane at most), a longer
+// one takes the warp path.
 __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexTailBlocksPerSm)
     HIndexTailKernel(HIndexParams P) {
-  constexpr int kG = kHTailGroup;
-  __shared__ int32_t windows[kThreads / kG][kHWindow / kWarp * kG];
+  __shared__ int32_t windows[kThreads / kWarp][kHWindow];
   HState* S = P.state;
   if (Load(&S->seeded_round) < 0 || Load(&S->overflow) != 0) return;
   const int lane = threadIdx.x & (kWarp - 1);
-  const int gl = lane % kG;
-  const unsigned mask = GroupMask<kG>(lane);
-  int32_t* window = windows[threadIdx.x / kG];
-  int32_t fell = 0;    // counted by the updates, unused here
-  int32_t next = -1;   // lane gl = 0: the edge kept by the group's last update, or claimed
-  int32_t claim = -1;  // lane gl = 0: the queue index claimed and not yet filled
-  int32_t polls = 0;
+  int32_t* window = windows[threadIdx.x / kWarp];
+  int32_t fell = 0;  // counted by the updates, unused here
   while (true) {
-    int32_t now = kTailWait;  // lane gl = 0: the edge to update now, or kTailWait / kTailDone
-    if (gl == 0) {
-      if (next < 0) {
-        if (claim < 0) {
-          claim = atomicAdd(&S->head, 1);
-          polls = 0;
-        }
-        const int32_t x = claim < P.queue_size ? __ldcv(P.queue + claim) : -1;
-        if (x >= 0) {
-          next = x;
-          claim = -1;
-        } else if (polls++ % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) {
-          now = kTailDone;
-        }
-      }
-      if (next >= 0) {
-        atomicExch(P.mark + next, 0);
-        AcqRelFence();
-        now = next;
-        next = -1;
-      } else if (now == kTailWait) {
+    int32_t e = -1;
+    if (lane == 0) {
+      const int32_t i = atomicAdd(&S->head, 1);
+      for (int32_t poll = 0;; ++poll) {
+        if (i < P.queue_size && (e = __ldcv(P.queue + i)) >= 0) break;
+        if (poll % TrussPolicy::kHIndexPendingPolls == 0 && __ldcv(&S->pending) == 0) break;
         __nanosleep(TrussPolicy::kHIndexPollNs);
       }
-    }
-    const int32_t e = GroupShfl<kG>(mask, now, 0);
-    if (e == kTailDone) return;
-    if (e < 0) continue;
-    int32_t keep = -1;
-    if (Triangles(P, e) <= kHLane * kG) {
-      GroupUpdate<kG, true>(P, e, 0, true, gl, mask, fell, keep);
-    } else {
-      WideUpdate<kG, true>(P, e, 0, true, gl, mask, window, fell, keep);
-    }
-    __syncwarp(mask);
-    if (gl == 0) {
-      if (keep < 0) {
-        atomicSub(&S->pending, 1);
-      } else {
-        next = keep;
+      if (e >= 0) {
+        atomicExch(P.mark + e, 0);
+        AcqRelFence();
       }
     }
+    e = __shfl_sync(kFull, e, 0);
+    if (e < 0) return;
+    if (Triangles(P, e) <= kHLane * kWarp) {
+      GroupUpdate<kWarp, true>(P, e, 0, true, lane, kFull, fell);
+    } else {
+      WarpUpdate<true>(P, e, 0, true, lane, window, fell);
+    }
+    __syncwarp();
+    if (lane == 0) atomicSub(&S->pending, 1);
   }
 }
 
@@ -607,8 +519,7 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
   const int32_t seeded = Load(&P.state->seeded_round);
   if (resume && seeded < 0) return;  // the first launch reached the fixed point
   int32_t* window = windows[threadIdx.x / kWarp];
-  int32_t keep = -1;  // the rounds keep no edge (the tail's pushes do)
-  const unsigned group_mask = GroupMask<kHGroup>(lane);
+  const unsigned group_mask = ((1u << kHGroup) - 1) << (lane & ~(kHGroup - 1));
   const int32_t all_groups = Load(&P.state->groups), all_warps = Load(&P.state->warps);
   if (threadIdx.x == 0) block_fell = 0;
   __syncthreads();
@@ -659,17 +570,14 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
     for (int64_t q0 = tid - lane; q0 < total; q0 += stride) {
       const int64_t q = q0 + lane;
       if (q0 < warp_end) {
-        WideUpdate<kWarp>(P, Load(warp_list + q0 / kWarp), next, queue, lane, kFull, window, fell,
-                          keep);
+        WarpUpdate(P, Load(warp_list + q0 / kWarp), next, queue, lane, window, fell);
       } else if (q < group_end) {
         const int32_t e = Load(group_list + (q - warp_end) / kHGroup);
-        GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell, keep);
+        GroupUpdate<kHGroup>(P, e, next, queue, lane % kHGroup, group_mask, fell);
       } else if (q < total) {
         const int64_t i = q - group_end;
         const int32_t e = every ? static_cast<int32_t>(i) : Load(Pick(P.lane_list, r) + i);
-        if (!every || Triangles(P, e) <= kHLane) {
-          GroupUpdate<1>(P, e, next, queue, 0, 0, fell, keep);
-        }
+        if (!every || Triangles(P, e) <= kHLane) GroupUpdate<1>(P, e, next, queue, 0, 0, fell);
       }
     }
     if (kind == HRound::kAll) {  // one atomic per block: the rounds' falls decide the kind

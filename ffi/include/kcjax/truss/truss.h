@@ -177,13 +177,9 @@ struct TrussPolicy {
   // a tail edge costs more than a round's, so the tail from the first queued round (2^40)
   // was slower on the H200 (docs/tuning.md).
   static constexpr int64_t kHIndexAsyncEdges = 16384;
-  // kHIndex: blocks per SM of the asynchronous tail's kernel; its own kernel, so the
-  // rounds' kernel keeps its registers (inside it, the tail raised their spills).
+  // kHIndex: blocks per SM of the asynchronous tail's kernel (a warp per queued edge);
+  // its own kernel, so the rounds' kernel keeps its registers.
   static constexpr int kHIndexTailBlocksPerSm = 4;
-  // kHIndex: lanes of the tail's worker (a group claims and updates one edge at a time,
-  // 32 / this groups a warp): most queued edges are small (cit-HepTh's are mostly under
-  // 64 triangles), and a whole warp on one of them left most lanes idle.
-  static constexpr int kHIndexTailGroup = 8;
   // kHIndex: the asynchronous tail's queue holds this many pushes per edge; a push past
   // it is dropped and every edge updated again in rounds (always correct, slower).
   static constexpr int kHIndexQueuePerEdge = 4;
