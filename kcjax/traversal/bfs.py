@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import jax
@@ -163,8 +164,9 @@ def bfs(
 
     Raises:
       TypeError: ``graph`` is not a Graph or BFSGraph or the sources are not integers.
-      ValueError: for a concrete source outside ``[0, num_nodes)`` (a traced
-        one out of range yields a row of -1), both or neither of
+      ValueError: for a source outside ``[0, num_nodes)`` given as a Python or
+        numpy integer (a jax array is not read back to check: one out of range,
+        traced or not, yields a row of -1), both or neither of
         ``source``/``sources``, or an unknown option.
     """
     prepared = graph if isinstance(graph, BFSGraph) else None
@@ -184,23 +186,55 @@ def bfs(
         raise ValueError(f"hub_tau must be in [0, 2^31), got {hub_tau}")
     single = sources is None
     roots = _as_roots(source if single else sources, graph.num_nodes, single)
+    if method == "dense":
+        indices = graph.indices
+    elif prepared is not None:
+        indices = prepared.indices
+    else:
+        indices = _bottom_up_indices(graph, method, per_source=batch == "each" or roots.size == 1)
+    return _bfs_program(
+        graph,
+        indices,
+        roots,
+        method=method,
+        direction=direction,
+        batch=batch,
+        parents=bool(parents),
+        hub_tau=-1 if hub_tau is None else int(hub_tau),
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("method", "direction", "batch", "parents", "hub_tau"))
+def _bfs_program(
+    graph: Graph,
+    indices: jax.Array,
+    roots: jax.Array,
+    *,
+    method: str,
+    direction: str,
+    batch: str,
+    parents: bool,
+    hub_tau: int,
+) -> BFSResult:
+    """The whole traversal as one program: the native (or dense) search, the result's
+    shapes and its depth. An eager :func:`bfs` is one dispatch of it (the roots are
+    its one host-to-device argument)."""
+    roots = jnp.asarray(roots, jnp.int32)
     flat = roots.reshape(-1)
     if method == "dense":
         dist, par = dense.bfs_dense(graph, flat, parents=parents)
     else:
         dist, par = bfs_native(
             graph.indptr,
-            prepared.indices
-            if prepared is not None
-            else _bottom_up_indices(graph, method, per_source=batch == "each" or flat.size == 1),
+            indices,
             flat,
             method=NATIVE_METHODS[method],
             direction=DIRECTIONS[direction],
             batch=BATCHES[batch],
             parents=parents,
-            hub_tau=-1 if hub_tau is None else int(hub_tau),
+            hub_tau=hub_tau,
         )
-    shape = (graph.num_nodes,) if single else (*roots.shape, graph.num_nodes)
+    shape = (*roots.shape, graph.num_nodes)
     dist = dist.reshape(shape)
     par = par.reshape(shape) if parents else None
     return BFSResult(distances=dist, parents=par, depth=jnp.max(dist, axis=-1, initial=-1))
@@ -241,10 +275,11 @@ def _bottom_up_indices(graph: Graph, method: str, per_source: bool) -> jax.Array
     return memo(graph, "bfs_degree_ordered", lambda: degree_ordered_indices(graph.indptr, indices))
 
 
-def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array:
-    """Checks source ids (values too when concrete) and returns them as int32."""
+def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array | np.ndarray:
+    """Checks source ids (values too when concrete) and returns them as int32: a numpy
+    array when concrete (it travels as the program's argument, no separate copy)."""
     what = "source" if single else "sources"
-    if isinstance(value, jax.core.Tracer):
+    if isinstance(value, jax.Array):  # traced or on a device: checked without a read-back
         if not jnp.issubdtype(value.dtype, jnp.integer):
             raise TypeError(f"{what} must hold integer vertex ids, got dtype {value.dtype}")
         arr = value.astype(jnp.int32)
@@ -259,7 +294,7 @@ def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array:
                 f"{what} must be vertex ids in [0, {num_nodes}), got {first}"
                 + (" (the graph has no vertices)" if num_nodes == 0 else "")
             )
-        arr = jnp.asarray(host, jnp.int32)
+        arr = host.astype(np.int32)
     if single and arr.ndim != 0:
         raise ValueError(f"source must be one vertex id (a scalar), got shape {arr.shape}")
     if not single and arr.ndim != 1:
