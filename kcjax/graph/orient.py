@@ -72,15 +72,20 @@ _DAG_CACHE: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
 
 
 def as_dag(graph: GraphLike, order: Order = "degree") -> DAG:
-    """``graph`` itself if it is a DAG, else ``orient(graph, order)``.
+    """``graph`` itself if it is a DAG, else ``orient(graph, order)``, memoized per
+    eager Graph and order (so the DAG's own memoized facts, such as its out-degree
+    moments, are computed once too; :func:`clear_memo` forgets it).
 
     Raises:
       TypeError: for anything but a :class:`Graph` or a :class:`DAG`.
+      ValueError: for an unknown order.
     """
     if isinstance(graph, DAG):
         return graph
     if isinstance(graph, Graph):
-        return orient(graph, order=order)
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        return memo(graph, f"dag_{order}", lambda: orient(graph, order=order))
     raise TypeError(f"expected a kcjax.Graph or kcjax.DAG, got {type(graph).__name__}")
 
 
@@ -104,8 +109,15 @@ def memo(graph: Graph | DAG, name: str, compute: Callable[[], _T]) -> _T:
     if hit is not None and hit[0]() is graph.indices:
         return hit[1]
     value = compute()
-    _DAG_CACHE[key] = (weakref.ref(graph.indices, lambda _: _DAG_CACHE.pop(key, None)), value)
+    forget = functools.partial(_forget, _DAG_CACHE, key)
+    _DAG_CACHE[key] = (weakref.ref(graph.indices, forget), value)
     return value
+
+
+def _forget(cache: dict, key: tuple[int, str], _: object) -> None:
+    """The weakref callback of a memo entry (the cache bound early: it may run at
+    interpreter exit, after the module's globals are gone)."""
+    cache.pop(key, None)
 
 
 def clear_memo() -> None:
