@@ -100,20 +100,33 @@ def degree_bound_parts(graph: Graph, src: jax.Array, dst: jax.Array) -> jax.Arra
 
 def store_entries(graph: Graph) -> int:
     """The ``store_entries`` attribute of a kHIndex call: the degree bound of the
-    triangle store, sum over edges {u, v} of min(deg u, deg v) - 1 (no edge lies in
-    more triangles), memoized per eager Graph; -1 for a traced graph or a bound past
-    :data:`MAX_STORE_ENTRIES` (the handler then reads the store's exact size back)."""
+    triangle store (:func:`degree_bound`) for an eager graph on one device, -1 for a
+    traced graph or a bound past :data:`MAX_STORE_ENTRIES` (the handler then reads
+    the store's exact size back)."""
     if _device(graph) is None:
         return -1
+    bound = degree_bound(graph)
+    return bound if bound <= MAX_STORE_ENTRIES else -1
+
+
+def degree_bound(graph: Graph) -> int:
+    """Sum over edges {u, v} of min(deg u, deg v) - 1 (no edge lies in more
+    triangles): the triangle store's size bound, a Python int; memoized per eager
+    Graph. One small program and one read-back.
+
+    Raises:
+      TypeError: for a traced graph (under jit: compute it eagerly first).
+    """
+    if isinstance(graph.indices, jax.core.Tracer):
+        raise TypeError("the store's size is computed eagerly: call it outside jax.jit")
 
     def bound() -> int:
         if graph.num_edges == 0:
             return 0
         hi, lo = np.asarray(degree_bound_parts(graph, *edge_list(graph)), np.int64)
-        total = int(hi.sum()) * 65536 + int(lo.sum())
-        return total if total <= MAX_STORE_ENTRIES else -1
+        return int(hi.sum()) * 65536 + int(lo.sum())
 
-    return memo(graph, "truss_store_entries", bound)
+    return memo(graph, "truss_degree_bound", bound)
 
 
 def edge_list(graph: Graph) -> tuple[jax.Array, jax.Array]:

@@ -13,13 +13,15 @@ edge {src[e], dst[e]}, src < dst, in CSR order.
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.graph.graph import Graph
+from kcjax._args import as_int
+from kcjax.graph.graph import Graph, row_ids
 from kcjax.graph.orient import core_numbers, memo
 from kcjax.truss import dense, kernels
 from kcjax.truss.kernels import (
@@ -75,7 +77,9 @@ def _core(graph: Graph) -> jax.Array:
     return memo(graph, "core_numbers", lambda: core_numbers(graph))
 
 
-def _every_edge(graph: Graph, mode: int, method: str, num_threads: int) -> jax.Array:
+def _every_edge(
+    graph: Graph, mode: int, method: str, num_threads: int, store_entries: int = -1
+) -> jax.Array:
     """The native pass ``mode`` over every edge (no core prefilter; k unused). An eager
     call passes arrays kept on the graph's device, so its program runs alone (no copy
     of k, no array created per call)."""
@@ -87,8 +91,40 @@ def _every_edge(graph: Graph, mode: int, method: str, num_threads: int) -> jax.A
         mode=mode,
         method=SUPPORT_METHODS[method],
         num_threads=num_threads,
-        store_entries=kernels.store_entries(graph) if mode == MODE_HINDEX else -1,
+        store_entries=store_entries if mode == MODE_HINDEX else -1,
     )
+
+
+def truss_store_size(graph: Graph) -> int:
+    """The h-index decomposition's triangle store size for ``graph`` (eager).
+
+    The degree bound, sum over edges {u, v} of min(deg u, deg v) - 1 (no edge
+    lies in more triangles; 8 bytes of device memory each). Pass it as
+    ``capacity=`` to a :func:`truss_numbers` (or :func:`max_truss`) that
+    runs under ``jax.jit`` with the graph as an argument, so the traced
+    decomposition sizes its store without counting supports first or reading
+    anything back (what an eager call does by itself). Memoized per graph.
+
+    Args:
+      graph: the undirected graph (concrete, not traced).
+
+    Returns:
+      The bound, a Python int (past 2^31 - 1 the decomposition peels instead).
+
+    Raises:
+      TypeError: for a traced graph or anything but a Graph.
+    """
+    _check(graph, "dag")
+    return kernels.degree_bound(graph)
+
+
+def _store_attr(graph: Graph, capacity: int | None) -> int:
+    """The target's ``store_entries``: the given capacity, else the memoized bound of
+    an eager graph on one device, else -1 (the handler reads the size back)."""
+    if capacity is None:
+        return kernels.store_entries(graph)
+    capacity = as_int(capacity, "capacity", minimum=0)
+    return capacity if capacity <= kernels.MAX_STORE_ENTRIES else -1
 
 
 def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
@@ -121,6 +157,7 @@ def truss_numbers(
     method: str = "dag",
     algorithm: str = "hindex",
     num_threads: int = 0,
+    capacity: int | None = None,
 ) -> jax.Array:
     """Full truss decomposition in one call: the trussness of every edge.
 
@@ -144,11 +181,17 @@ def truss_numbers(
         graph), so the call counts no supports first and reads nothing back;
         a traced graph counts supports first and reads the store's exact size
         back. Where the store would pass 2^31 - 1 entries or device memory,
-        ``"peel"`` answers instead. ``"peel"``: level
+        ``"peel"`` answers instead (``capacity`` gives a traced call the
+        store's size). ``"peel"``: level
         by level, each level's removals in synchronous rounds (Wang and Cheng's
         order, the seed's peeling). Both give the same numbers; the dense
         method peels.
       num_threads: CPU worker threads (0: all cores).
+      capacity: the h-index store's size, :func:`truss_store_size` of this
+        graph (a static int). Under ``jax.jit`` it spares the traced call a
+        support pass and a read-back; eagerly it is computed (and memoized)
+        when not given. A value below the graph's bound breaks the contract
+        (the CUDA handler then writes -1 for every edge; the CPU raises).
 
     Returns:
       int32[m]: entry e is the largest k whose k-truss holds edge e of
@@ -160,7 +203,9 @@ def truss_numbers(
         raise ValueError(f"algorithm must be one of {tuple(ALGORITHMS)}, got {algorithm!r}")
     if method == "dense":
         return dense.truss_numbers_dense(edge_index(graph))
-    return _every_edge(graph, ALGORITHMS[algorithm], method, num_threads)
+    mode = ALGORITHMS[algorithm]
+    store = _store_attr(graph, capacity) if mode == MODE_HINDEX else -1
+    return _every_edge(graph, mode, method, num_threads, store)
 
 
 def k_truss_mask(
@@ -218,14 +263,52 @@ def k_truss_mask(
     )
 
 
-def _subgraph(graph: Graph, mask: jax.Array, relabel: bool) -> Graph:
-    edges = edge_list(graph)
-    keep = np.asarray(mask)
-    src = np.asarray(edges[0])[keep]
-    dst = np.asarray(edges[1])[keep]
-    if relabel:
-        return Graph.from_edges(src, dst, relabel=True)
-    return Graph.from_edges(src, dst, num_nodes=graph.num_nodes)
+def _subgraph(graph: Graph, mask: jax.Array, sizes: jax.Array, relabel: bool) -> Graph:
+    """The edges of ``graph.edges()`` that ``mask`` keeps, as a Graph built on the
+    device (no host copy of the edges); ``sizes`` from :func:`_kept_sizes` (the
+    shapes depend on them: read back here, two int32)."""
+    entries, nodes = (int(x) for x in np.asarray(sizes)[-2:])
+    return _kept_graph(
+        graph, edge_index(graph).eid, mask, entries=entries, nodes=nodes, relabel=relabel
+    )
+
+
+@jax.jit
+def _kept_sizes(graph: Graph, eid: jax.Array, mask: jax.Array) -> jax.Array:
+    """int32[2]: the kept subgraph's CSR entries and its vertices with an edge."""
+    keep = mask[eid].astype(jnp.int32)
+    per_row = jax.ops.segment_sum(
+        keep, row_ids(graph.indptr, eid.shape[0]), num_segments=graph.num_nodes
+    )
+    return jnp.stack([jnp.sum(keep), jnp.sum(per_row > 0, dtype=jnp.int32)])
+
+
+@jax.jit
+def _max_truss_sizes(graph: Graph, eid: jax.Array, truss: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(the maximal truss's edge mask, int32[3]: k_max and :func:`_kept_sizes`)."""
+    k_max = jnp.max(truss, initial=0)
+    mask = truss >= k_max
+    return mask, jnp.concatenate([k_max[None], _kept_sizes(graph, eid, mask)])
+
+
+@functools.partial(jax.jit, static_argnames=("entries", "nodes", "relabel"))
+def _kept_graph(
+    graph: Graph, eid: jax.Array, mask: jax.Array, *, entries: int, nodes: int, relabel: bool
+) -> Graph:
+    """The CSR of the kept edges: rows stay sorted and symmetric, so nothing is sorted
+    (with ``relabel``, the vertices with an edge renumbered in increasing id order)."""
+    keep = mask[eid]
+    before = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(keep, dtype=jnp.int32)])
+    indptr = before[graph.indptr]
+    (sel,) = jnp.nonzero(keep, size=entries)
+    indices = graph.indices[sel]
+    if not relabel:
+        return Graph(indptr=indptr, indices=indices, num_nodes=graph.num_nodes)
+    touched = jnp.diff(indptr) > 0
+    new_id = jnp.cumsum(touched, dtype=jnp.int32) - 1
+    (kept_rows,) = jnp.nonzero(touched, size=nodes)
+    indptr = jnp.concatenate([indptr[kept_rows], indptr[-1:]])
+    return Graph(indptr=indptr, indices=new_id[indices], num_nodes=nodes)
 
 
 def k_truss(
@@ -251,7 +334,7 @@ def k_truss(
       The k-truss. Its vertices are those with at least one truss edge.
     """
     mask = k_truss_mask(graph, k, method=method, prefilter=prefilter, num_threads=num_threads)
-    return _subgraph(graph, mask, relabel)
+    return _subgraph(graph, mask, _kept_sizes(graph, edge_index(graph).eid, mask), relabel)
 
 
 def max_truss(
@@ -274,7 +357,6 @@ def max_truss(
       edges but no triangle; 0 if it has no edges, the truss then being empty).
     """
     truss = truss_numbers(graph, method=method, algorithm=algorithm, num_threads=num_threads)
-    if graph.num_edges == 0:
-        return 0, _subgraph(graph, truss > 0, relabel)
-    k_max = int(jnp.max(truss))
-    return k_max, _subgraph(graph, truss >= k_max, relabel)
+    mask, sizes = _max_truss_sizes(graph, edge_index(graph).eid, truss)
+    k_max = int(np.asarray(sizes)[0]) if graph.num_edges else 0
+    return k_max, _subgraph(graph, mask, sizes, relabel)
