@@ -179,20 +179,46 @@ def prepare_match(
     :attr:`kcjax.match.plan.PlanPolicy.rounds`); they stop at the fixpoint.
     """
     _check(data, "dfs", order)
+    args, static = _plan_inputs(data, query, induced, blacklist, refine, dominance, order, rounds)
+    return _plan.prepare_packed(*args, **static)
+
+
+def _plan_inputs(
+    data: LabeledGraph,
+    query: LabeledGraph | QuerySpec,
+    induced: bool,
+    blacklist: bool,
+    refine: bool,
+    dominance: bool,
+    order: str,
+    rounds: int | None,
+) -> tuple[tuple[Any, Any, Any], dict[str, Any]]:
+    """The plan's device inputs (graph side, packed query, switches; each cached) and
+    its static options."""
     spec = _query(query)
     rounds = _plan.POLICY.rounds if rounds is None else int(rounds)
     if rounds < 0:
         raise ValueError(f"rounds must be >= 0, got {rounds}")
     sw = _switches(induced, blacklist, refine, dominance, order)
-    return _plan.prepare_packed(
-        _graph_prep(data),
-        _packed(spec, data),
-        _flags(sw, data),
-        q=spec.size,
-        comps=_components(spec),
-        blacklist=sw.blacklist,
-        rounds=rounds,
-    )
+    static = dict(q=spec.size, comps=_components(spec), blacklist=sw.blacklist, rounds=rounds)
+    return (_graph_prep(data), _packed(spec, data), _flags(sw, data)), static
+
+
+@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds", "num_threads"))
+def _plan_and_count(
+    gp: _plan.GraphPrep,
+    packed: jax.Array,
+    fl: jax.Array,
+    *,
+    q: int,
+    comps: int,
+    blacklist: bool,
+    rounds: int,
+    num_threads: int,
+) -> tuple[Prepared, jax.Array]:
+    """The plan and its count (uint32[4]) in one program, for a listing sized by it."""
+    p = _plan.prepare_packed(gp, packed, fl, q=q, comps=comps, blacklist=blacklist, rounds=rounds)
+    return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
 @functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds", "num_threads"))
@@ -424,6 +450,15 @@ def find_embeddings(
     _check(data, engine, order)
     spec = _query(query)
     traced = _traced(data)
+    if engine == "dfs" and not traced and limit is None:
+        args, static = _plan_inputs(data, spec, induced, blacklist, refine, False, order, None)
+        p, limbs = _plan_and_count(*args, **static, num_threads=int(num_threads))
+        total = _wide.to_int(limbs)
+        cap = total if capacity is None else int(capacity)
+        if total > cap:
+            raise ListingOverflowError(f"{total} embeddings exist but capacity is {cap}")
+        rows, _ = _list(p, max(cap, 1), num_threads)
+        return np.asarray(rows)[:total]
     p = prepare_match(
         data,
         spec,
@@ -449,19 +484,12 @@ def find_embeddings(
             raise ValueError("find_embeddings under jit needs a static capacity")
         rows, found = _list(p, capacity, num_threads)
         return rows, found, _wide.exceeds(found, capacity)
-    if limit is not None:
-        if limit < 0:
-            raise ValueError(f"limit must be >= 0, got {limit}")
-        rows, found = _list(p, max(int(limit), 1), num_threads)
-        n_found = _wide.to_int(found)
-        keep = min(n_found, int(limit))
-        return np.asarray(rows)[:keep], n_found > limit
-    total = _wide.to_int(kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0])
-    cap = total if capacity is None else int(capacity)
-    if total > cap:
-        raise ListingOverflowError(f"{total} embeddings exist but capacity is {cap}")
-    rows, _ = _list(p, max(cap, 1), num_threads)
-    return np.asarray(rows)[:total]
+    if limit < 0:  # eager with a limit (without one it returned above)
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    rows, found = _list(p, max(int(limit), 1), num_threads)
+    n_found = _wide.to_int(found)
+    keep = min(n_found, int(limit))
+    return np.asarray(rows)[:keep], n_found > limit
 
 
 @jax.jit
@@ -474,7 +502,9 @@ def _finish_rows(rows: jax.Array, order: jax.Array) -> jax.Array:
     return out[perm]
 
 
+@functools.partial(jax.jit, static_argnames=("capacity", "num_threads"))
 def _list(p: Prepared, capacity: int, num_threads: int) -> tuple[jax.Array, jax.Array]:
+    """The listing and its rows in query-vertex columns, sorted: one program."""
     rows, found = kernels.match_list(
         p, p.roots, p.task_ptr, capacity=capacity, num_threads=num_threads
     )
