@@ -50,7 +50,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "candidate_sizes": ("kcjax.graph.tasks", "candidate_sizes"),
     "clear_memo": ("kcjax.graph.orient", "clear_memo"),
     "clique_cost_estimate": ("kcjax.cliques.auto", "clique_cost_estimate"),
+    "clear_compilation_cache": ("kcjax._compile_cache", "clear_compilation_cache"),
     "clique_counts_per_vertex": ("kcjax.cliques.local", "clique_counts_per_vertex"),
+    "compilation_cache_dir": ("kcjax._compile_cache", "compilation_cache_dir"),
+    "configure_compilation_cache": ("kcjax._compile_cache", "configure_compilation_cache"),
     "clique_number": ("kcjax.cliques.listing", "clique_number"),
     "core_numbers": ("kcjax.graph.orient", "core_numbers"),
     "count_all_cliques": ("kcjax.cliques.count", "count_all_cliques"),
@@ -87,6 +90,9 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
+        from kcjax._compile_cache import enable_default
+
+        enable_default()
         module, attribute = _EXPORTS[name]
         value = importlib.import_module(module)
         if attribute is not None:
@@ -106,6 +112,11 @@ def __dir__() -> list[str]:
 _SUBPACKAGES = {"cli", "cliques", "graph", "match", "parallel", "traversal", "truss"}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
+    from kcjax._compile_cache import (
+        clear_compilation_cache,
+        compilation_cache_dir,
+        configure_compilation_cache,
+    )
     from kcjax._native import built_with_cuda
     from kcjax._wide import psum as psum_limbs
     from kcjax.cliques.auto import CliqueCostEstimate, clique_cost_estimate, transitivity

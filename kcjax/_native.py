@@ -14,6 +14,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from kcjax._compile_cache import enable_default
+
 try:
     from kcjax import _kcjax
 except ImportError as err:  # pragma: no cover - depends on the install
@@ -26,6 +28,7 @@ except ImportError as err:  # pragma: no cover - depends on the install
 
 @functools.cache
 def _register() -> None:
+    enable_default()
     for name, capsule in _kcjax.cpu_registrations().items():
         jax.ffi.register_ffi_target(name, capsule, platform="cpu")
     cuda_targets = _kcjax.cuda_registrations()
