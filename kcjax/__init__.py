@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 # Public name -> (module, attribute in it); attribute None: the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
