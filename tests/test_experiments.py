@@ -205,6 +205,16 @@ def test_report_tables_from_committed_results(scripts, capsys):
     assert "BFS" not in capsys.readouterr().out
 
 
+def test_results_doc_shows_every_report_table(scripts, capsys):
+    """docs/results.md holds each table report.py prints from the committed
+    results, verbatim: a changed results file means a regenerated doc."""
+    assert scripts["report"].main(["--no-plots"]) == 0
+    doc = (EXPERIMENTS.parent / "docs/results.md").read_text()
+    tables = [part.partition("\n\n")[2].strip() for part in capsys.readouterr().out.split("## ")]
+    missing = [t.splitlines()[0] for t in tables if t and t not in doc]
+    assert not missing, missing
+
+
 def test_bfs_timeline_patch_and_parse(tmp_path):
     """experiments/bfs/timeline.py: its stamps still fit the kernel's source, and a
     stamped traversal's lines parse into per-level times."""
