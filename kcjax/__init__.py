@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 # Public name -> (module, attribute in it); attribute None: the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
@@ -35,7 +35,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "CliqueCostEstimate": ("kcjax.cliques.auto", "CliqueCostEstimate"),
     "Graph": ("kcjax.graph.graph", "Graph"),
     "GraphFormatError": ("kcjax.graph.io", "GraphFormatError"),
-    "ListingOverflowError": ("kcjax.cliques.listing", "ListingOverflowError"),
+    "ListingOverflowError": ("kcjax.errors", "ListingOverflowError"),
     "bfs": ("kcjax.traversal.bfs", "bfs"),
     "bfs_sharded": ("kcjax.traversal.sharded", "bfs_sharded"),
     "built_with_cuda": ("kcjax._native", "built_with_cuda"),
@@ -123,14 +123,10 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques, limbs_to_int
     from kcjax.cliques.dense import count_cliques_dense
     from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
-    from kcjax.cliques.listing import (
-        ListingOverflowError,
-        clique_number,
-        iter_cliques,
-        list_cliques,
-    )
+    from kcjax.cliques.listing import clique_number, iter_cliques, list_cliques
     from kcjax.cliques.local import clique_counts_per_vertex
     from kcjax.cliques.sharded import count_cliques_sharded
+    from kcjax.errors import ListingOverflowError
     from kcjax.graph import generators
     from kcjax.graph.graph import CanonReport, Graph
     from kcjax.graph.io import GraphFormatError, load, save

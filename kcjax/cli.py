@@ -96,7 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _build_parser() -> _Parser:
-    parser = _Parser(prog="kcjax", description="Exact k-clique counting on JAX devices.")
+    parser = _Parser(
+        prog="kcjax",
+        description="Exact graph mining on JAX devices: k-cliques, k-truss, BFS and labeled "
+        "subgraph matching.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

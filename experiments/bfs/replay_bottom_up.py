@@ -1,4 +1,4 @@
-"""CPU replay of a Kronecker traversal's bottom-up level (docs/tuning.md, sessions 17-18).
+"""CPU replay of a Kronecker traversal's bottom-up level (docs/tuning.md, BFS).
 
 For each source: the level sizes, then, at its first bottom-up level (the first level
 Beamer's rule sends bottom-up, as bench.py's replay_levels finds it; or `--level`), how

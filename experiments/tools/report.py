@@ -1,11 +1,15 @@
-"""Tables and plots of the committed results (experiments/results/cliques/*.json).
+"""Tables and plots of the committed results (experiments/results/<family>/).
 
-Prints the Markdown tables of docs/results.md (anchors, variants, Table 2,
-R-MAT, λ sweep, scaling, CPU) and writes the PNG plots next to the JSON
-files. Needs matplotlib for the plots (an experiments-only dependency; the
-package never imports this file).
+Prints the Markdown tables of docs/results.md from the results files: the
+k-clique tables (anchors, variants, Table 2, R-MAT, λ sweep, scaling, CPU),
+BFS (Kronecker and R-MAT rows, the shared graphs against the best peer, the
+ablation ladder, batched sources), k-truss (decomposition, one k, R-MAT) and
+labeled matching (every counts.tsv row, embeddings beyond device memory).
+With matplotlib installed (an experiments-only dependency; the package never
+imports this file) it also redraws the k-clique figures beside their files.
 
-Usage: python experiments/tools/report.py [--results experiments/results/cliques] [--no-plots]
+Usage: python experiments/tools/report.py [--family cliques bfs truss match]
+                                          [--results experiments/results] [--no-plots]
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parents[1] / "results" / "cliques"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+FAMILIES = ("cliques", "bfs", "truss", "match")
 ABLATION_ORDER = ("thread", "warp", "binary_search", "static_l1", "static_l2", "kcminer")
 #: Fig. 7's cumulative chain: thread-parallel bitmaps -> + warp scheduler
 #: (static level-2 bitmaps) -> + dynamic construction, size classes and the
@@ -117,6 +122,255 @@ def scaling_table(*datas: dict) -> str:
                 f"| {r['graph']} | {r['k']} | {r['strategy']} | {r['devices']} "
                 f"| {r['median_s']:.4f} | {r['speedup']:.2f} | {r.get('imbalance', math.nan):.3f} |"
             )
+    return "\n".join(out)
+
+
+BFS_FILE = "h200_bfs_all_sections.json"
+#: The ablation ladder, each rung adding one technique, then auto, dense JAX.
+BFS_LADDER = ("scan", "queue", "classes", "direction", "enterprise", "cluster", "auto", "dense")
+BFS_DIRECTIONS = ("auto", "top_down", "bottom_up")
+TRUSS_DECOMPOSE = "h200_truss_async_tail.json"
+TRUSS_SINGLE_K = "h200_truss_degree_bound.json"
+TRUSS_RMAT = "h200_truss_degree_bound_rmat.json"
+TRUSS_VARIANTS = ("auto+core", "dag+core", "edge+core")
+MATCH_ROWS = "h200_match_rows_filter_kernel.json"
+MATCH_BEYOND = "h200_beyond_memory.json"
+
+
+def _ms(seconds: float | None, digits: int = 3) -> str:
+    return "-" if seconds is None else f"{seconds * 1e3:.{digits}f}"
+
+
+def _span(lo: float, hi: float) -> str:
+    return f"{lo * 1e3:.3f}" if f"{lo:.6f}" == f"{hi:.6f}" else f"{lo * 1e3:.3f}-{hi * 1e3:.3f}"
+
+
+def _section(data: dict, name: str) -> list[dict]:
+    return [r for r in data["rows"] if r["section"] == name]
+
+
+def bfs_graphs_table(data: dict) -> str:
+    """The generated graphs: median device span of one traversal over the
+    sources, GTEPS (harmonic mean; an undirected edge counted once, then as the
+    Graph500 seed counts, twice), and how many sources' distances equal the
+    bit-parallel batch kernel's."""
+    out = [
+        "| graph | vertices | edges | sources | median (ms) | GTEPS, edges once "
+        "| GTEPS as the seed counts | distances = batch kernel |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in _section(data, "kron"):
+        out.append(
+            f"| {r['graph']} | {r['n']:,} | {r['edges']:,} | {r['sources']} "
+            f"| {_ms(r['time_median_s'])} | {r['gteps_hmean_once']:.1f} "
+            f"| {r['gteps_hmean_twice']:.0f} | {r.get('distances_agree', '-')} |"
+        )
+    return "\n".join(out)
+
+
+def bfs_shared_table(data: dict) -> str:
+    """The shared graphs: one traversal per ground-truth source against the best
+    peer of the anchors for that source."""
+    by: dict[str, list[dict]] = defaultdict(list)
+    for r in _section(data, "shared"):
+        by[r["graph"]].append(r)
+    out = [
+        "| graph | sources | kcjax (ms) | best peer (ms) | least x peer | distances = truth |",
+        "|---|---|---|---|---|---|",
+    ]
+    for graph, rows in sorted(by.items()):
+        times = [r["time_s"] for r in rows]
+        peers = [r["peer_best_s"] for r in rows]
+        names = "/".join(sorted({r["peer_best"] for r in rows}))
+        least = min(r["speedup_vs_best"] for r in rows)
+        ok = sum(bool(r["truth_ok"]) for r in rows)
+        out.append(
+            f"| {graph} | {len(rows)} | {_span(min(times), max(times))} "
+            f"| {_span(min(peers), max(peers))} ({names}) | {least:.2f} | {ok}/{len(rows)} |"
+        )
+    return "\n".join(out)
+
+
+def bfs_ablation_table(data: dict) -> str:
+    """Every method of the ladder in every direction (median ms), dense JAX and
+    the CPU handler."""
+    rows = _section(data, "ablation")
+    graphs = list(dict.fromkeys(r["graph"] for r in rows))
+    cell = {(r["method"], r["graph"], r["direction"]): r["time_median_s"] for r in rows}
+    for r in _section(data, "baselines"):
+        cell[("CPU handler", r["graph"], "auto")] = r["time_median_s"]
+    cols = [(g, d) for g in graphs for d in BFS_DIRECTIONS]
+    out = [
+        "| method | " + " | ".join(f"{g} {d}" for g, d in cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
+    for method in (*BFS_LADDER, "CPU handler"):
+        if any((method, g, d) in cell for g, d in cols):
+            cells = [_ms(cell.get((method, g, d))) for g, d in cols]
+            out.append(f"| {method} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def bfs_batched_table(data: dict) -> str:
+    """Several sources in one call: the bit-parallel batch (64 sources a word)
+    against one traversal per source (``batch="each"``), ms per source."""
+    by: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+    for r in _section(data, "batched"):
+        key = "bitset" if r["batch"] == "bitset" else f"each {r['method']}"
+        by[(r["graph"], r["sources"])][key] = r["per_source_s"]
+    out = [
+        "| graph | sources | bit-parallel batch | one auto traversal each | one cluster each |",
+        "|---|---|---|---|---|",
+    ]
+    for (graph, n), m in by.items():
+        cells = [_ms(m.get(k)) for k in ("bitset", "each auto", "each cluster")]
+        out.append(f"| {graph} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def _truss_peer_two_runs(single: dict) -> dict[str, float]:
+    """KTrussExplorer's k = 3 plus k = k_max time per graph (the peer answers one k
+    a run), from the single-k rows that carry the peer's time."""
+    peer: dict[str, dict[int, float]] = defaultdict(dict)
+    for r in single["rows"]:
+        if r["op"] == "k_truss" and r.get("peer_s"):
+            peer[r["graph"]][r["k"]] = r["peer_s"]
+    return {g: sum(ks.values()) for g, ks in peer.items() if len(ks) == 2}
+
+
+def truss_decompose_table(decomp: dict, single: dict) -> str:
+    """The full decomposition (every edge's trussness, one call) and max_truss,
+    device span, with the busy time of its kernels, against the peer's two runs."""
+    peer = _truss_peer_two_runs(single)
+    rows = {r["graph"]: r for r in decomp["rows"] if r["op"] == "decompose"}
+    maxt = {r["graph"]: r for r in decomp["rows"] if r["op"] == "max_truss"}
+    out = [
+        "| graph | edges | k_max | decomposition (ms) | store | rounds | tail | max_truss (ms) "
+        "| peer k = 3 + k_max (ms) | x peer |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    order = sorted(rows, key=lambda g: -peer.get(g, 0.0) / rows[g]["device_s"])
+    for g in order:
+        r, ph = rows[g], rows[g].get("phases_s", {})
+        x = f"{peer[g] / r['device_s']:.2f}" if g in peer else "-"
+        m_s = maxt[g]["device_s"] if g in maxt else None
+        out.append(
+            f"| {g} | {r['edges']:,} | {r['k_max']} | {_ms(r['device_s'])} "
+            f"| {_ms(ph.get('StoreKernel'))} | {_ms(ph.get('HIndexKernel'))} "
+            f"| {_ms(ph.get('HIndexTailKernel'))} | {_ms(m_s)} | {_ms(peer.get(g))} | {x} |"
+        )
+    return "\n".join(out)
+
+
+def truss_single_k_table(single: dict) -> str:
+    """One k-truss (k_truss_mask) at k = 3 and k = k_max per support variant,
+    device span, against KTrussExplorer for the same k."""
+    by: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)
+    for r in single["rows"]:
+        if r["op"] == "k_truss":
+            by[(r["graph"], r["k"])][r["variant"]] = r
+    out = [
+        "| graph | k | "
+        + " | ".join(f"{v} (ms)" for v in TRUSS_VARIANTS)
+        + " | KTrussExplorer (ms) | x peer (auto+core) |",
+        "|---|---|" + "---|" * (len(TRUSS_VARIANTS) + 2),
+    ]
+    for (graph, k), m in sorted(by.items()):
+        cells = [_ms(m[v]["device_s"]) if v in m else "-" for v in TRUSS_VARIANTS]
+        default = m.get("auto+core", {})
+        peer, x = default.get("peer_s"), default.get("x_peer")
+        out.append(
+            f"| {graph} | {k} | "
+            + " | ".join(cells)
+            + f" | {_ms(peer)} | {'-' if x is None else f'{x:.2f}'} |"
+        )
+    return "\n".join(out)
+
+
+def truss_rmat_table(rmat: dict) -> str:
+    """R-MAT decompositions: the h-index where its triangle store fits in int32
+    entries, else the peeling (read from the call's kernels)."""
+    maxt = {r["graph"]: r for r in rmat["rows"] if r["op"] == "max_truss"}
+    out = [
+        "| graph | vertices | edges | k_max | decomposition (s) | algorithm | max_truss (s) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rmat["rows"]:
+        if r["op"] != "decompose":
+            continue
+        algo = "hindex" if "HIndexKernel" in r.get("phases_s", {}) else "peel"
+        m = maxt.get(r["graph"])
+        m_s = "-" if m is None else f"{m['device_s']:.3f}"
+        out.append(
+            f"| {r['graph']} | {r['nodes']:,} | {r['edges']:,} | {r['k_max']} "
+            f"| {r['device_s']:.3f} | {algo} | {m_s} |"
+        )
+    return "\n".join(out)
+
+
+def match_summary_table(data: dict) -> str:
+    """Per data graph: counts equal to counts.tsv, rows faster than the best correct
+    peer (of those that have one), the slowest row and the least speed-up."""
+    by: dict[str, list[dict]] = defaultdict(list)
+    for r in data["rows"]:
+        by[r["graph"]].append(r)
+    out = [
+        "| graph | queries | query vertices | exact | faster than the best peer "
+        "| slowest row (ms) | least x peer |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for graph, rows in sorted(by.items()):
+        sizes = sorted({r["query_vertices"] for r in rows})
+        exact = sum(bool(r["correct"]) for r in rows)
+        peered = [r for r in rows if r.get("peer_best_s")]
+        faster = sum(r["speedup_vs_peer"] > 1 for r in peered)
+        least = min(peered, key=lambda r: r["speedup_vs_peer"])
+        slow = max(r["device_s"] for r in rows)
+        out.append(
+            f"| {graph} | {len(rows)} | {', '.join(map(str, sizes))} | {exact}/{len(rows)} "
+            f"| {faster}/{len(peered)} | {_ms(slow)} "
+            f"| {least['speedup_vs_peer']:.2f} ({least['query']}) |"
+        )
+    return "\n".join(out)
+
+
+def match_rows_table(data: dict) -> str:
+    """Every counts.tsv row: the count, its device span and the best correct
+    peer's time (egsm: EGSM on the GPU; sm: SubgraphMatching, one CPU thread)."""
+    out = [
+        "| graph | query | embeddings | exact | kcjax (ms) | best peer (ms) | x peer "
+        "| filter rounds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in data["rows"]:
+        peer = r.get("peer_best_s")
+        peer_txt = f"{_ms(peer)} ({r['peer']})" if peer else "- (no correct peer)"
+        x = f"{r['speedup_vs_peer']:.2f}" if peer else "-"
+        out.append(
+            f"| {r['graph']} | {r['query']} | {int(r['count']):,} "
+            f"| {'yes' if r['correct'] else 'NO'} | {_ms(r['device_s'])} | {peer_txt} | {x} "
+            f"| {r.get('rounds', '-')} |"
+        )
+    return "\n".join(out)
+
+
+def match_beyond_table(data: dict) -> str:
+    """The dropped counts.tsv queries that finished: the count, its time and peak
+    device memory, and what a level-by-level engine would store."""
+    out = [
+        "| graph | query | embeddings | count (s) | peak device memory (MiB) "
+        "| prefix tree's last level (GB) | as int32 rows (GB) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in data["rows"]:
+        run = r.get("default")
+        if not isinstance(run, dict) or "count" not in run:
+            continue
+        out.append(
+            f"| {r['graph']} | {r['query']} | {int(run['count']):,} | {run['median_s']:.3f} "
+            f"| {run['peak_bytes'] / 2**20:.1f} | {r['tree_last_level_bytes'] / 1e9:.1f} "
+            f"| {r['flat_rows_bytes'] / 1e9:.1f} |"
+        )
     return "\n".join(out)
 
 
@@ -237,12 +491,8 @@ def plots(results: Path, anchors, ablation, lam, scaling, ncu) -> list[Path]:
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--results", type=Path, default=RESULTS)
-    p.add_argument("--no-plots", action="store_true")
-    args = p.parse_args(argv)
-    r = args.results
+def cliques_report(r: Path, plot: bool) -> None:
+    """Print the k-clique tables from ``r`` (results/cliques); redraw the figures if ``plot``."""
     anchors = _load(r, "h200_anchors.json")
     ablation = _load(r, "h200_table2.json") or _load(r, "h200_ablation.json")
     cpu = _load(r, "h200host_table2_cpu.json")
@@ -296,9 +546,63 @@ def main(argv: list[str] | None = None) -> int:
             + table2(cpu_all, None, CPU_ORDER)
             + "\n"
         )
-    if not args.no_plots:
+    if plot:
         for path in plots(r, anchors, ablation, lam, scaling, ncu):
             print(f"wrote {path}")
+
+
+def bfs_report(r: Path) -> None:
+    """Print the BFS tables from ``r`` (results/bfs)."""
+    data = _load(r, BFS_FILE)
+    if not data:
+        return
+    print("## BFS: Kronecker and R-MAT graphs (one H200)\n\n" + bfs_graphs_table(data) + "\n")
+    print("## BFS: the shared graphs against the best peer\n\n" + bfs_shared_table(data) + "\n")
+    print("## BFS: the ablation ladder, median ms\n\n" + bfs_ablation_table(data) + "\n")
+    print("## BFS: batched sources, ms per source\n\n" + bfs_batched_table(data) + "\n")
+
+
+def truss_report(r: Path) -> None:
+    """Print the k-truss tables from ``r`` (results/truss)."""
+    decomp, single, rmat = (_load(r, n) for n in (TRUSS_DECOMPOSE, TRUSS_SINGLE_K, TRUSS_RMAT))
+    if decomp and single:
+        print(
+            "## k-truss: the full decomposition against KTrussExplorer's two runs (one H200)\n\n"
+            + truss_decompose_table(decomp, single)
+            + "\n"
+        )
+    if single:
+        print("## k-truss: one k against KTrussExplorer\n\n" + truss_single_k_table(single) + "\n")
+    if rmat:
+        print("## k-truss: R-MAT, edge factor 16\n\n" + truss_rmat_table(rmat) + "\n")
+
+
+def match_report(r: Path) -> None:
+    """Print the matching tables from ``r`` (results/match)."""
+    rows, beyond = _load(r, MATCH_ROWS), _load(r, MATCH_BEYOND)
+    if rows:
+        print("## Matching: per data graph (one H200)\n\n" + match_summary_table(rows) + "\n")
+        print("## Matching: every counts.tsv row\n\n" + match_rows_table(rows) + "\n")
+    if beyond:
+        print(
+            "## Matching: embeddings beyond device memory\n\n" + match_beyond_table(beyond) + "\n"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--family", nargs="+", choices=FAMILIES, default=list(FAMILIES))
+    p.add_argument("--results", type=Path, default=RESULTS, help="folder of the family folders")
+    p.add_argument("--no-plots", action="store_true")
+    args = p.parse_args(argv)
+    if "cliques" in args.family:
+        cliques_report(args.results / "cliques", plot=not args.no_plots)
+    if "bfs" in args.family:
+        bfs_report(args.results / "bfs")
+    if "truss" in args.family:
+        truss_report(args.results / "truss")
+    if "match" in args.family:
+        match_report(args.results / "match")
     return 0
 
 

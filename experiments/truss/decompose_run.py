@@ -1,10 +1,10 @@
 """One truss decomposition per named shared graph, for tools that wrap a process.
 
 Each graph is loaded and indexed first, then ``kcjax.truss_numbers`` runs once
-and its k_max is printed. Session 20 used it for the h-index rounds (a build
-whose HIndexKernel prints a stamp per round, parsed by rounds.py); Nsight
-Compute ended in a segmentation fault at the process's start on the H200 then,
-with or without sections.
+and its k_max is printed. rounds.py uses it for the h-index rounds (a build
+whose HIndexKernel stamps each round); Nsight Compute has ended in a
+segmentation fault at the process's start on the H200, with or without
+sections.
 
 Usage (on the GPU machine):
   python experiments/truss/decompose_run.py com-dblp cit-HepTh

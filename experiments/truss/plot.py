@@ -1,10 +1,10 @@
 """The k-truss figure: kcjax against KTrussExplorer on the shared graphs (one H200).
 
-Left: the full decomposition (``truss_numbers``, one call for every k) of each committed
-session's results file (sessions 15, 20, 23 and 24) beside the peer's two runs (k = 3
-plus k = k_max), which answer two k only. Right: one k-truss (``k_truss_mask``, the
-default ``auto+core``) at k = 3 and k = k_max as a multiple of the peer's time for the
-same k, with the 2x target (session 23's rows, the newest with single-k rows). Times are
+Left: the full decomposition (``truss_numbers``, one call for every k) after each step of
+the h-index kernel (:data:`STEPS`, one committed results file each) beside the peer's two
+runs (k = 3 plus k = k_max), which answer two k only. Right: one k-truss (``k_truss_mask``,
+the default ``auto+core``) at k = 3 and k = k_max as a multiple of the peer's time for the
+same k, with the 2x target (:data:`SINGLE_K`, the newest file with single-k rows). Times are
 device spans from the results files; the peer's from ../shared/data/anchors. Needs
 matplotlib (an experiments-only dependency).
 
@@ -22,14 +22,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 RESULTS = ROOT / "experiments" / "results" / "truss"
 #: (label, results file) of the decompositions drawn, oldest first.
-SESSIONS = (
-    ("session 15", "h200_truss_hindex.json"),
-    ("session 20", "h200_truss_s20.json"),
-    ("session 23", "h200_truss_s23.json"),
-    ("session 24", "h200_truss_s24.json"),
+STEPS = (
+    ("h-index rounds", "h200_truss_hindex.json"),
+    ("+ tiled DAG pass", "h200_truss_tiled_dag.json"),
+    ("+ degree-bound store", "h200_truss_degree_bound.json"),
+    ("+ asynchronous tail", "h200_truss_async_tail.json"),
 )
-#: The newest results file with single-k rows (session 24 measured decompositions only).
-SINGLE_K = "h200_truss_s23.json"
+#: The newest results file with single-k rows (the asynchronous tail's file has
+#: decompositions only).
+SINGLE_K = "h200_truss_degree_bound.json"
 PEER_TSV = [
     ROOT / ".gpu" / "anchors" / "truss-peer-h200.tsv",
     ROOT.parent / "shared" / "data" / "anchors" / "truss-peer-h200.tsv",
@@ -59,8 +60,8 @@ def main(argv: list[str] | None = None) -> None:
             peer.setdefault(r["graph"], {})[int(r["k"])] = float(r["ktx_s"])
     graphs = sorted(peer)
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.4))
-    width = 0.8 / (len(SESSIONS) + 1)
-    for i, (label, name) in enumerate(SESSIONS):
+    width = 0.8 / (len(STEPS) + 1)
+    for i, (label, name) in enumerate(STEPS):
         spans = {
             r["graph"]: _span(r)
             for r in _rows(name)
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
             color=f"C{i}",
         )
     left.bar(
-        [x + len(SESSIONS) * width for x in range(len(graphs))],
+        [x + len(STEPS) * width for x in range(len(graphs))],
         [sum(peer[g].values()) * 1e3 for g in graphs],
         width,
         label="KTrussExplorer, k = 3 + k_max",

@@ -9,8 +9,8 @@ last line stamped at the end of the rounds (no printing inside the rounds, so th
 intervals are the rounds' lengths). Build the copy
 into its own --target directory, then run
 ``python experiments/truss/decompose_run.py ego-Facebook cit-HepTh > rounds.txt``
-with it first on PYTHONPATH. Session 20's stamps (h200_truss_s20_rounds.txt) were
-printed inside the rounds (~20 us each).
+with it first on PYTHONPATH. The stamps of h200_truss_tiled_dag_rounds.txt came from an
+older patch that printed inside the rounds (~20 us each).
 
 Usage: python experiments/truss/rounds.py rounds.txt
        python experiments/truss/rounds.py --patch /tmp/kcjax-stamp-src

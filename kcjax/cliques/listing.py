@@ -15,11 +15,8 @@ from kcjax._memory import require
 from kcjax.cliques import kernels
 from kcjax.cliques.count import count_cliques
 from kcjax.cliques.kernels import ENUMERATION_METHODS, check_enumeration_method
+from kcjax.errors import ListingOverflowError
 from kcjax.graph.orient import DAG, GraphLike, Order, as_dag
-
-
-class ListingOverflowError(RuntimeError):
-    """More cliques exist than the capacity given to :func:`list_cliques`."""
 
 
 def list_cliques(

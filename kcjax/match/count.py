@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax.errors import ListingOverflowError
 from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
 from kcjax.graph.orient import memo
@@ -34,10 +35,6 @@ Engine = Literal["dfs", "prefix_tree", "flat", "dense"]
 #: or flat rows; a dense adjacency-matrix formulation for small graphs.
 ENGINES: tuple[str, ...] = ("dfs", "prefix_tree", "flat", "dense")
 ORDERS: tuple[str, ...] = tuple(_plan.ORDER_CODES)
-
-
-class ListingOverflowError(RuntimeError):
-    """More embeddings exist than the capacity given."""
 
 
 def _check(data: Any, engine: str, order: str) -> None:
@@ -426,7 +423,8 @@ def find_embeddings(
     """Lists the embeddings of ``query`` in ``data``.
 
     Eagerly with no ``limit``, the embeddings are counted first and listed
-    into an exactly sized array. With ``limit``, listing stops after
+    into an exactly sized array; a ``capacity`` below their number raises
+    :class:`kcjax.ListingOverflowError`. With ``limit``, listing stops after
     ``limit`` embeddings and the result says whether more exist. Under
     ``jax.jit`` a static ``capacity`` is required and the result carries an
     overflow flag (never a silent truncation).
