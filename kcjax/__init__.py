@@ -82,6 +82,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "transitivity": ("kcjax.cliques.auto", "transitivity"),
     "traversed_edges": ("kcjax.traversal.bfs", "traversed_edges"),
     "truss_numbers": ("kcjax.truss.truss", "truss_numbers"),
+    "truss_store_size": ("kcjax.truss.truss", "truss_store_size"),
     "validate_bfs_tree": ("kcjax.traversal.validate", "validate_bfs_tree"),
 }
 
@@ -146,4 +147,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.traversal.sharded import bfs_sharded
     from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree
     from kcjax.truss.truss import METHODS as TRUSS_METHODS
-    from kcjax.truss.truss import edge_support, k_truss, k_truss_mask, max_truss, truss_numbers
+    from kcjax.truss.truss import (
+        edge_support,
+        k_truss,
+        k_truss_mask,
+        max_truss,
+        truss_numbers,
+        truss_store_size,
+    )

@@ -279,10 +279,12 @@ def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array | np.ndarra
     """Checks source ids (values too when concrete) and returns them as int32: a numpy
     array when concrete (it travels as the program's argument, no separate copy)."""
     what = "source" if single else "sources"
+    if type(value) is int and single and 0 <= value < num_nodes:  # the common case, fast
+        return np.int32(value)
     if isinstance(value, jax.Array):  # traced or on a device: checked without a read-back
         if not jnp.issubdtype(value.dtype, jnp.integer):
             raise TypeError(f"{what} must hold integer vertex ids, got dtype {value.dtype}")
-        arr = value.astype(jnp.int32)
+        arr = value  # made int32 inside the program
     else:
         host = np.asarray(value)
         if host.dtype == bool or not np.issubdtype(host.dtype, np.integer):
