@@ -68,13 +68,47 @@ def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, 
     return out
 
 
-def _trace(fn: Callable[[], object], repeats: int) -> dict[str, list[list[tuple[str, int, int]]]]:
-    """``{device_plane_name: per call [(name, start_ns, end_ns)]}`` from one trace."""
+def labeled_times(
+    fns: dict[str, Callable[[], object]], repeats: int
+) -> dict[str, dict[str, object]]:
+    """Several calls timed in one profiler session (starting a trace costs about a
+    second, so a benchmark of many short calls traces them together).
+
+    Returns:
+      ``{label: {"span_s", "busy_s", "activities"}}`` on the first GPU with activity:
+      the median span and busy time of ``repeats`` calls of ``fns[label]`` and the
+      names of the GPU activities of its first call, in order; empty without a GPU.
+    """
+    order = [(label, fn) for label, fn in fns.items() for _ in range(repeats)]
+    per_device = _trace(lambda i: order[i][1](), len(order), by_index=True)
+    if not per_device:
+        return {}
+    plane = per_device[min(per_device)]
+    calls: dict[str, list[list[tuple[str, int, int]]]] = {}
+    for (label, _), acts in zip(order, plane, strict=False):
+        calls.setdefault(label, []).append(acts)
+    out = {}
+    for label, per_call in calls.items():
+        intervals = [[(s, e) for _, s, e in c] for c in per_call]
+        out[label] = {
+            "span_s": statistics.median(_span(c) if c else 0 for c in intervals) * 1e-9,
+            "busy_s": statistics.median(_busy(c) for c in intervals) * 1e-9,
+            "activities": [name for name, _, _ in sorted(per_call[0], key=lambda a: a[1])],
+        }
+    return out
+
+
+def _trace(
+    fn: Callable, repeats: int, by_index: bool = False
+) -> dict[str, list[list[tuple[str, int, int]]]]:
+    """``{device_plane_name: per call [(name, start_ns, end_ns)]}`` from one trace
+    (``by_index``: ``fn`` takes the call's index). A call without GPU activity is
+    kept as an empty list only with ``by_index``, so calls stay aligned."""
     with tempfile.TemporaryDirectory() as tmp:
         with jax.profiler.trace(tmp):
             for i in range(repeats):
                 with jax.profiler.TraceAnnotation(f"{_MARK}{i}"):
-                    jax.block_until_ready(fn())
+                    jax.block_until_ready(fn(i) if by_index else fn())
         traces = sorted(Path(tmp).rglob("*.xplane.pb"))
         if not traces:
             return {}
@@ -97,7 +131,8 @@ def _trace(fn: Callable[[], object], repeats: int) -> dict[str, list[list[tuple[
     out = {}
     for name, acts in devices.items():
         per_call = [[a for a in acts if lo <= a[1] <= hi] for lo, hi in windows]
-        per_call = [c for c in per_call if c]
+        if not by_index:
+            per_call = [c for c in per_call if c]
         if per_call:
             out[name] = per_call
     return out

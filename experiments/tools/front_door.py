@@ -62,32 +62,33 @@ MATCH_GRAPHS = ("hprd", "yeast", "human", "email-Enron", "ca-AstroPh")
 FAMILIES = ("bfs", "cliques", "truss", "match")
 
 
-def _time(fn, repeats: int) -> dict[str, float]:
-    """Median wall (s) and, on a GPU, device span and busy time of ``repeats`` calls."""
-    jax.block_until_ready(fn())
-    times, _ = wall_times(fn, repeats)
-    out = {"wall_s": statistics.median(times)}
-    per_device = devtime.device_times(fn, repeats)
-    if per_device:
-        first = per_device[min(per_device)]
-        out["span_s"], out["busy_s"] = first["span_s"], first["busy_s"]
-    return out
-
-
-def _activities(fn) -> list[str]:
-    """The GPU activities of one warm call, in order (empty without a GPU)."""
-    jax.block_until_ready(fn())
-    calls = devtime.call_activities(fn, 1)
-    return [name for name, _, _ in sorted(calls[0], key=lambda a: a[1])] if calls else []
-
-
-def _pair(family: str, graph: str, op: str, eager, jitted, repeats: int, **extra) -> dict:
-    row = {"family": family, "graph": graph, "op": op, **extra}
-    row["eager"] = _time(eager, repeats)
-    row["jit"] = _time(jitted, repeats)
-    row["eager_activities"] = _activities(eager)
-    row["jit_activities"] = _activities(jitted)
-    return row
+def _measure(pairs: list[tuple], repeats: int, sink) -> list[dict]:
+    """Times every (family, graph, op, eager, jitted, extra) pair: warm-ups, wall
+    clocks, then one profiler session for all of them; each row goes to ``sink``."""
+    fns = {}
+    for _, _, op, eager, jitted, _ in pairs:
+        fns[f"{op}|eager"], fns[f"{op}|jit"] = eager, jitted
+    walls = {}
+    for label, fn in fns.items():
+        jax.block_until_ready(fn())  # compile, fill the memos
+        jax.block_until_ready(fn())
+        walls[label] = statistics.median(wall_times(fn, repeats)[0])
+    spans = devtime.labeled_times(fns, repeats)
+    rows = []
+    for family, graph, op, _, _, extra in pairs:
+        row = {"family": family, "graph": graph, "op": op, **extra}
+        for side in ("eager", "jit"):
+            label = f"{op}|{side}"
+            row[side] = {"wall_s": walls[label]}
+            if label in spans:
+                span = spans[label]
+                row[side].update(span_s=span["span_s"], busy_s=span["busy_s"])
+                row[f"{side}_activities"] = span["activities"]
+        row["span_ratio"] = _ratio(row, "span_s")
+        row["wall_extra_s"] = row["eager"]["wall_s"] - row["jit"]["wall_s"]
+        sink(row)
+        rows.append(row)
+    return rows
 
 
 def _first_source(graph: str) -> int:
@@ -98,124 +99,85 @@ def _first_source(graph: str) -> int:
     return 0
 
 
-def bench_bfs(graphs, repeats: int) -> list[dict]:
-    rows = []
+def bfs_pairs(name: str) -> list[tuple]:
     program = jax.jit(lambda g, s: kcjax.bfs(g, s))
-    for name in graphs:
-        g = jax.block_until_ready(kcjax.load(SHARED / "graphs" / f"{name}.el.gz"))
-        s = _first_source(name)
-        src = jnp.int32(s)
-        rows.append(
-            _pair(
-                "bfs",
-                name,
-                "bfs",
-                lambda g=g, s=s: kcjax.bfs(g, s),
-                lambda g=g, src=src: program(g, src),
-                repeats,
-                source=s,
-            )
+    g = jax.block_until_ready(kcjax.load(SHARED / "graphs" / f"{name}.el.gz"))
+    s = _first_source(name)
+    src = jnp.int32(s)
+    return [
+        (
+            "bfs",
+            name,
+            "bfs",
+            lambda: kcjax.bfs(g, s),
+            lambda: program(g, src),
+            {"source": s},
         )
-    return rows
+    ]
 
 
-def bench_cliques(graphs, ks, repeats: int) -> list[dict]:
+def cliques_pairs(name: str, ks: list[int]) -> list[tuple]:
     from kcjax.cliques.count import pivot_chunk  # the pivot counter's one program
 
-    rows = []
-    for name in graphs:
-        dag = jax.block_until_ready(kcjax.orient(kcjax.load(SHARED / "graphs" / f"{name}.el.gz")))
-        pmax = int(dag.max_out_degree())
-        for k in ks:
-            kcminer = jax.jit(lambda d, k=k: kcjax.count_cliques(d, k, method="kcminer"))
-            pivot = jax.jit(
-                lambda d, k=k, p=pmax: pivot_chunk(
-                    d.indptr,
-                    d.indices,
-                    None,
-                    hmax=k,
-                    pmax=p,
-                    kmin=k,
-                    num_threads=0,
-                    step=d.num_nodes,
-                    total=d.num_nodes,
-                )
+    dag = jax.block_until_ready(kcjax.orient(kcjax.load(SHARED / "graphs" / f"{name}.el.gz")))
+    pmax = int(dag.max_out_degree())
+    pairs = []
+    for k in ks:
+        kcminer = jax.jit(lambda d, k=k: kcjax.count_cliques(d, k, method="kcminer"))
+        pivot = jax.jit(
+            lambda d, k=k: pivot_chunk(
+                d.indptr,
+                d.indices,
+                None,
+                hmax=k,
+                pmax=pmax,
+                kmin=k,
+                num_threads=0,
+                step=d.num_nodes,
+                total=d.num_nodes,
             )
-            picked = kcjax.cliques.auto.auto_method(dag, k)
-            jitted = kcminer if picked != "pivot" else pivot
-            rows.append(
-                _pair(
-                    "cliques",
-                    name,
-                    f"count k={k} auto ({picked})",
-                    lambda d=dag, k=k: kcjax.count_cliques(d, k),
-                    lambda d=dag, f=jitted: f(d),
-                    repeats,
-                    k=k,
-                    method="auto",
-                    picked=picked,
-                )
+        )
+        picked = kcjax.cliques.auto.auto_method(dag, k)
+        jitted = kcminer if picked != "pivot" else pivot
+        pairs.append(
+            (
+                "cliques",
+                name,
+                f"count k={k} auto ({picked})",
+                lambda k=k: kcjax.count_cliques(dag, k),
+                lambda f=jitted: f(dag),
+                {"k": k, "method": "auto", "picked": picked},
             )
-            rows.append(
-                _pair(
-                    "cliques",
-                    name,
-                    f"count k={k} kcminer",
-                    lambda d=dag, k=k: kcjax.count_cliques(d, k, method="kcminer"),
-                    lambda d=dag, f=kcminer: f(d),
-                    repeats,
-                    k=k,
-                    method="kcminer",
-                )
+        )
+        pairs.append(
+            (
+                "cliques",
+                name,
+                f"count k={k} kcminer",
+                lambda k=k: kcjax.count_cliques(dag, k, method="kcminer"),
+                lambda f=kcminer: f(dag),
+                {"k": k, "method": "kcminer"},
             )
-    return rows
+        )
+    return pairs
 
 
-def bench_truss(graphs, repeats: int) -> list[dict]:
-    rows = []
+def truss_pairs(name: str) -> list[tuple]:
+    g = jax.block_until_ready(kcjax.load(SHARED / "graphs" / f"{name}.el.gz"))
+    extra = {}
+    if hasattr(kcjax, "truss_store_size"):
+        cap = kcjax.truss_store_size(g)
+        numbers = jax.jit(lambda g: kcjax.truss_numbers(g, capacity=cap))
+        extra["capacity"] = cap
+    else:  # an older tree: the traced call reads the store's size back
+        numbers = jax.jit(lambda g: kcjax.truss_numbers(g))
     support = jax.jit(lambda g: kcjax.edge_support(g))
     mask = jax.jit(lambda g: kcjax.k_truss_mask(g, 4))
-    for name in graphs:
-        g = jax.block_until_ready(kcjax.load(SHARED / "graphs" / f"{name}.el.gz"))
-        extra = {}
-        if hasattr(kcjax, "truss_store_size"):
-            cap = kcjax.truss_store_size(g)
-            numbers = jax.jit(lambda g, c=cap: kcjax.truss_numbers(g, capacity=c))
-            extra["capacity"] = cap
-        else:  # an older tree: the traced call reads the store's size back
-            numbers = jax.jit(lambda g: kcjax.truss_numbers(g))
-        rows.append(
-            _pair(
-                "truss",
-                name,
-                "truss_numbers",
-                lambda g=g: kcjax.truss_numbers(g),
-                lambda g=g, f=numbers: f(g),
-                repeats,
-                **extra,
-            )
-        )
-        rows.append(
-            _pair(
-                "truss",
-                name,
-                "edge_support",
-                lambda g=g: kcjax.edge_support(g),
-                lambda g=g: support(g),
-                repeats,
-            )
-        )
-        rows.append(
-            _pair(
-                "truss",
-                name,
-                "k_truss_mask k=4",
-                lambda g=g: kcjax.k_truss_mask(g, 4),
-                lambda g=g: mask(g),
-                repeats,
-            )
-        )
-    return rows
+    return [
+        ("truss", name, "truss_numbers", lambda: kcjax.truss_numbers(g), lambda: numbers(g), extra),
+        ("truss", name, "edge_support", lambda: kcjax.edge_support(g), lambda: support(g), {}),
+        ("truss", name, "k_truss_mask k=4", lambda: kcjax.k_truss_mask(g, 4), lambda: mask(g), {}),
+    ]
 
 
 def _queries(graph: str, limit: int) -> list[str]:
@@ -224,25 +186,23 @@ def _queries(graph: str, limit: int) -> list[str]:
     return names[:limit]
 
 
-def bench_match(graphs, per_graph: int, repeats: int) -> list[dict]:
-    rows = []
-    for name in graphs:
-        data = jax.block_until_ready(kcjax.load_labeled(SHARED / "matching" / f"{name}.graph.gz"))
-        for qname in _queries(name, per_graph):
-            query = kcjax.load_labeled(SHARED / "matching" / "queries" / name / f"{qname}.graph")
-            jitted = jax.jit(lambda d, q=query: kcjax.count_embeddings_limbs(d, q))
-            rows.append(
-                _pair(
-                    "match",
-                    name,
-                    f"count {qname}",
-                    lambda d=data, q=query: kcjax.count_embeddings(d, q),
-                    lambda d=data, f=jitted: f(d),
-                    repeats,
-                    query=qname,
-                )
+def match_pairs(name: str, per_graph: int) -> list[tuple]:
+    data = jax.block_until_ready(kcjax.load_labeled(SHARED / "matching" / f"{name}.graph.gz"))
+    pairs = []
+    for qname in _queries(name, per_graph):
+        query = kcjax.load_labeled(SHARED / "matching" / "queries" / name / f"{qname}.graph")
+        jitted = jax.jit(lambda d, q=query: kcjax.count_embeddings_limbs(d, q))
+        pairs.append(
+            (
+                "match",
+                name,
+                f"count {qname}",
+                lambda q=query: kcjax.count_embeddings(data, q),
+                lambda f=jitted: f(data),
+                {"query": qname},
             )
-    return rows
+        )
+    return pairs
 
 
 # A fresh process: load, then time the first call and a second one (wall clock).
@@ -341,18 +301,21 @@ def _ratio(row: dict, key: str) -> float | None:
 
 
 def _print(rows: list[dict]) -> None:
-    print(
-        f"{'family':8} {'graph':14} {'op':34} {'eager span':>10} {'jit span':>9} {'x':>5} "
-        f"{'eager wall':>10} {'jit wall':>9} {'+us':>6}"
-    )
+    """One line per row (no rows: the header), flushed."""
+    if not rows:
+        print(
+            f"{'family':8} {'graph':14} {'op':34} {'eager span':>10} {'jit span':>9} {'x':>5} "
+            f"{'eager wall':>10} {'jit wall':>9} {'+us':>6}"
+        )
     for r in rows:
         e, j = r["eager"], r["jit"]
         span_e, span_j = e.get("span_s", float("nan")), j.get("span_s", float("nan"))
-        x = _ratio(r, "span_s") or float("nan")
+        x = r.get("span_ratio") or float("nan")
         print(
             f"{r['family']:8} {r['graph']:14} {r['op'][:34]:34} {span_e * 1e3:10.3f} "
             f"{span_j * 1e3:9.3f} {x:5.2f} {e['wall_s'] * 1e3:10.3f} {j['wall_s'] * 1e3:9.3f} "
-            f"{(e['wall_s'] - j['wall_s']) * 1e6:6.0f}"
+            f"{(e['wall_s'] - j['wall_s']) * 1e6:6.0f}",
+            flush=True,
         )
 
 
@@ -369,18 +332,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--new-queries", nargs="*", default=[], help="data graphs to replay")
     args = p.parse_args(argv)
 
-    rows: list[dict] = []
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    partial = args.out.with_suffix(".rows.jsonl")
+    partial.write_text("")
+
+    def sink(row: dict) -> None:  # each row as soon as it is measured (a timeout keeps them)
+        with partial.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        _print([row])
+
+    _print([])
+    groups = []
     if "bfs" in args.families:
-        rows += bench_bfs(args.graphs, args.repeats)
+        groups += [lambda n=n: bfs_pairs(n) for n in args.graphs]
     if "cliques" in args.families:
-        rows += bench_cliques(args.graphs, args.ks, args.repeats)
+        groups += [lambda n=n: cliques_pairs(n, args.ks) for n in args.graphs]
     if "truss" in args.families:
-        rows += bench_truss(args.graphs, args.repeats)
+        groups += [lambda n=n: truss_pairs(n) for n in args.graphs]
     if "match" in args.families:
-        rows += bench_match(args.match_graphs, args.queries, args.repeats)
-    for r in rows:
-        r["span_ratio"] = _ratio(r, "span_s")
-        r["wall_extra_s"] = r["eager"]["wall_s"] - r["jit"]["wall_s"]
+        groups += [lambda n=n: match_pairs(n, args.queries) for n in args.match_graphs]
+    rows: list[dict] = []
+    for group in groups:
+        rows += _measure(group(), args.repeats, sink)
     first = []
     if args.first_call:
         g = args.graphs[0]
@@ -400,7 +373,6 @@ def main(argv: list[str] | None = None) -> int:
         new_queries=replay,
         kcjax_has_store_size=hasattr(kcjax, "truss_store_size"),
     )
-    _print(rows)
     for r in first:
         print("first call", r["family"], r["graph"], r["cold_cache"], r["warm_cache"])
     if replay:
