@@ -83,6 +83,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "traversed_edges": ("kcjax.traversal.bfs", "traversed_edges"),
     "truss_numbers": ("kcjax.truss.truss", "truss_numbers"),
     "truss_store_size": ("kcjax.truss.truss", "truss_store_size"),
+    "TrussGraph": ("kcjax.truss.truss", "TrussGraph"),
+    "prepare_truss": ("kcjax.truss.truss", "prepare_truss"),
     "validate_bfs_tree": ("kcjax.traversal.validate", "validate_bfs_tree"),
 }
 
@@ -148,10 +150,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.traversal.validate import BFSValidationError, validate_bfs_tree
     from kcjax.truss.truss import METHODS as TRUSS_METHODS
     from kcjax.truss.truss import (
+        TrussGraph,
         edge_support,
         k_truss,
         k_truss_mask,
         max_truss,
+        prepare_truss,
         truss_numbers,
         truss_store_size,
     )

@@ -91,3 +91,21 @@ def test_jitted_truss_numbers_with_capacity_matches_eager(graphs):
     np.testing.assert_array_equal(np.asarray(jitted(g)), np.asarray(kcjax.truss_numbers(g)))
     with pytest.raises(TypeError, match="eagerly"):
         jax.jit(kcjax.truss_store_size)(g)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_prepared_truss_graph_under_jit(graphs, k):
+    """A TrussGraph carries the edge index, core numbers and store size into jit: the
+    traced ops equal the eager ones and build no edge index, core or store size."""
+    g = graphs[0]
+    prepared = kcjax.prepare_truss(g)
+    numbers = jax.jit(kcjax.truss_numbers)
+    mask = jax.jit(lambda t: kcjax.k_truss_mask(t, k))
+    np.testing.assert_array_equal(np.asarray(numbers(prepared)), np.asarray(kcjax.truss_numbers(g)))
+    np.testing.assert_array_equal(np.asarray(mask(prepared)), np.asarray(kcjax.k_truss_mask(g, k)))
+    hlo = jax.jit(kcjax.truss_numbers).lower(prepared).as_text()
+    assert "sort" not in hlo and "while" not in hlo, "the traced decomposition rebuilt an index"
+    assert kcjax.truss_store_size(prepared) == kcjax.truss_store_size(g)
+    (kmax, truss), (want_k, want) = kcjax.max_truss(prepared), kcjax.max_truss(g)
+    assert kmax == want_k
+    np.testing.assert_array_equal(np.asarray(truss.indices), np.asarray(want.indices))

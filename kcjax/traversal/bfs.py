@@ -192,6 +192,8 @@ def bfs(
         indices = prepared.indices
     else:
         indices = _bottom_up_indices(graph, method, per_source=batch == "each" or roots.size == 1)
+    if isinstance(roots, np.integer):
+        roots = _root_on(int(roots), _device_of(indices))
     return _bfs_program(
         graph,
         indices,
@@ -273,6 +275,20 @@ def _bottom_up_indices(graph: Graph, method: str, per_source: bool) -> jax.Array
     ):
         return indices
     return memo(graph, "bfs_degree_ordered", lambda: degree_ordered_indices(graph.indptr, indices))
+
+
+@functools.lru_cache(maxsize=4096)
+def _root_on(root: int, device: jax.Device | None) -> jax.Array | np.int32:
+    """One source id kept on ``device`` (cached), so a call copies nothing to it."""
+    return np.int32(root) if device is None else jax.device_put(np.int32(root), device)
+
+
+def _device_of(array: jax.Array) -> jax.Device | None:
+    """The one device of an eager array (None: traced or spread over several)."""
+    if isinstance(array, jax.core.Tracer):
+        return None
+    devices = array.devices()
+    return next(iter(devices)) if len(devices) == 1 else None
 
 
 def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array | np.ndarray:

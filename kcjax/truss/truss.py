@@ -13,6 +13,7 @@ edge {src[e], dst[e]}, src < dst, in CSR order.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 
@@ -30,6 +31,7 @@ from kcjax.truss.kernels import (
     MODE_KTRUSS,
     MODE_SUPPORT,
     SUPPORT_METHODS,
+    EdgeIndex,
     edge_index,
     edge_list,
     k_argument,
@@ -48,10 +50,73 @@ ALGORITHMS: dict[str, int] = {
 }
 
 
-def _check(graph: Graph, method: str) -> None:
-    if not isinstance(graph, Graph):
+@dataclasses.dataclass(frozen=True)
+class TrussGraph:
+    """A graph prepared for the truss ops by :func:`prepare_truss`; a pytree, so a
+    ``jax.jit`` pipeline takes it as an argument and its traced ops rebuild nothing.
+
+    Attributes:
+      graph: the :class:`Graph`.
+      index: its edge index (edge ids of the CSR entries, the degree-oriented DAG).
+      core: int32[num_nodes]: every vertex's core number (the k-truss prefilter).
+      capacity: the h-index triangle store's size, :func:`truss_store_size` (static).
+    """
+
+    graph: Graph
+    index: EdgeIndex
+    core: jax.Array
+    capacity: int
+
+
+jax.tree_util.register_dataclass(
+    TrussGraph, data_fields=["graph", "index", "core"], meta_fields=["capacity"]
+)
+
+GraphOrTruss = Graph | TrussGraph
+
+
+def prepare_truss(graph: Graph) -> TrussGraph:
+    """Everything the truss ops compute per graph, once (eager).
+
+    The edge index (two sorts and the degree orientation), the core numbers
+    and the store size. Eager calls on a Graph memoize the same facts by
+    themselves; a jitted pipeline that takes the graph as an argument should
+    take a TrussGraph instead, so its traced decomposition neither rebuilds
+    them nor reads the store's size back (then as fast as the eager call).
+
+    Args:
+      graph: the undirected graph (concrete).
+
+    Returns:
+      A :class:`TrussGraph`.
+
+    Raises:
+      TypeError: for anything but a concrete Graph.
+    """
+    _check(graph, "dag")
+    if isinstance(graph.indices, jax.core.Tracer):
+        raise TypeError("prepare_truss runs eagerly: call it outside jax.jit")
+    return TrussGraph(
+        graph=graph,
+        index=edge_index(graph),
+        core=_core(graph),
+        capacity=kernels.degree_bound(graph),
+    )
+
+
+def _plain(graph: GraphOrTruss) -> Graph:
+    return graph.graph if isinstance(graph, TrussGraph) else graph
+
+
+def _index(graph: GraphOrTruss) -> EdgeIndex:
+    return graph.index if isinstance(graph, TrussGraph) else edge_index(graph)
+
+
+def _check(graph: GraphOrTruss, method: str) -> None:
+    if not isinstance(graph, (Graph, TrussGraph)):
         raise TypeError(
-            f"expected a kcjax.Graph (the undirected graph, not a DAG), got {type(graph).__name__}"
+            "expected a kcjax.Graph (the undirected graph, not a DAG) or a TrussGraph,"
+            f" got {type(graph).__name__}"
         )
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -73,19 +138,22 @@ def _check_k(k: int | jax.Array) -> int | jax.Array:
     return k
 
 
-def _core(graph: Graph) -> jax.Array:
+def _core(graph: GraphOrTruss) -> jax.Array:
+    if isinstance(graph, TrussGraph):
+        return graph.core
     return memo(graph, "core_numbers", lambda: core_numbers(graph))
 
 
 def _every_edge(
-    graph: Graph, mode: int, method: str, num_threads: int, store_entries: int = -1
+    graph: GraphOrTruss, mode: int, method: str, num_threads: int, store_entries: int = -1
 ) -> jax.Array:
     """The native pass ``mode`` over every edge (no core prefilter; k unused). An eager
     call passes arrays kept on the graph's device, so its program runs alone (no copy
     of k, no array created per call)."""
+    index, graph = _index(graph), _plain(graph)
     return kernels.truss_call(
         graph,
-        edge_index(graph),
+        index,
         no_core(graph),
         k_argument(graph, 0),
         mode=mode,
@@ -95,7 +163,7 @@ def _every_edge(
     )
 
 
-def truss_store_size(graph: Graph) -> int:
+def truss_store_size(graph: GraphOrTruss) -> int:
     """The h-index decomposition's triangle store size for ``graph`` (eager).
 
     The degree bound, sum over edges {u, v} of min(deg u, deg v) - 1 (no edge
@@ -115,23 +183,28 @@ def truss_store_size(graph: Graph) -> int:
       TypeError: for a traced graph or anything but a Graph.
     """
     _check(graph, "dag")
+    if isinstance(graph, TrussGraph):
+        return graph.capacity
     return kernels.degree_bound(graph)
 
 
-def _store_attr(graph: Graph, capacity: int | None) -> int:
-    """The target's ``store_entries``: the given capacity, else the memoized bound of
-    an eager graph on one device, else -1 (the handler reads the size back)."""
+def _store_attr(graph: GraphOrTruss, capacity: int | None) -> int:
+    """The target's ``store_entries``: the given capacity (or a TrussGraph's), else the
+    memoized bound of an eager graph on one device, else -1 (the handler reads the
+    size back)."""
+    if capacity is None and isinstance(graph, TrussGraph):
+        capacity = graph.capacity
     if capacity is None:
         return kernels.store_entries(graph)
     capacity = as_int(capacity, "capacity", minimum=0)
     return capacity if capacity <= kernels.MAX_STORE_ENTRIES else -1
 
 
-def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
+def edge_support(graph: GraphOrTruss, *, method: str = "dag", num_threads: int = 0) -> jax.Array:
     """Triangles per edge.
 
     Args:
-      graph: the undirected graph.
+      graph: the undirected graph, or a :class:`TrussGraph` from :func:`prepare_truss`.
       method: ``"dag"`` (each triangle once from the degree-oriented DAG),
         ``"edge"`` (a warp per edge intersects both neighbour lists),
         ``"vertex"`` (the seed's vertex-strided shared-memory pass),
@@ -147,12 +220,12 @@ def edge_support(graph: Graph, *, method: str = "dag", num_threads: int = 0) -> 
     """
     _check(graph, method)
     if method == "dense":
-        return dense.support_dense(edge_index(graph), jnp.ones(graph.num_edges, bool))
+        return dense.support_dense(_index(graph), jnp.ones(_plain(graph).num_edges, bool))
     return _every_edge(graph, MODE_SUPPORT, method, num_threads)
 
 
 def truss_numbers(
-    graph: Graph,
+    graph: GraphOrTruss,
     *,
     method: str = "dag",
     algorithm: str = "hindex",
@@ -164,7 +237,7 @@ def truss_numbers(
     One run serves every k, not a run per k.
 
     Args:
-      graph: the undirected graph.
+      graph: the undirected graph, or a :class:`TrussGraph` from :func:`prepare_truss`.
       method: the support pass (see :func:`edge_support`) or ``"dense"``. The
         h-index on an eager graph counts the supports as it stores the
         triangles and runs no support pass, so there ``method`` changes nothing
@@ -202,14 +275,14 @@ def truss_numbers(
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {tuple(ALGORITHMS)}, got {algorithm!r}")
     if method == "dense":
-        return dense.truss_numbers_dense(edge_index(graph))
+        return dense.truss_numbers_dense(_index(graph))
     mode = ALGORITHMS[algorithm]
     store = _store_attr(graph, capacity) if mode == MODE_HINDEX else -1
     return _every_edge(graph, mode, method, num_threads, store)
 
 
 def k_truss_mask(
-    graph: Graph,
+    graph: GraphOrTruss,
     k: int | jax.Array,
     *,
     method: str = "auto",
@@ -224,7 +297,7 @@ def k_truss_mask(
     (neither can change the result), and k = 2 keeps every edge.
 
     Args:
-      graph: the undirected graph.
+      graph: the undirected graph, or a :class:`TrussGraph` from :func:`prepare_truss`.
       k: the k of the k-truss: an int >= 2, or under jit a traced int32 scalar
         (a runtime value: one executable serves every k; a traced k <= 2 keeps
         every edge).
@@ -241,12 +314,16 @@ def k_truss_mask(
     _check(graph, method)
     k = _check_k(k)
     if isinstance(k, int) and k <= 3 and method != "dense":
-        src, dst = edge_list(graph)
+        if isinstance(graph, TrussGraph):
+            src, dst = graph.index.src, graph.index.dst
+        else:
+            src, dst = edge_list(graph)
         if k == 2:
             return jnp.ones_like(src, dtype=bool)
-        return kernels.triangle_edges_call(graph, src, dst, num_threads=num_threads)
-    index = edge_index(graph)
-    core = _core(graph) if prefilter else no_core(graph)
+        return kernels.triangle_edges_call(_plain(graph), src, dst, num_threads=num_threads)
+    index = _index(graph)
+    core = _core(graph) if prefilter else no_core(_plain(graph))
+    graph = _plain(graph)
     if method == "dense":
         alive = jnp.ones(graph.num_edges, bool)
         if prefilter:
@@ -263,14 +340,14 @@ def k_truss_mask(
     )
 
 
-def _subgraph(graph: Graph, mask: jax.Array, sizes: jax.Array, relabel: bool) -> Graph:
+def _subgraph(
+    graph: Graph, eid: jax.Array, mask: jax.Array, sizes: jax.Array, relabel: bool
+) -> Graph:
     """The edges of ``graph.edges()`` that ``mask`` keeps, as a Graph built on the
     device (no host copy of the edges); ``sizes`` from :func:`_kept_sizes` (the
     shapes depend on them: read back here, two int32)."""
     entries, nodes = (int(x) for x in np.asarray(sizes)[-2:])
-    return _kept_graph(
-        graph, edge_index(graph).eid, mask, entries=entries, nodes=nodes, relabel=relabel
-    )
+    return _kept_graph(graph, eid, mask, entries=entries, nodes=nodes, relabel=relabel)
 
 
 @jax.jit
@@ -312,7 +389,7 @@ def _kept_graph(
 
 
 def k_truss(
-    graph: Graph,
+    graph: GraphOrTruss,
     k: int,
     *,
     relabel: bool = False,
@@ -323,7 +400,7 @@ def k_truss(
     """The k-truss as a Graph (eager).
 
     Args:
-      graph: the undirected graph.
+      graph: the undirected graph, or a :class:`TrussGraph` from :func:`prepare_truss`.
       k: the k of the k-truss (>= 2).
       relabel: number the truss's vertices 0..n'-1 in increasing order of their
         ids; by default ids are kept (``num_nodes`` unchanged, vertices outside
@@ -334,11 +411,12 @@ def k_truss(
       The k-truss. Its vertices are those with at least one truss edge.
     """
     mask = k_truss_mask(graph, k, method=method, prefilter=prefilter, num_threads=num_threads)
-    return _subgraph(graph, mask, _kept_sizes(graph, edge_index(graph).eid, mask), relabel)
+    eid = _index(graph).eid
+    return _subgraph(_plain(graph), eid, mask, _kept_sizes(_plain(graph), eid, mask), relabel)
 
 
 def max_truss(
-    graph: Graph,
+    graph: GraphOrTruss,
     *,
     relabel: bool = False,
     method: str = "dag",
@@ -348,7 +426,7 @@ def max_truss(
     """The maximal k-truss: the non-empty k-truss of largest k (eager).
 
     Args:
-      graph: the undirected graph.
+      graph: the undirected graph, or a :class:`TrussGraph` from :func:`prepare_truss`.
       relabel: as in :func:`k_truss`.
       method, algorithm, num_threads: as in :func:`truss_numbers`.
 
@@ -357,6 +435,7 @@ def max_truss(
       edges but no triangle; 0 if it has no edges, the truss then being empty).
     """
     truss = truss_numbers(graph, method=method, algorithm=algorithm, num_threads=num_threads)
-    mask, sizes = _max_truss_sizes(graph, edge_index(graph).eid, truss)
+    eid, graph = _index(graph).eid, _plain(graph)
+    mask, sizes = _max_truss_sizes(graph, eid, truss)
     k_max = int(np.asarray(sizes)[0]) if graph.num_edges else 0
-    return k_max, _subgraph(graph, mask, sizes, relabel)
+    return k_max, _subgraph(graph, eid, mask, sizes, relabel)
