@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -84,12 +86,25 @@ def _measure(pairs: list[tuple], repeats: int, sink) -> list[dict]:
             if label in spans:
                 span = spans[label]
                 row[side].update(span_s=span["span_s"], busy_s=span["busy_s"])
-                row[f"{side}_activities"] = span["activities"]
+                row[f"{side}_activities"] = _runs([_short(a) for a in span["activities"]])
         row["span_ratio"] = _ratio(row, "span_s")
         row["wall_extra_s"] = row["eager"]["wall_s"] - row["jit"]["wall_s"]
         sink(row)
         rows.append(row)
     return rows
+
+
+def _short(activity: str) -> str:
+    """A kernel's name without its namespace, template and parameter lists, and an XLA
+    kernel's without its numbered suffixes (``sort_16_1__3`` -> ``sort``)."""
+    name = activity.split("(")[0].split("<")[0].strip()
+    return re.sub(r"(_+\d+)+$", "", name.removeprefix("void ").split("::")[-1])
+
+
+def _runs(names: list[str], keep: int = 60) -> list[str]:
+    """Repeats of one name folded into ``"name xN"``; past ``keep`` entries, a count."""
+    runs = [n if (c := len(list(g))) == 1 else f"{n} x{c}" for n, g in itertools.groupby(names)]
+    return runs if len(runs) <= keep else [*runs[:keep], f"... {len(runs) - keep} more"]
 
 
 def _first_source(graph: str) -> int:
