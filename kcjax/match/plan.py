@@ -90,7 +90,7 @@ ORDER_CODES: dict[str, int] = {"estimate": 0, "gvsm": 1, "naive": 2}
 
 @dataclasses.dataclass(frozen=True)
 class PlanPolicy:
-    """Tuning constants of the plan (history in docs/tuning.md, matching section)."""
+    """Tuning constants of the plan (each value's reason and evidence: docs/tuning.md, matching)."""
 
     rounds: int = 16  # most filter rounds (one grid sync each); the fixpoint usually comes first
     group_vector_max: int = 1 << 24  # largest n*q*q label-group table built at once (else per u)

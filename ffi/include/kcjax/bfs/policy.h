@@ -38,7 +38,7 @@ enum BfsBatch : int32_t {
   kNumBfsBatches = 2,
 };
 
-// Tuning constants of the family (one place; history in docs/tuning.md).
+// Tuning constants of the family (one place; each value's reason and evidence in docs/tuning.md).
 struct BfsPolicy {
   // Degree classes: below kSmallMax a thread per frontier vertex, the seed's SmallQueue.
   static constexpr int kSmallMax = 32;
