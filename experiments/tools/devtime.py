@@ -68,11 +68,31 @@ def device_times(fn: Callable[[], object], repeats: int) -> dict[str, dict[str, 
     return out
 
 
+def call_spans(fns: list[Callable[[], object]]) -> list[float | None]:
+    """The span (seconds, see the module doc) of one synchronized call of each
+    of ``fns``, all under one profiler trace (the trace's start and stop are
+    paid once); ``None`` for a call with no GPU activity, every entry
+    ``None`` on a machine without a GPU."""
+    per_device = _trace_calls(fns)
+    if not per_device:
+        return [None] * len(fns)
+    calls = per_device[min(per_device)]
+    return [(_span([(s, e) for _, s, e in c]) * 1e-9 if c else None) for c in calls]
+
+
 def _trace(fn: Callable[[], object], repeats: int) -> dict[str, list[list[tuple[str, int, int]]]]:
-    """``{device_plane_name: per call [(name, start_ns, end_ns)]}`` from one trace."""
+    """``{device_plane_name: per call [(name, start_ns, end_ns)]}`` from one trace
+    (calls without activity dropped)."""
+    return {name: [c for c in calls if c] for name, calls in _trace_calls([fn] * repeats).items()}
+
+
+def _trace_calls(
+    fns: list[Callable[[], object]],
+) -> dict[str, list[list[tuple[str, int, int]]]]:
+    """``{device_plane_name: per call of fns [(name, start_ns, end_ns)]}`` from one trace."""
     with tempfile.TemporaryDirectory() as tmp:
         with jax.profiler.trace(tmp):
-            for i in range(repeats):
+            for i, fn in enumerate(fns):
                 with jax.profiler.TraceAnnotation(f"{_MARK}{i}"):
                     jax.block_until_ready(fn())
         traces = sorted(Path(tmp).rglob("*.xplane.pb"))
@@ -97,8 +117,7 @@ def _trace(fn: Callable[[], object], repeats: int) -> dict[str, list[list[tuple[
     out = {}
     for name, acts in devices.items():
         per_call = [[a for a in acts if lo <= a[1] <= hi] for lo, hi in windows]
-        per_call = [c for c in per_call if c]
-        if per_call:
+        if any(per_call):
             out[name] = per_call
     return out
 
