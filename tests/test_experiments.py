@@ -34,6 +34,8 @@ def scripts():
                 "ncu_table",
                 "ncu_source",
                 "auto_validation",
+                "auto_graphs",
+                "auto_check",
             )
         }
     finally:
@@ -133,8 +135,6 @@ def test_ncu_source_sums_opcodes_and_drops_repeated_launches(scripts):
 
 
 def test_auto_validation_measures_and_fits(scripts, tmp_path):
-    import jax
-
     import kcjax
 
     out = tmp_path / "validation.json"
@@ -150,11 +150,7 @@ def test_auto_validation_measures_and_fits(scripts, tmp_path):
         assert r["enumeration_work"] == pytest.approx(est.enumeration_work)
     fitted = scripts["auto_validation"].fit([{**r, "split": "report"} for r in rows] + rows)
     assert fitted["fit"]["rows"] == fitted["report"]["rows"] == 2  # k = 4, 5
-    assert fitted["fit"]["max_ratio"] >= 1.0 and fitted["package_report"]["rows"] == 2
-    for r in rows:  # the script's copy of the rule is the package's
-        rule = scripts["auto_validation"].PACKAGE_RULE
-        if jax.devices()[0].platform != "cpu":
-            assert scripts["auto_validation"].pick(r, rule) == r["auto"]
+    assert fitted["fit"]["max_ratio"] >= 1.0 and fitted["old_report"]["rows"] == 2
     # --per-vertex: both methods' arrays agree, their sum is k times the count.
     args = [*args[:-1], str(tmp_path / "per_vertex.json"), "--ks", "4-5", "--per-vertex"]
     assert scripts["auto_validation"].main(args) == 0
@@ -165,7 +161,7 @@ def test_auto_validation_measures_and_fits(scripts, tmp_path):
     ]
     assert int(local[0]["count"]) == kcjax.count_cliques(graph, 4, method="pivot")
     pv = scripts["auto_validation"].fit(local)["per_vertex"]
-    assert pv["fit"]["rows"] == 2 and pv["package"] == scripts["auto_validation"].PER_VERTEX_RULE
+    assert pv["fit"]["rows"] == 2 and pv["old"] == scripts["auto_validation"].OLD_PER_VERTEX_RULE
     # Every validation builder makes a graph (the smallest ones, here).
     small = scripts["auto_validation"].VALIDATION["cl20k+K50"]()
     assert small.num_nodes == 20_000 and kcjax.clique_number(small)[0] >= 50
@@ -244,3 +240,48 @@ def test_bfs_timeline_patch_and_parse(tmp_path):
         (3, 248),
         (20, 25),
     ]
+
+
+def test_auto_check_measures_and_scores_the_rule(scripts, tmp_path):
+    import struct
+
+    import numpy as np
+
+    import kcjax
+
+    out = tmp_path / "check.json"
+    args = ["--graphs", "rmat8-4", "--ks", "3-4", "--repeats", "1", "--out", str(out)]
+    assert scripts["auto_check"].main(args) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["mode"], r["k"], r["correct"]) for r in rows] == [
+        ("count", 3, True),
+        ("count", 4, True),
+        ("per_vertex", 3, True),
+        ("per_vertex", 4, True),
+    ]
+    graph = kcjax.generators.rmat(8, edge_factor=4, seed=1)
+    assert int(rows[1]["count"]) == kcjax.count_cliques(graph, 4, method="pivot")
+    table = scripts["auto_check"].regret_table([out], recompute=False)
+    assert table["check.json:count"]["new"]["rows"] == 2
+    # A row misses only past 1.5x, and past 0.3 ms where both methods are under 1 ms.
+    row = {"kcminer_s": 0.4e-3, "pivot_s": 0.65e-3}
+    assert not scripts["auto_check"].misses(row, "pivot")
+    assert scripts["auto_check"].misses({**row, "kcminer_s": 0.2e-3}, "pivot")
+    assert scripts["auto_check"].misses({"kcminer_s": None, "pivot_s": 1.0}, "kcminer")
+    # graph-tool's .gt adjacency: a triangle and a pendant edge on 5 vertices.
+    comment = b"test"
+    adjacency = b"".join(
+        struct.pack("<Q", len(nb)) + bytes(nb) for nb in ([1, 2], [2], [], [4], [])
+    )
+    data = b"\xe2\x9b\xbe gt\x01\x00" + struct.pack("<Q", len(comment)) + comment
+    data += b"\x00" + struct.pack("<Q", 5) + adjacency + b"property maps follow"
+    n, src, dst = scripts["auto_graphs"].read_gt(data)
+    edges = sorted(zip(src.tolist(), dst.tolist(), strict=True))
+    assert n == 5 and edges == [(0, 1), (0, 2), (1, 2), (3, 4)]
+    # A KronFit initiator's graph holds the model's expected edge count.
+    g = scripts["auto_graphs"].kronecker_fit((0.999, 0.245, 0.691), 8, seed=1)
+    a, b, c = 0.999, 0.245, 0.691
+    assert g.num_nodes == 256 and g.num_edges == round(((a + 2 * b + c) ** 8 - (a + c) ** 8) / 2)
+    cm = scripts["auto_graphs"].clique_minus_matching(300, 12, 3, seed=1)
+    assert kcjax.clique_number(cm)[0] >= 9
+    assert np.all(np.asarray(cm.degrees()) >= 0)

@@ -18,12 +18,14 @@ equal ../shared's ground truth.
 arrays must agree) and ``auto_local_method``; rows carry ``"mode":
 "per_vertex"`` and are fitted to the per-vertex rule's thresholds.
 
-Fit mode: from measured files, the thresholds of the rule (minimum
-estimated work, maximum pivot branching, minimum shallow cost: see
-kcjax.cliques.auto) that minimize the worst ratio ``auto / min(kcminer,
+Fit mode: from files measured before issue 51 (their rows hold the
+per-root-density estimate of that time), the thresholds of the rule of that
+time (:data:`OLD_RULE`: minimum estimated work, maximum pivot branching,
+minimum shallow cost) that minimize the worst ratio ``auto / min(kcminer,
 pivot)`` over the "fit" half and the shared graphs, then that rule's ratios
-on the "report" half, which it never saw; and the package's thresholds on
-the fit, report and "holdout" graphs.
+on the "report" half; and OLD_RULE's on the fit, report and "holdout"
+graphs. The rule that replaced it (kcjax.cliques.auto) is checked by
+auto_check.py on these graphs and on graphs it was not fitted on.
 
 The validation set (generated, seeded; "fit" and "report" alternate):
 planted cliques of 50-300 vertices in sparse power-law (Chung-Lu) graphs of
@@ -229,14 +231,14 @@ def _line(row: dict) -> str:
 
 
 def pick(row: dict, rule: dict) -> str:
-    """The GPU rule of kcjax.cliques.auto (auto_gpu_method) with the given thresholds."""
+    """The GPU rule before issue 51 (OLD_RULE's form) with the given thresholds."""
     work = row["enumeration_work"]
     small_roots = row["root_degree"] <= rule["small_degree"]
     heavy_root = row["heaviest_root_work"] >= rule["min_root_work"]
     slow = work >= rule["min_work"] or (heavy_root and small_roots)
     if slow and row["pivot_branching"] <= rule["max_branching"]:
         return "pivot"
-    shallow = row["k"] <= auto.AUTO_PIVOT_SHALLOW_K
+    shallow = row["k"] <= rule["shallow_k"]
     if shallow and work * row["root_degree"] >= rule["min_shallow_cost"]:
         return "pivot"
     deep = row["k"] >= rule["deep_k"] and work >= rule["deep_min_work"]
@@ -246,7 +248,7 @@ def pick(row: dict, rule: dict) -> str:
 
 
 def pick_per_vertex(row: dict, rule: dict) -> str:
-    """The per-vertex rule of kcjax.cliques.auto (auto_local_method) with the given thresholds."""
+    """The per-vertex rule before issue 51 (OLD_PER_VERTEX_RULE's form), these thresholds."""
     if row["k"] >= rule["always_k"] and row["enumeration_work"] >= rule["always_min_work"]:
         return "pivot"
     if (
@@ -257,24 +259,28 @@ def pick_per_vertex(row: dict, rule: dict) -> str:
     return "kcminer"
 
 
-#: The per-vertex rule as kcjax.cliques.auto has it.
-PER_VERTEX_RULE = {
-    "always_k": auto.AUTO_LOCAL_PIVOT_ALWAYS_K,
-    "always_min_work": auto.AUTO_LOCAL_ALWAYS_MIN_WORK,
-    "min_work": auto.AUTO_LOCAL_PIVOT_MIN_WORK,
-    "max_branching": auto.AUTO_LOCAL_PIVOT_MAX_BRANCHING,
+#: The per-vertex rule before issue 51 (session 14), on the estimate of that
+#: time (``auto_validation.py`` rows written before it: ``root_degree`` and
+#: the per-root-density estimate); kept for the regret comparison of
+#: auto_check.py and for ``--fit`` on those files.
+OLD_PER_VERTEX_RULE = {
+    "always_k": 7,
+    "always_min_work": 1.5e6,
+    "min_work": 5.6e6,
+    "max_branching": 16.0,
 }
 
 
-#: The rule as kcjax.cliques.auto has it.
-PACKAGE_RULE = {
-    "min_work": auto.AUTO_PIVOT_MIN_WORK,
-    "min_root_work": auto.AUTO_PIVOT_MIN_ROOT_WORK,
-    "max_branching": auto.AUTO_PIVOT_MAX_BRANCHING,
-    "min_shallow_cost": auto.AUTO_PIVOT_MIN_SHALLOW_COST,
-    "small_degree": auto.AUTO_PIVOT_SMALL_DEGREE,
-    "deep_k": auto.AUTO_PIVOT_DEEP_K,
-    "deep_min_work": auto.AUTO_PIVOT_DEEP_MIN_WORK,
+#: The count rule before issue 51 (session 14), as OLD_PER_VERTEX_RULE.
+OLD_RULE = {
+    "min_work": 1e8,
+    "min_root_work": 5e5,
+    "max_branching": 1.5,
+    "min_shallow_cost": 2e8,
+    "shallow_k": 4,
+    "small_degree": 45.0,
+    "deep_k": 10,
+    "deep_min_work": 1e6,
 }
 
 
@@ -295,7 +301,7 @@ def _summary(rows: list[dict], rule: dict, pick=pick) -> dict:
 def fit(rows: list[dict]) -> dict:
     """Thresholds minimizing the worst, then the mean log ratio, on the fit
     half and the shared graphs (k >= 4: at k = 3 both methods are one
-    intersection pass); that rule's and the package's ratios on the report
+    intersection pass); that rule's and OLD_RULE's ratios on the report
     half, which the fit never sees."""
     rows = [r for r in rows if math.isfinite(_best(r)) and r["k"] >= 4]
     local = [r for r in rows if r.get("mode") == "per_vertex"]
@@ -306,7 +312,8 @@ def fit(rows: list[dict]) -> dict:
     grid = [
         {"min_work": 10.0 ** (e / 4), "min_root_work": 10.0 ** (f / 4)}
         | {"max_branching": b, "min_shallow_cost": c}
-        | {"deep_k": dk, "small_degree": dd, "deep_min_work": auto.AUTO_PIVOT_DEEP_MIN_WORK}
+        | {"deep_k": dk, "small_degree": dd, "deep_min_work": OLD_RULE["deep_min_work"]}
+        | {"shallow_k": OLD_RULE["shallow_k"]}
         for e in range(24, 40)
         for f in (*range(16, 32), 120)
         for b in (0.5, 1.0, 1.5, 2.0)
@@ -327,10 +334,10 @@ def fit(rows: list[dict]) -> dict:
         "fitted": best,
         "fit": _summary(train, best),
         "report": _summary(test, best),
-        "package": PACKAGE_RULE,
-        "package_fit": _summary(train, PACKAGE_RULE),
-        "package_report": _summary(test, PACKAGE_RULE),
-        "package_holdout": _summary(holdout, PACKAGE_RULE),
+        "old": OLD_RULE,
+        "old_fit": _summary(train, OLD_RULE),
+        "old_report": _summary(test, OLD_RULE),
+        "old_holdout": _summary(holdout, OLD_RULE),
         "per_vertex": per_vertex,
     }
 
@@ -352,14 +359,14 @@ def fit_per_vertex(rows: list[dict]) -> dict:
         rs = [ratio(r, pick_per_vertex(r, rule)) for r in train]
         return max(rs), sum(math.log(x) for x in rs)
 
-    best = min(grid, key=score) if train else PER_VERTEX_RULE
+    best = min(grid, key=score) if train else OLD_PER_VERTEX_RULE
     return {
         "fitted": best,
         "fit": _summary(train, best, pick_per_vertex),
         "report": _summary(test, best, pick_per_vertex),
-        "package": PER_VERTEX_RULE,
-        "package_fit": _summary(train, PER_VERTEX_RULE, pick_per_vertex),
-        "package_report": _summary(test, PER_VERTEX_RULE, pick_per_vertex),
+        "old": OLD_PER_VERTEX_RULE,
+        "old_fit": _summary(train, OLD_PER_VERTEX_RULE, pick_per_vertex),
+        "old_report": _summary(test, OLD_PER_VERTEX_RULE, pick_per_vertex),
     }
 
 

@@ -80,12 +80,11 @@ def labeled_times(
       names of the GPU activities of its first call, in order; empty without a GPU.
     """
     order = [(label, fn) for label, fn in fns.items() for _ in range(repeats)]
-    per_device = _trace(lambda i: order[i][1](), len(order), by_index=True)
+    per_device = _trace_calls([fn for _, fn in order])
     if not per_device:
         return {}
-    plane = per_device[min(per_device)]
     calls: dict[str, list[list[tuple[str, int, int]]]] = {}
-    for (label, _), acts in zip(order, plane, strict=False):
+    for (label, _), acts in zip(order, per_device[min(per_device)], strict=True):
         calls.setdefault(label, []).append(acts)
     out = {}
     for label, per_call in calls.items():
@@ -98,17 +97,33 @@ def labeled_times(
     return out
 
 
-def _trace(
-    fn: Callable, repeats: int, by_index: bool = False
-) -> dict[str, list[list[tuple[str, int, int]]]]:
+def call_spans(fns: list[Callable[[], object]]) -> list[float | None]:
+    """The span (seconds, see the module doc) of one synchronized call of each
+    of ``fns``, all under one profiler trace (the trace's start and stop are
+    paid once); ``None`` for a call with no GPU activity, every entry
+    ``None`` on a machine without a GPU."""
+    per_device = _trace_calls(fns)
+    if not per_device:
+        return [None] * len(fns)
+    calls = per_device[min(per_device)]
+    return [(_span([(s, e) for _, s, e in c]) * 1e-9 if c else None) for c in calls]
+
+
+def _trace(fn: Callable[[], object], repeats: int) -> dict[str, list[list[tuple[str, int, int]]]]:
     """``{device_plane_name: per call [(name, start_ns, end_ns)]}`` from one trace
-    (``by_index``: ``fn`` takes the call's index). A call without GPU activity is
-    kept as an empty list only with ``by_index``, so calls stay aligned."""
+    (calls without activity dropped)."""
+    return {name: [c for c in calls if c] for name, calls in _trace_calls([fn] * repeats).items()}
+
+
+def _trace_calls(
+    fns: list[Callable[[], object]],
+) -> dict[str, list[list[tuple[str, int, int]]]]:
+    """``{device_plane_name: per call of fns [(name, start_ns, end_ns)]}`` from one trace."""
     with tempfile.TemporaryDirectory() as tmp:
         with jax.profiler.trace(tmp):
-            for i in range(repeats):
+            for i, fn in enumerate(fns):
                 with jax.profiler.TraceAnnotation(f"{_MARK}{i}"):
-                    jax.block_until_ready(fn(i) if by_index else fn())
+                    jax.block_until_ready(fn())
         traces = sorted(Path(tmp).rglob("*.xplane.pb"))
         if not traces:
             return {}
@@ -131,9 +146,7 @@ def _trace(
     out = {}
     for name, acts in devices.items():
         per_call = [[a for a in acts if lo <= a[1] <= hi] for lo, hi in windows]
-        if not by_index:
-            per_call = [c for c in per_call if c]
-        if per_call:
+        if any(per_call):
             out[name] = per_call
     return out
 

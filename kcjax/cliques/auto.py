@@ -1,15 +1,61 @@
 """What ``method="auto"`` stands for, and the graph facts it reads.
 
-The rule weighs an estimate of the enumeration work against an estimate of
-how the pivot tree branches (:func:`clique_cost_estimate`); its thresholds
-were fitted on one H200 to half of a generated validation set and the
-shared graphs, and checked on the other half (docs/tuning.md). Every
-estimate is memoized per DAG and k, so repeated calls pay for it once.
+The rule bounds the regret of a wrong pick rather than fitting the average
+(issue 51). Pivoting's cost stays flat in k where the work sits in
+near-cliques, while enumeration grows combinatorially there; enumeration
+wins where the work sits in dense non-cliques, whose pivot trees grow
+faster than the enumeration. So, for a count of sizes up to k on a GPU:
+
+1. **Provably cheap enumeration.** Upper bounds that hold for every graph
+   bound KCMiner's work (its search-tree nodes: the cliques of sizes
+   3..k-1): first ``sum_v C(d+(v), s - 1)`` from the out-degrees (no pass
+   over the edges), then ``sum_v min(C(d+(v), s - 1), sum_w C(c(v, w),
+   s - 2))`` over the exact candidate-set sizes c(v, w) of the edge tasks
+   (an s-clique rooted at v is v, its next vertex w, and an
+   (s - 2)-clique of the candidate set of (v, w)). Where the bound is at
+   most AUTO_SAFE_WORK nodes, enumeration is no slower than pivoting's
+   fixed cost on any graph: KCMiner.
+2. **Otherwise an estimate that a hidden clique cannot fool.** Per root v,
+   the candidate sizes sorted in decreasing order trace the density of
+   v's out-neighbourhood where the work is: inside a block of density rho
+   consecutive candidates' sizes drop by about rho per rank, whatever else
+   v links to (hubs shared by a clique's members add a constant). Each
+   edge task's (s - 2)-cliques are estimated as ``C(c, s - 2) *
+   rho^C(s - 2, 2)`` with rho that slope (over c ranks; over c / 2 from
+   AUTO_SLOPE_HALF_SIZE on, so that the constant does not reach it), so
+   a large clique among low-degree vertices with large, sparse
+   out-neighbourhoods (the web crawl of issue 51, whose per-root densities
+   the previous estimate diluted) counts at full density. It is
+   capped by the bound above. The same slope gives the pivot tree's
+   branching where the work sits: ``(1 - rho) c`` non-neighbours per
+   candidate.
+3. **Pivot where the work sits in near-cliques** (branching at most
+   AUTO_PIVOT_MAX_BRANCHING) and enumeration would be slow (estimated work
+   at least AUTO_PIVOT_MIN_WORK, or a heavy root over small candidate
+   sets); at k <= AUTO_PIVOT_SHALLOW_K where the intersections are long
+   (AUTO_PIVOT_MIN_SHALLOW_COST); from AUTO_PIVOT_DEEP_K on over small
+   candidate sets (AUTO_PIVOT_DEEP_*, where sparse clustered graphs' deep
+   cliques outgrow the estimate while their pivot trees stay small).
+   Otherwise enumerate: the estimate says the work sits in non-cliques,
+   where pivoting lost up to 140x on the measured graphs.
+
+A measured race (start the cheaper-looking method with a work budget,
+switch when exceeded) was not taken: KCMiner's kernels have no budget or
+abort, each eager count is becoming one compiled program (a race needs a
+device read mid-call), and the budget itself is regret of the same size as
+the fixed costs the rule arbitrates (about 1 ms).
+
+Every feature comes from one program per DAG (:func:`auto_features`: the
+candidate-size pass, one sort of the edge tasks and fused reductions for
+every size s = 3..AUTO_MAX_SIZE), read back once and memoized: deciding on
+a warm DAG reads nothing from the device. The thresholds were fitted on
+one H200's times of the shared graphs and the generated validation set of
+experiments/cliques/auto_validation.py (all its halves); docs/tuning.md
+says when each last changed and on which data.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import NamedTuple
 
@@ -33,46 +79,54 @@ from kcjax.graph.orient import (
 )
 from kcjax.graph.tasks import candidate_sizes
 
+#: The per-DAG features hold clique sizes s = 3..AUTO_MAX_SIZE: counts of up
+#: to AUTO_MAX_SIZE + 1 (per-vertex counts of up to AUTO_MAX_SIZE) are
+#: weighed; larger sizes pivot (no bound is at hand; pivoting's tree is cut
+#: at k, and enumeration's work at such k is combinatorial wherever a
+#: clique that large exists).
+AUTO_MAX_SIZE = 18
+#: The density slope of a task's candidate sizes is read over c ranks below
+#: this candidate size c, over c / 2 from it on (module doc, step 2).
+AUTO_SLOPE_HALF_SIZE = 64
+#: Enumeration whose bounded work is at most this many search-tree nodes
+#: costs no more than pivoting's fixed cost (0.5-2 ms on one H200): KCMiner.
+AUTO_SAFE_WORK = 3e5
 #: ``count_cliques(method="auto")`` on a GPU pivots where the estimated
-#: pivot branching (non-neighbours per candidate where the enumeration work
-#: sits, :func:`clique_cost_estimate`) is at most AUTO_PIVOT_MAX_BRANCHING,
-#: so that work sits in near-cliques, which a pivot tree collapses (in dense
-#: non-cliques pivot trees grow with k too), and the enumeration would be
-#: slow: its work (KCMiner's search-tree nodes) at least AUTO_PIVOT_MIN_WORK,
-#: from where the pivot counter's fixed cost is repaid, or its heaviest root
-#: at least AUTO_PIVOT_MIN_ROOT_WORK under a small root out-degree (below).
+#: branching (non-neighbours per candidate where the work sits) is at most
+#: AUTO_PIVOT_MAX_BRANCHING and the estimated work is at least
+#: AUTO_PIVOT_MIN_WORK nodes, or its heaviest root at least
+#: AUTO_PIVOT_MIN_ROOT_WORK over candidate sets of at most
+#: AUTO_PIVOT_SMALL_CANDIDATES vertices (work-weighted: one warp walks such
+#: a root alone, large candidate sets are split).
 AUTO_PIVOT_MAX_BRANCHING = 1.5
 AUTO_PIVOT_MIN_WORK = 1e8
 AUTO_PIVOT_MIN_ROOT_WORK = 5e5
-#: Up to AUTO_PIVOT_SHALLOW_K the pivot tree is cut after two levels, so its
-#: branching does not matter: it pivots where the enumeration's intersection
-#: cost (work times root out-degree: hubs, large cliques) is at least
-#: AUTO_PIVOT_MIN_SHALLOW_COST.
+AUTO_PIVOT_SMALL_CANDIDATES = 45.0
+#: Up to AUTO_PIVOT_SHALLOW_K the pivot tree is cut after two levels: it
+#: pivots where work x candidate size (the intersections' length: hubs,
+#: large cliques) is at least AUTO_PIVOT_MIN_SHALLOW_COST.
 AUTO_PIVOT_SHALLOW_K = 4
-AUTO_PIVOT_MIN_SHALLOW_COST = 2e8
-#: A small root out-degree: the work-weighted root out-degree at most
-#: AUTO_PIVOT_SMALL_DEGREE. There the estimate, which spreads each
-#: out-neighbourhood's edges evenly, misses the deep cliques of clustered
-#: sparse graphs (citation, e-mail, collaboration; 15x at k = 12), while a
-#: pivot tree over such small out-neighbourhoods stays small. Dense ego-like
-#: graphs, whose pivot trees explode, have root degrees above 60. So from
-#: AUTO_PIVOT_DEEP_K on it pivots under a small root degree once the
-#: estimated work is at least AUTO_PIVOT_DEEP_MIN_WORK (a small dense block
-#: with little work enumerates faster than its pivot tree).
-AUTO_PIVOT_SMALL_DEGREE = 45.0
+AUTO_PIVOT_MIN_SHALLOW_COST = 3e8
+#: From AUTO_PIVOT_DEEP_K on it pivots over candidate sets of at most
+#: AUTO_PIVOT_DEEP_CANDIDATES vertices once the estimated work is at least
+#: AUTO_PIVOT_DEEP_MIN_WORK (e-mail and citation graphs: their deep
+#: cliques outgrow the estimate while pivot trees over small sets stop
+#: growing).
 AUTO_PIVOT_DEEP_K = 10
-AUTO_PIVOT_DEEP_MIN_WORK = 1e6
-#: ``clique_counts_per_vertex(method="auto")`` pivots from
-#: AUTO_LOCAL_PIVOT_ALWAYS_K on where the estimated work is at least
-#: AUTO_LOCAL_ALWAYS_MIN_WORK (below it the pivot counter's fixed cost
-#: dominates), and below that k where the work is at least
-#: AUTO_LOCAL_PIVOT_MIN_WORK and the branching at most
-#: AUTO_LOCAL_PIVOT_MAX_BRANCHING (per-vertex enumeration pays one atomic per
-#: clique member, so pivoting pays earlier than for counts).
-AUTO_LOCAL_PIVOT_ALWAYS_K = 7
-AUTO_LOCAL_ALWAYS_MIN_WORK = 1.5e6
-AUTO_LOCAL_PIVOT_MIN_WORK = 5.6e6
-AUTO_LOCAL_PIVOT_MAX_BRANCHING = 16.0
+AUTO_PIVOT_DEEP_CANDIDATES = 25.0
+AUTO_PIVOT_DEEP_MIN_WORK = 1e7
+#: ``clique_counts_per_vertex(method="auto")`` visits every k-clique when it
+#: enumerates (one atomic per member), so it weighs the cliques of sizes
+#: 3..k: it pivots where the geometric mean of their estimate and bound
+#: (the estimate misses clustered sparse graphs' k-cliques by up to 10x,
+#: the bound overshoots) is at least AUTO_LOCAL_MIN_WORK with a branching of
+#: at most AUTO_LOCAL_MAX_BRANCHING, and from AUTO_LOCAL_DEEP_K on in
+#: near-cliques (branching <= AUTO_PIVOT_MAX_BRANCHING) whose heaviest root
+#: holds at least AUTO_LOCAL_MIN_ROOT_WORK (its members' counters collide).
+AUTO_LOCAL_MIN_WORK = 3.2e7
+AUTO_LOCAL_MAX_BRANCHING = 11.0
+AUTO_LOCAL_DEEP_K = 6
+AUTO_LOCAL_MIN_ROOT_WORK = 1e5
 
 
 class CliqueCostEstimate(NamedTuple):
@@ -82,17 +136,20 @@ class CliqueCostEstimate(NamedTuple):
     Attributes:
       k: the clique size the estimate is for.
       cliques: ``cliques[s]`` for s = 0..k: estimated number of s-cliques
-        (exact for s <= 3).
+        (exact for s <= 3; 0 above AUTO_MAX_SIZE).
       enumeration_work: estimated nodes of KCMiner's search tree for k, the
         cliques of sizes 3..k-1 (its time grows with it).
-      heaviest_root_work: the largest share of that work under one root:
-        one warp searches it, so it bounds the time from below however many
-        warps run.
-      pivot_branching: estimated non-neighbours among the candidates of a
-        root, averaged over the roots by their share of ``enumeration_work``
-        (0 where the work sits in cliques).
-      root_degree: out-degree of a root, averaged the same way (the length
-        of the lists its searches intersect).
+      heaviest_root_work: the largest share of that work under one root
+        vertex.
+      pivot_branching: estimated non-neighbours among the candidates of an
+        edge task, averaged over the tasks by their share of
+        ``enumeration_work`` (0 where the work sits in cliques).
+      root_degree: out-degree of a task's root, averaged the same way.
+      candidate_size: candidate-set size of a task, averaged the same way
+        (the length of the lists its searches intersect).
+      work_bound: an upper bound of the search-tree nodes that holds for
+        every graph (``inf`` above AUTO_MAX_SIZE).
+      heaviest_root_bound: the same for one root vertex.
     """
 
     k: int
@@ -101,6 +158,40 @@ class CliqueCostEstimate(NamedTuple):
     heaviest_root_work: float
     pivot_branching: float
     root_degree: float
+    candidate_size: float = 0.0
+    work_bound: float = 0.0
+    heaviest_root_bound: float = 0.0
+
+
+class AutoFeatures(NamedTuple):
+    """The per-DAG facts ``method="auto"`` decides by (see :func:`auto_features`).
+
+    Every array is float64[AUTO_MAX_SIZE - 2], entry i for clique size
+    s = i + 3, natural logarithms (``-inf`` for 0).
+
+    Attributes:
+      cliques: estimated s-cliques.
+      work: estimated s'-cliques of s' = 3..s summed (KCMiner's nodes for
+        k = s + 1).
+      heaviest_root: the largest per-root share of ``work``.
+      bound: upper bound of the s-cliques.
+      heaviest_root_bound: the largest per-root share of the bound's sum
+        over 3..s.
+      branching, candidates, degree, weight: over the edge tasks e, the
+        sums of ``x_e(s) * f_e`` where x_e(s) is e's estimated
+        (s - 2)-cliques and f_e its estimated non-neighbours per candidate,
+        its candidate size, its root's out-degree and 1.
+    """
+
+    cliques: np.ndarray
+    work: np.ndarray
+    heaviest_root: np.ndarray
+    bound: np.ndarray
+    heaviest_root_bound: np.ndarray
+    branching: np.ndarray
+    candidates: np.ndarray
+    degree: np.ndarray
+    weight: np.ndarray
 
 
 def transitivity(graph: GraphLike, *, order: Order = "degree") -> float:
@@ -131,27 +222,184 @@ def _transitivity(dag: DAG) -> float:
     return 3 * triangles / wedges if wedges else 0.0
 
 
+def auto_features(graph: GraphLike, *, order: Order = "degree") -> AutoFeatures:
+    """Everything ``method="auto"`` reads about a DAG, once (see the module doc).
+
+    One program (the candidate-size pass, a sort of the edge tasks by root
+    and decreasing candidate size, and fused reductions for every size
+    s = 3..AUTO_MAX_SIZE) and one read-back; eager, memoized per DAG.
+
+    Args:
+      graph: a :class:`Graph` or an oriented :class:`DAG`.
+      order: orientation of a Graph.
+
+    Returns:
+      An :class:`AutoFeatures`.
+
+    Raises:
+      ValueError: under jit, or for a malformed DAG.
+    """
+    dag = as_dag(graph, order)
+    if is_traced(dag):
+        raise ValueError("auto_features runs eagerly only")
+
+    def compute() -> AutoFeatures:
+        slots = AUTO_MAX_SIZE - 2
+        if dag.num_edges == 0:
+            empty = np.full(slots, -np.inf)
+            return AutoFeatures(*([empty] * 9))
+        table, invalid = jax.device_get(_features(dag))
+        if invalid:
+            raise ValueError(
+                "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
+            )
+        t = np.asarray(table, np.float64)
+        return AutoFeatures(*(t[:, i] for i in range(9)))
+
+    return memo(dag, "auto_features", compute)
+
+
+def _segment_logsumexp(x: jax.Array, segments: jax.Array, n: int) -> jax.Array:
+    """float32[n]: log of the sum of exp(x) per (sorted) segment; -inf where empty."""
+    top = jax.ops.segment_max(x, segments, num_segments=n, indices_are_sorted=True)
+    top = jnp.where(jnp.isfinite(top), top, 0.0)
+    total = jax.ops.segment_sum(
+        jnp.exp(x - top[segments]), segments, num_segments=n, indices_are_sorted=True
+    )
+    return jnp.where(total > 0, top + jnp.log(jnp.maximum(total, 1e-38)), -jnp.inf)
+
+
+def _logsumexp(x: jax.Array) -> jax.Array:
+    top = jnp.max(x)
+    top = jnp.where(jnp.isfinite(top), top, 0.0)
+    total = jnp.sum(jnp.exp(x - top))
+    return jnp.where(total > 0, top + jnp.log(jnp.maximum(total, 1e-38)), -jnp.inf)
+
+
+@jax.jit
+def _features(dag: DAG) -> tuple[jax.Array, jax.Array]:
+    """(float32[AUTO_MAX_SIZE - 2, 9] the AutoFeatures columns, bool: a
+    candidate size was flagged invalid). One program."""
+    n, m = dag.num_nodes, dag.num_edges
+    f32 = jnp.float32
+    sizes = candidate_sizes(dag)
+    invalid = jnp.any(sizes < 0)
+    # Each root's tasks by decreasing candidate size (rows stay in place).
+    root, neg = jax.lax.sort((dag.src, -jnp.maximum(sizes, 0)), num_keys=2)
+    c = -neg
+    # rho: how fast the sizes fall past a task, over c ranks (half of them
+    # from AUTO_SLOPE_HALF_SIZE on: hubs that a large clique's members share
+    # raise every size by about as much, which a slope over c ranks would
+    # read as non-neighbours).
+    span = jnp.where(c >= AUTO_SLOPE_HALF_SIZE, (c + 1) // 2, jnp.maximum(c, 1))
+    ahead = jnp.arange(m, dtype=jnp.int32) + span
+    later = jnp.where(ahead < dag.indptr[root + 1], c[jnp.minimum(ahead, m - 1)], 0)
+    rho = jnp.where(c > 0, jnp.clip((c - later).astype(f32) / span.astype(f32), 0.0, 1.0), 0.0)
+    log_rho = jnp.log(jnp.maximum(rho, jnp.finfo(f32).tiny))
+    cf = c.astype(f32)
+    d = dag.out_degrees().astype(f32)
+    log_miss = jnp.log(jnp.maximum((1.0 - rho) * cf, 0.0))
+    log_c = jnp.log(cf)
+    log_deg = jnp.log(d)[root]
+
+    def step(carry, s):
+        lb_e, lb_v, cum_est, cum_ub = carry
+        r_e, r_v = (s - 2).astype(f32), (s - 1).astype(f32)
+        # log C(c, s - 2) and log C(d, s - 1) from the previous size's.
+        step_e = jnp.log(jnp.maximum(cf - r_e + 1, 1)) - jnp.log(r_e)
+        step_v = jnp.log(jnp.maximum(d - r_v + 1, 1)) - jnp.log(r_v)
+        lb_e = jnp.where(cf >= r_e, lb_e + step_e, -jnp.inf)
+        lb_v = jnp.where(d >= r_v, lb_v + step_v, -jnp.inf)
+        est_e = jnp.where(cf >= r_e, lb_e + (r_e * (r_e - 1) / 2) * log_rho, -jnp.inf)
+        ub_root = jnp.minimum(_segment_logsumexp(lb_e, root, n), lb_v)
+        est_root = jnp.minimum(_segment_logsumexp(est_e, root, n), ub_root)
+        cum_est = jnp.logaddexp(cum_est, est_root)
+        cum_ub = jnp.logaddexp(cum_ub, ub_root)
+        row = jnp.stack(
+            [
+                _logsumexp(est_root),
+                _logsumexp(cum_est),
+                jnp.max(cum_est),
+                _logsumexp(ub_root),
+                jnp.max(cum_ub),
+                _logsumexp(est_e + log_miss),
+                _logsumexp(est_e + log_c),
+                _logsumexp(est_e + log_deg),
+                _logsumexp(est_e),
+            ]
+        )
+        return (lb_e, lb_v, cum_est, cum_ub), row
+
+    none = jnp.full(n, -jnp.inf, f32)
+    init = (jnp.zeros(m, f32), jnp.where(d >= 1, jnp.log(d), -jnp.inf), none, none)
+    sizes_s = jnp.arange(3, AUTO_MAX_SIZE + 1, dtype=jnp.int32)
+    _, table = jax.lax.scan(step, init, sizes_s)
+    return table, invalid
+
+
+def _exp_sum(logs: np.ndarray) -> float:
+    logs = logs[np.isfinite(logs)]
+    if logs.size == 0:
+        return 0.0
+    top = logs.max()
+    return float(math.exp(top) * np.exp(logs - top).sum()) if top < 700 else math.inf
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> float:
+    """sum(exp(num)) / sum(exp(den)) in log space (0 where den is empty)."""
+    den = den[np.isfinite(den)]
+    if den.size == 0:
+        return 0.0
+    num = num[np.isfinite(num)]
+    if num.size == 0:
+        return 0.0
+    top = den.max()
+    return float(np.exp(num - top).sum() / np.exp(den - top).sum())
+
+
+class _View(NamedTuple):
+    """The features of a count of sizes up to k (the cliques of sizes 3..k-1)."""
+
+    work: float
+    heaviest_root: float
+    bound: float
+    heaviest_root_bound: float
+    branching: float
+    candidates: float
+    degree: float
+
+
+def _view(f: AutoFeatures, k: int) -> _View:
+    """Work-weighted features of KCMiner's tree for k (sizes 3..k-1), k >= 4."""
+    top = k - 4  # index of size k - 1
+    sl = slice(0, top + 1)
+    ew = _exp_sum(np.asarray([f.work[top]]))
+    return _View(
+        work=ew,
+        heaviest_root=_exp_sum(np.asarray([f.heaviest_root[top]])),
+        bound=_exp_sum(f.bound[sl]),
+        heaviest_root_bound=_exp_sum(np.asarray([f.heaviest_root_bound[top]])),
+        branching=_ratio(f.branching[sl], f.weight[sl]),
+        candidates=_ratio(f.candidates[sl], f.weight[sl]),
+        degree=_ratio(f.degree[sl], f.weight[sl]),
+    )
+
+
 def clique_cost_estimate(
     graph: GraphLike, k: int, *, order: Order = "degree"
 ) -> CliqueCostEstimate:
-    """Estimated clique counts and search costs that ``method="auto"`` decides by.
+    """Estimated clique counts, bounds and search costs that ``method="auto"`` decides by.
 
-    Every k-clique has one lowest vertex v (in the DAG's order) and the rest
-    among v's d+(v) out-neighbours. If the out-neighbourhood of v has edge
-    density p(v) (its triangles over its pairs: exact, from the candidate-set
-    sizes of the tasks stage), the s-cliques rooted at v number about
-    ``C(d+(v), s - 1) * p(v) ** C(s - 1, 2)``. The sum is exact for s <= 3 and
-    for any graph whose out-neighbourhoods are cliques or empty (a planted
-    clique, a disjoint union of cliques), and it follows the true counts
-    where the work is (within 2x on the shared graphs where k-clique counts
-    pass 10^8; below on sparse graphs, where counting is cheap anyway).
-    KCMiner's time grows with the nodes of its search tree, the cliques of
-    sizes 3..k-1, each an intersection of lists about ``root_degree`` long;
-    a pivot tree stays small where that work sits in near-cliques (few
-    non-neighbours per candidate, ``pivot_branching``).
+    Every k-clique has one lowest vertex v (in the DAG's order) and its next
+    vertex w among v's out-neighbours; the rest is a (k - 2)-clique of the
+    edge task's candidate set ``N+(v) ∩ N+(w)``, whose size c is exact (the
+    tasks stage). The estimate takes the candidate set's density from how
+    fast the candidate sizes of v's tasks fall when sorted (module doc), so
+    it is exact for s <= 3 and on any union of cliques, and a clique hidden
+    in a large sparse out-neighbourhood counts in full. The bounds
+    (``work_bound``, ``heaviest_root_bound``) hold for every graph.
 
-    Eager; memoized per DAG and k. Costs one candidate-set-size pass
-    (:func:`kcjax.candidate_sizes`) and O(n k) arithmetic.
+    Eager; computed once per DAG for every k (:func:`auto_features`).
 
     Args:
       graph: a :class:`Graph` or an oriented :class:`DAG`.
@@ -173,69 +421,29 @@ def _cost_estimate(dag: DAG, k: int) -> CliqueCostEstimate:
     if k < 3 or dag.num_edges == 0:
         cliques = exact + [0.0] * (k + 1 - len(exact))
         return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0, 0.0)
-    # One compilation per graph shape serves every k <= 18 (then per power of two).
-    slots = 1 << max(4, (k - 3).bit_length())
-    out = np.asarray(_estimate(dag, np.int32(k), slots=slots)).astype(np.float64)
-    log_cliques, (log_work, branching, degree, log_heaviest, invalid) = (
-        out[: k - 2],
-        out[slots:],
-    )
-    if invalid:
-        raise ValueError(
-            "the DAG is malformed (an edge or row out of range); build it with kcjax.orient"
+    f = auto_features(dag)
+    sizes = range(3, k + 1)
+    cliques = exact + [
+        _exp_sum(np.asarray([f.cliques[s - 3]])) if s <= AUTO_MAX_SIZE else 0.0 for s in sizes
+    ]
+    if k == 3:
+        return CliqueCostEstimate(k, tuple(cliques), 0.0, 0.0, 0.0, 0.0)
+    if k > AUTO_MAX_SIZE + 1:
+        return CliqueCostEstimate(
+            k, tuple(cliques), math.inf, math.inf, 0.0, 0.0, 0.0, math.inf, math.inf
         )
-    cliques = exact + [float(x) for x in np.exp(log_cliques)]
+    v = _view(f, k)
     return CliqueCostEstimate(
         k,
         tuple(cliques),
-        float(np.exp(log_work)),
-        float(np.exp(log_heaviest)),
-        float(branching),
-        float(degree),
+        v.work,
+        v.heaviest_root,
+        v.branching,
+        v.degree,
+        v.candidates,
+        v.bound,
+        v.heaviest_root_bound,
     )
-
-
-@functools.partial(jax.jit, static_argnames="slots")
-def _estimate(dag: DAG, k: jax.Array, *, slots: int) -> jax.Array:
-    """float32[slots + 5]: logs of the estimated s-clique counts (s = 3..k,
-    then -inf); the log of the work; the work-weighted non-neighbours per
-    candidate and out-degree; the log of the heaviest root's work; and 1 if a
-    candidate-set size was flagged invalid (-1). One program: the sizes pass
-    and a few fused reductions; k is traced (one compilation serves every
-    k <= slots + 2)."""
-    n = dag.num_nodes
-    sizes = candidate_sizes(dag)
-    invalid = jnp.any(sizes < 0)
-    tri = jax.ops.segment_sum(jnp.maximum(sizes, 0).astype(jnp.float32), dag.src, num_segments=n)
-    d = dag.out_degrees().astype(jnp.float32)
-    pairs = d * (d - 1) / 2
-    p = jnp.where(pairs > 0, tri / jnp.maximum(pairs, 1), 0.0)
-    log_p = jnp.log(jnp.maximum(p, jnp.finfo(jnp.float32).tiny))
-    # term[i, v]: log of the (i + 3)-cliques rooted at v, r = i + 2 of its
-    # out-neighbours with all C(r, 2) pairs among them adjacent (-inf: none).
-    size = jnp.arange(3, 3 + slots, dtype=jnp.int32)[:, None]
-    r = (size - 1).astype(jnp.float32)
-    log_binom = (
-        jax.lax.lgamma(d + 1) - jax.lax.lgamma(r + 1) - jax.lax.lgamma(jnp.maximum(d - r, 0) + 1)
-    )
-    term = jnp.where(
-        (d >= r) & (p > 0) & (size <= k), log_binom + (r * (r - 1) / 2) * log_p, -jnp.inf
-    )
-    log_cliques = jax.nn.logsumexp(term, axis=1)
-    log_root_work = jax.nn.logsumexp(jnp.where(size < k, term, -jnp.inf), axis=0)
-    log_work = jax.nn.logsumexp(log_root_work)
-    finite = jnp.isfinite(log_work)
-    weights = jnp.where(finite, jnp.exp(log_root_work - log_work), 0.0)
-    tail = jnp.stack(
-        [
-            log_work,
-            jnp.sum(weights * (1 - p) * d),
-            jnp.sum(weights * d),
-            jnp.max(log_root_work),
-            invalid.astype(jnp.float32),
-        ]
-    )
-    return jnp.concatenate([log_cliques, tail])
 
 
 def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
@@ -259,61 +467,76 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
-    """The method eager ``"auto"`` picks on a GPU (see AUTO_PIVOT_MAX_BRANCHING)."""
-    kmax = min(kmax, max_out_degree(dag) + 1)  # count_cliques counts no larger size
-    if kmax <= 3:  # one intersection pass either way; no estimate needed
+    """The method eager ``"auto"`` picks on a GPU (the module doc's rule)."""
+    k = min(kmax, max_out_degree(dag) + 1)  # count_cliques counts no larger size
+    if k <= 3:  # one intersection pass either way
         return "kcminer"
-    bound, heaviest_bound, cost_bound = work_bounds(dag, kmax)
+    if k > AUTO_MAX_SIZE + 1:
+        return "pivot"
+    if work_bounds(dag, k)[0] <= AUTO_SAFE_WORK:
+        return "kcminer"  # bounded from the out-degrees alone
+    v = _view(auto_features(dag), k)
+    if v.bound <= AUTO_SAFE_WORK:
+        return "kcminer"  # bounded from the candidate sizes
+    heavy_root = (
+        v.heaviest_root >= AUTO_PIVOT_MIN_ROOT_WORK and v.candidates <= AUTO_PIVOT_SMALL_CANDIDATES
+    )
+    slow = v.work >= AUTO_PIVOT_MIN_WORK or heavy_root
+    if slow and v.branching <= AUTO_PIVOT_MAX_BRANCHING:
+        return "pivot"
+    if k <= AUTO_PIVOT_SHALLOW_K and v.work * v.candidates >= AUTO_PIVOT_MIN_SHALLOW_COST:
+        return "pivot"
     if (
-        bound < AUTO_PIVOT_MIN_WORK
-        and heaviest_bound < AUTO_PIVOT_MIN_ROOT_WORK
-        and (kmax > AUTO_PIVOT_SHALLOW_K or cost_bound < AUTO_PIVOT_MIN_SHALLOW_COST)
-        and (kmax < AUTO_PIVOT_DEEP_K or bound < AUTO_PIVOT_DEEP_MIN_WORK)
+        k >= AUTO_PIVOT_DEEP_K
+        and v.candidates <= AUTO_PIVOT_DEEP_CANDIDATES
+        and v.work >= AUTO_PIVOT_DEEP_MIN_WORK
     ):
-        return "kcminer"  # no estimate below these bounds can pivot
-    est = clique_cost_estimate(dag, kmax)
-    work = est.enumeration_work
-    small_roots = est.root_degree <= AUTO_PIVOT_SMALL_DEGREE
-    heavy_root = est.heaviest_root_work >= AUTO_PIVOT_MIN_ROOT_WORK
-    slow = work >= AUTO_PIVOT_MIN_WORK or (heavy_root and small_roots)
-    if slow and est.pivot_branching <= AUTO_PIVOT_MAX_BRANCHING:
-        return "pivot"
-    shallow = kmax <= AUTO_PIVOT_SHALLOW_K
-    if shallow and work * est.root_degree >= AUTO_PIVOT_MIN_SHALLOW_COST:
-        return "pivot"
-    deep = kmax >= AUTO_PIVOT_DEEP_K and work >= AUTO_PIVOT_DEEP_MIN_WORK
-    if deep and small_roots:
         return "pivot"
     return "kcminer"
 
 
 def auto_local_method(dag: DAG, k: int) -> str:
-    """The method ``clique_counts_per_vertex(method="auto")`` stands for
-    (see AUTO_LOCAL_PIVOT_ALWAYS_K)."""
-    if work_bounds(dag, k)[0] < min(AUTO_LOCAL_ALWAYS_MIN_WORK, AUTO_LOCAL_PIVOT_MIN_WORK):
-        return "kcminer"  # no estimate below this bound can pivot
-    est = clique_cost_estimate(dag, k)
-    work = est.enumeration_work
-    if k >= AUTO_LOCAL_PIVOT_ALWAYS_K and work >= AUTO_LOCAL_ALWAYS_MIN_WORK:
+    """The method ``clique_counts_per_vertex(method="auto")`` stands for on a
+    GPU or CPU (see AUTO_LOCAL_MIN_WORK): it weighs the cliques of sizes
+    3..k, KCMiner's tree for k + 1."""
+    k = min(k, max_out_degree(dag) + 1)
+    if k <= 2:
+        return "kcminer"
+    if k + 1 > AUTO_MAX_SIZE + 1:
         return "pivot"
-    if work >= AUTO_LOCAL_PIVOT_MIN_WORK and est.pivot_branching <= AUTO_LOCAL_PIVOT_MAX_BRANCHING:
+    if work_bounds(dag, k + 1)[0] <= AUTO_SAFE_WORK:
+        return "kcminer"
+    v = _view(auto_features(dag), k + 1)
+    if v.bound <= AUTO_SAFE_WORK:
+        return "kcminer"
+    if (
+        math.sqrt(v.work * v.bound) >= AUTO_LOCAL_MIN_WORK
+        and v.branching <= AUTO_LOCAL_MAX_BRANCHING
+    ):
+        return "pivot"
+    if (
+        k >= AUTO_LOCAL_DEEP_K
+        and v.heaviest_root >= AUTO_LOCAL_MIN_ROOT_WORK
+        and v.branching <= AUTO_PIVOT_MAX_BRANCHING
+    ):
         return "pivot"
     return "kcminer"
 
 
 def work_bounds(dag: DAG, k: int) -> tuple[float, float, float]:
-    """Upper bounds of :func:`clique_cost_estimate`'s ``enumeration_work``,
-    ``heaviest_root_work`` and ``enumeration_work * root_degree`` from the
-    out-degrees alone.
+    """Upper bounds of KCMiner's search-tree nodes for k (the cliques of
+    sizes 3..k-1), of one root's share and of nodes x root out-degree, from
+    the out-degrees alone.
 
-    Each root v's estimated s-cliques, ``C(d+(v), s - 1) p(v)^C(s-1, 2)``,
-    are at most ``C(d+(v), s - 1)`` (p <= 1), so w(v), the sum over
-    s = 3..k-1 of those binomials, bounds v's share of the estimate's work:
-    the sum of w(v) bounds the work, w at the largest out-degree the heaviest
-    root, and the sum of w(v) d+(v) the work times the work-weighted root
-    degree. They come from :func:`kcjax.graph.orient.out_degree_moments`
-    (the read-back that also gives the largest out-degree), so where they
-    already rule pivoting out, ``auto`` decides without the estimate.
+    Every s-clique is its lowest vertex v and s - 1 of v's d+(v)
+    out-neighbours, so w(v) = sum over s = 3..k-1 of C(d+(v), s - 1)
+    bounds v's share: the sum of w(v) bounds the work (and the estimate's
+    and :func:`auto_features`' bound), w at the largest out-degree the
+    heaviest root, and the sum of w(v) d+(v) the work times the
+    work-weighted root degree. They come from
+    :func:`kcjax.graph.orient.out_degree_moments` (the read-back that also
+    gives the largest out-degree), so where they already bound the work
+    below AUTO_SAFE_WORK, ``auto`` decides without :func:`auto_features`.
 
     Returns:
       ``(work, heaviest_root, work_times_degree)`` bounds as floats (``inf``

@@ -57,10 +57,10 @@ def count_cliques(
       k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
         k = 2 edges; sizes above the clique number count 0.
       method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
-        eagerly pivoting on the CPU, and on a GPU where
-        :func:`kcjax.clique_cost_estimate` finds the enumeration work in
-        near-cliques or deep cliques of small out-neighbourhoods, by the rule
-        of :func:`kcjax.cliques.auto.auto_gpu_method`; else enumeration), one of
+        eagerly pivoting on the CPU, and on a GPU enumerating where a bound
+        of its work is small or :func:`kcjax.clique_cost_estimate` finds the
+        work in dense non-cliques, pivoting where it sits in near-cliques: the
+        rule of :func:`kcjax.cliques.auto.auto_gpu_method`), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.cliques.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.

@@ -165,8 +165,10 @@ def test_transitivity_matches_networkx(name):
 
 @pytest.mark.parametrize("sizes", [(12, 7), (30,), (9, 9, 4, 1)])
 def test_cost_estimate_is_exact_on_unions_of_cliques(sizes):
+    from kcjax.cliques.auto import AUTO_MAX_SIZE
+
     graph = kcjax.generators.disjoint_union(*(kcjax.generators.complete(s) for s in sizes))
-    k = max(sizes) + 1
+    k = min(max(sizes) + 1, AUTO_MAX_SIZE)  # the features hold sizes up to AUTO_MAX_SIZE
     est = kcjax.clique_cost_estimate(graph, k)
     expected = [sum(math.comb(s, j) for s in sizes) for j in range(k + 1)]
     assert est.k == k and len(est.cliques) == k + 1
@@ -193,68 +195,115 @@ def test_cost_estimate_counts_triangles_exactly(name, references):
         kcjax.clique_cost_estimate(graph, 0)
 
 
-def test_auto_rule_weighs_enumeration_work_and_pivot_branching(monkeypatch):
+def _with_edges(graph: kcjax.Graph, src, dst) -> kcjax.Graph:
+    a, b = (np.asarray(x) for x in graph.edges())
+    return kcjax.Graph.from_edges(
+        np.concatenate([a, src]), np.concatenate([b, dst]), num_nodes=graph.num_nodes
+    )
+
+
+def _adversarial(name: str) -> kcjax.Graph:
+    """Small twins of experiments/cliques/auto_graphs.py's adversarial cases."""
+    rng = np.random.default_rng(5)
+    host = kcjax.generators.chung_lu(4000, 6, 2.1, seed=3)
+    a, b = (np.asarray(x) for x in host.edges())
+    deg = np.bincount(np.concatenate([a, b]), minlength=4000)
+    if name == "hidden_clique":  # low-degree members that all link the same hubs
+        members = rng.choice(np.flatnonzero(deg <= 2), 60, replace=False)
+        hubs = np.argsort(-deg)[:15]
+        i, j = np.triu_indices(60, 1)
+        src = np.concatenate([members[i], np.repeat(members, 15)])
+        return _with_edges(host, src, np.concatenate([members[j], np.tile(hubs, 60)]))
+    if name == "hub_cliques":  # 30 cliques of 30 sharing vertex 0
+        members = rng.permutation(np.arange(1, 4000))[:900].reshape(30, 30)
+        i, j = np.triu_indices(30, 1)
+        src = np.concatenate([members[:, i].ravel(), np.zeros(900, np.int64)])
+        return _with_edges(host, src, np.concatenate([members[:, j].ravel(), members.ravel()]))
+    members = rng.permutation(4000)[:80]  # a clique of 80 less a 10-edge matching
+    i, j = np.triu_indices(80, 1)
+    keep = ~((i % 2 == 0) & (j == i + 1) & (i < 20))
+    outside = ~(np.isin(a, members) & np.isin(b, members))
+    host = kcjax.Graph.from_edges(a[outside], b[outside], num_nodes=4000)
+    return _with_edges(host, members[i[keep]], members[j[keep]])
+
+
+ADVERSARIAL = ("hidden_clique", "hub_cliques", "clique_minus_matching")
+
+
+@pytest.mark.parametrize("name", ADVERSARIAL)
+def test_auto_pivots_on_the_adversarial_cases(name, monkeypatch):
+    from kcjax.cliques import auto, count
+
+    dag = kcjax.orient(_adversarial(name))
+    for k in (9, 12):
+        est = kcjax.clique_cost_estimate(dag, k)
+        assert est.enumeration_work <= est.work_bound * (1 + 1e-5)
+        assert auto.auto_gpu_method(dag, k) == "pivot", (k, est)
+        assert auto.auto_local_method(dag, k) == "pivot", (k, est)
+    # auto's counts (the GPU rule, on this CPU) equal both methods' at small k.
+    monkeypatch.setattr(count, "auto_method", lambda d, k, **_: auto.auto_gpu_method(d, k))
+    ks = range(3, 6)
+    counts = {m: kcjax.count_cliques(dag, ks, method=m) for m in ("auto", "kcminer", "pivot")}
+    assert counts["auto"] == counts["kcminer"] == counts["pivot"]
+    for k in ks:
+        local = {m: kcjax.clique_counts_per_vertex(dag, k, method=m) for m in ("kcminer", "pivot")}
+        np.testing.assert_array_equal(kcjax.clique_counts_per_vertex(dag, k), local["pivot"])
+        np.testing.assert_array_equal(local["kcminer"], local["pivot"])
+        assert int(local["pivot"].astype(object).sum()) == k * counts["pivot"][k]
+
+
+def test_auto_enumerates_dense_non_cliques_and_reads_the_device_once(monkeypatch):
     from kcjax.cliques import auto
 
     sparse = kcjax.generators.chung_lu(3000, 6, 2.5, seed=1)
-    clique = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], seed=2))
     dense = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], density=0.5, seed=2))
-    # A planted 60-clique: the work explodes with k and sits in the clique.
+    clique = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], seed=2))
+    # A planted 60-clique: enumerate while its work is small, pivot once it explodes.
     assert auto.auto_gpu_method(clique, 5) == "kcminer"
     assert auto.auto_gpu_method(clique, 12) == "pivot"
-    est = kcjax.clique_cost_estimate(clique, 12)
-    assert est.enumeration_work >= auto.AUTO_PIVOT_MIN_WORK
-    assert est.heaviest_root_work >= auto.AUTO_PIVOT_MIN_ROOT_WORK
-    assert est.pivot_branching <= auto.AUTO_PIVOT_MAX_BRANCHING
-    # A dense block that is no clique: candidates leave many non-neighbours.
-    assert kcjax.clique_cost_estimate(dense, 12).pivot_branching > auto.AUTO_PIVOT_MAX_BRANCHING
-    assert auto.auto_gpu_method(dense, 12) == "kcminer"
     assert auto.auto_method(clique, 12, enumeration_only=True) == "kcminer"
     if next(iter(clique.indices.devices())).platform == "cpu":
         assert auto.auto_method(clique, 4) == "pivot"
-    assert auto.auto_local_method(clique, 12) == "pivot"
-    assert auto.auto_local_method(dense, 4) == "kcminer"
-    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_WORK", math.inf)
-    # Its heaviest root decides only under small root degrees (55 here).
-    assert est.root_degree > auto.AUTO_PIVOT_SMALL_DEGREE
-    assert auto.auto_gpu_method(clique, 12) == "kcminer"
-    monkeypatch.setattr(auto, "AUTO_PIVOT_SMALL_DEGREE", 60.0)
-    assert auto.auto_gpu_method(clique, 12) == "pivot"
-    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_ROOT_WORK", math.inf)
-    assert auto.auto_gpu_method(clique, 12) == "pivot"  # deep, small roots
-    monkeypatch.setattr(auto, "AUTO_PIVOT_SMALL_DEGREE", 45.0)
-    assert auto.auto_gpu_method(clique, 12) == "kcminer"
-    # Deep counts on small out-neighbourhoods pivot (the estimate misses
-    # clustered deep cliques), unless the work is tiny (the dense block).
-    assert kcjax.clique_cost_estimate(dense, 12).root_degree <= auto.AUTO_PIVOT_SMALL_DEGREE
+    # A dense block that is no clique: candidates leave non-neighbours.
+    est = kcjax.clique_cost_estimate(dense, 12)
+    assert est.pivot_branching > auto.AUTO_PIVOT_MAX_BRANCHING
+    assert est.work_bound > auto.AUTO_SAFE_WORK  # no bound settles it: the estimate does
     assert auto.auto_gpu_method(dense, 12) == "kcminer"
-    monkeypatch.setattr(auto, "AUTO_PIVOT_DEEP_MIN_WORK", 0.0)
-    assert auto.auto_gpu_method(dense, 12) == "pivot"
-    assert auto.auto_gpu_method(dense, auto.AUTO_PIVOT_DEEP_K - 1) == "kcminer"
-    # Shallow trees: at k = 4 the intersection cost alone decides.
-    est = kcjax.clique_cost_estimate(clique, 4)
-    monkeypatch.setattr(auto, "AUTO_PIVOT_MIN_SHALLOW_COST", est.enumeration_work * est.root_degree)
-    assert auto.auto_gpu_method(clique, 4) == "pivot"
-    assert auto.auto_gpu_method(clique, 5) == "kcminer"
+    assert auto.auto_local_method(dense, 4) == "kcminer"
+    # Every decision on a warm DAG reads the memoized features, nothing else.
+    monkeypatch.setattr(auto, "_features", None)
+    for k in range(4, 21):
+        for d in (dense, clique):
+            assert auto.auto_gpu_method(d, k) in ("kcminer", "pivot")
+            assert auto.auto_local_method(d, k) in ("kcminer", "pivot")
+            kcjax.clique_cost_estimate(d, k)
+    assert auto.auto_gpu_method(clique, 30) == "pivot"  # past the features' sizes
+    kcjax.clear_memo()
+    with pytest.raises(TypeError):
+        auto.auto_gpu_method(clique, 12)  # recomputed after clear_memo
 
 
 @pytest.mark.parametrize("name", ["gnp60_0.15", "planted", "disjoint_k5_k7", "chung_lu+K60"])
-def test_work_bounds_bound_the_estimate_and_keep_auto_s_choice(name, monkeypatch):
+def test_work_bounds_hold_and_bound_the_estimate(name, monkeypatch):
     from kcjax.cliques import auto
 
-    if name == "chung_lu+K60":  # bounds past the thresholds: the estimate decides
+    if name == "chung_lu+K60":  # bounds past the safe work: the estimate decides
         sparse = kcjax.generators.chung_lu(3000, 6, 2.5, seed=1)
         graph = kcjax.generators.plant_blocks(sparse, [60], seed=2)
     else:
         edges, n = CASES[name]
         graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    exact = kcjax.count_all_cliques(graph)
     dag = kcjax.orient(graph)
     picks = {}
     for k in range(4, 13):
         est = kcjax.clique_cost_estimate(dag, k)
         work, heaviest, cost = auto.work_bounds(dag, k)
-        assert work >= est.enumeration_work * (1 - 1e-5)
-        assert heaviest >= est.heaviest_root_work * (1 - 1e-5)
+        true_work = sum(exact.get(s, 0) for s in range(3, k))
+        assert est.work_bound >= true_work * (1 - 1e-5)
+        assert work >= est.work_bound * (1 - 1e-5) >= est.enumeration_work * (1 - 2e-5)
+        assert heaviest >= est.heaviest_root_bound * (1 - 1e-5)
+        assert est.heaviest_root_bound >= est.heaviest_root_work * (1 - 1e-5)
         assert cost >= est.enumeration_work * est.root_degree * (1 - 1e-5)
         picks[k] = (auto.auto_gpu_method(dag, k), auto.auto_local_method(dag, k))
     kcjax.clear_memo()
