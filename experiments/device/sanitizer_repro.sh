@@ -3,7 +3,7 @@
 # program (no kcjax: one eager op, then a second jitted program compiled while the
 # tool runs, then a sort, which XLA autotunes) under memcheck with one setting
 # changed at a time. Prints one line per variant (exit code, the tool's summary)
-# and writes each log to $OUT/repro_<variant>.log.
+# and writes each log to $OUT/repro_<variant>.log. REPRO_VARIANTS names a subset.
 #
 #   OUT=/tmp/out bash experiments/device/sanitizer_repro.sh
 set -uo pipefail
@@ -21,6 +21,7 @@ print("sort", g(x))
 run() {  # run NAME ENV... : the program under memcheck with ENV set
   local name=$1
   shift
+  [[ -z ${REPRO_VARIANTS:-} || " $REPRO_VARIANTS " == *" $name "* ]] || return 0
   env "$@" timeout -s KILL "${REPRO_TIMEOUT:-120}" compute-sanitizer --tool memcheck \
     ${REPRO_TOOL_ARGS:-} python3 -c "$PROGRAM" >"$OUT/repro_$name.log" 2>&1
   local rc=$?
