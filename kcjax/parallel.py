@@ -138,12 +138,46 @@ def constrain(x: jax.Array, sharding: NamedSharding) -> jax.Array:
     return jax.lax.with_sharding_constraint(x, sharding)
 
 
-def to_global(x: jax.Array, sharding: NamedSharding) -> jax.Array:
-    """Places an array that every process holds whole as a global array."""
+def to_global(x: jax.Array | np.ndarray, sharding: NamedSharding) -> jax.Array:
+    """Places an array that every process holds whole as a global array.
+
+    A device array is copied device to device (each process fills its own
+    devices from its own copy; nothing goes through the host); a host array
+    is uploaded. An array that already has ``sharding`` is returned as is.
+    """
+    if isinstance(x, jax.Array) and x.sharding == sharding:
+        return x
     if sharding.is_fully_addressable:
         return jax.device_put(x, sharding)
+    if isinstance(x, jax.Array) and x.is_fully_addressable:
+        shards = [
+            jax.device_put(x[index], device)
+            for device, index in sharding.addressable_devices_indices_map(x.shape).items()
+        ]
+        return jax.make_array_from_single_device_arrays(x.shape, sharding, shards)
     host = np.asarray(x)
     return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
+
+
+def sub_mesh(mesh: Mesh, axis_name: Any, size: int) -> Mesh:
+    """The mesh of the first ``size`` devices along ``axis_name`` (other axes whole).
+
+    Returns ``mesh`` itself when ``size`` covers the axis.
+
+    Raises:
+      ValueError: for a size outside 1..(the axis's length).
+    """
+    length = mesh.shape[axis_name]
+    if not 1 <= size <= length:
+        raise ValueError(f"size must be in 1..{length}, got {size}")
+    if size == length:
+        return mesh
+    position = list(mesh.axis_names).index(axis_name)
+    devices = np.take(mesh.devices, np.arange(size), axis=position)
+    axis_types = getattr(mesh, "axis_types", None)
+    if axis_types is None:
+        return Mesh(devices, mesh.axis_names)
+    return Mesh(devices, mesh.axis_names, axis_types=axis_types)
 
 
 def _watch_arrival(arrived: threading.Event, timeout_s: int, message: str) -> None:
