@@ -106,6 +106,46 @@ def initialize_from_env_or_args(
     return True
 
 
+def parse_devices(text: str) -> int | str:
+    """A device count as given on a command line: ``N`` (>= 1) or ``all``.
+
+    Raises:
+      ValueError: for anything else (the message names the value).
+    """
+    value = text.strip().lower()
+    if value == "all":
+        return "all"
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"invalid device count {text!r} (expected N >= 1 or 'all')")
+    return int(value)
+
+
+def device_mesh(devices: int | str, axis_name: str = "d") -> Mesh | None:
+    """A 1-D mesh of the first ``devices`` devices (``"all"``: every device of
+    every process), or None for one device of a single-process run.
+
+    A run of several processes (``jax.distributed``) always spans every
+    device: each process takes part in every call.
+
+    Raises:
+      ValueError: for a count below 1, more devices than are visible, or a
+        count other than all of them in a multi-process run.
+    """
+    total = jax.device_count()
+    count = total if devices == "all" else int(devices)
+    if count < 1:
+        raise ValueError(f"the device count must be >= 1 or 'all', got {devices!r}")
+    if count > total:
+        raise ValueError(f"asked for {count} devices, but only {total} are visible")
+    if jax.process_count() > 1 and count != total:
+        raise ValueError(
+            f"a run of {jax.process_count()} processes uses every device ({total}): pass 'all'"
+        )
+    if count == 1 and jax.process_count() == 1:
+        return None
+    return Mesh(np.array(jax.devices()[:count]), (axis_name,))
+
+
 def mesh_axis(mesh: Mesh, axis_name: Any) -> Any:
     """The mesh axis to split over: ``axis_name``, or the mesh's only axis for ``None``.
 

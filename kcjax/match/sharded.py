@@ -222,7 +222,7 @@ def count_embeddings_sharded(
         rounds=_plan.POLICY.rounds,
     )
     if not all_devices:
-        size = mesh_devices(data, spec, sw, mesh, axis_name=axis_name)
+        size = _mesh_devices(data, spec, sw, mesh, axis_name)
         mesh = sub_mesh(mesh, axis_name, size)
     replicated = NamedSharding(mesh, P())
     gp = _replicated_prep(data, _graph_prep(data), mesh)
@@ -251,20 +251,36 @@ def _pow2(x: int, floor: int) -> int:
 
 def mesh_devices(
     data: LabeledGraph,
-    spec: QuerySpec,
-    sw: _plan.Switches,
+    query: LabeledGraph | QuerySpec,
     mesh: Mesh,
     *,
     axis_name: Any = None,
+    induced: bool = False,
+    blacklist: bool = True,
+    refine: bool = True,
+    dominance: bool = True,
+    order: Order = "estimate",
 ) -> int:
-    """How many devices of the axis an eager count runs on: floor(units /
-    MATCH_MIN_UNITS_PER_DEVICE), at least 1, at most the axis (every device
-    for a mesh of several processes). The units come from one plan on the
+    """How many devices of the axis an eager ``count_embeddings(..., mesh=)`` runs on.
+
+    floor(units / MATCH_MIN_UNITS_PER_DEVICE), at least 1, at most the
+    axis's length (every device for a mesh of several processes), where the
+    units are the plan's level-1 units (``task_ptr[-1]``): one plan on the
     data graph's own device, read back once per (data, query, switches) and
-    memoized (:func:`kcjax.clear_memo` forgets them)."""
+    memoized (:func:`kcjax.clear_memo` forgets it). The first that many
+    devices along the axis run.
+    """
+    from kcjax.match.count import _query, _switches
+
+    sw = _switches(induced, blacklist, refine, dominance, order)
+    return _mesh_devices(data, _query(query), sw, mesh, mesh_axis(mesh, axis_name))
+
+
+def _mesh_devices(
+    data: LabeledGraph, spec: QuerySpec, sw: _plan.Switches, mesh: Mesh, axis_name: Any
+) -> int:
     from kcjax.match.count import _components, _flags, _graph_prep, _packed
 
-    axis_name = mesh_axis(mesh, axis_name)
     length = mesh.shape[axis_name]
     if length == 1 or any(d.process_index != jax.process_index() for d in mesh.devices.flat):
         return length
