@@ -194,6 +194,7 @@ def count_embeddings_sharded(
     order: Order = "estimate",
     num_threads: int = 0,
     all_devices: bool = False,
+    compact: bool | None = None,
 ) -> jax.Array:
     """Counts embeddings over ``mesh``'s devices (eager; see the module docstring).
 
@@ -205,6 +206,10 @@ def count_embeddings_sharded(
       num_threads: CPU worker threads per device (0: all cores).
       all_devices: run on every device of the axis (else the first
         :func:`mesh_devices` of them).
+      compact: shrink the graph to the first filter pass's survivors before
+        the rest of the plan (one 8-byte read-back), as
+        :func:`kcjax.count_embeddings_limbs` does (``None``: on graphs of
+        more than ``PlanPolicy.compact_min_entries`` CSR entries).
 
     Returns:
       uint32[4] limbs of the exact count, replicated over the devices that ran.
@@ -229,7 +234,8 @@ def count_embeddings_sharded(
     packed = _on_mesh(_plan.pack(spec).tobytes(), replicated)
     fl = _on_mesh(_plan.flags(sw).astype(np.int32).tobytes(), replicated)
     static.update(num_threads=int(num_threads), mesh=mesh, axis_name=axis_name)
-    compact = int(data.graph.indices.shape[0]) > _plan.POLICY.compact_min_entries
+    if compact is None:
+        compact = int(data.graph.indices.shape[0]) > _plan.POLICY.compact_min_entries
     if not (sw.blacklist and compact):
         return _sharded(gp, packed, fl, **static)
     c = _plan.first_pass(gp, packed, q=spec.size)
