@@ -420,6 +420,35 @@ def test_multidevice_pivot_email_enron(shared_graph):
 
 
 @multidevice
+def test_multidevice_cli_devices(monkeypatch, tmp_path, capsys):
+    from reference.matching import nx_embeddings, random_labeled, walk_query
+
+    _everywhere(monkeypatch)
+    edges, n = CASES["planted"]
+    path = tmp_path / "g.txt"
+    np.savetxt(path, edges, fmt="%d")
+    reference = clique_counts_networkx(edges, n, KMAX)
+    for extra in (["-k", "3-6", "--method", "pivot"], ["-k", "5", "--split", "round_robin"]):
+        assert kcjax.cli.main(["count", str(path), "--devices", "all", "--json", *extra]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert (out["devices"], out["devices_used"], out["processes"]) == (4, 4, 1)
+        assert {int(k): c for k, c in out["counts"].items()} == {
+            int(k): reference[int(k)] for k in out["counts"]
+        }
+    assert kcjax.cli.main(["count", str(path), "--all", "--devices", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["devices"] == 3 and out["clique_number"] == 13
+    g = random_labeled(24, 0.3, 2, seed=11)
+    q = walk_query(g, 4, seed=3)
+    kcjax.save_labeled(kcjax.LabeledGraph.from_networkx(g), tmp_path / "d.graph")
+    kcjax.save_labeled(kcjax.LabeledGraph.from_networkx(q), tmp_path / "q.graph")
+    argv = ["match", str(tmp_path / "d.graph"), str(tmp_path / "q.graph"), "--devices", "2"]
+    assert kcjax.cli.main([*argv, "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["queries"]
+    assert result["embeddings"] == len(nx_embeddings(g, q)) and result["devices"] == 2
+
+
+@multidevice
 def test_multidevice_pmap():
     dag = kcjax.orient(_graph(*CASES["planted"]))
     num = jax.local_device_count()
