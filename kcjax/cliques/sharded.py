@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -48,12 +48,20 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from kcjax import _wide
 from kcjax._wide import psum
 from kcjax.cliques import kernels
 from kcjax.cliques.auto import clique_cost_estimate
 from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
 from kcjax.graph.orient import DAG, is_traced, max_out_degree, memo
-from kcjax.graph.tasks import STRATEGIES, Strategy, candidate_sizes, split_roots, split_tasks
+from kcjax.graph.tasks import (
+    STRATEGIES,
+    Strategy,
+    candidate_sizes,
+    split_roots,
+    split_sizes,
+    split_tasks,
+)
 from kcjax.parallel import constrain, mesh_axis, shard_map, sub_mesh, to_global
 
 #: An eager count over a mesh runs on D' = floor(work / MESH_MIN_WORK_PER_DEVICE)
@@ -69,6 +77,19 @@ MESH_MIN_WORK_PER_DEVICE = 5e8
 #: pivots 0.5-3e10 units/s on ego-Facebook, soc-Epinions1 and com-dblp at
 #: k = 7, 8, and 2.5e11/s on R-MAT scale 16; the slower rate is the safe one).
 MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
+#: Enumeration over D > 1 devices with the balanced split re-expresses every
+#: edge task whose estimated cost (:func:`kcjax.task_costs`) exceeds
+#: 1 / (HEAVY_SHARE x D) of the total as the edge tasks of its candidate set's
+#: induced subgraph, dealt over all devices (:func:`heavy_split`): dealt
+#: whole, such a task alone would be more than a quarter of its device's
+#: share (planted cliques of 50-300 vertices; on the shared graphs the
+#: heaviest task is at most 0.4% of the total at k = 7..9, so none splits).
+HEAVY_SHARE = 4
+#: At most this many tasks split (the heaviest; a static shape).
+HEAVY_MAX = 16
+#: ... while their candidate sets hold at most this many pairs together (the
+#: adjacency test's memory: a byte and a few words per pair).
+HEAVY_MAX_PAIRS = 1 << 24
 #: Levels of the pivot tree :func:`pivot_root_costs` follows (deeper levels
 #: hold few candidates on every graph measured; the estimate saturates).
 PIVOT_COST_LEVELS = 24
@@ -146,8 +167,181 @@ def count_cliques_sharded(
     # Eagerly the DAG is still this process's own: its largest out-degree is
     # the CUDA handler's max_degree hint (narrower task sort on every device).
     static["max_degree"] = max_out_degree(dag)
-    rows = edge_rows(dag, mesh, axis_name, strategy) if tasks is None else to_global(tasks, split)
-    return _count_sharded_jit(replicate(dag, mesh), rows, **static)
+    if tasks is not None:
+        return _count_sharded_jit(replicate(dag, mesh), to_global(tasks, split), **static)
+    heavy = None
+    if strategy == "balanced" and num_shards > 1 and kmax >= 5:
+        heavy = heavy_split(dag, kmax, mesh, axis_name)
+    if heavy is None:
+        rows = edge_rows(dag, mesh, axis_name, strategy)
+        return _count_sharded_jit(replicate(dag, mesh), rows, **static)
+    return _count_heavy_jit(
+        replicate(dag, mesh), heavy.rows, heavy.sub, heavy.sub_rows, heavy.small, **static
+    )
+
+
+class HeavySplit(NamedTuple):
+    """The heaviest edge tasks re-expressed for a mesh (see :func:`heavy_split`).
+
+    Attributes:
+      tasks: int32[h] the edge ids split (host).
+      rows: int32[D, t] the other edge tasks dealt by the balanced split,
+        sharded over the axis.
+      sub: the DAG of the split tasks' candidate sets (their induced
+        subgraphs side by side), replicated on the mesh.
+      sub_rows: int32[D, t'] its edge tasks dealt by the balanced split.
+      small: uint32[kmax + 1, 4] replicated: the split tasks' 3- and
+        4-cliques (their candidates and candidate pairs that are edges).
+    """
+
+    tasks: np.ndarray
+    rows: jax.Array
+    sub: DAG
+    sub_rows: jax.Array
+    small: jax.Array
+
+
+def heavy_split(dag: DAG, kmax: int, mesh: Mesh, axis_name: Any = None) -> HeavySplit | None:
+    """Splits the heaviest edge tasks across the devices of a mesh axis (eager).
+
+    The s-cliques whose two lowest vertices are the edge (u, v) are the
+    (s - 2)-cliques of the subgraph induced by its candidate set C = N+(u) ∩
+    N+(v) (vertices in the DAG's order). So a task whose estimated cost
+    (:func:`kcjax.task_costs` of the balanced split's sizes) exceeds
+    1 / (HEAVY_SHARE x D) of the total (the HEAVY_MAX heaviest at most, while
+    their candidate pairs fit HEAVY_MAX_PAIRS) is taken out of the edge tasks
+    and its subgraph G[C] becomes part of a second DAG whose own edge tasks
+    are dealt over all D devices; its 3- and 4-cliques are |C| and the edges
+    of G[C]. Everything is built on the device; the host reads the selected
+    tasks' ids and sizes and the subgraphs' edge count (a few words), once:
+    memoized per (DAG, mesh, axis, the cost model's k).
+
+    Args:
+      dag: the oriented graph (eager).
+      kmax: the largest clique size counted (>= 5: smaller counts need no split).
+      mesh: the devices.
+      axis_name: the mesh axis (``None``: the mesh's only axis).
+
+    Returns:
+      A :class:`HeavySplit`, or None when no task is that heavy.
+    """
+    axis_name = mesh_axis(mesh, axis_name)
+    shards = mesh.shape[axis_name]
+    if kmax < 5 or shards < 2 or dag.num_edges == 0:
+        return None
+    table = memo(dag, "mesh_placement", dict)
+    key = ("heavy", mesh, axis_name, _cost_power(kmax))
+    if key not in table:
+        table[key] = _build_heavy(dag, kmax, mesh, axis_name, shards)
+    return table[key]
+
+
+def _cost_power(kmax: int) -> float:
+    return min(max(0.75 * kmax - 1.75, 1.0), 6.0)  # task_costs' exponent
+
+
+def _build_heavy(dag: DAG, kmax: int, mesh: Mesh, axis_name: Any, shards: int) -> HeavySplit | None:
+    top = min(HEAVY_MAX, dag.num_edges)
+    ids, sizes, share = (np.asarray(x) for x in _heaviest(dag, power=_cost_power(kmax), top=top))
+    chosen = ids[share * (HEAVY_SHARE * shards) > 1.0]
+    sizes = sizes[share * (HEAVY_SHARE * shards) > 1.0]
+    pairs = np.cumsum(sizes.astype(np.int64) ** 2)
+    keep = (pairs <= HEAVY_MAX_PAIRS) & (sizes >= 2)
+    chosen, sizes = chosen[keep], sizes[keep]
+    if chosen.size == 0:
+        return None
+    width = int(sizes.max())
+    sub, small = _candidate_subgraphs(dag, jnp.asarray(chosen), width=width, kmax=kmax)
+    if sub.num_edges == 0:  # candidate sets without an edge: triangles only, cheap
+        return None
+    replicated = NamedSharding(mesh, P())
+    return HeavySplit(
+        tasks=chosen,
+        rows=_drop_tasks(
+            edge_rows(dag, mesh, axis_name, "balanced"), to_global(chosen, replicated)
+        ),
+        sub=replicate(sub, mesh),
+        sub_rows=edge_rows(sub, mesh, axis_name, "balanced"),
+        small=to_global(small, replicated),
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("power", "top"))
+def _heaviest(dag: DAG, *, power: float, top: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The ``top`` heaviest edge tasks by the balanced split's sizes and
+    task_costs' model: (int32 ids, int32 sizes, float32 share of the total)."""
+    sizes = split_sizes(dag)
+    cost = 1.0 + sizes.astype(jnp.float32) ** power
+    values, ids = jax.lax.top_k(cost, top)
+    return ids.astype(jnp.int32), sizes[ids], values / jnp.sum(cost)
+
+
+def _candidate_subgraphs(
+    dag: DAG, tasks: jax.Array, *, width: int, kmax: int
+) -> tuple[DAG, jax.Array]:
+    """The subgraphs induced by the candidate sets of ``tasks`` as one DAG
+    (task h's candidates are vertices h * width + 0..|C_h|-1, in the DAG's
+    order), and uint32[kmax + 1, 4] limbs of their 3- and 4-cliques."""
+    cand, adj = _candidate_adjacency(dag, tasks, width=max(width, 1), span=max_out_degree(dag))
+    edges = int(jnp.sum(adj, dtype=jnp.int32))
+    sub = _subgraph_dag(adj, edges=edges)
+    small = np.zeros((kmax + 1, 4), np.uint32)
+    for row, value in ((3, int(jnp.sum(cand >= 0, dtype=jnp.int32))), (4, edges)):
+        small[row, 0], small[row, 1] = value & 0xFFFFFFFF, value >> 32
+    return sub, jnp.asarray(small)
+
+
+@functools.partial(jax.jit, static_argnames=("width", "span"))
+def _candidate_adjacency(
+    dag: DAG, tasks: jax.Array, *, width: int, span: int
+) -> tuple[jax.Array, jax.Array]:
+    """(int32[h, width] candidate sets, ascending, -1 padded; bool[h, width,
+    width] adjacency i < j within each set)."""
+    u, v = dag.src[tasks], dag.indices[tasks]
+    pos = jnp.arange(max(span, 1), dtype=jnp.int32)
+    start = dag.indptr[u][:, None]
+    inside = pos[None, :] < (dag.indptr[u + 1][:, None] - start)
+    out_u = dag.indices[jnp.minimum(start + pos[None, :], dag.num_edges - 1)]
+    both = inside & _in_row(dag, jnp.broadcast_to(v[:, None], out_u.shape), out_u, span)
+    big = jnp.iinfo(jnp.int32).max
+    cand = jnp.sort(jnp.where(both, out_u, big), axis=1)[:, :width]
+    cand = jnp.where(cand == big, -1, cand)
+    rows = jnp.broadcast_to(cand[:, :, None], (*cand.shape, width))
+    cols = jnp.broadcast_to(cand[:, None, :], rows.shape)
+    upper = jnp.arange(width)[:, None] < jnp.arange(width)[None, :]
+    adj = upper & (rows >= 0) & (cols >= 0) & _in_row(dag, jnp.maximum(rows, 0), cols, span)
+    return cand, adj
+
+
+def _in_row(dag: DAG, rows: jax.Array, x: jax.Array, span: int) -> jax.Array:
+    """bool: x is in row ``rows`` of the DAG (a binary search of at most ``span`` entries)."""
+    lo, end = dag.indptr[rows], dag.indptr[rows + 1]
+    hi = end
+    last = max(dag.num_edges - 1, 0)
+    for _ in range(max(span, 1).bit_length() + 1):
+        mid = (lo + hi) // 2
+        right = (mid < hi) & (dag.indices[jnp.minimum(mid, last)] < x)
+        lo, hi = jnp.where(right, mid + 1, lo), jnp.where(right, hi, mid)
+    return (lo < end) & (dag.indices[jnp.minimum(lo, last)] == x)
+
+
+@functools.partial(jax.jit, static_argnames="edges")
+def _subgraph_dag(adj: jax.Array, *, edges: int) -> DAG:
+    """The DAG whose vertex h * width + i links to h * width + j where adj[h, i, j]."""
+    h, width, _ = adj.shape
+    n = h * width
+    flat = jnp.nonzero(adj.reshape(-1), size=edges)[0].astype(jnp.int32)
+    src = flat // width
+    dst = (flat // (width * width)) * width + flat % width
+    counts = jnp.sum(adj, axis=2, dtype=jnp.int32).reshape(-1)
+    indptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(counts, dtype=jnp.int32)])
+    return DAG(indptr, dst, src, jnp.arange(n, dtype=jnp.int32), n)
+
+
+@jax.jit
+def _drop_tasks(rows: jax.Array, tasks: jax.Array) -> jax.Array:
+    """The task rows with ``tasks`` replaced by padding (-1); sharding kept."""
+    return jnp.where(jnp.isin(rows, tasks), -1, rows)
 
 
 def replicate(dag: DAG, mesh: Mesh) -> DAG:
@@ -482,10 +676,41 @@ def _count_sharded(
     return shard_map(local, mesh, in_specs=(P(), P(axis_name)), out_specs=P())(dag, tasks)
 
 
-_count_sharded_jit = jax.jit(
-    _count_sharded,
-    static_argnames=("kmax", "mesh", "axis_name", "method", "lam", "num_threads", "max_degree"),
-)
+_COUNT_STATIC = ("kmax", "mesh", "axis_name", "method", "lam", "num_threads", "max_degree")
+_count_sharded_jit = jax.jit(_count_sharded, static_argnames=_COUNT_STATIC)
+
+
+@functools.partial(jax.jit, static_argnames=_COUNT_STATIC)
+def _count_heavy_jit(
+    dag: DAG,
+    tasks: jax.Array,
+    sub: DAG,
+    sub_tasks: jax.Array,
+    small: jax.Array,
+    *,
+    kmax: int,
+    mesh: Mesh,
+    axis_name: Any,
+    method: str,
+    lam: float | None,
+    num_threads: int,
+    max_degree: int | None = None,
+) -> jax.Array:
+    """:func:`_count_sharded` plus the split tasks: the (s - 2)-cliques of
+    their candidate subgraphs are their s-cliques (s >= 5), ``small`` the rest."""
+
+    def local(dag: DAG, rows: jax.Array, sub: DAG, sub_rows: jax.Array) -> jax.Array:
+        common = dict(method=method, lam=lam, num_threads=num_threads)
+        limbs = count_cliques_limbs(
+            dag, kmax, tasks=rows.reshape(-1), max_degree=max_degree, **common
+        )
+        inner = count_cliques_limbs(sub, kmax - 2, tasks=sub_rows.reshape(-1), **common)
+        shifted = jnp.zeros_like(limbs).at[5:].set(inner[3:])
+        return psum(_wide.add(limbs, shifted), axis_name)
+
+    specs = (P(), P(axis_name), P(), P(axis_name))
+    total = shard_map(local, mesh, in_specs=specs, out_specs=P())(dag, tasks, sub, sub_tasks)
+    return _wide.add(total, small)
 
 
 def host_limbs(limbs: jax.Array) -> np.ndarray:

@@ -270,18 +270,6 @@ def test_forced_host_devices_subprocess():
 
 
 @multidevice
-@pytest.mark.parametrize("strategy", ["round_robin"])  # balanced: every_method_counts_exactly
-def test_multidevice_random_graphs(strategy):
-    mesh = _mesh()
-    for name, (edges, n) in CASES.items():
-        dag = kcjax.orient(_graph(edges, n))
-        out = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
-        reference = clique_counts_networkx(edges, n, KMAX)
-        assert _ints(out)[3:] == [reference[k] for k in range(3, KMAX + 1)], name
-        assert _ints(out) == _single(dag), name
-
-
-@multidevice
 @pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_multidevice_under_jit(strategy):
     mesh = _mesh()
@@ -331,14 +319,20 @@ def _meshes() -> list[Mesh]:
 @pytest.mark.parametrize("method", ["pivot", "kcminer", "auto"])
 def test_multidevice_every_method_counts_exactly(monkeypatch, method):
     _everywhere(monkeypatch)
-    for mesh in _meshes():
+    # enumeration: the balanced split (the planted clique's heaviest tasks split
+    # across the devices) on 4 devices, round robin on 3 (uneven shards)
+    for mesh, split in zip(_meshes(), kcjax.STRATEGIES, strict=True):
         for name, (edges, n) in CASES.items():
             graph = _graph(edges, n)
             reference = clique_counts_networkx(edges, n, KMAX)
             got = kcjax.count_cliques(
-                graph, range(1, KMAX + 1), method=method, mesh=mesh, num_threads=1
+                graph, range(1, KMAX + 1), method=method, mesh=mesh, split=split, num_threads=1
             )
             assert got == reference, (name, mesh.devices.size)
+            if method == "kcminer":
+                dag = kcjax.orient(graph)
+                direct = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=split)
+                assert _ints(direct) == _single(dag), name
 
 
 @multidevice
@@ -410,6 +404,16 @@ def test_multidevice_small_work_runs_on_fewer_devices(monkeypatch):
     np.testing.assert_array_equal(rows, kcjax.split_tasks(dag, FORCED_DEVICES))
     roots = np.asarray(sharded.root_rows(dag, mesh, "d", 6))
     np.testing.assert_array_equal(np.sort(roots[roots >= 0]), np.arange(dag.num_nodes))
+    # the planted clique's heaviest edge tasks are split across the devices (the
+    # counts above went through it); the rest keep their balanced deal
+    heavy = sharded.heavy_split(dag, 6, mesh)
+    assert heavy is not None and heavy.tasks.size > 0 and heavy.sub.num_edges > 0
+    light = np.asarray(heavy.rows)
+    assert not np.isin(heavy.tasks, light).any()
+    np.testing.assert_array_equal(
+        np.sort(np.concatenate([light[light >= 0], heavy.tasks])), np.arange(dag.num_edges)
+    )
+    assert sharded.heavy_split(dag, 4, mesh) is None  # below k = 5 nothing splits
 
 
 @multidevice
