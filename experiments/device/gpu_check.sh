@@ -2,7 +2,7 @@
 # Build, test, sanitize and benchmark kcjax on the GPU machine in one call.
 #
 #   bash experiments/device/gpu_check.sh STAGE...
-#   stages: build test bench sanitize ncu scaling
+#   stages: build test bench sanitize ncu scaling mesh
 #
 # Expects the shared graphs and anchors copied into .gpu/ (carried to the
 # machine, see BUILD.md) and writes logs and results under $OUT.
@@ -90,6 +90,16 @@ for s in "$@"; do
         rm -f "$OUT/source.ncu-rep"
         "$PY" -P experiments/tools/ncu_source.py "$OUT/source_sass.csv.gz" --out "$OUT/source.json"
       fi
+      ;;
+    mesh)
+      # k-cliques and matching on 1, 2 and 4 devices (issue 48): cliques.json, match.json
+      stage mesh
+      timeout -s KILL "${MESH_CLIQUES_TIMEOUT:-280}" "$PY" -P experiments/cliques/scaling.py \
+        --suite mesh --devices "${DEVICES:-1,2,4}" --time-limit "${MESH_CLIQUES_S:-210}" \
+        --out "$OUT/cliques.json" 2>"$OUT/cliques.log" | tee "$OUT/cliques.txt"
+      timeout -s KILL "${MESH_MATCH_TIMEOUT:-150}" "$PY" -P experiments/match/scaling.py \
+        --devices "${DEVICES:-1,2,4}" --time-limit "${MESH_MATCH_S:-90}" \
+        --out "$OUT/match.json" 2>"$OUT/match.log" | tee "$OUT/match.txt"
       ;;
     scaling)
       stage scaling
