@@ -73,9 +73,10 @@ from kcjax.parallel import constrain, mesh_axis, shard_map, sub_mesh, to_global
 #: on one H200 at k = 7, 8). The coordinator's 2- and 4-GPU runs set its value.
 MESH_MIN_WORK_PER_DEVICE = 5e8
 #: The same for the pivoting counter, in units of :func:`pivot_root_costs`
-#: (summed over the roots): about 1 ms of one GPU's pivot time (one H200
-#: pivots 0.5-3e10 units/s on ego-Facebook, soc-Epinions1 and com-dblp at
-#: k = 7, 8, and 2.5e11/s on R-MAT scale 16; the slower rate is the safe one).
+#: (summed over the roots): about 1 ms of one GPU's pivot time at the rate of
+#: the shared graphs (one H200 pivots 0.5-3e10 units/s on ego-Facebook,
+#: soc-Epinions1 and com-dblp at k = 7, 8; R-MAT scale 16 runs 2.5e11/s, so
+#: its short pivot calls may take more devices than they repay).
 MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
 #: Enumeration over D > 1 devices with the balanced split re-expresses every
 #: edge task whose estimated cost (:func:`kcjax.task_costs`) exceeds
@@ -87,8 +88,8 @@ MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
 HEAVY_SHARE = 4
 #: At most this many tasks split (the heaviest; a static shape).
 HEAVY_MAX = 16
-#: ... while their candidate sets hold at most this many pairs together (the
-#: adjacency test's memory: a byte and a few words per pair).
+#: ... as many of them as fit this many candidate pairs (split tasks x the
+#: largest candidate set squared: the adjacency test's memory, a few words a pair).
 HEAVY_MAX_PAIRS = 1 << 24
 #: Levels of the pivot tree :func:`pivot_root_costs` follows (deeper levels
 #: hold few candidates on every graph measured; the estimate saturates).
@@ -208,8 +209,8 @@ def heavy_split(dag: DAG, kmax: int, mesh: Mesh, axis_name: Any = None) -> Heavy
     (s - 2)-cliques of the subgraph induced by its candidate set C = N+(u) ∩
     N+(v) (vertices in the DAG's order). So a task whose estimated cost
     (:func:`kcjax.task_costs` of the balanced split's sizes) exceeds
-    1 / (HEAVY_SHARE x D) of the total (the HEAVY_MAX heaviest at most, while
-    their candidate pairs fit HEAVY_MAX_PAIRS) is taken out of the edge tasks
+    1 / (HEAVY_SHARE x D) of the total (the HEAVY_MAX heaviest at most, as many
+    as fit HEAVY_MAX_PAIRS candidate pairs) is taken out of the edge tasks
     and its subgraph G[C] becomes part of a second DAG whose own edge tasks
     are dealt over all D devices; its 3- and 4-cliques are |C| and the edges
     of G[C]. Everything is built on the device; the host reads the selected
@@ -243,14 +244,14 @@ def _cost_power(kmax: int) -> float:
 def _build_heavy(dag: DAG, kmax: int, mesh: Mesh, axis_name: Any, shards: int) -> HeavySplit | None:
     top = min(HEAVY_MAX, dag.num_edges)
     ids, sizes, share = (np.asarray(x) for x in _heaviest(dag, power=_cost_power(kmax), top=top))
-    chosen = ids[share * (HEAVY_SHARE * shards) > 1.0]
-    sizes = sizes[share * (HEAVY_SHARE * shards) > 1.0]
-    pairs = np.cumsum(sizes.astype(np.int64) ** 2)
-    keep = (pairs <= HEAVY_MAX_PAIRS) & (sizes >= 2)
-    chosen, sizes = chosen[keep], sizes[keep]
+    heavy = (share * (HEAVY_SHARE * shards) > 1.0) & (sizes >= 2)
+    chosen, sizes = ids[heavy], sizes[heavy]
     if chosen.size == 0:
         return None
-    width = int(sizes.max())
+    width = int(sizes.max())  # the adjacency test holds tasks x width^2 pairs
+    chosen = chosen[: HEAVY_MAX_PAIRS // (width * width)]
+    if chosen.size == 0:
+        return None
     sub, small = _candidate_subgraphs(dag, jnp.asarray(chosen), width=width, kmax=kmax)
     if sub.num_edges == 0:  # candidate sets without an edge: triangles only, cheap
         return None
