@@ -100,6 +100,24 @@ for s in "$@"; do
       timeout -s KILL "${MESH_MATCH_TIMEOUT:-150}" "$PY" -P experiments/match/scaling.py \
         --devices "${DEVICES:-1,2,4}" --time-limit "${MESH_MATCH_S:-90}" \
         --out "$OUT/match.json" 2>"$OUT/match.log" | tee "$OUT/match.txt"
+      # 2 processes x 2 GPUs under jax.distributed: the two-process test's worker
+      # (enumeration, pivot, all sizes, per-vertex counts, matching) on GPU pairs.
+      if [[ -z ${NO_MULTIPROCESS:-} ]]; then
+        for i in 0 1; do
+          CUDA_VISIBLE_DEVICES=$((2 * i)),$((2 * i + 1)) timeout -s KILL 150 "$PY" -P \
+            tests/cliques/_two_process_worker.py 127.0.0.1:23457 2 "$i" 90 \
+            >"$OUT/two_process_$i.log" 2>&1 &
+        done
+        wait
+        grep -h "^RESULT " "$OUT"/two_process_*.log | "$PY" -c '
+import json, sys
+rows = [json.loads(line[7:]) for line in sys.stdin]
+ok = len(rows) == 2 and all(
+    r["devices"] == 4 and all(c == r["local"] for c in r["counts"].values())
+    and all(a == b for a, b in r["pairs"].values()) for r in rows)
+print("two processes x 2 GPUs:", "same counts" if ok else "MISMATCH or missing", len(rows))
+' | tee "$OUT/two_process.txt"
+      fi
       ;;
     scaling)
       stage scaling
