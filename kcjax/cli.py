@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 
 import jax
 import numpy as np
+from jax.sharding import Mesh
 
 from kcjax import __version__
 from kcjax._command import (
@@ -33,17 +34,18 @@ from kcjax._command import (
     timed,
 )
 from kcjax._interrupts import stop_cleanly
-from kcjax.cliques.auto import transitivity
+from kcjax.cliques.auto import auto_method, transitivity
 from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques
 from kcjax.cliques.listing import iter_cliques, list_cliques
+from kcjax.cliques.sharded import mesh_devices
 from kcjax.graph.generators import rmat
 from kcjax.graph.graph import Graph
 from kcjax.graph.io import GraphFormatError
 from kcjax.graph.labeled import LabeledGraph
-from kcjax.graph.orient import ORDERS, degeneracy, orient
+from kcjax.graph.orient import ORDERS, degeneracy, max_out_degree, orient
 from kcjax.match import command as match_command
 from kcjax.match.count import count_embeddings
-from kcjax.parallel import initialize_from_env_or_args
+from kcjax.parallel import device_mesh, initialize_from_env_or_args, parse_devices
 from kcjax.traversal import command as bfs_command
 from kcjax.traversal.bfs import bfs
 from kcjax.traversal.validate import validate_bfs_tree
@@ -123,6 +125,14 @@ def _build_parser() -> _Parser:
         "--all", action="store_true", help="count every size up to the clique number (pivoting)"
     )
     _add_count_options(count)
+    count.add_argument(
+        "--devices",
+        type=_devices,
+        default=None,
+        metavar="N|all",
+        help="count on N devices (all: every visible device); default 1, or every device "
+        "of a multi-process run",
+    )
     dist = count.add_argument_group(
         "multi-process",
         "run as one of several processes (jax.distributed); the environment "
@@ -212,6 +222,13 @@ def _one_k(text: str) -> int:
     return ks[0]
 
 
+def _devices(text: str) -> int | str:
+    try:
+        return parse_devices(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _threads(text: str) -> int:
     try:
         value = int(text)
@@ -227,27 +244,40 @@ def _run_count(args: argparse.Namespace) -> int:
         raise UsageError("give either -k K (repeatable) or --all")
     multi = initialize_from_env_or_args(args.coordinator, args.num_processes, args.process_id)
     try:
+        mesh = device_mesh(args.devices or ("all" if multi else 1))
         graph, load_s = load_graph(args)
         if args.all:
-            return _count_all_and_report(args, graph, load_s)
-        return _count_and_report(args, graph, args.graph, load_s, multi=multi)
+            return _count_all_and_report(args, graph, load_s, mesh)
+        return _count_and_report(args, graph, args.graph, load_s, mesh=mesh)
     finally:
         if multi:
             jax.distributed.shutdown()
 
 
-def _count_all_and_report(args: argparse.Namespace, graph: Graph, load_s: float) -> int:
-    counts, count_s = timed(lambda: count_all_cliques(graph, num_threads=args.threads))
+def _count_all_and_report(
+    args: argparse.Namespace, graph: Graph, load_s: float, mesh: Mesh | None
+) -> int:
+    threads = _threads_per_device(args, mesh)
+    counts, count_s = timed(lambda: count_all_cliques(graph, num_threads=threads, mesh=mesh))
+    if jax.process_index() != 0:
+        return 0
     omega = max(counts, default=0)
+    info: dict[str, Any] = {"clique_number": omega}
+    header = []
+    if mesh is not None:
+        dag = orient(graph, order="degeneracy")
+        used = mesh_devices(dag, max_out_degree(dag) + 1, mesh, method="pivot")
+        info.update(_devices_info(mesh, used))
+        header.append(_devices_line(mesh, used))
     return _report(
         args,
         args.graph,
         graph,
         counts,
         {"load_s": load_s, "count_s": count_s},
-        {"clique_number": omega},
+        info,
         f"  clique number {omega}",
-        [],
+        header,
     )
 
 
@@ -346,14 +376,14 @@ def _count_and_report(
     graph: Graph,
     name: str,
     load_s: float,
-    multi: bool = False,
+    mesh: Mesh | None = None,
     extra: tuple[dict[str, Any], list[str]] | None = None,
 ) -> int:
     ks = sorted({k for group in args.ks for k in group})
     dag, orient_s = timed(lambda: orient(graph, order=args.order))
     m = dag.num_edges
-    if multi or jax.device_count() > 1:
-        return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s))
+    if mesh is not None:
+        return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s), mesh)
     with progress_bar(quiet=args.quiet, total=m, desc="counting", unit="task") as bar:
 
         def progress(done: int, total: int) -> None:
@@ -389,13 +419,11 @@ def _count_sharded_and_report(
     name: str,
     ks: list[int],
     prep: tuple[float, float],
+    mesh: Mesh,
 ) -> int:
-    """Counts on every device of every process; process 0 prints."""
-    if args.method == "pivot":
-        raise UsageError("--method pivot runs on one device; drop it for a multi-device count")
+    """Counts on the devices of ``mesh`` (of every process); process 0 prints."""
     split = getattr(args, "split", "balanced")
-    mesh = jax.make_mesh((jax.device_count(),), ("d",))
-    threads = args.threads or max(1, (os.cpu_count() or 1) // jax.local_device_count())
+    threads = _threads_per_device(args, mesh)
     counts, count_s = timed(
         lambda: count_cliques(
             dag, ks, method=args.method, num_threads=threads, mesh=mesh, split=split
@@ -403,16 +431,44 @@ def _count_sharded_and_report(
     )
     if jax.process_index() != 0:
         return 0
-    devices, processes = jax.device_count(), jax.process_count()
+    bound = max_out_degree(dag) + 1  # count_cliques counts no larger size
+    kmax = max((k for k in ks if k <= bound), default=0)
+    method = auto_method(dag, kmax) if args.method == "auto" and kmax >= 3 else args.method
+    used = mesh_devices(dag, kmax, mesh, method=method) if kmax >= 3 else 1
     return _report(
         args,
         name,
         graph,
         {k: counts[k] for k in ks},
         {"load_s": prep[0], "orient_s": prep[1], "count_s": count_s},
-        {"devices": devices, "processes": processes, "split": split},
+        {"order": args.order, "method": args.method, "split": split, **_devices_info(mesh, used)},
         "",
-        [f"devices {devices} over {processes} process(es), split {split}"],
+        [
+            f"order   {args.order}   method {args.method}   split {split}",
+            _devices_line(mesh, used),
+        ],
+    )
+
+
+def _threads_per_device(args: argparse.Namespace, mesh: Mesh | None) -> int:
+    """--threads, or the CPU cores shared among this process's devices of ``mesh``."""
+    if args.threads or mesh is None:
+        return args.threads
+    local = sum(d.process_index == jax.process_index() for d in mesh.devices.flat)
+    return max(1, (os.cpu_count() or 1) // max(1, local))
+
+
+def _devices_info(mesh: Mesh, used: int) -> dict[str, Any]:
+    return {
+        "devices": int(mesh.devices.size),
+        "devices_used": used,
+        "processes": jax.process_count(),
+    }
+
+
+def _devices_line(mesh: Mesh, used: int) -> str:
+    return f"devices {used} of {mesh.devices.size} over {jax.process_count()} process(es)" + (
+        "" if used == mesh.devices.size else " (the work is too small for more)"
     )
 
 

@@ -106,6 +106,46 @@ def initialize_from_env_or_args(
     return True
 
 
+def parse_devices(text: str) -> int | str:
+    """A device count as given on a command line: ``N`` (>= 1) or ``all``.
+
+    Raises:
+      ValueError: for anything else (the message names the value).
+    """
+    value = text.strip().lower()
+    if value == "all":
+        return "all"
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"invalid device count {text!r} (expected N >= 1 or 'all')")
+    return int(value)
+
+
+def device_mesh(devices: int | str, axis_name: str = "d") -> Mesh | None:
+    """A 1-D mesh of the first ``devices`` devices (``"all"``: every device of
+    every process), or None for one device of a single-process run.
+
+    A run of several processes (``jax.distributed``) always spans every
+    device: each process takes part in every call.
+
+    Raises:
+      ValueError: for a count below 1, more devices than are visible, or a
+        count other than all of them in a multi-process run.
+    """
+    total = jax.device_count()
+    count = total if devices == "all" else int(devices)
+    if count < 1:
+        raise ValueError(f"the device count must be >= 1 or 'all', got {devices!r}")
+    if count > total:
+        raise ValueError(f"asked for {count} devices, but only {total} are visible")
+    if jax.process_count() > 1 and count != total:
+        raise ValueError(
+            f"a run of {jax.process_count()} processes uses every device ({total}): pass 'all'"
+        )
+    if count == 1 and jax.process_count() == 1:
+        return None
+    return Mesh(np.array(jax.devices()[:count]), (axis_name,))
+
+
 def mesh_axis(mesh: Mesh, axis_name: Any) -> Any:
     """The mesh axis to split over: ``axis_name``, or the mesh's only axis for ``None``.
 
@@ -138,12 +178,46 @@ def constrain(x: jax.Array, sharding: NamedSharding) -> jax.Array:
     return jax.lax.with_sharding_constraint(x, sharding)
 
 
-def to_global(x: jax.Array, sharding: NamedSharding) -> jax.Array:
-    """Places an array that every process holds whole as a global array."""
+def to_global(x: jax.Array | np.ndarray, sharding: NamedSharding) -> jax.Array:
+    """Places an array that every process holds whole as a global array.
+
+    A device array is copied device to device (each process fills its own
+    devices from its own copy; nothing goes through the host); a host array
+    is uploaded. An array that already has ``sharding`` is returned as is.
+    """
+    if isinstance(x, jax.Array) and x.sharding == sharding:
+        return x
     if sharding.is_fully_addressable:
         return jax.device_put(x, sharding)
+    if isinstance(x, jax.Array) and x.is_fully_addressable:
+        shards = [
+            jax.device_put(x[index], device)
+            for device, index in sharding.addressable_devices_indices_map(x.shape).items()
+        ]
+        return jax.make_array_from_single_device_arrays(x.shape, sharding, shards)
     host = np.asarray(x)
     return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
+
+
+def sub_mesh(mesh: Mesh, axis_name: Any, size: int) -> Mesh:
+    """The mesh of the first ``size`` devices along ``axis_name`` (other axes whole).
+
+    Returns ``mesh`` itself when ``size`` covers the axis.
+
+    Raises:
+      ValueError: for a size outside 1..(the axis's length).
+    """
+    length = mesh.shape[axis_name]
+    if not 1 <= size <= length:
+        raise ValueError(f"size must be in 1..{length}, got {size}")
+    if size == length:
+        return mesh
+    position = list(mesh.axis_names).index(axis_name)
+    devices = np.take(mesh.devices, np.arange(size), axis=position)
+    axis_types = getattr(mesh, "axis_types", None)
+    if axis_types is None:
+        return Mesh(devices, mesh.axis_names)
+    return Mesh(devices, mesh.axis_names, axis_types=axis_types)
 
 
 def _watch_arrival(arrived: threading.Event, timeout_s: int, message: str) -> None:

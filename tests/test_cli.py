@@ -227,6 +227,8 @@ BAD_FILES = {
         (["count", "@good", "-k", "3", "--method", "nope"], "--method"),
         (["count", "@good", "-k", "3", "--order", "random"], "--order"),
         (["count", "@good", "-k", "3", "--threads", "-2"], "thread count"),
+        (["count", "@good", "-k", "3", "--devices", "0"], "invalid device count"),
+        (["count", "@good", "-k", "3", "--devices", "99"], "only"),
         (["count", "@good"], "either -k K"),
         (["count", "@good", "-k", "3", "--all"], "either -k K"),
         (["list", "@good", "-k", "3", "-o", "@out.csv"], "must end in .txt or .npy"),

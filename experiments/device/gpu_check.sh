@@ -2,7 +2,7 @@
 # Build, test, sanitize and benchmark kcjax on the GPU machine in one call.
 #
 #   bash experiments/device/gpu_check.sh STAGE...
-#   stages: build test bench sanitize ncu scaling
+#   stages: build test bench sanitize ncu scaling mesh
 #
 # Expects the shared graphs and anchors copied into .gpu/ (carried to the
 # machine, see BUILD.md) and writes logs and results under $OUT.
@@ -89,6 +89,34 @@ for s in "$@"; do
         gzip -f "$OUT/source_sass.csv"
         rm -f "$OUT/source.ncu-rep"
         "$PY" -P experiments/tools/ncu_source.py "$OUT/source_sass.csv.gz" --out "$OUT/source.json"
+      fi
+      ;;
+    mesh)
+      # k-cliques and matching on 1, 2 and 4 devices (issue 48): cliques.json, match.json
+      stage mesh
+      timeout -s KILL "${MESH_CLIQUES_TIMEOUT:-280}" "$PY" -P experiments/cliques/scaling.py \
+        --suite mesh --devices "${DEVICES:-1,2,4}" --time-limit "${MESH_CLIQUES_S:-210}" \
+        --out "$OUT/cliques.json" 2>"$OUT/cliques.log" | tee "$OUT/cliques.txt"
+      timeout -s KILL "${MESH_MATCH_TIMEOUT:-150}" "$PY" -P experiments/match/scaling.py \
+        --devices "${DEVICES:-1,2,4}" --time-limit "${MESH_MATCH_S:-90}" \
+        --out "$OUT/match.json" 2>"$OUT/match.log" | tee "$OUT/match.txt"
+      # 2 processes x 2 GPUs under jax.distributed: the two-process test's worker
+      # (enumeration, pivot, all sizes, per-vertex counts, matching) on GPU pairs.
+      if [[ -z ${NO_MULTIPROCESS:-} ]]; then
+        for i in 0 1; do
+          CUDA_VISIBLE_DEVICES=$((2 * i)),$((2 * i + 1)) timeout -s KILL 150 "$PY" -P \
+            tests/cliques/_two_process_worker.py 127.0.0.1:23457 2 "$i" 90 \
+            >"$OUT/two_process_$i.log" 2>&1 &
+        done
+        wait
+        grep -h "^RESULT " "$OUT"/two_process_*.log | "$PY" -c '
+import json, sys
+rows = [json.loads(line[7:]) for line in sys.stdin]
+ok = len(rows) == 2 and all(
+    r["devices"] == 4 and all(c == r["local"] for c in r["counts"].values())
+    and all(a == b for a, b in r["pairs"].values()) for r in rows)
+print("two processes x 2 GPUs:", "same counts" if ok else "MISMATCH or missing", len(rows))
+' | tee "$OUT/two_process.txt"
       fi
       ;;
     scaling)

@@ -34,6 +34,11 @@
 #                                          # (ncu_source.py)
 #   bash experiments/device/gpu_suite.sh scaling       # 1 vs 2 (or more) GPUs: com-dblp (multi-GPU kind)
 #   bash experiments/device/gpu_suite.sh scaling-rmat  # the same on R-MAT scale 22, round-robin split
+#   bash experiments/device/gpu_suite.sh mesh     # 4-GPU kinds (issue 48): k-cliques by enumeration,
+#                                          # pivot and all sizes (scaling.py --suite mesh) and the
+#                                          # long matching queries (match/scaling.py) on 1, 2, 4
+#                                          # devices (DEVICES), in about 7 minutes; needs
+#                                          # .gpu/graphs and .gpu/matching
 #   DEVICES=1,2,4 bash experiments/device/gpu_suite.sh scaling-many  # 4/8-GPU kinds: com-dblp and
 #                                                # R-MAT 22 (not with NO_RMAT=1), both splits,
 #                                                # the given device counts
@@ -273,6 +278,10 @@ case "${1:-}" in
     SCALING_TIMEOUT=170 SCALING_ARGS="--graphs rmat22 --ks 4-5 --repeats 1 \
       --strategies round_robin --budget 30" part scaling_rmat scaling
     ;;
+  mesh)
+    part build build
+    part mesh mesh
+    ;;
   scaling-many)
     part build build
     SCALING_TIMEOUT=150 SCALING_ARGS="--graphs com-dblp --ks 5-8 --devices ${DEVICES:-1,2,4,8}" \
@@ -283,7 +292,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: $0 compare|families|check|table2|study|verify|local|bounds|rmat-table|arena|small|scaling|scaling-rmat|scaling-many" >&2
+    echo "usage: $0 compare|families|check|table2|study|verify|local|bounds|rmat-table|arena|small|scaling|scaling-rmat|scaling-many|mesh" >&2
     exit 2
     ;;
 esac

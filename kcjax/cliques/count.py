@@ -12,7 +12,7 @@ import numpy as np
 from kcjax import _wide
 from kcjax._args import as_int, as_ints, check_choice
 from kcjax._chunks import ProgressFn, chunk_start, run_chunks, task_range
-from kcjax.cliques import kernels
+from kcjax.cliques import kernels, sharded
 from kcjax.cliques.auto import auto_method
 from kcjax.cliques.dense import count_cliques_dense
 from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
@@ -56,11 +56,11 @@ def count_cliques(
         (``order`` is then ignored).
       k: clique size (>= 1), or an iterable of sizes. k = 1 counts vertices,
         k = 2 edges; sizes above the clique number count 0.
-      method: ``"auto"`` (KCMiner enumeration under jit or with a mesh;
-        eagerly pivoting on the CPU, and on a GPU enumerating where a bound
-        of its work is small or :func:`kcjax.clique_cost_estimate` finds the
-        work in dense non-cliques, pivoting where it sits in near-cliques: the
-        rule of :func:`kcjax.cliques.auto.auto_gpu_method`), one of
+      method: ``"auto"`` (KCMiner enumeration under jit; eagerly, with or
+        without a mesh, pivoting on the CPU, and on a GPU enumerating where a
+        bound of its work is small or :func:`kcjax.clique_cost_estimate` finds
+        the work in dense non-cliques, pivoting where it sits in near-cliques:
+        the rule of :func:`kcjax.cliques.auto.auto_gpu_method`), one of
         :data:`ENUMERATION_METHODS` (ablation baselines), ``"pivot"``, or
         ``"dense"`` (the pure-JAX formulation of :mod:`kcjax.cliques.dense`).
       order: orientation of a Graph: ``"degree"`` or ``"degeneracy"``.
@@ -70,13 +70,17 @@ def count_cliques(
       chunk_size: process the edge tasks in chunks of this many (eager only),
         calling ``progress`` after each; ``None``: one call.
       progress: ``progress(done_tasks, total_tasks)`` after every chunk.
-      mesh: count on every device of this mesh (one axis; see
-        :func:`kcjax.count_cliques_sharded`): the CSR is replicated, edge tasks are
-        split across the devices and the counts summed exactly. Works on one
-        host or, under ``jax.distributed``, on many.
-      split: how tasks are dealt to devices: ``"balanced"`` (by estimated
-        cost, heavy first) or ``"round_robin"`` (KCMiner's split).
-      axis_name: the mesh axis to split over (default: the mesh's first).
+      mesh: count on the devices of this mesh (one axis; see
+        :mod:`kcjax.cliques.sharded`): the CSR is replicated, the tasks
+        (edge tasks for enumeration, root vertices for ``"pivot"``) are dealt
+        across the devices and the counts summed exactly. Eagerly the first
+        :func:`kcjax.cliques.sharded.mesh_devices` devices of the axis run
+        (fewer than all where the work is too small to pay for the
+        exchange); under jit every device. Works on one host or, under
+        ``jax.distributed``, on many. No ``chunk_size`` or ``progress``.
+      split: how edge tasks are dealt to devices: ``"balanced"`` (by
+        candidate-set size, heavy first) or ``"round_robin"`` (KCMiner's split).
+      axis_name: the mesh axis to split over (default: the mesh's only axis).
 
     Returns:
       The count (int) for one size, or ``{k: count}`` for several.
@@ -94,7 +98,7 @@ def count_cliques(
         as_int(chunk_size, "chunk_size", minimum=1)
     dag = as_dag(graph, order)
     traced = is_traced(dag)
-    if not traced and mesh is None and method != "dense" and ks[-1] > 3:
+    if not traced and method != "dense" and ks[-1] > 3:
         # A k-clique's first vertex in the orientation has k - 1 out-neighbours,
         # so the sizes above max out-degree + 1 count 0 without a search.
         bound = max_out_degree(dag) + 1
@@ -110,6 +114,9 @@ def count_cliques(
                     num_threads=num_threads,
                     chunk_size=chunk_size,
                     progress=progress,
+                    mesh=mesh,
+                    split=split,
+                    axis_name=axis_name,
                 )
             elif progress is not None:
                 tasks = dag.num_nodes if method == "pivot" else dag.num_edges
@@ -118,26 +125,30 @@ def count_cliques(
             return result[ks[0]] if single else result
     kmax = ks[-1]
     if method == "auto":
-        method = auto_method(dag, kmax, enumeration_only=traced or mesh is not None)
+        method = auto_method(dag, kmax, enumeration_only=traced)
 
     if mesh is not None:
-        if method == "pivot" or chunk_size is not None or progress is not None:
+        if chunk_size is not None or progress is not None:
+            raise ValueError("mesh= counts in one call: no chunks or progress")
+        if method == "dense":
+            raise ValueError("mesh= runs the native methods, not 'dense'")
+        if method == "pivot" and traced:
             raise ValueError(
-                "mesh= counts by enumeration in one call: no pivot, chunks or progress"
+                "method='pivot' runs eagerly only (its histogram is finished on the host)"
             )
-        limbs = count_cliques_sharded(
-            dag,
-            max(kmax, 3),
-            mesh,
-            axis_name=axis_name,
-            method=method,
-            strategy=split,
-            lam=lam,
-            num_threads=num_threads,
-        )
         if traced:
+            limbs = count_cliques_sharded(
+                dag,
+                max(kmax, 3),
+                mesh,
+                axis_name=axis_name,
+                method=method,
+                strategy=split,
+                lam=lam,
+                num_threads=num_threads,
+            )
             return _traced_result(dag, limbs, ks, single)
-        counts = _host_counts(dag, np.asarray(limbs.addressable_data(0)), kmax)
+        counts = _mesh_counts(dag, ks, method, mesh, split, axis_name, lam, num_threads)
     elif method == "pivot":
         if traced:
             raise ValueError(
@@ -158,6 +169,51 @@ def count_cliques(
         counts = enumeration_counts(dag, kmax, method, lam, num_threads, chunk_size, progress)
     result = {s: counts[s] for s in ks}
     return result[ks[0]] if single else result
+
+
+def _mesh_counts(
+    dag: DAG,
+    ks: list[int],
+    method: str,
+    mesh: jax.sharding.Mesh,
+    split: str,
+    axis_name: str | None,
+    lam: float | None,
+    num_threads: int,
+) -> list[int]:
+    """Eager counts over the first :func:`~kcjax.cliques.sharded.mesh_devices` of the mesh."""
+    kmax = ks[-1]
+    active = sharded.active_mesh(dag, kmax, mesh, method=method, axis_name=axis_name)
+    if method == "pivot":
+        totals = [0] * (kmax + 1)
+        if dag.num_nodes:
+            hist = sharded.pivot_histogram_sharded(
+                dag, active, hmax=kmax, kmin=ks[0], axis_name=axis_name, num_threads=num_threads
+            )
+            add_pivot_counts(sharded.host_limbs(hist), ks, totals)
+        return totals
+    if kmax < 3 or dag.num_edges == 0:
+        return _host_counts(dag, np.zeros((kmax + 1, 4), np.uint32), kmax)
+    limbs = count_cliques_sharded(
+        dag,
+        max(kmax, 3),
+        active,
+        axis_name=axis_name,
+        method=method,
+        strategy=split,
+        lam=lam,
+        num_threads=num_threads,
+    )
+    return _host_counts(dag, sharded.host_limbs(limbs), kmax)
+
+
+def add_pivot_counts(hist: np.ndarray | jax.Array, ks: list[int], totals: list[int]) -> None:
+    """Adds the k-cliques of a pivot histogram (uint32[hmax + 1, pmax + 1, 4]) to
+    ``totals[k]`` for every k in ``ks``, exactly: ``sum hist[h, p] * C(p, k - h)``."""
+    for (h, p), leaves in _wide.nonzero_entries(hist):
+        for s in ks:
+            if h <= s <= h + p:
+                totals[s] += leaves * math.comb(p, s - h)
 
 
 def _traced_result(
@@ -235,7 +291,12 @@ def pivot_chunk(
 
 
 def count_all_cliques(
-    graph: GraphLike, *, order: Order = "degeneracy", num_threads: int = 0
+    graph: GraphLike,
+    *,
+    order: Order = "degeneracy",
+    num_threads: int = 0,
+    mesh: jax.sharding.Mesh | None = None,
+    axis_name: str | None = None,
 ) -> dict[int, int]:
     """Counts the cliques of every size, 1 up to the clique number, in one run.
 
@@ -244,7 +305,11 @@ def count_all_cliques(
     Args:
       graph: a :class:`Graph` or an oriented :class:`DAG`.
       order: orientation of a Graph.
-      num_threads: CPU worker threads (0: all cores).
+      num_threads: CPU worker threads (0: all cores; per device with a mesh).
+      mesh: count on the devices of this mesh (one axis): root vertices
+        dealt by estimated cost, the pivot histograms summed exactly; the
+        first :func:`kcjax.cliques.sharded.mesh_devices` devices run.
+      axis_name: the mesh axis (default: the mesh's only axis).
 
     Returns:
       ``{k: count}`` for k = 1..omega (empty for a graph without vertices).
@@ -253,7 +318,11 @@ def count_all_cliques(
     if dag.num_nodes == 0:
         return {}
     kmax = max_out_degree(dag) + 1
-    counts = pivot_counts(dag, list(range(1, kmax + 1)), num_threads)
+    ks = list(range(1, kmax + 1))
+    if mesh is None:
+        counts = pivot_counts(dag, ks, num_threads)
+    else:
+        counts = _mesh_counts(dag, ks, "pivot", mesh, "balanced", axis_name, None, num_threads)
     return {k: c for k, c in enumerate(counts) if k >= 1 and c > 0}
 
 
@@ -330,10 +399,7 @@ def pivot_counts(
         )
 
     def consume(hist: jax.Array) -> None:
-        for (h, p), leaves in _wide.nonzero_entries(hist):
-            for s in ks:
-                if h <= s <= h + p:
-                    totals[s] += leaves * math.comb(p, s - h)
+        add_pivot_counts(hist, ks, totals)
 
     run_chunks(n, step, dispatch, consume, progress)
     return totals

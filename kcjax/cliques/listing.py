@@ -12,7 +12,7 @@ from kcjax import _wide
 from kcjax._args import as_int
 from kcjax._chunks import ProgressFn
 from kcjax._memory import require
-from kcjax.cliques import kernels
+from kcjax.cliques import kernels, sharded
 from kcjax.cliques.count import count_cliques
 from kcjax.cliques.kernels import ENUMERATION_METHODS, check_enumeration_method
 from kcjax.errors import ListingOverflowError
@@ -132,7 +132,12 @@ def iter_cliques(
 
 
 def clique_number(
-    graph: GraphLike, *, order: Order = "degeneracy", num_threads: int = 0
+    graph: GraphLike,
+    *,
+    order: Order = "degeneracy",
+    num_threads: int = 0,
+    mesh: jax.sharding.Mesh | None = None,
+    axis_name: str | None = None,
 ) -> tuple[int, np.ndarray]:
     """The size of a largest clique, and one largest clique.
 
@@ -144,6 +149,11 @@ def clique_number(
       graph: a :class:`Graph` or an oriented :class:`DAG`.
       order: orientation of a Graph.
       num_threads: CPU worker threads (0: all cores).
+      mesh: find the size on the devices of this mesh (one axis): root
+        vertices dealt across the devices, the pivot histograms summed
+        exactly (the first :func:`kcjax.cliques.sharded.mesh_devices`
+        devices run); the one clique is then listed on the default device.
+      axis_name: the mesh axis (default: the mesh's only axis).
 
     Returns:
       (omega, int32[omega] vertex ids of one omega-clique, ascending); (0,
@@ -155,15 +165,23 @@ def clique_number(
     if dag.num_edges == 0:
         return 1, np.asarray(dag.order[:1])
     pmax = int(dag.max_out_degree())
-    hist = kernels.clique_pivot(
-        dag.indptr,
-        dag.indices,
-        jnp.arange(dag.num_nodes, dtype=jnp.int32),
-        hmax=pmax + 1,
-        pmax=pmax,
-        kmin=1,
-        num_threads=num_threads,
-    )
+    if mesh is not None:
+        active = sharded.active_mesh(dag, pmax + 1, mesh, method="pivot", axis_name=axis_name)
+        hist = sharded.host_limbs(
+            sharded.pivot_histogram_sharded(
+                dag, active, hmax=pmax + 1, kmin=1, axis_name=axis_name, num_threads=num_threads
+            )
+        )
+    else:
+        hist = kernels.clique_pivot(
+            dag.indptr,
+            dag.indices,
+            jnp.arange(dag.num_nodes, dtype=jnp.int32),
+            hmax=pmax + 1,
+            pmax=pmax,
+            kmin=1,
+            num_threads=num_threads,
+        )
     omega = max(h + p for (h, p), _ in _wide.nonzero_entries(hist))
     if omega <= 2:
         src, dst = (np.asarray(a[:1]) for a in (dag.src, dag.indices))

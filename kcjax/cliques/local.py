@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
 from kcjax._args import as_int
-from kcjax.cliques import kernels
+from kcjax.cliques import kernels, sharded
 from kcjax.cliques.auto import auto_local_method
 from kcjax.cliques.count import pivot_counts
 from kcjax.cliques.kernels import ENUMERATION_METHODS
@@ -24,6 +25,8 @@ def clique_counts_per_vertex(
     order: Order = "degree",
     num_threads: int = 0,
     exact: bool = False,
+    mesh: jax.sharding.Mesh | None = None,
+    axis_name: str | None = None,
 ) -> np.ndarray:
     """How many k-cliques contain each vertex (local clique counts).
 
@@ -44,6 +47,11 @@ def clique_counts_per_vertex(
       order: orientation of a Graph.
       num_threads: CPU worker threads (0: all cores).
       exact: return Python ints (object dtype), exact past 2^64.
+      mesh: count on the devices of this mesh (one axis): root vertices
+        (pivot) or edge tasks (enumeration) dealt across the devices, the
+        per-vertex totals summed exactly; the first
+        :func:`kcjax.cliques.sharded.mesh_devices` devices of the axis run.
+      axis_name: the mesh axis (default: the mesh's only axis).
 
     Returns:
       uint64[n] (object[n] of Python ints with ``exact=True``) indexed by
@@ -77,6 +85,16 @@ def clique_counts_per_vertex(
             method = auto_local_method(dag, k)
         if method == "pivot":
             _check_local_magnitude(dag, k, num_threads)
+        if mesh is not None:
+            active = sharded.active_mesh(
+                dag, k, mesh, method=method, axis_name=axis_name, per_vertex=True
+            )
+            limbs = sharded.host_limbs(
+                sharded.per_vertex_sharded(
+                    dag, k, active, method=method, axis_name=axis_name, num_threads=num_threads
+                )
+            )
+        elif method == "pivot":
             limbs = kernels.clique_pivot_local(
                 dag.indptr,
                 dag.indices,

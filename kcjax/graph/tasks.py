@@ -147,25 +147,58 @@ def split_tasks(
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     sizes = split_sizes(dag) if strategy == "balanced" or return_costs else None
-    tasks = _deal(sizes, num_shards=num_shards, num_edges=dag.num_edges, strategy=strategy)
+    keys = sizes if strategy == "balanced" else None
+    tasks = deal(keys, num_shards=num_shards, num_tasks=dag.num_edges)
     if not return_costs:
         return tasks
     return tasks, _shard_costs(sizes, tasks, kmax=kmax)
 
 
-@functools.partial(jax.jit, static_argnames=("num_shards", "num_edges", "strategy"))
-def _deal(sizes: jax.Array | None, *, num_shards: int, num_edges: int, strategy: str) -> jax.Array:
-    """int32[D, t]: the edge ids of every shard (see :func:`split_tasks`)."""
-    m = num_edges
-    width = max(1, -(-m // num_shards))
-    ids = jnp.arange(m, dtype=jnp.int32)
-    if strategy == "balanced":
-        _, order = jax.lax.sort((-sizes, ids), num_keys=2)  # largest first, ties by id
+def split_roots(dag: DAG, num_shards: int, costs: jax.Array | None = None) -> jax.Array:
+    """Deals the vertices of ``dag`` (the pivot counter's root tasks) to shards; jit-able.
+
+    Sorted by ``costs`` (default: out-degree), largest first, ties by id, and
+    dealt in snake order like the balanced :func:`split_tasks`: every shard
+    gets the same number of roots and the heavy ones spread evenly.
+
+    Args:
+      dag: an oriented graph from :func:`kcjax.orient`.
+      num_shards: number of shards D (>= 1).
+      costs: float32[num_nodes] or int32[num_nodes] estimated cost of every root.
+
+    Returns:
+      int32[D, max(1, ceil(num_nodes / D))] vertex ids, -1 padding.
+
+    Raises:
+      ValueError: for ``num_shards < 1`` or costs of the wrong shape.
+    """
+    if num_shards < 1:
+        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
+    if costs is None:
+        costs = dag.out_degrees()
+    elif costs.shape != (dag.num_nodes,):
+        raise ValueError(f"costs must have shape ({dag.num_nodes},), got {costs.shape}")
+    return deal(costs, num_shards=num_shards, num_tasks=dag.num_nodes)
+
+
+@functools.partial(jax.jit, static_argnames=("num_shards", "num_tasks"))
+def deal(keys: jax.Array | None, *, num_shards: int, num_tasks: int) -> jax.Array:
+    """int32[D, t]: task ids 0..num_tasks-1 dealt to ``num_shards`` rows; jit-able.
+
+    With ``keys`` (one per task, larger = heavier) the tasks are sorted by
+    key, largest first (ties by id), and dealt in snake order (rows 0..D-1,
+    then D-1..0, ...); without, task i goes to row ``i mod D``. Rows are
+    ``t = max(1, ceil(num_tasks / D))`` long, padded with -1.
+    """
+    width = max(1, -(-num_tasks // num_shards))
+    ids = jnp.arange(num_tasks, dtype=jnp.int32)
+    if keys is not None:
+        _, order = jax.lax.sort((-keys, ids), num_keys=2)  # largest first, ties by id
     else:
         order = ids
-    dealt = jnp.pad(order, (0, width * num_shards - m), constant_values=-1)
+    dealt = jnp.pad(order, (0, width * num_shards - num_tasks), constant_values=-1)
     dealt = dealt.reshape(width, num_shards)
-    if strategy == "balanced":  # snake: odd rounds deal from the last shard back
+    if keys is not None:  # snake: odd rounds deal from the last shard back
         odd = (jnp.arange(width) % 2 == 1)[:, None]
         dealt = jnp.where(odd, dealt[:, ::-1], dealt)
     return dealt.T

@@ -9,6 +9,7 @@ stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
@@ -17,6 +18,8 @@ import numpy as np
 from kcjax._command import UsageError, output_file, output_path, print_json, progress_bar, timed
 from kcjax.graph.labeled import load_labeled
 from kcjax.match.count import count_embeddings, iter_embeddings
+from kcjax.match.sharded import mesh_devices
+from kcjax.parallel import device_mesh, parse_devices
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +45,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object when done")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
+    p.add_argument(
+        "--devices",
+        type=_devices,
+        default=1,
+        metavar="N|all",
+        help="count on N devices (all: every visible device; default 1); --list lists on one",
+    )
     p.set_defaults(run=run)
+
+
+def _devices(text: str) -> int | str:
+    try:
+        return parse_devices(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("a .npy output holds one query's embeddings; use .txt for several")
     if args.threads < 0:
         raise UsageError(f"--threads must be >= 0, got {args.threads}")
+    args.mesh = device_mesh(args.devices)
     data, load_s = timed(lambda: load_labeled(args.data))
     queries = [(path, load_labeled(path)) for path in args.queries]
     bar = progress_bar(queries, quiet=args.quiet or args.json, desc="queries", unit="query")
@@ -79,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         for r in results:
-            print(f"{r['query']}\t{r['embeddings']}\t{r['seconds']:.3f} s")
+            devices = f"\tdevices {r['devices_used']} of {r['devices']}" if "devices" in r else ""
+            print(f"{r['query']}\t{r['embeddings']}\t{r['seconds']:.3f} s{devices}")
         if args.list:
             print(f"wrote the embeddings to {args.output}")
     return 0
@@ -90,7 +109,11 @@ def _match_one(
 ) -> dict[str, Any]:
     """Counts one query's embeddings (and writes them to ``handle`` with --list)."""
     start = time.perf_counter()
-    count = count_embeddings(data, query, induced=args.induced, num_threads=args.threads)
+    mesh = args.mesh
+    threads = args.threads
+    if mesh is not None and not threads:  # the cores shared among the devices (CPU)
+        threads = max(1, (os.cpu_count() or 1) // mesh.devices.size)
+    count = count_embeddings(data, query, induced=args.induced, num_threads=threads, mesh=mesh)
     if handle is not None:
         batches = iter_embeddings(data, query, induced=args.induced, num_threads=args.threads)
         if suffix == ".txt":
@@ -101,4 +124,8 @@ def _match_one(
             rows = list(batches)
             arr = np.concatenate(rows) if rows else np.zeros((0, query.num_nodes), np.int32)
             np.save(handle, arr.astype(np.int32))
-    return {"query": str(path), "embeddings": count, "seconds": time.perf_counter() - start}
+    result = {"query": str(path), "embeddings": count, "seconds": time.perf_counter() - start}
+    if mesh is not None:
+        used = mesh_devices(data, query, mesh, induced=args.induced)
+        result.update(devices=int(mesh.devices.size), devices_used=used)
+    return result

@@ -5,9 +5,11 @@ Usage: python -P _two_process_worker.py COORDINATOR NUM_PROCESSES PROCESS_ID TIM
 JAX_PROCESS_ID environment variables instead).
 
 Joins the distributed runtime, counts the cliques of a fixed random graph over
-a mesh of every process's devices (both task splits, eagerly and under jit)
-and prints one line ``RESULT {json}`` with the counts, the single-device
-counts of the same graph and the device layout; then shuts the runtime down.
+a mesh of every process's devices (by enumeration with both task splits,
+eagerly and under jit; by pivoting: counts, all sizes, per-vertex counts) and
+the embeddings of a labeled path, and prints one line ``RESULT {json}`` with
+the counts, the single-device counts of the same graph and the device layout;
+then shuts the runtime down.
 """
 
 from __future__ import annotations
@@ -46,7 +48,25 @@ def main(
     graph = jax.tree.map(np.asarray, _graph())
     jitted = jax.jit(lambda g: kcjax.count_cliques_sharded(kcjax.orient(g), KMAX, mesh))
     counts["jit"] = _ints(jitted(graph))
+    sizes = range(3, KMAX + 1)
+    pivot = kcjax.count_cliques(dag, sizes, method="pivot", mesh=mesh)
+    counts["pivot"] = [0, 0, 0] + [pivot[k] for k in sizes]
     local = _ints(kcjax.count_cliques_limbs(dag, KMAX))
+    data = kcjax.LabeledGraph.from_edges(
+        *(np.asarray(a) for a in _graph().edges()), np.arange(150) % 3
+    )
+    path = kcjax.LabeledGraph.from_edges([0, 1, 2], [1, 2, 3], [0, 1, 2, 0])
+    pairs = {
+        "per_vertex": (
+            kcjax.clique_counts_per_vertex(dag, 5, method="pivot", mesh=mesh).tolist(),
+            kcjax.clique_counts_per_vertex(dag, 5, method="pivot").tolist(),
+        ),
+        "all": (kcjax.count_all_cliques(dag, mesh=mesh), kcjax.count_all_cliques(dag)),
+        "match": (
+            kcjax.count_embeddings(data, path, mesh=mesh),
+            kcjax.count_embeddings(data, path),
+        ),
+    }
     result = {
         "joined": joined,
         "process_index": jax.process_index(),
@@ -55,6 +75,7 @@ def main(
         "devices": jax.device_count(),
         "counts": counts,
         "local": local,
+        "pairs": {name: [str(a), str(b)] for name, (a, b) in pairs.items()},
     }
     print("RESULT " + json.dumps(result), flush=True)
     jax.distributed.shutdown()

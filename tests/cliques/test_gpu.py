@@ -148,15 +148,41 @@ def _planted_random_dag(seed: int) -> kcjax.DAG:
     return kcjax.orient(kcjax.Graph.from_networkx(g))
 
 
-@pytest.mark.parametrize("split", ["balanced", "round_robin"])
-def test_gpu_mesh_count_equals_cpu(split):
-    # count_cliques(mesh=...) on the GPUs: explicit task rows per device and
-    # the max_degree hint of the eager sharded path.
+@pytest.mark.parametrize("method", ["kcminer", "round_robin", "pivot"])
+def test_gpu_mesh_count_equals_cpu(monkeypatch, method):
+    # count_cliques(mesh=...) on every GPU (the policy off): task rows dealt on
+    # the devices, the planted clique's heaviest tasks split across them, the
+    # max_degree hint of the eager sharded path; the pivot counter's roots;
+    # every size at once, per-vertex counts and one matching query.
+    from kcjax.cliques import sharded
+    from kcjax.match import sharded as match_sharded
+
+    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", 0.0)
+    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    monkeypatch.setattr(match_sharded, "MATCH_MIN_UNITS_PER_DEVICE", 0)
     dag = _planted_random_dag(5)
     mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
     ks = list(range(3, 9))
-    got = kcjax.count_cliques(on_platform(dag, "cuda"), ks, mesh=mesh, split=split)
+    gpu = on_platform(dag, "cuda")
+    split = "round_robin" if method == "round_robin" else "balanced"
+    counting = "kcminer" if method == "round_robin" else method
+    got = kcjax.count_cliques(gpu, ks, method=counting, mesh=mesh, split=split)
     assert got == _count(dag, ks, "kcminer", "cpu")
+    if method != "pivot":
+        return
+    with jax.default_device(jax.devices("cpu")[0]):
+        cpu = on_platform(dag, "cpu")
+        want_all = kcjax.count_all_cliques(cpu)
+        want_local = kcjax.clique_counts_per_vertex(cpu, 6, method="pivot")
+    assert kcjax.count_all_cliques(gpu, mesh=mesh) == want_all
+    local = kcjax.clique_counts_per_vertex(gpu, 6, method="pivot", mesh=mesh)
+    np.testing.assert_array_equal(local, want_local)
+    src, dst = (np.asarray(a) for a in (dag.src, dag.indices))
+    data = kcjax.LabeledGraph.from_edges(src, dst, np.arange(dag.num_nodes) % 3)
+    path = kcjax.LabeledGraph.from_edges([0, 1, 2], [1, 2, 3], [0, 1, 2, 0])
+    with jax.default_device(jax.devices("cpu")[0]):
+        want = kcjax.count_embeddings(on_platform(data, "cpu"), on_platform(path, "cpu"))
+    assert kcjax.count_embeddings(data, path, mesh=mesh) == want
 
 
 @pytest.mark.parametrize("k", [3, 4, 6, 9])

@@ -29,6 +29,7 @@ from reference import clique_counts_networkx, ground_truth, run_multidevice_test
 
 import kcjax
 from kcjax import parallel
+from kcjax.cliques import sharded
 
 KMAX = 6
 FORCED_DEVICES = 4
@@ -161,6 +162,48 @@ def test_split_tasks_of_an_empty_graph():
     np.testing.assert_array_equal(tasks, np.full((3, 1), -1))
 
 
+@pytest.mark.parametrize("num_shards", [1, 3])
+def test_split_roots_deals_every_vertex_once_heaviest_first(num_shards):
+    dag = kcjax.orient(_graph(*CASES["planted"]))
+    costs = sharded.pivot_root_costs(dag, KMAX)
+    assert costs.shape == (dag.num_nodes,) and bool(jnp.all(costs >= 0))
+    rows = np.asarray(kcjax.graph.tasks.split_roots(dag, num_shards, costs))
+    assert rows.shape == (num_shards, -(-dag.num_nodes // num_shards))
+    np.testing.assert_array_equal(np.sort(rows[rows >= 0]), np.arange(dag.num_nodes))
+    host = np.asarray(costs)
+    for row in rows:
+        assert np.all(np.diff(host[row[row >= 0]]) <= 0)
+    out_degrees = np.asarray(dag.out_degrees())
+    assert np.all((host > 0) == (out_degrees > 0))
+    # a clique's out-neighbourhoods are cliques: each root's tree is a path of
+    # hmax - 1 nodes of d candidates, (d + 1)(1 + d / 64) each (one node where
+    # d = 1: a single candidate has no pair to be dense in)
+    clique = kcjax.orient(kcjax.generators.complete(13))
+    d = np.asarray(clique.out_degrees()).astype(np.float64)
+    node = (d + 1) * (1 + d / 64)
+    expected = np.where(d >= 2, 7 * node, np.where(d == 1, node, 0.0))
+    np.testing.assert_allclose(sharded.pivot_root_costs(clique, 8), expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="num_shards"):
+        kcjax.graph.tasks.split_roots(dag, 0)
+
+
+def test_mesh_helpers():
+    mesh = jax.make_mesh((1,), ("d",))
+    assert parallel.sub_mesh(mesh, "d", 1) is mesh
+    with pytest.raises(ValueError, match="size"):
+        parallel.sub_mesh(mesh, "d", 2)
+    assert parallel.parse_devices(" ALL ") == "all" and parallel.parse_devices("3") == 3
+    for bad in ("0", "-1", "two", ""):
+        with pytest.raises(ValueError, match="device count"):
+            parallel.parse_devices(bad)
+    assert parallel.device_mesh(1) is None
+    with pytest.raises(ValueError, match="visible"):
+        parallel.device_mesh(jax.device_count() + 1)
+    dag = kcjax.orient(_graph(*CASES["gnp60"]))
+    assert sharded.mesh_devices(dag, 5, mesh, method="kcminer") == 1
+    assert sharded.mesh_devices(dag, 5, mesh, method="pivot") == 1
+
+
 @pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_sharded_on_a_one_device_mesh(strategy):
     edges, n = CASES["gnp60"]
@@ -228,18 +271,6 @@ def test_forced_host_devices_subprocess():
 
 @multidevice
 @pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
-def test_multidevice_random_graphs(strategy):
-    mesh = _mesh()
-    for name, (edges, n) in CASES.items():
-        dag = kcjax.orient(_graph(edges, n))
-        out = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=strategy)
-        reference = clique_counts_networkx(edges, n, KMAX)
-        assert _ints(out)[3:] == [reference[k] for k in range(3, KMAX + 1)], name
-        assert _ints(out) == _single(dag), name
-
-
-@multidevice
-@pytest.mark.parametrize("strategy", kcjax.STRATEGIES)
 def test_multidevice_under_jit(strategy):
     mesh = _mesh()
 
@@ -271,6 +302,154 @@ def test_multidevice_email_enron(shared_graph, strategy):
     out = _ints(kcjax.count_cliques_sharded(dag, KMAX, _mesh(), strategy=strategy))
     for k in range(3, KMAX + 1):
         assert out[k] == ground_truth()[("email-Enron", k)], k
+
+
+def _everywhere(monkeypatch) -> None:
+    """Every device of the mesh runs, however small the work."""
+    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", 0.0)
+    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+
+
+def _meshes() -> list[Mesh]:
+    """4 devices, and 3 (shards of uneven length)."""
+    return [_mesh(), Mesh(np.array(jax.devices()[:3]), ("d",))]
+
+
+@multidevice
+@pytest.mark.parametrize("method", ["pivot", "kcminer", "auto"])
+def test_multidevice_every_method_counts_exactly(monkeypatch, method):
+    _everywhere(monkeypatch)
+    # enumeration: the balanced split (the planted clique's heaviest tasks split
+    # across the devices) on 4 devices, round robin on 3 (uneven shards)
+    for mesh, split in zip(_meshes(), kcjax.STRATEGIES, strict=True):
+        for name, (edges, n) in CASES.items():
+            graph = _graph(edges, n)
+            reference = clique_counts_networkx(edges, n, KMAX)
+            got = kcjax.count_cliques(
+                graph, range(1, KMAX + 1), method=method, mesh=mesh, split=split, num_threads=1
+            )
+            assert got == reference, (name, mesh.devices.size)
+            if method == "kcminer":
+                dag = kcjax.orient(graph)
+                direct = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=split)
+                assert _ints(direct) == _single(dag), name
+
+
+@multidevice
+def test_multidevice_auto_decides_as_on_one_device(monkeypatch):
+    _everywhere(monkeypatch)
+    calls = []
+    histogram = sharded.pivot_histogram_sharded
+
+    def spy(*args, **kwargs):
+        calls.append(args[1].devices.size)
+        return histogram(*args, **kwargs)
+
+    monkeypatch.setattr(sharded, "pivot_histogram_sharded", spy)
+    graph = _graph(*CASES["planted"])
+    dag = kcjax.orient(graph)
+    assert kcjax.cliques.auto.auto_method(dag, 5) == "pivot"  # on the CPU
+    assert kcjax.count_cliques(dag, 5, mesh=_mesh()) == kcjax.count_cliques(dag, 5)
+    assert calls == [FORCED_DEVICES]
+    with pytest.raises(ValueError, match="eagerly only"):
+        jax.jit(lambda g: kcjax.count_cliques(g, 5, method="pivot", mesh=_mesh()))(graph)
+    with pytest.raises(ValueError, match="native methods"):
+        kcjax.count_cliques(dag, 5, method="dense", mesh=_mesh())
+    with pytest.raises(ValueError, match="chunks"):
+        kcjax.count_cliques(dag, 5, mesh=_mesh(), chunk_size=10)
+
+
+@multidevice
+def test_multidevice_all_sizes_clique_number_and_per_vertex(monkeypatch):
+    _everywhere(monkeypatch)
+    edges, n = CASES["planted"]
+    graph = _graph(edges, n)
+    g = nx.Graph(edges.tolist())
+    g.add_nodes_from(range(n))
+    omega = max(len(c) for c in nx.find_cliques(g))
+    per_vertex = np.zeros(n, np.int64)
+    for clique in nx.enumerate_all_cliques(g):
+        if len(clique) == 5:
+            per_vertex[clique] += 1
+        elif len(clique) > 5:
+            break
+    for mesh in _meshes():
+        assert kcjax.count_all_cliques(graph, mesh=mesh) == kcjax.count_all_cliques(graph)
+        size, clique = kcjax.clique_number(graph, mesh=mesh)
+        assert size == omega and all(g.has_edge(u, v) for u, v in itertools.combinations(clique, 2))
+        for method in ("pivot", "kcminer"):
+            got = kcjax.clique_counts_per_vertex(graph, 5, method=method, mesh=mesh)
+            np.testing.assert_array_equal(got, per_vertex)
+
+
+@multidevice
+def test_multidevice_small_work_runs_on_fewer_devices(monkeypatch):
+    graph = _graph(*CASES["planted"])
+    dag = kcjax.orient(graph)
+    mesh = _mesh()
+    work = kcjax.clique_cost_estimate(dag, 6).enumeration_work
+    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", work / 2.5)
+    assert sharded.mesh_devices(dag, 6, mesh, method="kcminer") == 2
+    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", work * 2)
+    assert sharded.mesh_devices(dag, 6, mesh, method="kcminer") == 1
+    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 1e30)
+    assert sharded.mesh_devices(dag, 6, mesh, method="pivot") == 1
+    reference = kcjax.count_cliques(dag, range(3, 7), method="kcminer")
+    for method in ("kcminer", "pivot"):
+        assert kcjax.count_cliques(dag, range(3, 7), method=method, mesh=mesh) == reference
+    # the deal and the replicated DAG are memoized per (DAG, mesh, axis, strategy)
+    rows = sharded.edge_rows(dag, mesh, "d", "balanced")
+    assert sharded.edge_rows(dag, mesh, "d", "balanced") is rows
+    assert rows.sharding.spec[0] == "d" and rows.shape[0] == FORCED_DEVICES
+    np.testing.assert_array_equal(rows, kcjax.split_tasks(dag, FORCED_DEVICES))
+    roots = np.asarray(sharded.root_rows(dag, mesh, "d", 6))
+    np.testing.assert_array_equal(np.sort(roots[roots >= 0]), np.arange(dag.num_nodes))
+    # the planted clique's heaviest edge tasks are split across the devices (the
+    # counts above went through it); the rest keep their balanced deal
+    heavy = sharded.heavy_split(dag, 6, mesh)
+    assert heavy is not None and heavy.tasks.size > 0 and heavy.sub.num_edges > 0
+    light = np.asarray(heavy.rows)
+    assert not np.isin(heavy.tasks, light).any()
+    np.testing.assert_array_equal(
+        np.sort(np.concatenate([light[light >= 0], heavy.tasks])), np.arange(dag.num_edges)
+    )
+    assert sharded.heavy_split(dag, 4, mesh) is None  # below k = 5 nothing splits
+
+
+@multidevice
+def test_multidevice_pivot_email_enron(shared_graph):
+    dag = kcjax.orient(shared_graph("email-Enron"))
+    got = kcjax.count_cliques(dag, range(3, KMAX + 1), method="pivot", mesh=_mesh())
+    assert got == {k: ground_truth()[("email-Enron", k)] for k in range(3, KMAX + 1)}
+
+
+@multidevice
+def test_multidevice_cli_devices(monkeypatch, tmp_path, capsys):
+    from reference.matching import nx_embeddings, random_labeled, walk_query
+
+    _everywhere(monkeypatch)
+    edges, n = CASES["planted"]
+    path = tmp_path / "g.txt"
+    np.savetxt(path, edges, fmt="%d")
+    reference = clique_counts_networkx(edges, n, KMAX)
+    for extra in (["-k", "3-6", "--method", "pivot"], ["-k", "5", "--split", "round_robin"]):
+        assert kcjax.cli.main(["count", str(path), "--devices", "all", "--json", *extra]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert (out["devices"], out["devices_used"], out["processes"]) == (4, 4, 1)
+        assert {int(k): c for k, c in out["counts"].items()} == {
+            int(k): reference[int(k)] for k in out["counts"]
+        }
+    assert kcjax.cli.main(["count", str(path), "--all", "--devices", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["devices"] == 3 and out["clique_number"] == 13
+    g = random_labeled(24, 0.3, 2, seed=11)
+    q = walk_query(g, 4, seed=3)
+    kcjax.save_labeled(kcjax.LabeledGraph.from_networkx(g), tmp_path / "d.graph")
+    kcjax.save_labeled(kcjax.LabeledGraph.from_networkx(q), tmp_path / "q.graph")
+    argv = ["match", str(tmp_path / "d.graph"), str(tmp_path / "q.graph"), "--devices", "2"]
+    assert kcjax.cli.main([*argv, "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["queries"]
+    assert result["embeddings"] == len(nx_embeddings(g, q)) and result["devices"] == 2
 
 
 @multidevice
@@ -372,7 +551,10 @@ def test_two_processes_two_devices_each():
         assert (r["local_devices"], r["devices"]) == (2, 4)
         for name, counts in r["counts"].items():
             assert counts == r["local"], name
+        for name, (mesh, single) in r["pairs"].items():
+            assert mesh == single, name
     assert parsed[0]["local"] == parsed[1]["local"]
+    assert parsed[0]["pairs"] == parsed[1]["pairs"]
 
 
 def test_missing_peer_fails_clearly():

@@ -51,3 +51,5 @@ def test_bad_file_exit_2(tmp_path, capsys):
     args = [str(tmp_path / "data.graph.gz"), str(tmp_path / "q.graph"), "--list"]
     assert main(["match", *args]) == 2
     assert "needs -o" in capsys.readouterr().err
+    assert main(["match", *args[:2], "--devices", "many"]) == 2
+    assert "invalid device count" in capsys.readouterr().err
