@@ -1,14 +1,13 @@
 """Multi-device scaling of count_embeddings: the long counts.tsv queries on 1..D devices.
 
 Rows (``QUERIES``, in priority order): every counts.tsv query of 50 ms or
-more on one H200 (experiments/results/match/h200_match_s22.json), the query
+more on one H200 (experiments/results/match/h200_match_rows_filter_kernel.json), the query
 whose embeddings exceed device memory (email-Enron query_sparse_8_2, 2.04 s
 on one H200, drawn again by beyond_memory.py), then short queries that check
 that no call gets slower on a mesh. For each device count D (a prefix of
 ``jax.devices()``): D = 1 is the plain ``count_embeddings`` (no mesh), D > 1
-``count_embeddings(..., mesh=)`` on a 1-D mesh of D devices with the
-fewer-devices policy off (every device runs; ``policy_devices`` says how many
-it would use). Wall clock of a synchronized call, median of ``--repeats``
+``count_embeddings(..., mesh=)`` on a 1-D mesh of D devices (every device
+runs). Wall clock of a synchronized call, median of ``--repeats``
 after a warm-up; on GPUs each device's busy time (``balance`` = max / mean)
 and the host's share. Counts are checked against counts.tsv.
 
@@ -38,9 +37,8 @@ from beyond_memory import SHARED, dropped  # noqa: E402
 from devtime import device_times  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.match import sharded  # noqa: E402
 
-#: (data graph, query), priority order; one-H200 times of h200_match_s22.json.
+#: (data graph, query), priority order; one-H200 times of h200_match_rows_filter_kernel.json.
 QUERIES = [
     ("ca-AstroPh", "query_dense_16_3"),  # 562 ms
     ("ca-AstroPh", "query_dense_16_1"),  # 226 ms
@@ -86,16 +84,11 @@ def measure(data, query, devices: list, repeats: int, profile: bool) -> dict:
     def call():
         return kcjax.count_embeddings(data, query, mesh=mesh)
 
-    saved = sharded.MATCH_MIN_UNITS_PER_DEVICE
-    sharded.MATCH_MIN_UNITS_PER_DEVICE = 0
-    try:
-        t0 = time.perf_counter()
-        count = call()  # warm-up: compiles, replicates the graph's prep on the mesh
-        first_s = time.perf_counter() - t0
-        times, count = wall_times(call, repeats)
-        per_dev = device_times(call, min(repeats, 3)) if profile else {}
-    finally:
-        sharded.MATCH_MIN_UNITS_PER_DEVICE = saved
+    t0 = time.perf_counter()
+    count = call()  # warm-up: compiles, deals the roots
+    first_s = time.perf_counter() - t0
+    times, count = wall_times(call, repeats)
+    per_dev = device_times(call, min(repeats, 3)) if profile else {}
     row = {
         "devices": d,
         "median_s": statistics.median(times),
@@ -103,8 +96,6 @@ def measure(data, query, devices: list, repeats: int, profile: bool) -> dict:
         "first_call_s": first_s,
         "count": str(count),
     }
-    if mesh is not None:
-        row["policy_devices"] = sharded.mesh_devices(data, query, mesh)
     if per_dev:
         busy = {name: v["busy_s"] for name, v in sorted(per_dev.items())}
         row["busy_s"] = busy
@@ -164,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{graph:12s} {name:18s} D={d} {row['median_s']:9.4f}s x{row['speedup']:.2f} "
                     f"balance={row.get('balance', float('nan')):.3f} "
-                    f"policy={row.get('policy_devices', 1)} ok={row['correct']}",
+                    f"ok={row['correct']}",
                     file=sys.stderr,
                     flush=True,
                 )

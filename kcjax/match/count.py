@@ -361,11 +361,9 @@ def count_embeddings(
       engine: "dfs" (native kernels, the default), "prefix_tree" or "flat"
         (level-by-level expansion in JAX, chunked, eager), "dense" (adjacency
         matrix, eager; small data graphs, always blacklist and GVSM order).
-      mesh: a ``jax.sharding.Mesh``: every device of ``axis_name`` plans,
-        the roots are dealt on the devices by their level-1 units (the
-        heaviest split by level-1 image) and the counts summed exactly
-        ("dfs" only; :mod:`kcjax.match.sharded`). The first
-        :func:`kcjax.match.sharded.mesh_devices` devices of the axis run.
+      mesh: a ``jax.sharding.Mesh``: deal the roots over ``axis_name``'s
+        devices by estimated cost and sum the counts exactly ("dfs" only;
+        every device of the axis runs).
       axis_name: the mesh axis (default: its first).
       num_threads: CPU worker threads (0: all cores).
 
@@ -388,8 +386,9 @@ def count_embeddings(
             return _wide.to_int(count_embeddings_limbs(data, query, **switches))
         from kcjax.match.sharded import count_embeddings_sharded
 
-        limbs = count_embeddings_sharded(data, query, mesh, axis_name=axis_name, **switches)
-        return _wide.to_int(np.asarray(limbs.addressable_data(0)))
+        return _wide.to_int(
+            count_embeddings_sharded(data, query, mesh, axis_name=axis_name, **switches)
+        )
     from kcjax.match import levels
 
     if engine == "dense":

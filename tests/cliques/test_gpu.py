@@ -155,11 +155,9 @@ def test_gpu_mesh_count_equals_cpu(monkeypatch, method):
     # max_degree hint of the eager sharded path; the pivot counter's roots;
     # every size at once, per-vertex counts and one matching query.
     from kcjax.cliques import sharded
-    from kcjax.match import sharded as match_sharded
 
     monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", 0.0)
     monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
-    monkeypatch.setattr(match_sharded, "MATCH_MIN_UNITS_PER_DEVICE", 0)
     dag = _planted_random_dag(5)
     mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
     ks = list(range(3, 9))
