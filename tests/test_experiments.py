@@ -285,3 +285,15 @@ def test_auto_check_measures_and_scores_the_rule(scripts, tmp_path):
     cm = scripts["auto_graphs"].clique_minus_matching(300, 12, 3, seed=1)
     assert kcjax.clique_number(cm)[0] >= 9
     assert np.all(np.asarray(cm.degrees()) >= 0)
+
+
+def test_front_door_runs(scripts, tmp_path):
+    """front_door.py pairs an eager call with its jitted form (the bfs rows: cheap)."""
+    front_door = importlib.import_module("front_door")
+    if not (front_door.SHARED / "graphs" / "ca-CondMat.el.gz").exists():
+        pytest.skip("the shared graphs are absent")
+    out = tmp_path / "front_door.json"
+    args = ["--families", "bfs", "--graphs", "ca-CondMat", "--repeats", "1", "--out", str(out)]
+    assert front_door.main(args) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["op"] == "bfs" and row["eager"]["wall_s"] > 0 and row["jit"]["wall_s"] > 0

@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-FAMILIES = ("cliques", "bfs", "truss", "match")
+FAMILIES = ("cliques", "bfs", "truss", "match", "front_door")
 ABLATION_ORDER = ("thread", "warp", "binary_search", "static_l1", "static_l2", "kcminer")
 #: Fig. 7's cumulative chain: thread-parallel bitmaps -> + warp scheduler
 #: (static level-2 bitmaps) -> + dynamic construction, size classes and the
@@ -135,6 +135,8 @@ TRUSS_RMAT = "h200_truss_degree_bound_rmat.json"
 TRUSS_VARIANTS = ("auto+core", "dag+core", "edge+core")
 MATCH_ROWS = "h200_match_rows_filter_kernel.json"
 MATCH_BEYOND = "h200_beyond_memory.json"
+FRONT_DOOR = "h200_eager_vs_jit.json"
+FRONT_DOOR_FIRST = "h200_eager_vs_jit_first.json"
 
 
 def _ms(seconds: float | None, digits: int = 3) -> str:
@@ -577,6 +579,50 @@ def truss_report(r: Path) -> None:
         print("## k-truss: R-MAT, edge factor 16\n\n" + truss_rmat_table(rmat) + "\n")
 
 
+def front_door_table(data: dict) -> str:
+    """Every eager call against the jitted form of the same work: span and wall (ms)."""
+    head = (
+        "| family | graph | op | eager span | jit span | eager / jit | eager wall | jit wall |\n"
+        "|---|---|---|---|---|---|---|---|"
+    )
+    lines = [head]
+    for r in data["rows"]:
+        e, j = r["eager"], r["jit"]
+        lines.append(
+            f"| {r['family']} | {r['graph']} | {r['op']} | {_ms(e.get('span_s'))} | "
+            f"{_ms(j.get('span_s'))} | {e['span_s'] / j['span_s']:.2f} | {_ms(e['wall_s'])} | "
+            f"{_ms(j['wall_s'])} |"
+        )
+    return "\n".join(lines)
+
+
+def first_call_table(data: dict) -> str:
+    """A first call in a fresh process, with the compilation cache empty and warm (s)."""
+    lines = [
+        "| family | graph | call | first call, empty cache | first call, warm cache"
+        " | second call |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in data["meta"].get("first_calls", []):
+        cold, warm = r["cold_cache"], r["warm_cache"]
+        lines.append(
+            f"| {r['family']} | {r['graph']} | {r['arg']} | {cold['first_s']:.3f} | "
+            f"{warm['first_s']:.3f} | {warm['second_s']:.4f} |"
+        )
+    return "\n".join(lines)
+
+
+def front_door_report(r: Path) -> None:
+    """Print the front door tables from ``r`` (results/front_door)."""
+    final, first = _load(r, FRONT_DOOR), _load(r, FRONT_DOOR_FIRST)
+    if final:
+        print(
+            "## Eager calls against jitted programs (one H200)\n\n" + front_door_table(final) + "\n"
+        )
+    if first:
+        print("## First calls in a fresh process (one H200)\n\n" + first_call_table(first) + "\n")
+
+
 def match_report(r: Path) -> None:
     """Print the matching tables from ``r`` (results/match)."""
     rows, beyond = _load(r, MATCH_ROWS), _load(r, MATCH_BEYOND)
@@ -603,6 +649,8 @@ def main(argv: list[str] | None = None) -> int:
         truss_report(args.results / "truss")
     if "match" in args.family:
         match_report(args.results / "match")
+    if "front_door" in args.family:
+        front_door_report(args.results / "front_door")
     return 0
 
 

@@ -70,7 +70,7 @@ from kcjax.parallel import constrain, mesh_axis, shard_map, sub_mesh, to_global
 #: per-vertex counts add the k-cliques): one device must get enough work to
 #: repay the exchange (an extra dispatch per device and the psum, ~0.1-0.3 ms),
 #: about 1 ms of one GPU's time (com-dblp and ego-Facebook run 6-8e11 nodes/s
-#: on one H200 at k = 7, 8). The coordinator's 2- and 4-GPU runs set its value.
+#: on one H200 at k = 7, 8); an estimate not yet measured on several GPUs (docs/tuning.md).
 MESH_MIN_WORK_PER_DEVICE = 5e8
 #: The same for the pivoting counter, in units of :func:`pivot_root_costs`
 #: (summed over the roots): about 1 ms of one GPU's pivot time at the rate of
