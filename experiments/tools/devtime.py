@@ -76,10 +76,13 @@ def labeled_times(
 
     Returns:
       ``{label: {"span_s", "busy_s", "activities"}}`` on the first GPU with activity:
-      the median span and busy time of ``repeats`` calls of ``fns[label]`` and the
-      names of the GPU activities of its first call, in order; empty without a GPU.
+      the median span and busy time of ``repeats`` calls of ``fns[label]`` (the labels
+      called in turn) and the names of the GPU activities of its first call, in
+      order; empty without a GPU.
     """
-    order = [(label, fn) for label, fn in fns.items() for _ in range(repeats)]
+    # Round-robin over the labels, so a clock ramp or a cold cache at the start of the
+    # session does not fall on one label's calls alone.
+    order = [(label, fn) for _ in range(repeats) for label, fn in fns.items()]
     per_device = _trace_calls([fn for _, fn in order])
     if not per_device:
         return {}
