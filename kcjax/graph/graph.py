@@ -256,6 +256,22 @@ def _sorted_pairs(src: jax.Array, dst: jax.Array, n: jax.Array) -> tuple[jax.Arr
     return jax.lax.sort((jnp.where(lo == hi, n, lo), hi), num_keys=2)  # loops sort last
 
 
+def home_device(array: jax.Array) -> jax.Device | None:
+    """The one device an eager array lives on (None: traced, or spread over several)."""
+    if isinstance(array, jax.core.Tracer):
+        return None
+    devices = array.devices()
+    return next(iter(devices)) if len(devices) == 1 else None
+
+
+@functools.lru_cache(maxsize=4096)
+def int32_on(values: tuple[int, ...] | int, device: jax.Device) -> jax.Array:
+    """int32 ``values`` (a scalar for an int, else int32[len]) kept on ``device``,
+    cached: a small per-call argument (a BFS source, a k) an eager call then does not
+    copy to the device."""
+    return jax.device_put(np.asarray(values, np.int32), device)
+
+
 def row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
     """int32[nnz]: the row of every CSR entry."""
     n = indptr.shape[0] - 1

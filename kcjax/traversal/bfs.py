@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.graph.graph import Graph
+from kcjax.graph.graph import Graph, home_device, int32_on
 from kcjax.graph.orient import memo
 from kcjax.traversal import dense
 from kcjax.traversal.kernels import (
@@ -192,8 +192,9 @@ def bfs(
         indices = prepared.indices
     else:
         indices = _bottom_up_indices(graph, method, per_source=batch == "each" or roots.size == 1)
-    if isinstance(roots, np.integer):
-        roots = _root_on(int(roots), _device_of(indices))
+    device = home_device(indices)
+    if isinstance(roots, np.integer) and device is not None:  # kept there: nothing copied
+        roots = int32_on(int(roots), device)
     return _bfs_program(
         graph,
         indices,
@@ -219,8 +220,8 @@ def _bfs_program(
     hub_tau: int,
 ) -> BFSResult:
     """The whole traversal as one program: the native (or dense) search, the result's
-    shapes and its depth. An eager :func:`bfs` is one dispatch of it (the roots are
-    its one host-to-device argument)."""
+    shapes and its depth. An eager :func:`bfs` is one dispatch of it (a single source
+    already on the device; several travel as its argument)."""
     roots = jnp.asarray(roots, jnp.int32)
     flat = roots.reshape(-1)
     if method == "dense":
@@ -277,23 +278,10 @@ def _bottom_up_indices(graph: Graph, method: str, per_source: bool) -> jax.Array
     return memo(graph, "bfs_degree_ordered", lambda: degree_ordered_indices(graph.indptr, indices))
 
 
-@functools.lru_cache(maxsize=4096)
-def _root_on(root: int, device: jax.Device | None) -> jax.Array | np.int32:
-    """One source id kept on ``device`` (cached), so a call copies nothing to it."""
-    return np.int32(root) if device is None else jax.device_put(np.int32(root), device)
-
-
-def _device_of(array: jax.Array) -> jax.Device | None:
-    """The one device of an eager array (None: traced or spread over several)."""
-    if isinstance(array, jax.core.Tracer):
-        return None
-    devices = array.devices()
-    return next(iter(devices)) if len(devices) == 1 else None
-
-
 def _as_roots(value: Any, num_nodes: int, single: bool) -> jax.Array | np.ndarray:
-    """Checks source ids (values too when concrete) and returns them as int32: a numpy
-    array when concrete (it travels as the program's argument, no separate copy)."""
+    """Checks source ids: their dtype and shape, and the values of Python or numpy
+    integers (returned as numpy int32); a jax array is returned as it is, unread (the
+    program makes it int32)."""
     what = "source" if single else "sources"
     if type(value) is int and single and 0 <= value < num_nodes:  # the common case, fast
         return np.int32(value)

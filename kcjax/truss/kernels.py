@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax._native import call
-from kcjax.graph.graph import Graph, row_ids
+from kcjax.graph.graph import Graph, home_device, int32_on, row_ids
 from kcjax.graph.orient import DAG, memo, orient
 
 #: Support-counting passes of the native target (kcjax::SupportMethod).
@@ -103,7 +103,7 @@ def store_entries(graph: Graph) -> int:
     triangle store (:func:`degree_bound`) for an eager graph on one device, -1 for a
     traced graph or a bound past :data:`MAX_STORE_ENTRIES` (the handler then reads
     the store's exact size back)."""
-    if _device(graph) is None:
+    if home_device(graph.indices) is None:
         return -1
     bound = degree_bound(graph)
     return bound if bound <= MAX_STORE_ENTRIES else -1
@@ -134,38 +134,20 @@ def edge_list(graph: Graph) -> tuple[jax.Array, jax.Array]:
     return memo(graph, "edges", lambda: _edges(graph))
 
 
-@functools.lru_cache(maxsize=256)
-def _k_on(k: int, device: jax.Device) -> jax.Array:
-    return jax.device_put(np.full(1, k, np.int32), device)
-
-
-def _device(graph: Graph) -> jax.Device | None:
-    """The one device of an eager graph (None: traced or spread over several)."""
-    if isinstance(graph.indices, jax.core.Tracer):
-        return None
-    devices = graph.indices.devices()
-    return next(iter(devices)) if len(devices) == 1 else None
-
-
 def k_argument(graph: Graph, k: int | jax.Array) -> int | jax.Array:
     """The ``k`` to pass to :func:`truss_call`: an eager int becomes an int32[1] kept on
     the graph's device (cached per k), so a call copies nothing to the device."""
-    device = _device(graph)
+    device = home_device(graph.indices)
     if isinstance(k, int) and device is not None:
-        return _k_on(k, device)
+        return int32_on((k,), device)
     return k
-
-
-@functools.lru_cache(maxsize=64)
-def _empty_on(device: jax.Device) -> jax.Array:
-    return jax.device_put(np.zeros(0, np.int32), device)
 
 
 def no_core(graph: Graph) -> jax.Array:
     """The ``core`` argument of :func:`truss_call` without the prefilter: int32[0], kept
     on an eager graph's device (cached), so a call creates no array."""
-    device = _device(graph)
-    return jnp.zeros(0, jnp.int32) if device is None else _empty_on(device)
+    device = home_device(graph.indices)
+    return jnp.zeros(0, jnp.int32) if device is None else int32_on((), device)
 
 
 @functools.partial(jax.jit, static_argnames=("mode", "method", "num_threads", "store_entries"))
