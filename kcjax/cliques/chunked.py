@@ -133,9 +133,10 @@ def task_profile(dag: DAG, kmax: int, *, pivot: bool) -> WorkProfile:
 @functools.partial(jax.jit, static_argnames=("kmax", "pivot", "size", "blocks"))
 def _block_sums(dag: DAG, kmax: int, *, pivot: bool, size: int, blocks: int) -> jax.Array:
     """float32[blocks]: the summed weights of tasks [i * size, (i + 1) * size)."""
-    costs = task_costs(dag, kmax)
+    costs = jnp.minimum(task_costs(dag, kmax), 1e30)  # block sums stay finite in float32
     if pivot:
-        costs = ROOT_WEIGHT + jax.ops.segment_sum(costs, dag.src, num_segments=dag.num_nodes)
+        roots = jax.ops.segment_sum(costs, dag.src, num_segments=dag.num_nodes)
+        costs = ROOT_WEIGHT + jnp.minimum(roots, 1e30)
     padded = jnp.zeros(size * blocks, jnp.float32).at[: costs.shape[0]].set(costs)
     return jnp.sum(padded.reshape(blocks, size), axis=1)
 
