@@ -439,7 +439,7 @@ class PivotWorker {
   const int hist_p_;
   const int resolve_depth_;
   const PerVertexSink* sink_;     // per-vertex mode, else nullptr
-  const int64_t num_nodes_;
+  const int64_t num_nodes_;       // the size of local_ once a root has candidates
   const int32_t* ids_ = nullptr;  // the root's candidates' vertex ids, by local index
   u128 root_held_ = 0;            // per-vertex: the root's held sum
   std::vector<int32_t> local_;    // vertex -> index in the current root's P, else -1
