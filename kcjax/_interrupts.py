@@ -16,6 +16,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,22 +61,41 @@ def stop_cleanly(prog: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def partial_file(path: Path) -> Iterator[Path]:
-    """A temporary sibling of ``path`` to write; renamed to ``path`` on success.
+    """A temporary file beside ``path`` to write; renamed over ``path`` on success.
 
-    The temporary file is removed if the block fails or the process is
-    stopped by a signal under :func:`stop_cleanly`, so ``path`` is either
-    complete or untouched.
+    The temporary name is unique (``tempfile.mkstemp`` in the target
+    directory), so writers of the same ``path`` never share a file, and the
+    rename is atomic: ``path`` holds one writer's complete output or its
+    previous content, never a mixture. The temporary file is removed if the
+    block fails or the process is stopped by a signal under
+    :func:`stop_cleanly`. It gets the permissions a new file would (0666
+    less the umask), not mkstemp's 0600.
     """
-    tmp = path.with_name(f".{path.name}.partial")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    tmp = Path(name)
     with _LOCK:
         _PARTIAL.add(tmp)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
+        os.close(fd)
         yield tmp
-        tmp.replace(path)
+        os.replace(tmp, path)
     finally:
         with _LOCK:
             _PARTIAL.discard(tmp)
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """The process's umask: from /proc where it is listed, else by setting and
+    restoring it (which other threads could observe for a moment)."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _ignore(signum: int, frame: object) -> None:

@@ -5,12 +5,13 @@ Usage errors and bad input (a missing file, a malformed line, k < 1, ...)
 print one line ``kcjax: error: ...`` on stderr and exit with 2; a failure
 while computing exits with 1; Ctrl-C exits with 130. A graph with no edges is
 valid input: its counts are zero (``n`` for k = 1 still counts its vertices).
+A reader that closes stdout early (``| head``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
 import os
 import re
 import sys
@@ -26,12 +27,16 @@ from kcjax import __version__
 from kcjax._command import (
     UsageError,
     add_graph_argument,
+    file_ids,
     load_graph,
     output_file,
     output_path,
     print_json,
     progress_bar,
     timed,
+    work_bar,
+    write_npy,
+    write_rows,
 )
 from kcjax._interrupts import stop_cleanly
 from kcjax.cliques.auto import auto_method, transitivity
@@ -52,11 +57,17 @@ from kcjax.traversal.validate import validate_bfs_tree
 from kcjax.truss import command as truss_command
 from kcjax.truss.truss import max_truss
 
-#: Target number of task chunks of a count (progress granularity vs. overhead).
-_CHUNKS = 100
+#: Listing streams batches of at most this many rows (fewer when fewer cliques exist).
+_LIST_BATCH = 1 << 20
+#: A run of more than this many asked sizes above the largest possible clique
+#: (all counting 0) is reported as one line (JSON key "K1-K2"), so a range
+#: like -k 3-100000000 costs what its sizes up to that bound cost.
+_ZERO_RUN = 16
+#: Exit status when stdout is closed early (a shell's 128 + SIGPIPE).
+_BROKEN_PIPE = 141
 #: The demo's default graph: a seeded R-MAT that counts k = 3..8 in seconds.
 _DEMO_SCALE, _DEMO_EDGE_FACTOR, _DEMO_SEED = 15, 4, 0
-_DEMO_KS = tuple(range(3, 9))
+_DEMO_KS = range(3, 9)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,8 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
       The exit status: 0 on success, 1 if a computation failed, 2 for bad
       usage or input, 130 when interrupted (SIGINT), 143 when terminated
-      (SIGTERM). A signal ends the process at once, at any stage, with one
-      line on stderr and no partial output file.
+      (SIGTERM), 141 (quietly) when stdout was closed early. A signal ends
+      the process at once, at any stage, with one line on stderr and no
+      partial output file.
     """
     parser = _build_parser()
     try:
@@ -89,12 +101,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         print("kcjax: interrupted", file=sys.stderr, flush=True)
         return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return _BROKEN_PIPE
     except (UsageError, GraphFormatError, OSError, ValueError) as err:
         _fail(_describe(err))
         return 2
     except (jax.errors.JaxRuntimeError, MemoryError) as err:
         _fail(_describe(err))
         return 1
+
+
+def _quiet_stdout() -> None:
+    """Points stdout at /dev/null, so the interpreter's final flush of what the
+    closed pipe did not take raises nothing."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _build_parser() -> _Parser:
@@ -167,7 +191,13 @@ def _build_parser() -> _Parser:
     bfs_command.add_parser(sub)
     truss_command.add_parser(sub)
 
-    info = sub.add_parser("info", help="print a graph's size, degrees, degeneracy, triangles")
+    info = sub.add_parser(
+        "info",
+        help="print a graph's size, degrees, degeneracy, triangles",
+        description="Print a graph file's vertices and edges (with the self loops and "
+        "duplicates dropped on reading), isolated vertices, largest degree, degeneracy, "
+        "largest out-degree under each orientation order, triangles and transitivity.",
+    )
     add_graph_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON object")
     info.add_argument("--threads", type=_threads, default=0, help="CPU threads (0: all)")
@@ -183,7 +213,7 @@ def _build_parser() -> _Parser:
     )
     add_graph_argument(demo, optional=True)
     _add_count_options(demo)
-    demo.set_defaults(run=_run_demo, ks=[list(_DEMO_KS)])
+    demo.set_defaults(run=_run_demo, ks=[_DEMO_KS])
     match_command.add_parser(sub)
     return parser
 
@@ -196,15 +226,17 @@ def _add_count_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
-def _k_values(text: str) -> list[int]:
-    """Parses ``-k`` values: ``5`` or an inclusive range ``3-8``."""
+def _k_values(text: str) -> range:
+    """Parses ``-k`` values: ``5`` or an inclusive range ``3-8`` (a range
+    object: a wide range costs nothing until its sizes are split at the
+    largest possible clique)."""
     match = re.fullmatch(r"(-?\d+)(?:-(-?\d+))?", text.strip())
     if match is None:
         raise argparse.ArgumentTypeError(
             f"invalid clique size {text!r} (expected K or a range K1-K2)"
         )
     lo, hi = match.groups()
-    ks = list(range(int(lo), int(hi if hi is not None else lo) + 1))
+    ks = range(int(lo), int(hi if hi is not None else lo) + 1)
     if not ks:
         raise argparse.ArgumentTypeError(f"empty clique-size range {text!r}")
     if ks[0] < 1:
@@ -227,6 +259,20 @@ def _devices(text: str) -> int | str:
         return parse_devices(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _split_sizes(groups: list[range], bound: int) -> tuple[list[int], list[range]]:
+    """The asked sizes up to ``bound`` (ascending, each once) and the maximal
+    runs of asked sizes above it, which count 0 without any work."""
+    below = sorted({k for r in groups for k in range(r.start, min(r.stop, bound + 1))})
+    above = sorted((max(r.start, bound + 1), r.stop) for r in groups if r.stop > bound + 1)
+    runs: list[range] = []
+    for lo, hi in above:
+        if runs and lo <= runs[-1].stop:
+            runs[-1] = range(runs[-1].start, max(runs[-1].stop, hi))
+        else:
+            runs.append(range(lo, hi))
+    return below, runs
 
 
 def _threads(text: str) -> int:
@@ -285,22 +331,21 @@ def _run_list(args: argparse.Namespace) -> int:
     out = output_path(args, (".txt", ".npy"))
     graph, load_s = load_graph(args)
     dag = orient(graph, order=args.order)
-    total = count_cliques(dag, args.k, num_threads=args.threads)
-    with (
-        output_file(out) as tmp,
-        progress_bar(quiet=args.quiet, total=dag.num_edges, desc="listing", unit="task") as bar,
-    ):
-        batches = (
-            iter_cliques(
+    total = count_cliques(dag, args.k, num_threads=args.threads)  # 0 above the bound, no search
+    bar = progress_bar(quiet=args.quiet, total=dag.num_edges, desc="listing", unit="task")
+    with output_file(out) as tmp, bar:
+        if args.k < 3:
+            batches = iter([list_cliques(dag, args.k)])
+        else:  # no batch is larger than the listing, nor any row longer than the bound
+            batches = iter_cliques(
                 dag,
                 args.k,
+                batch=max(1, min(_LIST_BATCH, total)),
                 num_threads=args.threads,
                 progress=lambda done, _total: bar.update(done - bar.n),
             )
-            if args.k >= 3
-            else iter([list_cliques(dag, args.k)])
-        )
-        _, list_s = timed(lambda: _write_cliques(batches, tmp, out.suffix, total, args.k))
+        rows = (file_ids(args, batch) for batch in batches)
+        _, list_s = timed(lambda: _write_cliques(rows, tmp, out.suffix, total, args))
     if args.json:
         print_json(
             {
@@ -317,19 +362,17 @@ def _run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_cliques(batches: Any, path: Path, suffix: str, total: int, k: int) -> None:
-    if suffix == ".npy":
-        array = np.lib.format.open_memmap(path, mode="w+", dtype=np.int32, shape=(total, k))
-        row = 0
-        for batch in batches:
-            array[row : row + len(batch)] = batch
-            row += len(batch)
-        array.flush()
-        del array
-    else:
-        with path.open("w") as f:
-            for batch in batches:
-                np.savetxt(f, batch, fmt="%d")
+def _write_cliques(
+    batches: Any, path: Path, suffix: str, total: int, args: argparse.Namespace
+) -> None:
+    """Writes ``total`` k-cliques from ``batches``: int32 rows (int64 where the
+    file's ids pass int32) to .npy, or text rows."""
+    if suffix != ".npy":
+        write_rows(path, batches)
+        return
+    ids = getattr(args, "file_ids", None)
+    wide = ids is not None and ids.size and ids[-1] > np.iinfo(np.int32).max
+    write_npy(path, batches, (total, args.k), np.int64 if wide else np.int32)
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -339,15 +382,15 @@ def _run_demo(args: argparse.Namespace) -> int:
     else:
         graph, load_s = timed(lambda: rmat(_DEMO_SCALE, _DEMO_EDGE_FACTOR, seed=_DEMO_SEED))
         name = f"rmat(scale={_DEMO_SCALE}, edge_factor={_DEMO_EDGE_FACTOR}, seed={_DEMO_SEED})"
-    return _count_and_report(args, graph, name, load_s, extra=_demo_families(graph))
+    return _count_and_report(args, graph, name, load_s, extra=_demo_families(graph, args))
 
 
-def _demo_families(graph: Graph) -> tuple[dict[str, Any], list[str]]:
+def _demo_families(graph: Graph, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """One result of every other family on the demo graph: (JSON fields, text lines).
 
-    BFS from the vertex of largest degree (checked by Graph500's validation),
-    the maximal k-truss, and the embeddings of a labeled triangle in the
-    graph with seeded random labels (4 labels).
+    BFS from the vertex of largest degree (checked by Graph500's validation;
+    named by the file's id), the maximal k-truss, and the embeddings of a
+    labeled triangle in the graph with seeded random labels (4 labels).
     """
     source = int(np.argmax(np.asarray(graph.degrees()))) if graph.num_nodes else 0
     fields: dict[str, Any] = {}
@@ -356,8 +399,9 @@ def _demo_families(graph: Graph) -> tuple[dict[str, Any], list[str]]:
         result = bfs(graph, source)
         validate_bfs_tree(graph, source, result)
         reached = int(np.sum(np.asarray(result.distances) >= 0))
-        fields["bfs"] = {"source": source, "reached": reached, "depth": int(result.depth)}
-        lines.append(f"bfs     from {source}: {reached:,} reached, depth {int(result.depth)}")
+        shown = int(file_ids(args, source))
+        fields["bfs"] = {"source": shown, "reached": reached, "depth": int(result.depth)}
+        lines.append(f"bfs     from {shown}: {reached:,} reached, depth {int(result.depth)}")
     k, truss = max_truss(graph)
     fields["max_truss"] = {"k": k, "edges": truss.num_edges}
     lines.append(f"truss   max k-truss k = {k}, {truss.num_edges:,} edges")
@@ -379,27 +423,22 @@ def _count_and_report(
     mesh: Mesh | None = None,
     extra: tuple[dict[str, Any], list[str]] | None = None,
 ) -> int:
-    ks = sorted({k for group in args.ks for k in group})
     dag, orient_s = timed(lambda: orient(graph, order=args.order))
-    m = dag.num_edges
-    if mesh is not None:
+    # No clique is larger than the largest out-degree + 1: sizes above it count 0.
+    ks, args.zero_runs = _split_sizes(args.ks, max_out_degree(dag) + 1)
+    if ks and mesh is not None:
         return _count_sharded_and_report(args, graph, dag, name, ks, (load_s, orient_s), mesh)
-    with progress_bar(quiet=args.quiet, total=m, desc="counting", unit="task") as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total  # edge tasks, or vertex tasks when pivoting
-            bar.update(done - bar.n)
-
-        counts, count_s = timed(
-            lambda: count_cliques(
-                dag,
-                ks,
-                method=args.method,
-                num_threads=args.threads,
-                chunk_size=max(1, math.ceil(m / _CHUNKS)),
-                progress=progress,
+    bar, progress = work_bar(quiet=args.quiet, desc="counting")
+    counts: dict[int, int] = {}
+    with bar:
+        if ks:
+            counts, count_s = timed(
+                lambda: count_cliques(
+                    dag, ks, method=args.method, num_threads=args.threads, progress=progress
+                )
             )
-        )
+        else:
+            count_s = 0.0
     return _report(
         args,
         name,
@@ -482,7 +521,19 @@ def _report(
     size_note: str,
     header: list[str],
 ) -> int:
-    """Prints counts as one JSON object (--json) or as aligned text lines."""
+    """Prints counts as one JSON object (--json) or as aligned text lines.
+
+    ``args.zero_runs`` (where set): runs of asked sizes above the largest
+    possible clique, reported with the counts as 0 (a run of more than
+    ``_ZERO_RUN`` sizes as one entry ``K1-K2``).
+    """
+    rows: dict[str, int] = {str(k): c for k, c in counts.items()}
+    for run in getattr(args, "zero_runs", ()):
+        if len(run) > _ZERO_RUN:
+            rows[f"{run.start}-{run[-1]}"] = 0
+        else:
+            rows.update((str(k), 0) for k in run)
+    rows = dict(sorted(rows.items(), key=lambda item: int(item[0].split("-")[0])))
     if args.json:
         print_json(
             {
@@ -490,17 +541,19 @@ def _report(
                 "num_nodes": graph.num_nodes,
                 "num_edges": graph.num_edges,
                 **info,
-                "counts": {str(k): c for k, c in counts.items()},
+                "counts": rows,
                 "times": times,
             }
         )
         return 0
     timing = "  ".join(f"{key.removesuffix('_s')} {value:.3f} s" for key, value in times.items())
+    width = max((len(f"{c:,}") for c in rows.values()), default=1) + 2
+    label = max((len(k) for k in rows), default=1)
     lines = [
         f"graph   {name}",
         f"        n = {graph.num_nodes:,}  m = {graph.num_edges:,}{size_note}",
         *header,
-        *(f"k = {k:<4d}{c:>{_width(counts)},}" for k, c in counts.items()),
+        *(f"k = {k:<{max(4, label)}}{c:>{width},}" for k, c in rows.items()),
         f"time    {timing}",
     ]
     print("\n".join(lines))
@@ -531,10 +584,6 @@ def _run_info(args: argparse.Namespace) -> int:
         width = max(map(len, stats))
         print("\n".join(f"{key:<{width}}  {_fmt(value)}" for key, value in stats.items()))
     return 0
-
-
-def _width(counts: dict[int, int]) -> int:
-    return max((len(f"{c:,}") for c in counts.values()), default=1) + 2
 
 
 def _fmt(value: Any) -> str:

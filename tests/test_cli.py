@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -103,7 +105,7 @@ def test_count_interrupted(capsys, graph_file, monkeypatch):
 
 @pytest.mark.parametrize(("spec", "ks"), [("3", [3]), ("3-6", [3, 4, 5, 6]), (" 2-2 ", [2])])
 def test_k_values(spec, ks):
-    assert cli._k_values(spec) == ks
+    assert list(cli._k_values(spec)) == ks
 
 
 def test_info(capsys, graph_file):
@@ -304,3 +306,56 @@ def test_list_takes_one_k_and_prints_json(capsys, tmp_path, graph_file):
     summary = json.loads(out)
     assert summary["k"] == 3 and summary["cliques"] == 5
     assert np.load(tmp_path / "x.npy").shape == (5, 3)
+
+
+def test_count_on_sparse_ids_follows_the_edges(capsys, tmp_path, monkeypatch):
+    """4 edges over 200,000 ids, no --relabel: the default count is one dispatch
+    (it was one per 100 vertices: the chunk size came from m, the tasks are vertices)."""
+    from kcjax.cliques import count
+
+    path = tmp_path / "sparse.txt"
+    path.write_text("0 1\n1 2\n0 2\n199998 199999\n")
+    dispatches = []
+    for name in ("pivot_chunk", "enumeration_chunk"):
+        real = getattr(count, name)
+
+        def spy(*args, _real=real, **kwargs):
+            dispatches.append(1)
+            assert len(dispatches) <= 4, "a dispatch per few vertices"
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(count, name, spy)
+    for method in ("auto", "kcminer"):
+        dispatches.clear()
+        code, out, err = run(capsys, "count", path, "-k", "3", "--method", method, "--json")
+        assert code == 0, err
+        assert json.loads(out)["counts"] == {"3": 1} and len(dispatches) == 1
+
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal, so progress shows."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("argv", "stages"),
+    [
+        (["truss", "@g", "--max"], ["loading", "decomposing"]),
+        (["truss", "@g", "-k", "3", "-o", "@out.txt"], ["loading", "truss", "writing"]),
+        (["bfs", "@g", "-s", "0", "-o", "@out.npy"], ["loading", "searching", "writing"]),
+        (["count", "@g", "-k", "3-4"], ["counting"]),
+    ],
+)
+def test_progress_on_a_terminal(tmp_path, graph_file, monkeypatch, argv, stages):
+    """bfs and truss show their stages (a single kernel call has no finer
+    progress); counts a bar of the estimated work; -q hides both."""
+    paths = {"g": graph_file, "out.txt": tmp_path / "out.txt", "out.npy": tmp_path / "out.npy"}
+    args = [str(paths[a[1:]]) if a.startswith("@") else a for a in argv]
+    for quiet in (False, True):
+        monkeypatch.setattr(sys, "stderr", _Terminal())
+        assert cli.main(args + (["-q"] if quiet else [])) == 0
+        shown = sys.stderr.getvalue()
+        for stage in stages:
+            assert (stage in shown) != quiet, shown

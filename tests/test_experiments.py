@@ -30,6 +30,7 @@ def scripts():
                 "scaling",
                 "report",
                 "chunks",
+                "split_counts",
                 "timeline",
                 "ncu_table",
                 "ncu_source",
@@ -69,6 +70,20 @@ def test_chunks_one_ahead_counts_as_one_at_a_time(scripts, tmp_path):
     assert len(rows) == 4 and all(r["one_ahead_s"] > 0 and r["one_at_a_time_s"] > 0 for r in rows)
     for k in (4, 5):
         assert len({r["count"] for r in rows if r["k"] == k}) == 1
+
+
+def test_split_counts_agree_with_one_dispatch(scripts, tmp_path, monkeypatch):
+    from kcjax.cliques import chunked
+
+    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)  # every count splits itself
+    out = tmp_path / "split.json"
+    args = ["--graphs", "rmat8-4", "--ks", "4", "--methods", "kcminer", "pivot"]
+    assert scripts["split_counts"].main([*args, "--interrupt", "30", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["method"] for r in rows] == ["kcminer", "pivot"] and rows[0]["count"] == rows[1][
+        "count"
+    ]
+    assert all(r["auto_dispatches"] >= 1 and r["interrupt_latency_s"] is None for r in rows)
 
 
 def test_timeline_rows(scripts, tmp_path):

@@ -111,3 +111,52 @@ def test_family_commands_stop_cleanly(big_graph, tmp_path, command, delay_s):
     assert done.stderr.strip().splitlines()[-1:] == ["kcjax: interrupted"], done.stderr
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+_LONG_COUNT = """
+import sys, time
+import numpy as np
+import kcjax
+rng = np.random.default_rng(0)
+src, dst = np.nonzero(np.triu(rng.random((200, 200)) < 0.7, 1))
+dag = kcjax.orient(kcjax.Graph.from_edges(src, dst, 200))
+kcjax.count_cliques(dag, 3, method="kcminer")  # compiled, estimates memoized
+print("ready", flush=True)
+start = time.perf_counter()
+try:
+    kcjax.count_cliques(dag, 8, method="kcminer")  # about 10 s on 2 CPU cores
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+else:
+    print(f"finished in {time.perf_counter() - start:.1f} s", flush=True)
+sys.stdout.flush()
+import os
+os._exit(0)
+"""
+
+
+def test_ctrl_c_stops_a_long_eager_count_within_a_second():
+    """A long count called from Python (no CLI signal handling) splits itself by
+    estimated work, so KeyboardInterrupt arrives between chunks, not when the
+    whole count ends (it took 36.5 s on com-dblp k = 7 before)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-c", _LONG_COUNT],
+        env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        sent = time.perf_counter()
+        line = proc.stdout.readline().strip()
+        waited = time.perf_counter() - sent
+    finally:
+        proc.kill()
+        proc.wait()
+    if line.startswith("finished"):
+        pytest.skip(f"the count {line} before the signal on this machine")
+    assert line == "interrupted"
+    assert waited < 3.0, f"KeyboardInterrupt {waited:.1f} s after Ctrl-C"

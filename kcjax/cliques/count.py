@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import jax
 import numpy as np
 
 from kcjax import _wide
 from kcjax._args import as_int, as_ints, check_choice
-from kcjax._chunks import ProgressFn, chunk_start, run_chunks, task_range
-from kcjax.cliques import kernels, sharded
+from kcjax._chunks import ProgressFn, chunk_start, run_chunks, run_weighted_chunks, task_range
+from kcjax.cliques import chunked, kernels, sharded
 from kcjax.cliques.auto import auto_method
 from kcjax.cliques.dense import count_cliques_dense
 from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
@@ -67,9 +67,15 @@ def count_cliques(
       lam: density threshold λ for building bitmap spaces at every level
         (``None``: the tuned per-(k, level) table in policy.h).
       num_threads: CPU worker threads (0: all cores); ignored on GPU.
-      chunk_size: process the edge tasks in chunks of this many (eager only),
-        calling ``progress`` after each; ``None``: one call.
-      progress: ``progress(done_tasks, total_tasks)`` after every chunk.
+      chunk_size: process the tasks (edges; root vertices when pivoting) in
+        chunks of this many (eager only), calling ``progress`` after each.
+        ``None``: one call, unless the count is estimated to take at least
+        ``kcjax.cliques.chunked.LONG_COUNT_S`` (half a second): then it splits
+        itself into chunks of about a quarter second of estimated work, so
+        Ctrl-C (KeyboardInterrupt) stops it between chunks.
+      progress: ``progress(done, total)`` after every chunk: ``total`` is
+        the number of tasks, ``done`` the tasks finished (in a count that
+        splits itself: the estimated share of the work finished, in tasks).
       mesh: count on the devices of this mesh (one axis; see
         :mod:`kcjax.cliques.sharded`): the CSR is replicated, the tasks
         (edge tasks for enumeration, root vertices for ``"pivot"``) are dealt
@@ -344,10 +350,9 @@ def enumeration_counts(
             progress(dag.num_edges, dag.num_edges)
         return totals
     m = dag.num_edges
-    step = m if chunk_size is None else min(chunk_size, m)
     max_degree = max_out_degree(dag)
 
-    def dispatch(start: int) -> jax.Array:
+    def dispatch(start: int, step: int) -> jax.Array:
         return enumeration_chunk(
             dag,
             chunk_start(start),
@@ -365,7 +370,7 @@ def enumeration_counts(
         for s in range(3, kmax + 1):
             totals[s] += _wide.to_int(host[s])
 
-    run_chunks(m, step, dispatch, consume, progress)
+    _run(dag, kmax, False, num_threads, chunk_size, dispatch, consume, progress)
     return totals
 
 
@@ -383,9 +388,8 @@ def pivot_counts(
     if n == 0:
         return totals
     pmax = max_out_degree(dag)
-    step = n if chunk_size is None else min(chunk_size, n)
 
-    def dispatch(start: int) -> jax.Array:
+    def dispatch(start: int, step: int) -> jax.Array:
         return pivot_chunk(
             dag.indptr,
             dag.indices,
@@ -401,5 +405,33 @@ def pivot_counts(
     def consume(hist: jax.Array) -> None:
         add_pivot_counts(hist, ks, totals)
 
-    run_chunks(n, step, dispatch, consume, progress)
+    _run(dag, kmax, True, num_threads, chunk_size, dispatch, consume, progress)
     return totals
+
+
+def _run(
+    dag: DAG,
+    kmax: int,
+    pivot: bool,
+    num_threads: int,
+    chunk_size: int | None,
+    dispatch: Callable[[int, int], jax.Array],
+    consume: Callable[[jax.Array], None],
+    progress: ProgressFn | None,
+) -> None:
+    """Runs a count's tasks (edges, or root vertices when pivoting): in chunks
+    of ``chunk_size`` tasks; else in one dispatch, unless the count is
+    estimated to be long (:mod:`kcjax.cliques.chunked`): then in chunks of
+    about a quarter second of estimated work, interruptible between chunks,
+    progress weighted by the work."""
+    total = dag.num_nodes if pivot else dag.num_edges
+    if chunk_size is not None:
+        step = min(chunk_size, total)
+        run_chunks(total, step, lambda start: dispatch(start, step), consume, progress)
+        return
+    seconds = chunked.count_seconds(dag, kmax, pivot=pivot, num_threads=num_threads)
+    if seconds < chunked.LONG_COUNT_S:
+        run_chunks(total, total, lambda start: dispatch(start, total), consume, progress)
+        return
+    profile = chunked.task_profile(dag, kmax, pivot=pivot)
+    run_weighted_chunks(profile, seconds, chunked.chunk_seconds(dag), dispatch, consume, progress)

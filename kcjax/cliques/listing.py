@@ -16,7 +16,7 @@ from kcjax.cliques import kernels, sharded
 from kcjax.cliques.count import count_cliques
 from kcjax.cliques.kernels import ENUMERATION_METHODS, check_enumeration_method
 from kcjax.errors import ListingOverflowError
-from kcjax.graph.orient import DAG, GraphLike, Order, as_dag
+from kcjax.graph.orient import DAG, GraphLike, Order, as_dag, max_out_degree
 
 
 def list_cliques(
@@ -50,7 +50,8 @@ def list_cliques(
 
     Returns:
       Eagerly: int32[c, k], one clique per row, each row ascending, rows in
-      no particular order. Under jit: (int32[capacity, k] with rows past the
+      no particular order (empty at once for a k above the largest
+      out-degree + 1, which no clique reaches). Under jit: (int32[capacity, k] with rows past the
       count set to -1, uint32[4] 128-bit count, bool overflow).
     """
     dag = as_dag(graph, order)
@@ -61,9 +62,12 @@ def list_cliques(
     if stop_when_full and not traced:
         raise ValueError("stop_when_full applies under jit only (eagerly the listing is exact)")
     if not traced:
+        if capacity is not None:
+            capacity = as_int(capacity, "capacity", minimum=0)
+        if k > 2 and k > max_out_degree(dag) + 1:  # no k-clique: nothing to size by k
+            return np.zeros((0, k), np.int32)
         if capacity is None:
             capacity = int(count_cliques(dag, k, method=method, num_threads=num_threads))
-        capacity = as_int(capacity, "capacity", minimum=0)
         _check_listing_fits(capacity, k)
     cliques, count = _list(dag, k, capacity, method, num_threads, stop_when_full)
     if traced:
@@ -89,7 +93,8 @@ def iter_cliques(
     The edge tasks are listed range by range with a fixed capacity; a range
     that overflows is split in half and retried, so device memory stays
     bounded by ``batch`` rows (a single task with more cliques than ``batch``
-    is listed alone with an exact capacity).
+    is listed alone with an exact capacity). A k above the largest
+    out-degree + 1 (no k-clique exists) yields nothing without a search.
 
     Args:
       graph: a :class:`Graph` or an oriented :class:`DAG`.
@@ -110,6 +115,10 @@ def iter_cliques(
     if batch < 1:
         raise ValueError(f"batch must be >= 1, got {batch}")
     m = dag.num_edges
+    if k > max_out_degree(dag) + 1:
+        if progress is not None:
+            progress(m, m)
+        return
     start, step = 0, max(1, min(m, 1 << 12))
     while start < m:
         stop = min(start + step, m)

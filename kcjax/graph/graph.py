@@ -81,7 +81,8 @@ class Graph:
         *,
         relabel: bool = False,
         return_report: bool = False,
-    ) -> Graph | tuple[Graph, CanonReport]:
+        return_ids: bool = False,
+    ) -> Graph | tuple[Any, ...]:
         """Builds a Graph from an edge list, canonicalizing it on the device.
 
         Self loops are dropped, edges symmetrized and deduplicated. Runs
@@ -101,9 +102,13 @@ class Graph:
           relabel: renumber the vertices that appear in an edge to 0..n-1 in
             increasing order of their original ids.
           return_report: also return a :class:`CanonReport`.
+          return_ids: also return the original ids: with ``relabel``,
+            int64[d] ascending, the d distinct ids of the edge list (vertex
+            i < d was ``ids[i]``); without it, ``None`` (ids are kept).
 
         Returns:
-          The Graph, or ``(Graph, CanonReport)`` with ``return_report``.
+          The Graph; ``(Graph, CanonReport)`` with ``return_report``; the ids
+          appended last with ``return_ids``.
 
         Raises:
           ValueError: for negative or out-of-range ids, mismatched lengths, or
@@ -113,8 +118,10 @@ class Graph:
             src_np, dst_np = _device_id_arrays(src, dst)
         else:
             src_np, dst_np = _as_id_arrays(src, dst)
+        ids = np.zeros(0, np.int64) if relabel else None
         if relabel and src_np.size:
             ids, inverse = np.unique(np.concatenate([src_np, dst_np]), return_inverse=True)
+            ids = ids.astype(np.int64)
             src_np = inverse[: src_np.size]
             dst_np = inverse[src_np.size :]
             if num_nodes is not None and num_nodes < ids.size:
@@ -148,8 +155,9 @@ class Graph:
             else "use a machine with more memory",
         )
         graph, dropped_loops, nnz = _canonicalize(src_np, dst_np, int(num_nodes))
+        extra = (ids,) if return_ids else ()
         if not return_report:
-            return graph
+            return (graph, *extra) if extra else graph
         loops = int(dropped_loops if pre_loops is None else pre_loops)
         report = CanonReport(
             input_edges=input_edges,
@@ -158,7 +166,7 @@ class Graph:
             num_nodes=int(num_nodes),
             num_edges=nnz // 2,
         )
-        return graph, report
+        return graph, report, *extra
 
     @classmethod
     def from_networkx(cls, g: Any) -> Graph:

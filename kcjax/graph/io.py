@@ -26,7 +26,7 @@ import tempfile
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import jax.numpy as jnp
 import numpy as np
@@ -42,6 +42,7 @@ FORMATS: tuple[str, ...] = ("edgelist", "mtx", "npz")
 NPZ_VERSION = 1
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGIC = b"PK"
 _LINE_RE = re.compile(r"^line (\d+): (.*)$", re.DOTALL)
 _MM_FIELDS = ("pattern", "integer", "real")
 _MM_SYMMETRIES = ("general", "symmetric", "skew-symmetric")
@@ -57,7 +58,8 @@ def load(
     format: Format | None = None,
     relabel: bool = False,
     return_report: bool = False,
-) -> Graph | tuple[Graph, CanonReport]:
+    return_ids: bool = False,
+) -> Graph | tuple[Any, ...]:
     """Reads a graph file into a canonical :class:`Graph`.
 
     Edge lists keep their ids (num_nodes = max id + 1); Matrix Market files
@@ -71,9 +73,14 @@ def load(
         their ids (drops isolated vertices and gaps in the id range).
       return_report: also return the :class:`CanonReport` of what was dropped
         (all zeros for a .npz cache, which is canonical already).
+      return_ids: also return the id every vertex had before ``relabel``:
+        int64[n] ascending (vertex i was ``ids[i]``: the file's id for an
+        edge list, the 0-based row for Matrix Market, the cached id for
+        .npz); ``None`` without ``relabel``.
 
     Returns:
-      The Graph, or ``(Graph, CanonReport)`` with ``return_report``.
+      The Graph; ``(Graph, CanonReport)`` with ``return_report``; the ids
+      appended last with ``return_ids``.
 
     Raises:
       FileNotFoundError: ``path`` does not exist.
@@ -85,10 +92,14 @@ def load(
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
     if fmt == "npz":
         graph = _load_npz(path)
+        ids = None
         if relabel:
-            graph = Graph.from_edges(*graph.edges(), relabel=True)
+            graph, ids = Graph.from_edges(*graph.edges(), relabel=True, return_ids=True)
         report = CanonReport(0, 0, 0, graph.num_nodes, graph.num_edges)
-        return (graph, report) if return_report else graph
+        extra = [report] if return_report else []
+        if return_ids:
+            extra.append(ids)
+        return (graph, *extra) if extra else graph
     if fmt == "mtx":
         src, dst, num_nodes = _read_mtx(path)
     else:
@@ -96,7 +107,12 @@ def load(
         num_nodes = None
     try:
         return Graph.from_edges(
-            src, dst, None if relabel else num_nodes, relabel=relabel, return_report=return_report
+            src,
+            dst,
+            None if relabel else num_nodes,
+            relabel=relabel,
+            return_report=return_report,
+            return_ids=return_ids,
         )
     except ValueError as err:
         hint = (
@@ -286,14 +302,19 @@ def _show(text: bytes) -> str:
 
 def _load_npz(path: PathLike) -> Graph:
     with open(path, "rb") as f:
+        head = f.read(6)
+        f.seek(0)
+        if not head.startswith(_ZIP_MAGIC):
+            what = "a single .npy array" if head.startswith(b"\x93NUMPY") else "not a zip archive"
+            raise GraphFormatError(f"{path}: not a kcjax .npz graph cache ({what})")
         try:
             archive = np.load(f, allow_pickle=False)
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise ValueError("a single .npy array, not an .npz archive")
             with archive:
                 arrays = {key: archive[key] for key in archive.files}
         except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
-            raise GraphFormatError(f"{path}: not a kcjax .npz graph cache ({err})") from err
+            # numpy's own words would advise allow_pickle=True: never for a graph cache.
+            why = "pickled objects" if "pickle" in str(err) else str(err)
+            raise GraphFormatError(f"{path}: not a kcjax .npz graph cache ({why})") from err
     missing = {"format_version", "num_nodes", "indptr", "indices"} - arrays.keys()
     if missing:
         raise GraphFormatError(f"{path}: not a kcjax graph cache (missing {sorted(missing)})")

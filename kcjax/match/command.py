@@ -18,6 +18,7 @@ import numpy as np
 from kcjax._command import UsageError, output_file, output_path, print_json, progress_bar, timed
 from kcjax.graph.labeled import load_labeled
 from kcjax.match.count import count_embeddings, iter_embeddings
+from kcjax.match.plan import query_spec
 from kcjax.parallel import device_mesh, parse_devices
 
 
@@ -72,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("a .npy output holds one query's embeddings; use .txt for several")
     if args.threads < 0:
         raise UsageError(f"--threads must be >= 0, got {args.threads}")
+    queries = [(path, _checked_query(path)) for path in args.queries]  # all, before any work
     args.mesh = device_mesh(args.devices)
     data, load_s = timed(lambda: load_labeled(args.data))
-    queries = [(path, load_labeled(path)) for path in args.queries]
     bar = progress_bar(queries, quiet=args.quiet or args.json, desc="queries", unit="query")
     if args.list:
         with output_file(out) as tmp, tmp.open("wb") as handle:
@@ -101,6 +102,16 @@ def run(args: argparse.Namespace) -> int:
         if args.list:
             print(f"wrote the embeddings to {args.output}")
     return 0
+
+
+def _checked_query(path: str) -> Any:
+    """The query graph of ``path``, refused (naming the file) if no count could take it."""
+    query = load_labeled(path)
+    try:
+        query_spec(query)
+    except ValueError as err:
+        raise UsageError(f"{path}: {err}") from None
+    return query
 
 
 def _match_one(

@@ -243,7 +243,7 @@ def _bfs_program(
     return BFSResult(distances=dist, parents=par, depth=jnp.max(dist, axis=-1, initial=-1))
 
 
-def traversed_edges(graph: Graph, distances: Any) -> jax.Array:
+def traversed_edges(graph: Graph, distances: Any) -> int | np.ndarray | jax.Array:
     """Undirected edges of the traversed component(s), each counted once.
 
     The Graph500 TEPS numerator (the Enterprise paper counts twice this).
@@ -253,12 +253,19 @@ def traversed_edges(graph: Graph, distances: Any) -> jax.Array:
       distances: int32[n] or int32[s, n] from :func:`bfs`.
 
     Returns:
-      int64[] or int64[s] (int32 unless x64 is enabled): the sum over reached
-      vertices of their degree, halved.
+      The sum over reached vertices of their degree, halved: eagerly a Python
+      int for int32[n] distances and int64[s] (numpy) for int32[s, n]; under
+      jit an int32 array (int64 with x64), [] or [s].
     """
+    traced = isinstance(graph.indices, jax.core.Tracer) or isinstance(distances, jax.core.Tracer)
     deg = graph.degrees().astype(jnp.int64 if jax.config.jax_enable_x64 else jnp.int32)
     reached = jnp.asarray(distances) >= 0
-    return jnp.sum(jnp.where(reached, deg, 0), axis=-1) // 2
+    # Degrees sum to 2m < 2^31 (int32 CSR), so the int32 sum cannot overflow.
+    edges = jnp.sum(jnp.where(reached, deg, 0), axis=-1) // 2
+    if traced:
+        return edges
+    host = np.asarray(edges, np.int64)
+    return int(host) if host.ndim == 0 else host
 
 
 def _bottom_up_indices(graph: Graph, method: str, per_source: bool) -> jax.Array:

@@ -10,11 +10,14 @@ import numpy as np
 from kcjax._command import (
     UsageError,
     add_graph_argument,
+    file_ids,
     load_graph,
     output_file,
     output_path,
     print_json,
+    stages,
     timed,
+    write_rows,
 )
 from kcjax.truss.truss import ALGORITHMS, METHODS, k_truss_mask, truss_numbers
 
@@ -26,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="k-truss, maximal k-truss or full truss decomposition of a graph file",
         description="The k-truss (networkx convention: every edge in >= k - 2 triangles of "
         "the truss), the maximal k-truss, or every edge's trussness. -o writes the edges "
-        "('u v' lines; 'u v trussness' with --decompose) to a .txt file.",
+        "('u v' lines, the file's vertex ids; 'u v trussness' with --decompose) to a .txt "
+        "file.",
     )
     add_graph_argument(p)
     which = p.add_mutually_exclusive_group()
@@ -42,6 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="decomposition algorithm of --max and --decompose (same results)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress indicator")
     p.set_defaults(run=run)
 
 
@@ -52,25 +57,31 @@ def run(args: argparse.Namespace) -> int:
     if args.k is not None and args.k < 2:
         raise UsageError(f"k must be >= 2 (the 2-truss is the whole graph), got {args.k}")
     out = output_path(args, (".txt",))
-    graph, load_s = load_graph(args)
-    if args.k is not None:
-        mask, truss_s = timed(lambda: k_truss_mask(graph, args.k, method=args.method))
-        k, trussness = args.k, None
-        keep = np.asarray(mask)
-    else:
-        trussness, truss_s = timed(
-            lambda: truss_numbers(graph, method=args.method, algorithm=args.algorithm)
-        )
-        trussness = np.asarray(trussness)
-        k = int(trussness.max()) if trussness.size else 0
-        keep = trussness >= k if (args.max and k) else np.ones(trussness.size, bool)
-    src, dst = (np.asarray(a) for a in graph.edges())
-    src, dst = src[keep], dst[keep]
-    vertices = int(np.unique(np.concatenate([src, dst])).size)
-    if out is not None:
-        cols = [src, dst] if trussness is None or args.max else [src, dst, trussness]
-        with output_file(out) as tmp, tmp.open("wb") as f:
-            np.savetxt(f, np.stack(cols, axis=1), fmt="%d")
+    names = ["loading", "truss" if args.k is not None else "decomposing", "writing"]
+    with stages(names, quiet=args.quiet or args.json) as step:
+        step(names[0])
+        graph, load_s = load_graph(args)
+        step(names[1])
+        if args.k is not None:
+            mask, truss_s = timed(lambda: k_truss_mask(graph, args.k, method=args.method))
+            k, trussness = args.k, None
+            keep = np.asarray(mask)
+        else:
+            trussness, truss_s = timed(
+                lambda: truss_numbers(graph, method=args.method, algorithm=args.algorithm)
+            )
+            trussness = np.asarray(trussness)
+            k = int(trussness.max()) if trussness.size else 0
+            keep = trussness >= k if (args.max and k) else np.ones(trussness.size, bool)
+        src, dst = (np.asarray(a) for a in graph.edges())
+        src, dst = src[keep], dst[keep]
+        vertices = int(np.unique(np.concatenate([src, dst])).size)
+        if out is not None:
+            step(names[2])
+            ends = [file_ids(args, src), file_ids(args, dst)]
+            cols = ends if trussness is None or args.max else [*ends, trussness]
+            with output_file(out) as tmp:
+                write_rows(tmp, [np.stack(cols, axis=1)])
     info: dict[str, Any] = {"graph": str(args.graph), "nodes": graph.num_nodes}
     info.update({"edges": graph.num_edges, "load_s": load_s, "truss_s": truss_s})
     if args.decompose:

@@ -100,7 +100,8 @@ def test_single_source_and_networkx(name, platform):
     expect[list(lengths)] = list(lengths.values())
     np.testing.assert_array_equal(np.asarray(out.distances), expect)
     assert int(out.depth) == max(lengths.values())
-    assert int(kcjax.traversed_edges(graph, out.distances)) == g.subgraph(lengths).number_of_edges()
+    edges = kcjax.traversed_edges(graph, out.distances)
+    assert type(edges) is int and edges == g.subgraph(lengths).number_of_edges()  # as README shows
 
 
 @pytest.mark.parametrize("batch", ["bitset", "each"])
@@ -116,6 +117,9 @@ def test_batched_equals_one_at_a_time(batch, parents, platform):
     one = np.stack([np.asarray(kcjax.bfs(graph, int(s)).distances) for s in sources])
     np.testing.assert_array_equal(np.asarray(out.distances), one)
     _check(graph, sources, out, _scipy_dist(graph, sources))
+    edges = kcjax.traversed_edges(graph, out.distances)
+    assert isinstance(edges, np.ndarray) and edges.dtype == np.int64 and edges.shape == (70,)
+    assert edges.tolist() == [kcjax.traversed_edges(graph, row) for row in one]
 
 
 @pytest.mark.parametrize("method", ["auto", "cluster", "enterprise", "dense"])

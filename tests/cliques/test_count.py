@@ -129,6 +129,81 @@ def test_chunks_report_progress(method, references):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+def _path_then_clique(path: int, clique: int) -> kcjax.Graph:
+    """A path of light tasks (low degrees: first in the degree order) and a
+    clique of heavy ones (last)."""
+    g = nx.path_graph(path)
+    g.add_edges_from(itertools.combinations(range(path, path + clique), 2))
+    e = edges_of(g)
+    return kcjax.Graph.from_edges(e[:, 0], e[:, 1], num_nodes=path + clique)
+
+
+@pytest.mark.parametrize("method", ["kcminer", "pivot"])
+def test_long_counts_split_by_estimated_work(method, monkeypatch):
+    """A count estimated to be long splits itself into chunks of estimated work
+    (here every count is "long" and a chunk aims at almost no time, so chunks
+    are a task or a few): the same counts, and progress that reports the share
+    of the tasks stage's estimated work done (kcjax.task_costs), not of the
+    tasks: the path's light tasks, the first three quarters, are a sliver of it."""
+    from kcjax.cliques import chunked, count
+
+    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)
+    monkeypatch.setattr(chunked, "CHUNK_S", 0.0)
+    name = "pivot_chunk" if method == "pivot" else "enumeration_chunk"
+    chunks, real = [], getattr(count, name)
+
+    def spy(*args, step, total, **kwargs):
+        start = args[-1]
+        chunks.append(min((0 if start is None else int(start)) + step, total))
+        return real(*args, step=step, total=total, **kwargs)
+
+    monkeypatch.setattr(count, name, spy)
+    graph = _path_then_clique(120, 10)
+    seen = []
+    got = kcjax.count_cliques(
+        graph, [3, 4, 5], method=method, progress=lambda d, t: seen.append((d, t))
+    )
+    assert got == {3: math.comb(10, 3), 4: math.comb(10, 4), 5: math.comb(10, 5)}
+    dag = kcjax.orient(graph)
+    costs = np.asarray(kcjax.task_costs(dag, 5), np.float64)
+    if method == "pivot":
+        costs = 0.01 + np.bincount(np.asarray(dag.src), costs, minlength=dag.num_nodes)
+    work = np.concatenate([[0.0], np.cumsum(costs)])
+    tasks = len(costs)
+    assert len(seen) == len(chunks) > 10 and seen[-1] == (tasks, tasks)
+    for (done, total), stop in zip(seen, chunks, strict=True):
+        assert total == tasks
+        assert abs(done - work[stop] / work[-1] * tasks) <= 1, (done, stop)
+    light = [d for (d, _), stop in zip(seen, chunks, strict=True) if stop <= 0.6 * tasks]
+    assert light and max(light) < 0.3 * tasks  # by task count these would reach 0.6
+
+
+@pytest.mark.parametrize("name", ["gnp45_0.25", "planted", "isolated_only"])
+@pytest.mark.parametrize("method", ["kcminer", "pivot"])
+def test_split_counts_match_networkx(name, method, references, monkeypatch):
+    from kcjax.cliques import chunked
+
+    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)
+    monkeypatch.setattr(chunked, "CHUNK_S", 2e-3)
+    edges, n = CASES[name]
+    graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
+    got = kcjax.count_cliques(graph, range(1, KMAX + 1), method=method)
+    assert got == references[name]
+
+
+def test_short_counts_stay_one_call_on_sparse_ids():
+    """Costs follow the edges: 100,000 ids and a triangle count in one dispatch,
+    whatever the method."""
+    n = 100_000
+    graph = kcjax.Graph.from_edges([0, 1, 2, n - 2], [1, 2, 0, n - 1], num_nodes=n)
+    for method in ("pivot", "kcminer"):
+        seen: list[tuple[int, int]] = []
+        got = kcjax.count_cliques(
+            graph, [1, 3], method=method, progress=lambda *a, s=seen: s.append(a)
+        )
+        assert got == {1: n, 3: 1} and len(seen) == 1
+
+
 @pytest.mark.parametrize("method", ["auto", "kcminer", "pivot"])
 def test_sizes_above_the_out_degree_bound_count_zero(method):
     edges, n = CASES["gnp60_0.15"]

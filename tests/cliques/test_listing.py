@@ -53,6 +53,33 @@ def test_iter_cliques_streams_everything(case, k):
     assert seen[-1] == graph.num_edges
 
 
+def test_sizes_above_the_out_degree_bound_cost_nothing(case, monkeypatch):
+    """No k-clique exists above the largest out-degree + 1: listing, streaming and
+    per-vertex counts answer at once, without a kernel call (whose buffers would
+    be sized by k: a k = 1000 listing took 14.6 GB)."""
+    graph, _, _ = case
+    dag = kcjax.orient(graph)
+    k = int(dag.max_out_degree()) + 2
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("a kernel ran for a size no clique reaches")
+
+    from kcjax.cliques import kernels, listing, local
+
+    for module, name in ((listing, "_list"), (kernels, "clique_per_vertex")):
+        monkeypatch.setattr(module, name, no_search)
+    monkeypatch.setattr(local.kernels, "clique_pivot_local", no_search)
+    for size in (k, 1000):
+        assert kcjax.list_cliques(dag, size).shape == (0, size)
+        assert kcjax.list_cliques(dag, size, capacity=10).shape == (0, size)
+        seen: list[tuple[int, int]] = []
+        assert list(kcjax.iter_cliques(dag, size, progress=lambda *a, s=seen: s.append(a))) == []
+        assert seen == [(dag.num_edges, dag.num_edges)]
+        for method in ("auto", "pivot", "kcminer"):
+            counts = kcjax.clique_counts_per_vertex(dag, size, method=method)
+            assert counts.shape == (graph.num_nodes,) and not counts.any()
+
+
 def test_capacity_overflow_is_an_error(case):
     graph, _, cliques = case
     with pytest.raises(kcjax.ListingOverflowError):

@@ -371,6 +371,41 @@ def test_declines_what_it_does_not_serve(func, args, kwargs):
         assert result == want
 
 
+def test_priority_settings_algos_and_generators(monkeypatch):
+    """``backend_priority = ["kcjax"]`` sets the priority of functions returning
+    numbers, dicts and iterators (``.algos``); those returning a graph (k_core,
+    k_truss; bfs_tree where should_run takes it) follow ``.generators`` alone
+    (docs/networkx.md says so)."""
+    import importlib
+
+    calls = []
+    for module, name in (("core", "k_truss"), ("core", "k_core"), ("cluster", "triangles")):
+        mod = importlib.import_module(f"kcjax.nx.{module}")
+        real = getattr(mod, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(mod, name, spy)
+    G = labeled_graph(120, 0.3, 11)  # enough edges for should_run
+    want = {"k_truss": nx.k_truss(G, 5), "k_core": nx.k_core(G, 20)}
+    triangles = nx.triangles(G)
+    assert calls == []
+    with nx.config(backend_priority=["kcjax"]):
+        assert nx.config.backend_priority.generators == []
+        nx.k_truss(G, 5), nx.k_core(G, 20)
+        assert nx.triangles(G) == triangles
+    assert calls == ["triangles"]  # the graph-returning calls ran in networkx
+    with nx.config.backend_priority(algos=["kcjax"], generators=["kcjax"]):
+        got = {"k_truss": nx.k_truss(G, 5), "k_core": nx.k_core(G, 20)}
+    assert calls == ["triangles", "k_truss", "k_core"]
+    for name, graph in got.items():
+        same_graph_exactly(graph, want[name])
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "networkx.md").read_text()
+    assert "backend_priority.generators" in doc and "NETWORKX_BACKEND_PRIORITY_GENERATORS" in doc
+
+
 def test_conversion_round_trip_and_backend_graph():
     from kcjax.nx.convert import KcjaxGraph
 

@@ -103,7 +103,7 @@ class PivotWorker {
         resolve_depth_(per_vertex != nullptr ? CliquePolicy::kPivotPerVertexResolveDepth
                                              : CliquePolicy::kPivotResolveDepth),
         sink_(per_vertex),
-        local_(static_cast<size_t>(num_nodes), -1),
+        num_nodes_(num_nodes),
         hist_(per_vertex != nullptr ? 0 : static_cast<size_t>(hist_h) * hist_p) {}
 
   // Adds the leaves of root task v's subtree to the histogram (or its
@@ -248,6 +248,10 @@ class PivotWorker {
       cand_.resize(levels * w);
       branch_.resize(levels * w);
     }
+    // Sized on the first root with candidates: a worker that meets only
+    // roots without out-neighbours (isolated vertices of a graph whose ids
+    // are sparse) allocates nothing per vertex.
+    if (local_.empty()) local_.assign(static_cast<size_t>(num_nodes_), -1);
     for (int i = 0; i < d; ++i) local_[cand[i]] = i;
     uint64_t* adj = adj_.data();
     for (int i = 0; i < d; ++i) {
@@ -435,6 +439,7 @@ class PivotWorker {
   const int hist_p_;
   const int resolve_depth_;
   const PerVertexSink* sink_;     // per-vertex mode, else nullptr
+  const int64_t num_nodes_;       // the size of local_ once a root has candidates
   const int32_t* ids_ = nullptr;  // the root's candidates' vertex ids, by local index
   u128 root_held_ = 0;            // per-vertex: the root's held sum
   std::vector<int32_t> local_;    // vertex -> index in the current root's P, else -1
