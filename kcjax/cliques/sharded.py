@@ -69,13 +69,13 @@ from kcjax.parallel import constrain, mesh_axis, shard_map, sub_mesh, to_global
 #: enumeration's estimated search-tree nodes (:func:`kcjax.clique_cost_estimate`;
 #: per-vertex counts add the k-cliques): one device must get enough work to
 #: repay the exchange (an extra dispatch per device and the psum, ~0.1-0.3 ms),
-#: about 1 ms of one GPU's time (com-dblp and ego-Facebook run 6-8e11 nodes/s
+#: about 1 ms of one GPU's time (com-dblp and ego-Facebook reach 6-8e11 nodes/s
 #: on one H200 at k = 7, 8); an estimate not yet measured on several GPUs (docs/tuning.md).
 MESH_MIN_WORK_PER_DEVICE = 5e8
 #: The same for the pivoting counter, in units of :func:`pivot_root_costs`
 #: (summed over the roots): about 1 ms of one GPU's pivot time at the rate of
 #: the shared graphs (one H200 pivots 0.5-3e10 units/s on ego-Facebook,
-#: soc-Epinions1 and com-dblp at k = 7, 8; R-MAT scale 16 runs 2.5e11/s, so
+#: soc-Epinions1 and com-dblp at k = 7, 8; R-MAT scale 16 reaches 2.5e11/s, so
 #: its short pivot calls may take more devices than they repay).
 MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
 #: Enumeration over D > 1 devices with the balanced split re-expresses every

@@ -201,8 +201,7 @@ def _plan_inputs(
     return (_graph_prep(data), _packed(spec, data), _flags(sw, data)), static
 
 
-@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds", "num_threads"))
-def _plan_and_count(
+def _plan_count(
     gp: _plan.GraphPrep,
     packed: jax.Array,
     fl: jax.Array,
@@ -213,27 +212,26 @@ def _plan_and_count(
     rounds: int,
     num_threads: int,
 ) -> tuple[Prepared, jax.Array]:
-    """The plan and its count (uint32[4]) in one program, for a listing sized by it."""
-    p = _plan.prepare_packed(gp, packed, fl, q=q, comps=comps, blacklist=blacklist, rounds=rounds)
+    """The plan (on the data graph's prepared side) and its count, uint32[4] limbs."""
+    sw = _plan.traced_switches(blacklist, fl)
+    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
     return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
-@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds", "num_threads"))
-def _count_program(
-    gp: _plan.GraphPrep,
-    packed: jax.Array,
-    fl: jax.Array,
-    *,
-    q: int,
-    comps: int,
-    blacklist: bool,
-    rounds: int,
-    num_threads: int,
-) -> jax.Array:
-    """Plan and search of one count in one program: uint32[4] limbs."""
-    sw = _plan.traced_switches(blacklist, fl)
-    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
-    return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
+_PLAN_STATIC = ("q", "comps", "blacklist", "rounds", "num_threads")
+
+
+@functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
+def _plan_and_count(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
+    """The plan and its count in one program, for a listing sized by the count."""
+    return _plan_count(gp, packed, fl, **static)
+
+
+@functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
+def _count_program(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
+    """Plan and search of one count in one program: uint32[4] limbs (the plan's
+    arrays stay inside the program)."""
+    return _plan_count(gp, packed, fl, **static)[1]
 
 
 def count_embeddings_limbs(
