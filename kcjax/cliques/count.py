@@ -143,16 +143,7 @@ def count_cliques(
                 "method='pivot' runs eagerly only (its histogram is finished on the host)"
             )
         if traced:
-            limbs = count_cliques_sharded(
-                dag,
-                max(kmax, 3),
-                mesh,
-                axis_name=axis_name,
-                method=method,
-                strategy=split,
-                lam=lam,
-                num_threads=num_threads,
-            )
+            limbs = _sharded_limbs(dag, kmax, mesh, method, split, axis_name, lam, num_threads)
             return _traced_result(dag, limbs, ks, single)
         counts = _mesh_counts(dag, ks, method, mesh, split, axis_name, lam, num_threads)
     elif method == "pivot":
@@ -200,17 +191,31 @@ def _mesh_counts(
         return totals
     if kmax < 3 or dag.num_edges == 0:
         return _host_counts(dag, np.zeros((kmax + 1, 4), np.uint32), kmax)
-    limbs = count_cliques_sharded(
+    limbs = _sharded_limbs(dag, kmax, active, method, split, axis_name, lam, num_threads)
+    return _host_counts(dag, sharded.host_limbs(limbs), kmax)
+
+
+def _sharded_limbs(
+    dag: DAG,
+    kmax: int,
+    mesh: jax.sharding.Mesh,
+    method: str,
+    split: str,
+    axis_name: str | None,
+    lam: float | None,
+    num_threads: int,
+) -> jax.Array:
+    """uint32[max(kmax, 3) + 1, 4]: the enumeration over ``mesh``, replicated."""
+    return count_cliques_sharded(
         dag,
         max(kmax, 3),
-        active,
+        mesh,
         axis_name=axis_name,
         method=method,
         strategy=split,
         lam=lam,
         num_threads=num_threads,
     )
-    return _host_counts(dag, sharded.host_limbs(limbs), kmax)
 
 
 def add_pivot_counts(hist: np.ndarray | jax.Array, ks: list[int], totals: list[int]) -> None:

@@ -553,9 +553,10 @@ def pivot_histogram_sharded(
       largest out-degree); ``count_k = sum hist[h, p] * C(p, k - h)``.
     """
     axis_name = mesh_axis(mesh, axis_name)
+    rep = replicate(dag, mesh)
     return _pivot_sharded(
-        replicate(dag, mesh).indptr,
-        replicate(dag, mesh).indices,
+        rep.indptr,
+        rep.indices,
         root_rows(dag, mesh, axis_name, hmax),
         mesh=mesh,
         axis_name=axis_name,
