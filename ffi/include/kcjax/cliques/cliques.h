@@ -46,6 +46,7 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_maximal_cpu);
 #ifdef KCJAX_WITH_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cuda);
@@ -186,6 +187,28 @@ xla::ffi::Error CheckPivotPerVertex(const Reporter& rep, int32_t k, int64_t num_
 //         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
 //         kcjax.clique_counts_per_vertex checks it from the histogram.
 
+// FFI contract of target "kcjax_clique_maximal" (CPU only for now; a CUDA twin
+// must return the same outputs): the maximal cliques of an undirected graph.
+//   args  indptr  int32[n + 1]  undirected CSR (symmetric; self loops and
+//         indices int32[e]      repeated entries are ignored)
+//         rank    int32[n]      a permutation of 0..n-1 (a degeneracy order
+//                               keeps the searches small)
+//         tasks   int32[t]      root vertex ids; -1 entries are padding
+//   attrs num_threads int32     CPU worker threads; 0: all cores
+//   ret   verts  int32[cv]      the cliques' vertex ids, one clique after
+//         sizes  int32[cc]      another, and each clique's size: the maximal
+//                               cliques whose lowest-ranked vertex is a task,
+//                               in task order, each task's in its search order
+//                               (Bron-Kerbosch with Tomita's pivot, rules in
+//                               ffi/cpu/cliques/maximal.cc), each clique as
+//                               its root then the vertices in the order added.
+//                               Written only when both fit (totals[0] <= cc
+//                               and totals[1] <= cv) and cc > 0: cc = 0
+//                               counts without listing.
+//         totals int32[2]       (cliques, entries) found, saturated at 2^31 - 1
+//         best   int32[n]       best[v] = the size of the largest of those
+//                               cliques containing v (0: none)
+
 namespace kcjax {
 
 // FFI signatures of the contracts above, each shared by the target's CPU and
@@ -250,6 +273,21 @@ auto BindPivotPerVertex(Binding&& binding) {
       .template Attr<int32_t>("k")
       .template Attr<int32_t>("num_threads")
       .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+template <typename Binding>
+auto BindMaximal(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // rank
+      .template Arg<Buffer<S32>>()  // tasks
+      .template Attr<int32_t>("num_threads")
+      .template Ret<Buffer<S32>>()   // verts
+      .template Ret<Buffer<S32>>()   // sizes
+      .template Ret<Buffer<S32>>()   // totals
+      .template Ret<Buffer<S32>>();  // best
 }
 
 }  // namespace kcjax

@@ -1,0 +1,138 @@
+"""Maximal cliques, and every vertex's largest clique.
+
+Bron-Kerbosch with Tomita's pivot, one search per root vertex over its
+later neighbours in a degeneracy order (Eppstein, Loffler & Strash), in the
+native target ``kcjax_clique_maximal``. The target has a CPU handler only
+(a CUDA twin is future work): on a GPU machine the search runs on the host's
+CPU device, its arguments copied there from the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import jax
+import numpy as np
+
+from kcjax._args import as_int
+from kcjax.cliques import kernels
+from kcjax.graph.graph import Graph
+from kcjax.graph.orient import Order, as_dag, memo
+
+#: Root vertices per call of the first range (ranges then adapt to ``batch``).
+_FIRST_STEP = 1 << 12
+#: Largest range of root vertices per call.
+_MAX_STEP = 1 << 20
+
+
+def _host_inputs(graph: Graph, order: Order) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(indptr, indices, rank) on the CPU device, memoized per graph and order."""
+
+    def compute() -> tuple[jax.Array, jax.Array, jax.Array]:
+        n = graph.num_nodes
+        rank = np.empty(n, np.int32)
+        rank[np.asarray(as_dag(graph, order).order)] = np.arange(n, dtype=np.int32)
+        cpu = jax.devices("cpu")[0]
+        return tuple(
+            jax.device_put(np.asarray(a, np.int32), cpu)
+            for a in (graph.indptr, graph.indices, rank)
+        )
+
+    return memo(graph, f"maximal_inputs_{order}", compute)
+
+
+def _check_graph(graph: Graph) -> None:
+    if not isinstance(graph, Graph):
+        raise TypeError(f"expected a kcjax.Graph, got {type(graph).__name__}")
+
+
+def node_clique_numbers(
+    graph: Graph, *, order: Order = "degeneracy", num_threads: int = 0
+) -> np.ndarray:
+    """The size of the largest clique containing each vertex.
+
+    One pass of the maximal-clique search that keeps, per vertex, the largest
+    maximal clique found through it (no clique is listed).
+
+    Args:
+      graph: an undirected :class:`Graph`.
+      order: the root order of the searches.
+      num_threads: CPU worker threads (0: all cores).
+
+    Returns:
+      int32[n]: ``out[v]`` = the largest clique containing v (1 for an
+      isolated vertex).
+    """
+    _check_graph(graph)
+    num_threads = as_int(num_threads, "num_threads", minimum=0)
+    n = graph.num_nodes
+    if n == 0:
+        return np.zeros(0, np.int32)
+    indptr, indices, rank = _host_inputs(graph, order)
+    tasks = jax.device_put(np.arange(n, dtype=np.int32), indptr.device)
+    *_, best = kernels.clique_maximal(
+        indptr, indices, rank, tasks, capacity=0, num_threads=num_threads
+    )
+    return np.asarray(best)
+
+
+def iter_maximal_cliques(
+    graph: Graph,
+    batch: int = 1 << 20,
+    *,
+    order: Order = "degeneracy",
+    num_threads: int = 0,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Streams the maximal cliques to the host in batches.
+
+    Root vertices are searched range by range (ranges of ascending vertex
+    ids); a range whose cliques hold more than ``batch`` vertex entries is
+    split in half and retried, and a single root with more is searched alone
+    with an exact capacity. Every maximal clique is yielded once.
+
+    Args:
+      graph: an undirected :class:`Graph`.
+      batch: the most vertex entries (sum of clique sizes) per yielded batch,
+        unless one root alone has more.
+      order: the root order of the searches.
+      num_threads: CPU worker threads (0: all cores).
+
+    Yields:
+      (int32[e] vertex ids, int32[c] clique sizes): c cliques, the vertices
+      of each in turn (its root, the vertex of least rank, first), roots in
+      ascending vertex id.
+    """
+    _check_graph(graph)
+    batch = as_int(batch, "batch", minimum=1)
+    num_threads = as_int(num_threads, "num_threads", minimum=0)
+    n = graph.num_nodes
+    if n == 0:
+        return
+    indptr, indices, rank = _host_inputs(graph, order)
+    cpu = indptr.device
+    start, step = 0, min(n, _FIRST_STEP)
+    while start < n:
+        stop = min(start + step, n)
+        tasks = np.full(step, -1, np.int32)
+        tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
+        tasks = jax.device_put(tasks, cpu)
+        verts, sizes, totals, _ = kernels.clique_maximal(
+            indptr, indices, rank, tasks, capacity=batch, num_threads=num_threads
+        )
+        cliques, entries = (int(x) for x in np.asarray(totals))
+        if entries > batch and stop - start > 1:
+            step = max(1, step // 2)
+            continue
+        if entries > batch:  # one root alone holds more than a batch
+            if entries >= np.iinfo(np.int32).max:
+                raise ValueError(
+                    f"vertex {start}'s maximal cliques hold 2^31 or more vertex entries"
+                )
+            verts, sizes, totals, _ = kernels.clique_maximal(
+                indptr, indices, rank, tasks, capacity=entries, num_threads=num_threads
+            )
+        if cliques:
+            yield np.asarray(verts)[:entries], np.asarray(sizes)[:cliques]
+        start = stop
+        if entries < batch // 4:
+            step = min(step * 2, _MAX_STEP)
