@@ -68,6 +68,11 @@ def find_cliques(G, nodes=None):
         yield from map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends))
 
 
+def find_cliques_recursive(G, nodes=None):
+    """networkx.find_cliques_recursive (``nodes=None``): as :func:`find_cliques`."""
+    return find_cliques(G)
+
+
 def node_clique_numbers(g: KcjaxGraph) -> np.ndarray:
     """int32[n]: the largest clique containing every vertex (cached per graph)."""
     from kcjax.cliques.maximal import node_clique_numbers as kc_node_clique_numbers
