@@ -635,15 +635,19 @@ def test_floor_script(tmp_path):
     (tmp_path / "ws300.el.gz").write_bytes(gzip.compress(lines.encode()))
     script = Path(__file__).resolve().parents[2] / "experiments" / "nx" / "floor.py"
     out = tmp_path / "floor.json"
-    functions = ["k_truss", "bfs_edges", "bfs_tree", "bfs_successors"]
+    functions = ["k_truss", "bfs_edges", "bfs_tree", "bfs_successors", "find_cliques"]
     functions += ["single_source_shortest_path_length", "all_pairs_shortest_path_length"]
-    args = ["--graph", "ws300", "--data", str(tmp_path), "--repeats", "1", "--truss-k", "4"]
+    functions += ["node_clique_number", "max_weight_clique", "transitivity"]
+    args = ["--graphs", "ws300", "--data", str(tmp_path), "--repeats", "1", "--truss-k", "4"]
     args += ["--kcjax", "--functions", *functions, "-o", str(out)]
     subprocess.run([sys.executable, str(script), *args], check=True, capture_output=True)
     rows = json.loads(out.read_text())["rows"]
     assert [r["function"] for r in rows] == functions
     for r in rows:
-        assert r["networkx_s"] > 0 and 0 < r["floor_s"] <= min(
-            b["wall_s"] for b in r["builds"].values()
-        )
-        assert r["max_speedup"] == r["networkx_s"] / r["floor_s"] and r["kcjax_wall_s"] > 0
+        assert r["same"] is True and r["kcjax_wall_s"] > 0 and r["networkx_s"] > 0
+        if r["function"] in ("max_weight_clique", "transitivity"):  # no floor build
+            assert "floor_s" not in r and r["max_speedup"] is None
+            continue
+        assert 0 < r["floor_s"] <= min(b["wall_s"] for b in r["builds"].values())
+        assert r["max_speedup"] == r["networkx_s"] / r["floor_s"]
+        assert r["kcjax_over_floor"] == r["kcjax_wall_s"] / r["floor_s"]
