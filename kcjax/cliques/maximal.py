@@ -32,7 +32,13 @@ def _host_inputs(graph: Graph, order: Order) -> tuple[jax.Array, jax.Array, jax.
         n = graph.num_nodes
         rank = np.empty(n, np.int32)
         rank[np.asarray(as_dag(graph, order).order)] = np.arange(n, dtype=np.int32)
-        cpu = jax.devices("cpu")[0]
+        try:
+            cpu = jax.devices("cpu")[0]
+        except RuntimeError as err:
+            raise RuntimeError(
+                "the maximal-clique search has a CPU handler only and needs JAX's CPU "
+                "backend (JAX_PLATFORMS must include cpu, e.g. JAX_PLATFORMS=cuda,cpu)"
+            ) from err
         return tuple(
             jax.device_put(np.asarray(a, np.int32), cpu)
             for a in (graph.indptr, graph.indices, rank)
@@ -110,7 +116,8 @@ def iter_maximal_cliques(
         return
     indptr, indices, rank = _host_inputs(graph, order)
     cpu = indptr.device
-    start, step = 0, min(n, _FIRST_STEP)
+    # Ranges of a power of two roots (the last one padded): few compiled shapes.
+    start, step = 0, min(1 << (n - 1).bit_length(), _FIRST_STEP)
     while start < n:
         stop = min(start + step, n)
         tasks = np.full(step, -1, np.int32)
@@ -128,8 +135,9 @@ def iter_maximal_cliques(
                 raise ValueError(
                     f"vertex {start}'s maximal cliques hold 2^31 or more vertex entries"
                 )
+            exact = min(1 << (entries - 1).bit_length(), np.iinfo(np.int32).max)
             verts, sizes, totals, _ = kernels.clique_maximal(
-                indptr, indices, rank, tasks, capacity=entries, num_threads=num_threads
+                indptr, indices, rank, tasks, capacity=exact, num_threads=num_threads
             )
         if cliques:
             yield np.asarray(verts)[:entries], np.asarray(sizes)[:cliques]

@@ -263,3 +263,19 @@ def test_gpu_clique_number_of_com_dblp():
     indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
     for i, a in enumerate(clique.tolist()):
         assert set(clique[i + 1 :].tolist()) <= set(indices[indptr[a] : indptr[a + 1]].tolist())
+
+
+def test_gpu_graph_maximal_cliques_on_the_host():
+    """The maximal-clique search has a CPU handler only: a graph on the GPU is searched
+    on the host's CPU device, with networkx's cliques."""
+    g = nx.gnp_random_graph(120, 0.2, seed=4)
+    graph = kcjax.Graph.from_networkx(g)
+    assert graph.indices.devices() == {jax.devices()[0]}
+    got = sorted(
+        tuple(sorted(verts[a : a + s].tolist()))
+        for verts, sizes in kcjax.iter_maximal_cliques(graph)
+        for a, s in zip(np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes, strict=True)
+    )
+    assert got == sorted(tuple(sorted(c)) for c in nx.find_cliques(g))
+    ncn = nx.node_clique_number(g)
+    assert kcjax.node_clique_numbers(graph).tolist() == [ncn[v] for v in range(len(g))]

@@ -249,7 +249,9 @@ def test_native_conversion_equals_generic(name):
 
     G = GRAPHS[name]
     labels = list(G._adj)
-    index = None if convert._identity_labels(labels) else dict(zip(labels, range(len(G))))
+    index = None
+    if not convert._identity_labels(labels):
+        index = dict(zip(labels, range(len(G)), strict=True))
     native = _native.adjacency_csr(G._adj, index)
     generic = convert._adjacency_csr(G._adj, labels, index)
     for a, b in zip(native[:2], generic[:2], strict=True):

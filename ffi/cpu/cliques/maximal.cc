@@ -71,8 +71,8 @@ class MaximalWorker {
     const int64_t e0 = static_cast<int64_t>(verts_.size());
     root_ = v;
     Search(v);
-    spans_.push_back({t, c0, static_cast<int64_t>(sizes_.size()), e0,
-                      static_cast<int64_t>(verts_.size())});
+    spans_.push_back(
+        {t, c0, static_cast<int64_t>(sizes_.size()), e0, static_cast<int64_t>(verts_.size())});
   }
 
   const std::vector<Span>& spans() const { return spans_; }
@@ -301,10 +301,9 @@ ffi::Error CheckMaximalInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
 }
 
 ffi::Error MaximalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                      ffi::Buffer<ffi::S32> rank, ffi::Buffer<ffi::S32> tasks,
-                      int32_t num_threads, ffi::ResultBuffer<ffi::S32> verts,
-                      ffi::ResultBuffer<ffi::S32> sizes, ffi::ResultBuffer<ffi::S32> totals,
-                      ffi::ResultBuffer<ffi::S32> best) {
+                      ffi::Buffer<ffi::S32> rank, ffi::Buffer<ffi::S32> tasks, int32_t num_threads,
+                      ffi::ResultBuffer<ffi::S32> verts, ffi::ResultBuffer<ffi::S32> sizes,
+                      ffi::ResultBuffer<ffi::S32> totals, ffi::ResultBuffer<ffi::S32> best) {
   const Reporter rep("kcjax_clique_maximal", "CPU");
   if (ffi::Error err = CheckMaximalInputs(rep, indptr, indices, rank, tasks, num_threads);
       err.failure()) {
@@ -363,9 +362,8 @@ ffi::Error MaximalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indice
   tot[1] = static_cast<int32_t>(std::min(entries, kMaxI32));
   if (keep && cliques <= cap_sizes && entries <= cap_verts) {
     // Each task's cliques, in task order.
-    std::vector<std::pair<const MaximalWorker*, const MaximalWorker::Span*>> by_task(num_tasks,
-                                                                                      {nullptr,
-                                                                                       nullptr});
+    std::vector<std::pair<const MaximalWorker*, const MaximalWorker::Span*>> by_task(
+        num_tasks, {nullptr, nullptr});
     for (const MaximalWorker& wk : workers) {
       for (const MaximalWorker::Span& s : wk.spans()) by_task[s.task] = {&wk, &s};
     }
