@@ -19,7 +19,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from kcjax.nx.convert import KcjaxGraph
+from kcjax.nx.convert import KcjaxGraph, paused_gc
 
 #: Vertex entries per batch of ``find_cliques`` (the search's host buffer).
 FIND_CLIQUES_BATCH = 1 << 20
@@ -63,9 +63,14 @@ def find_cliques(G, nodes=None):
     from kcjax.cliques.maximal import iter_maximal_cliques
 
     for verts, sizes in iter_maximal_cliques(G.graph, FIND_CLIQUES_BATCH):
-        flat = G.to_labels(verts)
-        ends = list(accumulate(sizes.tolist()))
-        yield from map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends))
+        # A batch's lists built at once with the collector paused (it would rescan
+        # the live graphs as they pile up), then yielded.
+        with paused_gc():
+            flat = G.to_labels(verts)
+            ends = list(accumulate(sizes.tolist()))
+            cliques = list(map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+            del flat, ends
+        yield from cliques
 
 
 def find_cliques_recursive(G, nodes=None):
