@@ -17,7 +17,7 @@ import numpy as np
 from kcjax._args import as_int
 from kcjax.cliques import kernels
 from kcjax.graph.graph import Graph
-from kcjax.graph.orient import Order, as_dag, memo
+from kcjax.graph.orient import ORDERS, Order, as_dag, memo
 
 #: Root vertices per call of the first range (ranges then adapt to ``batch``).
 _FIRST_STEP = 1 << 12
@@ -26,12 +26,20 @@ _MAX_STEP = 1 << 20
 
 
 def _host_inputs(graph: Graph, order: Order) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """(indptr, indices, rank) on the CPU device, memoized per graph and order."""
+    """(indptr, indices, rank) on the CPU device, memoized per graph and order. The
+    degree order ((degree, id) ascending, as :func:`kcjax.orient`'s) is computed on
+    the host; the degeneracy order comes from :func:`kcjax.orient`."""
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
     def compute() -> tuple[jax.Array, jax.Array, jax.Array]:
         n = graph.num_nodes
+        if order == "degree":
+            ranked = np.argsort(np.diff(np.asarray(graph.indptr)), kind="stable")
+        else:
+            ranked = np.asarray(as_dag(graph, order).order)
         rank = np.empty(n, np.int32)
-        rank[np.asarray(as_dag(graph, order).order)] = np.arange(n, dtype=np.int32)
+        rank[ranked] = np.arange(n, dtype=np.int32)
         try:
             cpu = jax.devices("cpu")[0]
         except RuntimeError as err:
@@ -116,19 +124,32 @@ def iter_maximal_cliques(
         return
     indptr, indices, rank = _host_inputs(graph, order)
     cpu = indptr.device
-    # Ranges of a power of two roots (the last one padded): few compiled shapes.
-    start, step = 0, min(1 << (n - 1).bit_length(), _FIRST_STEP)
-    while start < n:
+
+    def search(start: int, step: int, capacity: int) -> tuple[int, int, tuple]:
         stop = min(start + step, n)
         tasks = np.full(step, -1, np.int32)
         tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
-        tasks = jax.device_put(tasks, cpu)
-        verts, sizes, totals, _ = kernels.clique_maximal(
-            indptr, indices, rank, tasks, capacity=batch, num_threads=num_threads
+        out = kernels.clique_maximal(
+            indptr,
+            indices,
+            rank,
+            jax.device_put(tasks, cpu),
+            capacity=capacity,
+            num_threads=num_threads,
         )
+        return start, stop, out
+
+    # Ranges of a power of two roots (the last one padded): few compiled shapes. The
+    # next range is dispatched before a batch is yielded, so the search runs (JAX's
+    # asynchronous dispatch) while the caller consumes the batch.
+    step = min(1 << (n - 1).bit_length(), _FIRST_STEP)
+    pending = search(0, step, batch)
+    while pending is not None:
+        start, stop, (verts, sizes, totals, _) = pending
         cliques, entries = (int(x) for x in np.asarray(totals))
         if entries > batch and stop - start > 1:
             step = max(1, step // 2)
+            pending = search(start, step, batch)
             continue
         if entries > batch:  # one root alone holds more than a batch
             if entries >= np.iinfo(np.int32).max:
@@ -136,11 +157,9 @@ def iter_maximal_cliques(
                     f"vertex {start}'s maximal cliques hold 2^31 or more vertex entries"
                 )
             exact = min(1 << (entries - 1).bit_length(), np.iinfo(np.int32).max)
-            verts, sizes, totals, _ = kernels.clique_maximal(
-                indptr, indices, rank, tasks, capacity=exact, num_threads=num_threads
-            )
-        if cliques:
-            yield np.asarray(verts)[:entries], np.asarray(sizes)[:cliques]
-        start = stop
+            _, _, (verts, sizes, totals, _) = search(start, step, exact)
         if entries < batch // 4:
             step = min(step * 2, _MAX_STEP)
+        pending = search(stop, step, batch) if stop < n else None
+        if cliques:
+            yield np.asarray(verts)[:entries], np.asarray(sizes)[:cliques]

@@ -21,8 +21,12 @@ import numpy as np
 
 from kcjax.nx.convert import KcjaxGraph, paused_gc
 
-#: Vertex entries per batch of ``find_cliques`` (the search's host buffer).
-FIND_CLIQUES_BATCH = 1 << 20
+#: Vertex entries per batch of ``find_cliques``: the search of the next batch runs
+#: while the lists of one are built.
+FIND_CLIQUES_BATCH = 1 << 18
+#: Root order of the searches: (degree, id), computed on the host from the CSR (a
+#: degeneracy order would take a peeling pass first; the searches cost alike).
+ORDER = "degree"
 
 
 def _rows(G, k: int) -> np.ndarray:
@@ -62,7 +66,7 @@ def find_cliques(G, nodes=None):
     clique, every maximal clique once."""
     from kcjax.cliques.maximal import iter_maximal_cliques
 
-    for verts, sizes in iter_maximal_cliques(G.graph, FIND_CLIQUES_BATCH):
+    for verts, sizes in iter_maximal_cliques(G.graph, FIND_CLIQUES_BATCH, order=ORDER):
         # A batch's lists built at once with the collector paused (it would rescan
         # the live graphs as they pile up), then yielded.
         with paused_gc():
@@ -82,7 +86,7 @@ def node_clique_numbers(g: KcjaxGraph) -> np.ndarray:
     """int32[n]: the largest clique containing every vertex (cached per graph)."""
     from kcjax.cliques.maximal import node_clique_numbers as kc_node_clique_numbers
 
-    return g.cached("node_clique_number", lambda: kc_node_clique_numbers(g.graph))
+    return g.cached("node_clique_number", lambda: kc_node_clique_numbers(g.graph, order=ORDER))
 
 
 def node_clique_number(G, nodes=None, cliques=None, separate_nodes=False):
