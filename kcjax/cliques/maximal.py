@@ -2,9 +2,11 @@
 
 Bron-Kerbosch with Tomita's pivot, one search per root vertex over its
 later neighbours in a degeneracy order (Eppstein, Loffler & Strash), in the
-native target ``kcjax_clique_maximal``. The target has a CPU handler only
-(a CUDA twin is future work): on a GPU machine the search runs on the host's
-CPU device, its arguments copied there from the graph.
+native target ``kcjax_clique_maximal``. Both handlers (CPU, and CUDA where the
+extension has it) return the same cliques in the same order. ``platform``
+picks the one that runs: ``"cpu"`` by default (on a GPU machine too: the
+graph's arrays are copied to JAX's CPU device once per graph), ``"gpu"`` for
+the CUDA handler (one thread per root; it reads the graph back to check it).
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ _FIRST_STEP = 1 << 12
 _MAX_STEP = 1 << 20
 
 
-def _host_inputs(graph: Graph, order: Order) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """(indptr, indices, rank) on the CPU device, memoized per graph and order. The
+def _host_inputs(
+    graph: Graph, order: Order, platform: str = "cpu"
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(indptr, indices, rank) on ``platform``'s first device, memoized per graph,
+    order and platform. The
     degree order ((degree, id) ascending, as :func:`kcjax.orient`'s) is computed on
     the host; the degeneracy order comes from :func:`kcjax.orient`."""
     if order not in ORDERS:
@@ -41,18 +46,20 @@ def _host_inputs(graph: Graph, order: Order) -> tuple[jax.Array, jax.Array, jax.
         rank = np.empty(n, np.int32)
         rank[ranked] = np.arange(n, dtype=np.int32)
         try:
-            cpu = jax.devices("cpu")[0]
+            device = jax.devices(platform)[0]
         except RuntimeError as err:
             raise RuntimeError(
-                "the maximal-clique search has a CPU handler only and needs JAX's CPU "
-                "backend (JAX_PLATFORMS must include cpu, e.g. JAX_PLATFORMS=cuda,cpu)"
+                f"the maximal-clique search on {platform!r} needs JAX's {platform} backend "
+                "(for the default 'cpu', JAX_PLATFORMS must include cpu)"
             ) from err
         return tuple(
-            jax.device_put(np.asarray(a, np.int32), cpu)
+            jax.device_put(np.asarray(a, np.int32), device)
             for a in (graph.indptr, graph.indices, rank)
         )
 
-    return memo(graph, f"maximal_inputs_{order}", compute)
+    if platform not in ("cpu", "gpu"):
+        raise ValueError(f"platform must be 'cpu' or 'gpu', got {platform!r}")
+    return memo(graph, f"maximal_inputs_{order}_{platform}", compute)
 
 
 def _check_graph(graph: Graph) -> None:
@@ -61,7 +68,7 @@ def _check_graph(graph: Graph) -> None:
 
 
 def node_clique_numbers(
-    graph: Graph, *, order: Order = "degeneracy", num_threads: int = 0
+    graph: Graph, *, order: Order = "degeneracy", num_threads: int = 0, platform: str = "cpu"
 ) -> np.ndarray:
     """The size of the largest clique containing each vertex.
 
@@ -72,6 +79,7 @@ def node_clique_numbers(
       graph: an undirected :class:`Graph`.
       order: the root order of the searches.
       num_threads: CPU worker threads (0: all cores).
+      platform: ``"cpu"`` or ``"gpu"``: the handler that searches.
 
     Returns:
       int32[n]: ``out[v]`` = the largest clique containing v (1 for an
@@ -82,7 +90,7 @@ def node_clique_numbers(
     n = graph.num_nodes
     if n == 0:
         return np.zeros(0, np.int32)
-    indptr, indices, rank = _host_inputs(graph, order)
+    indptr, indices, rank = _host_inputs(graph, order, platform)
     tasks = jax.device_put(np.arange(n, dtype=np.int32), indptr.device)
     *_, best = kernels.clique_maximal(
         indptr, indices, rank, tasks, capacity=0, num_threads=num_threads
@@ -96,6 +104,7 @@ def iter_maximal_cliques(
     *,
     order: Order = "degeneracy",
     num_threads: int = 0,
+    platform: str = "cpu",
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Streams the maximal cliques to the host in batches.
 
@@ -110,6 +119,7 @@ def iter_maximal_cliques(
         unless one root alone has more.
       order: the root order of the searches.
       num_threads: CPU worker threads (0: all cores).
+      platform: ``"cpu"`` or ``"gpu"``: the handler that searches.
 
     Yields:
       (int32[e] vertex ids, int32[c] clique sizes): c cliques, the vertices
@@ -122,7 +132,7 @@ def iter_maximal_cliques(
     n = graph.num_nodes
     if n == 0:
         return
-    indptr, indices, rank = _host_inputs(graph, order)
+    indptr, indices, rank = _host_inputs(graph, order, platform)
     cpu = indptr.device
 
     def search(start: int, step: int, capacity: int) -> tuple[int, int, tuple]:

@@ -27,6 +27,8 @@ FIND_CLIQUES_BATCH = 1 << 18
 #: Root order of the searches: (degree, id), computed on the host from the CSR (a
 #: degeneracy order would take a peeling pass first; the searches cost alike).
 ORDER = "degree"
+#: The handler that searches: "cpu" (the host's cores) or "gpu" (the CUDA twin).
+PLATFORM = "cpu"
 
 
 def _rows(G, k: int) -> np.ndarray:
@@ -66,7 +68,9 @@ def find_cliques(G, nodes=None):
     clique, every maximal clique once."""
     from kcjax.cliques.maximal import iter_maximal_cliques
 
-    for verts, sizes in iter_maximal_cliques(G.graph, FIND_CLIQUES_BATCH, order=ORDER):
+    for verts, sizes in iter_maximal_cliques(
+        G.graph, FIND_CLIQUES_BATCH, order=ORDER, platform=PLATFORM
+    ):
         # A batch's lists built at once with the collector paused (it would rescan
         # the live graphs as they pile up), then yielded.
         with paused_gc():
@@ -86,7 +90,10 @@ def node_clique_numbers(g: KcjaxGraph) -> np.ndarray:
     """int32[n]: the largest clique containing every vertex (cached per graph)."""
     from kcjax.cliques.maximal import node_clique_numbers as kc_node_clique_numbers
 
-    return g.cached("node_clique_number", lambda: kc_node_clique_numbers(g.graph, order=ORDER))
+    return g.cached(
+        "node_clique_number",
+        lambda: kc_node_clique_numbers(g.graph, order=ORDER, platform=PLATFORM),
+    )
 
 
 def node_clique_number(G, nodes=None, cliques=None, separate_nodes=False):

@@ -4,13 +4,13 @@
 // spread over std::threads.
 //
 // Root v (rank r = rank[v]) starts with R = {v}, candidates P = the
-// neighbours of rank > r (in CSR order) and excluded X = the neighbours of
-// rank < r that have a neighbour in P (the others cannot extend any clique
-// of more than v alone). Every maximal clique is found exactly once, at the
-// root of its lowest rank. The search runs over one bitmap space per root:
-// P members are bits 0..p-1 (words 0..wp-1), X members bits 64 wp + j (words
-// wp..wp+wx-1), so a P row (wp + wx words) holds a P member's neighbours in
-// P and X, and an X row (wp words) an X member's neighbours in P.
+// neighbours of rank > r and excluded X = the neighbours of rank < r that
+// have a neighbour in P (the others cannot extend any clique of more than v
+// alone), both in the root's row order (rows ascending: binary-searchable). Every maximal clique is
+// found exactly once, at the root of its lowest rank. The search runs over one bitmap space per
+// root: P members are bits 0..p-1 (words 0..wp-1), X members bits 64 wp + j (words wp..wp+wx-1), so
+// a P row (wp + wx words) holds a P member's neighbours in P and X, and an X row (wp words) an X
+// member's neighbours in P.
 //
 // A node (R, P, X), in this order (a CUDA twin must apply the same rules to
 // return the same cliques in the same order):
@@ -83,7 +83,8 @@ class MaximalWorker {
 
  private:
   static constexpr int32_t kUnseen = -1;
-  static constexpr int32_t kEarlier = -2;  // an earlier neighbour of the root, not in X (yet)
+  static constexpr int32_t kEarlier = -2;  // an earlier neighbour of the root
+  static constexpr int32_t kLinked = -3;   // ... adjacent to a member of P: in X
 
   void Search(int32_t v) {
     if (local_.empty()) local_.assign(static_cast<size_t>(num_nodes_), kUnseen);
@@ -108,16 +109,21 @@ class MaximalWorker {
       return;
     }
     wp_ = (p + 63) / 64;
-    // X: the earlier neighbours adjacent to a member of P (found from P's rows).
-    xids_.clear();
+    // X: the earlier neighbours adjacent to a member of P (marked from P's rows), in
+    // the root's row order.
     for (int i = 0; i < p; ++i) {
       const int32_t w = ids_[i];
       for (int32_t e = indptr_[w]; e < indptr_[w + 1]; ++e) {
         const int32_t u = indices_[e];
-        if (local_[u] == kEarlier) {
-          local_[u] = 64 * wp_ + static_cast<int32_t>(xids_.size());
-          xids_.push_back(u);
-        }
+        if (local_[u] == kEarlier) local_[u] = kLinked;
+      }
+    }
+    xids_.clear();
+    for (int32_t e = indptr_[v]; e < indptr_[v + 1]; ++e) {
+      const int32_t u = indices_[e];
+      if (local_[u] == kLinked) {
+        local_[u] = 64 * wp_ + static_cast<int32_t>(xids_.size());
+        xids_.push_back(u);
       }
     }
     const int x = static_cast<int>(xids_.size());
@@ -245,78 +251,24 @@ class MaximalWorker {
   std::vector<int32_t> sizes_, verts_;
 };
 
-ffi::Error CheckMaximalInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
-                              ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> rank,
-                              ffi::Buffer<ffi::S32> tasks, int32_t num_threads) {
-  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
-    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
-  }
-  if (indices.dimensions().size() != 1 || tasks.dimensions().size() != 1) {
-    return rep.Invalid("indices and tasks must be 1-D int32 arrays");
-  }
-  const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  const int64_t e = static_cast<int64_t>(indices.element_count());
-  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
-  if (n >= kMaxI32 || e > kMaxI32) {
-    return rep.Invalid("graphs must have fewer than 2^31 - 1 vertices and entries (int32 CSR)");
-  }
-  if (rank.dimensions().size() != 1 || static_cast<int64_t>(rank.element_count()) != n) {
-    return rep.Invalid("rank must be int32[n] with n=" + std::to_string(n));
-  }
-  if (num_threads < 0) {
-    return rep.Invalid("num_threads must be >= 0 (0: all cores), got " +
-                       std::to_string(num_threads));
-  }
-  const int32_t* ip = indptr.typed_data();
-  if (ip[0] != 0 || ip[n] != e) {
-    return rep.Invalid("indptr must start at 0 and end at len(indices)=" + std::to_string(e));
-  }
-  for (int64_t v = 0; v < n; ++v) {
-    if (ip[v + 1] < ip[v]) return rep.Invalid("indptr must be non-decreasing");
-  }
-  const int32_t* ix = indices.typed_data();
-  for (int64_t i = 0; i < e; ++i) {
-    if (ix[i] < 0 || ix[i] >= n) {
-      return rep.Invalid("indices[" + std::to_string(i) + "]=" + std::to_string(ix[i]) +
-                         " is not a vertex id in [0, " + std::to_string(n) + ")");
-    }
-  }
-  std::vector<char> seen(static_cast<size_t>(n), 0);
-  const int32_t* rk = rank.typed_data();
-  for (int64_t v = 0; v < n; ++v) {
-    if (rk[v] < 0 || rk[v] >= n || seen[rk[v]]) {
-      return rep.Invalid("rank must be a permutation of 0..n-1 (entry " + std::to_string(v) +
-                         " is " + std::to_string(rk[v]) + ")");
-    }
-    seen[rk[v]] = 1;
-  }
-  const int32_t* task = tasks.typed_data();
-  for (int64_t t = 0; t < static_cast<int64_t>(tasks.element_count()); ++t) {
-    if (task[t] < -1 || task[t] >= n) {
-      return rep.Invalid("tasks[" + std::to_string(t) + "]=" + std::to_string(task[t]) +
-                         " is not a vertex id in [0, " + std::to_string(n) + ") nor -1 (padding)");
-    }
-  }
-  return ffi::Error::Success();
-}
-
 ffi::Error MaximalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                       ffi::Buffer<ffi::S32> rank, ffi::Buffer<ffi::S32> tasks, int32_t num_threads,
                       ffi::ResultBuffer<ffi::S32> verts, ffi::ResultBuffer<ffi::S32> sizes,
                       ffi::ResultBuffer<ffi::S32> totals, ffi::ResultBuffer<ffi::S32> best) {
   const Reporter rep("kcjax_clique_maximal", "CPU");
-  if (ffi::Error err = CheckMaximalInputs(rep, indptr, indices, rank, tasks, num_threads);
+  if (ffi::Error err = CheckMaximalShapes(rep, indptr, indices, rank, tasks, num_threads, *verts,
+                                          *sizes, *totals, *best);
+      err.failure()) {
+    return err;
+  }
+  if (ffi::Error err = CheckMaximalData(
+          rep, indptr.typed_data(), static_cast<int64_t>(indptr.element_count()) - 1,
+          indices.typed_data(), static_cast<int64_t>(indices.element_count()), rank.typed_data(),
+          tasks.typed_data(), static_cast<int64_t>(tasks.element_count()));
       err.failure()) {
     return err;
   }
   const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  if (verts->dimensions().size() != 1 || sizes->dimensions().size() != 1) {
-    return rep.Invalid("verts and sizes must be 1-D int32 arrays");
-  }
-  if (totals->element_count() != 2) return rep.Invalid("totals must be int32[2]");
-  if (best->dimensions().size() != 1 || static_cast<int64_t>(best->element_count()) != n) {
-    return rep.Invalid("best must be int32[n] with n=" + std::to_string(n));
-  }
   const int64_t cap_verts = static_cast<int64_t>(verts->element_count());
   const int64_t cap_sizes = static_cast<int64_t>(sizes->element_count());
   const bool keep = cap_sizes > 0;
