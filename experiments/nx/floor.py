@@ -588,6 +588,9 @@ def table(rows: list[dict]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        if "skipped" in r:
+            lines.append(f"| {r['graph']} | {r['function']} | skipped: {r['skipped']} |||||")
+            continue
         kc, fl = r.get("kcjax_wall_s"), r.get("floor_s")
         ratio = f"{kc / fl:.2f}" if kc is not None and fl else "-"
         speed = f"{r['networkx_s'] / kc:.1f}x" if kc else "-"
@@ -609,6 +612,12 @@ def run_graph(name: str, args) -> tuple[list[dict], dict, dict]:
     rows = []
     for fname in args.functions:
         call = calls[fname]
+        if fname == "max_weight_clique" and len(G) > args.max_weight_clique_nodes:
+            # networkx's branch and bound: 2.4 s on ego-Facebook, > 60 s on email-Enron.
+            why = f"networkx's search on more than {args.max_weight_clique_nodes} nodes"
+            rows.append({"graph": name, "function": fname, "skipped": why})
+            print(f"{name:12s} {fname:36s} skipped: {why}", flush=True)
+            continue
         with nx.config(backend_priority=[]):
             nx_s, nx_cpu = best_of(lambda call=call: call(G), args.nx_repeats)
             raw = call(G)
@@ -629,19 +638,40 @@ def run_graph(name: str, args) -> tuple[list[dict], dict, dict]:
             def check(got, fname=fname, ref=ref):
                 return agrees(fname, got, ref, G)
 
-            row.update(kcjax_times(call, K, args.repeats, check))
-            row["same"] = True
-            row["speedup"] = nx_s / row["kcjax_wall_s"]
-            if "floor_s" in row:
-                row["kcjax_over_floor"] = row["kcjax_wall_s"] / row["floor_s"]
+            _kcjax_row(row, call, K, args.repeats, check)
             line += (
                 f"  kcjax {row['kcjax_wall_s']:7.4f}s host {row['kcjax_host_s']:7.4f}s "
                 f"({row['kcjax_host_cpu_s']:7.4f}s cpu)"
             )
-        del ref
         rows.append(row)
         print(line, f"[{row.get('floor_build', '')}]", flush=True)
+        if args.kcjax and args.maximal_gpu and fname in MAXIMAL:
+            from kcjax.nx import clique
+
+            gpu_row = {k: v for k, v in row.items() if not k.startswith("kcjax")}
+            gpu_row["function"] = f"{fname} (CUDA search)"
+            clique.PLATFORM = "gpu"
+            try:
+                _kcjax_row(gpu_row, call, K, args.repeats, check)
+            finally:
+                clique.PLATFORM = "cpu"
+            rows.append(gpu_row)
+            print(f"{name:12s} {gpu_row['function']:36s} kcjax {gpu_row['kcjax_wall_s']:7.4f}s")
+        del ref
     return rows, conv, {"n": G.number_of_nodes(), "m": G.number_of_edges()}
+
+
+#: Functions served by the maximal-clique search (``--maximal-gpu`` times its CUDA twin too).
+MAXIMAL = ("find_cliques", "node_clique_number")
+
+
+def _kcjax_row(row: dict, call, K, repeats: int, check) -> None:
+    """The backend's times of ``call`` into ``row`` (its result checked first)."""
+    row.update(kcjax_times(call, K, repeats, check))
+    row["same"] = True
+    row["speedup"] = row["networkx_s"] / row["kcjax_wall_s"]
+    if "floor_s" in row:
+        row["kcjax_over_floor"] = row["kcjax_wall_s"] / row["floor_s"]
 
 
 def _floor(fname, L, G, ref, source, mappers, generator, repeats) -> dict:
@@ -680,7 +710,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nx-repeats", type=int, default=1, help="networkx runs (least time)")
     parser.add_argument("--sources", type=int, default=8, help="sources of all-pairs calls")
     parser.add_argument("--truss-k", type=int, default=10, help="k of k_truss")
+    parser.add_argument(
+        "--max-weight-clique-nodes",
+        type=int,
+        default=10_000,
+        help="max_weight_clique only on graphs of at most this many nodes",
+    )
     parser.add_argument("--kcjax", action="store_true", help="also time the backend's calls")
+    parser.add_argument(
+        "--maximal-gpu",
+        action="store_true",
+        help="also time find_cliques and node_clique_number with the CUDA search",
+    )
     parser.add_argument("--data", type=Path, default=bench.SHARED, help="folder of <graph>.el.gz")
     parser.add_argument("-o", "--out", type=Path, default=None, help="results JSON")
     args = parser.parse_args(argv)
@@ -689,6 +730,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.graphs:
         graph_rows, conversions[name], sizes[name] = run_graph(name, args)
         for r in graph_rows:
+            if "skipped" in r:
+                continue
             r["max_speedup"] = r["networkx_s"] / r["floor_s"] if "floor_s" in r else None
             r["max_speedup_cpu"] = (
                 r["networkx_cpu_s"] / r["floor_cpu_s"] if "floor_s" in r else None
