@@ -7,10 +7,11 @@
 # node_clique_number also with the CUDA search (--maximal-gpu).
 #
 #   bash experiments/nx/gpu_nx.sh        # OUT: results folder; NO_BUILD=1: skip the build
-#                                        # GRAPHS: the smaller graphs (default ego-Facebook wiki-Vote)
+#                                        # GRAPHS: the smaller graphs (default email-Enron wiki-Vote; not ego-Facebook:
+#                                        # 869 M maximal cliques, networkx cannot list them)
 #                                        # FLOOR_ARGS: more floor.py arguments (--functions ...)
 source "$(dirname "$0")/../device/preamble.sh"
-GRAPHS=${GRAPHS:-ego-Facebook wiki-Vote}
+GRAPHS=${GRAPHS:-email-Enron wiki-Vote}
 FLOOR_ARGS=${FLOOR_ARGS:-}
 if [ -z "${NO_BUILD:-}" ]; then
   bash experiments/device/gpu_check.sh build || exit 1

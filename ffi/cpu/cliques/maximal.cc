@@ -56,13 +56,21 @@ class MaximalWorker {
     int64_t entry_begin, entry_end;    // into verts()
   };
 
+  // Storage: the cliques are kept while all workers' kept cliques and entries
+  // (counted in *stored, shared) fit (cap_sizes, cap_verts); past that the call
+  // writes nothing, so nothing more is kept (memory stays bounded by the capacity).
+  struct Storage {
+    int64_t cap_sizes, cap_verts;
+    std::atomic<int64_t>* stored;  // [cliques, entries]
+  };
+
   MaximalWorker(const int32_t* indptr, const int32_t* indices, const int32_t* rank,
-                int64_t num_nodes, bool keep, std::atomic<int32_t>* best)
+                int64_t num_nodes, Storage storage, std::atomic<int32_t>* best)
       : indptr_(indptr),
         indices_(indices),
         rank_(rank),
         num_nodes_(num_nodes),
-        keep_(keep),
+        storage_(storage),
         best_(best) {}
 
   // Finds the maximal cliques whose lowest-ranked vertex is v (task t).
@@ -226,7 +234,10 @@ class MaximalWorker {
     entries_ += size;
     RaiseTo(best_, root_, size);
     for (int l = 0; l < level; ++l) RaiseTo(best_, ids_[held_[l]], size);
-    if (!keep_) return;
+    if (storage_.cap_sizes == 0) return;
+    const int64_t c = storage_.stored[0].fetch_add(1, std::memory_order_relaxed) + 1;
+    const int64_t e = storage_.stored[1].fetch_add(size, std::memory_order_relaxed) + size;
+    if (c > storage_.cap_sizes || e > storage_.cap_verts) return;  // nothing will be written
     sizes_.push_back(size);
     verts_.push_back(root_);
     for (int l = 0; l < level; ++l) verts_.push_back(ids_[held_[l]]);
@@ -236,7 +247,7 @@ class MaximalWorker {
   const int32_t* indices_;
   const int32_t* rank_;
   const int64_t num_nodes_;
-  const bool keep_;
+  const Storage storage_;
   std::atomic<int32_t>* best_;
   int32_t root_ = 0;
   int wp_ = 0, wx_ = 0, w_ = 0;
@@ -280,10 +291,12 @@ ffi::Error MaximalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indice
   const int64_t chunk = CliquePolicy::kPivotCpuChunk;
   int64_t threads = num_threads > 0 ? num_threads : std::thread::hardware_concurrency();
   threads = std::max<int64_t>(1, std::min<int64_t>(threads, (num_tasks + chunk - 1) / chunk));
+  std::atomic<int64_t> stored[2] = {0, 0};
   std::vector<MaximalWorker> workers;
   workers.reserve(threads);
   for (int64_t i = 0; i < threads; ++i) {
-    workers.emplace_back(indptr.typed_data(), indices.typed_data(), rank.typed_data(), n, keep,
+    workers.emplace_back(indptr.typed_data(), indices.typed_data(), rank.typed_data(), n,
+                         MaximalWorker::Storage{keep ? cap_sizes : 0, cap_verts, stored},
                          best_acc.data());
   }
   std::atomic<int64_t> next{0};
