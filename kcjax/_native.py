@@ -86,14 +86,19 @@ def adjacency_csr(adj: dict, index: dict | None) -> tuple[np.ndarray, np.ndarray
 
 
 def bfs_order(
-    indptr: np.ndarray, cols: np.ndarray, dist: np.ndarray, first: np.ndarray, depth_limit: int
+    indptr: np.ndarray,
+    cols: np.ndarray,
+    dist: np.ndarray | None,
+    first: np.ndarray,
+    depth_limit: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """networkx's BFS discovery order given the distances (native, one pass).
+    """networkx's BFS discovery order (native, one pass over the scanned rows).
 
     Args:
       indptr: int64[n + 1] row pointers of ``cols``.
       cols: int32 neighbour ids, each row in networkx's adjacency order.
-      dist: int32[n] distances from layer 0 (-1 unreached).
+      dist: None (a plain BFS), or int32[n] distances from layer 0 to follow
+        (-1 unreached).
       first: int64 ids of layer 0 (kept as given, repeats included).
       depth_limit: the last layer built.
 

@@ -1,12 +1,14 @@
-"""Breadth-first search for networkx: distances from kcjax, networkx's orders on the host.
+"""Breadth-first search for networkx: networkx's orders by a native pass on the host.
 
-kcjax's BFS gives every vertex's distance (and any valid parent). networkx's
-outputs follow its discovery order: layer d + 1 lists a vertex when the first
-vertex of layer d (in layer order) whose adjacency (in networkx's order) holds
-it is scanned, and that vertex is its parent. Given the distances this order is
-one native pass over the scanned rows (:func:`ordered_layers`), so
-``bfs_edges``, ``bfs_tree``, ``bfs_layers``, ``bfs_predecessors`` and
-``bfs_successors`` return exactly networkx's sequences, not only the same sets.
+networkx's outputs follow its discovery order: layer d + 1 lists a vertex when
+the first vertex of layer d (in layer order) whose adjacency (in networkx's
+order) holds it is scanned, and that vertex is its parent. That order is one
+native pass over the scanned rows in networkx's adjacency order
+(:func:`ordered_layers`), which finds the distances too, so ``bfs_edges``,
+``bfs_tree``, ``bfs_layers``, ``bfs_predecessors`` and ``bfs_successors``
+return exactly networkx's sequences, not only the same sets. kcjax's BFS
+serves the calls that need distances alone (``descendants_at_distance``
+beyond its host ball, eccentricities, source-target lengths).
 """
 
 from __future__ import annotations
@@ -55,21 +57,27 @@ def distance_rows(g: KcjaxGraph, sources: np.ndarray) -> Iterator[np.ndarray]:
 
 
 def ordered_layers(
-    g: KcjaxGraph, first: np.ndarray, dist: np.ndarray, depth_limit: float = np.inf
+    g: KcjaxGraph,
+    first: np.ndarray,
+    dist: np.ndarray | None = None,
+    depth_limit: float = np.inf,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """networkx's BFS layers and tree parents, given the distances.
+    """networkx's BFS layers and tree parents.
 
     networkx scans layer d in order, each vertex's adjacency in order, and
-    appends every vertex not seen yet: layer d + 1 is the neighbours v of
-    layer d with ``dist[v] == d + 1`` in that scan order, each vertex kept at
-    its first meeting, whose scanned vertex is its parent. One native pass
-    over the scanned rows (``kcjax._native.bfs_order``, O(n + m) for a whole
-    component; was a numpy pass per layer over the BFS DAG's edges).
+    appends every vertex not seen yet: layer d + 1 is the neighbours of layer
+    d not met before, in that scan order, each kept at its first meeting,
+    whose scanned vertex is its parent. One native pass over the scanned rows
+    in networkx's adjacency order (``kcjax._native.bfs_order``, O(n + m) for
+    a whole component): the order needs that pass whatever computed the
+    distances, so single-source calls take no kcjax BFS (a device BFS plus
+    a numpy pass per layer over the BFS DAG cost more, see docs/networkx.md).
 
     Args:
       g: the graph.
       first: int ids of layer 0, in networkx's order.
-      dist: int32[n] distances from layer 0 (-1 unreached).
+      dist: None, or int32[n] distances from layer 0 (-1 unreached), e.g. a
+        row of kcjax's batched BFS: only neighbours one hop farther are taken.
       depth_limit: last layer to build.
 
     Returns:
@@ -101,7 +109,7 @@ def _tree(g: KcjaxGraph, source: Hashable, depth_limit: Any) -> tuple[np.ndarray
     """(parents, children): int64 ids of networkx's BFS tree edges, in its order."""
     s = _source_id(g, source)
     limit = len(g) if depth_limit is None else depth_limit
-    layers, parents = ordered_layers(g, np.array([s]), distances(g, np.array([s])), limit)
+    layers, parents = ordered_layers(g, np.array([s]), None, limit)
     if len(layers) == 1:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(parents[1:]), np.concatenate(layers[1:])
@@ -195,7 +203,7 @@ def bfs_layers(G, sources):
     ids = G.ids(first)
     if ids.size == 0:
         return
-    layers, _ = ordered_layers(G, ids, distances(G, ids))
+    layers, _ = ordered_layers(G, ids)
     yield first
     for layer in layers[1:]:
         yield G.to_labels(layer)
