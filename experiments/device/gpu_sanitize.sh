@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer over every family's kernels, and the families' GPU tests, in one
-# device call: this tree built; every family's sanitizer workload
-# (experiments/<family>/sanitize_run.py) run once without the tool, so that each of its
+# device call: this tree built; every sanitizer workload of WORKLOADS (default: each
+# family's experiments/<family>/*sanitize_run.py) run once without the tool, so that each of its
 # XLA programs is compiled into a fresh persistent cache; then at once (one process
 # each, no preallocation, so they share the GPU) every test file of TESTS and every
 # workload under every tool of SANITIZE_TOOLS, its programs loaded from that cache.
@@ -13,10 +13,11 @@
 # the logs come back in $OUT/results.tgz.
 #
 #   bash experiments/device/gpu_sanitize.sh
-#   FAMILIES="truss" SANITIZE_TOOLS="synccheck" bash experiments/device/gpu_sanitize.sh
+#   WORKLOADS=experiments/truss/sanitize_run.py SANITIZE_TOOLS=racecheck TESTS= \
+#     bash experiments/device/gpu_sanitize.sh
 # shellcheck source=experiments/device/preamble.sh
 source "$(dirname "$0")/preamble.sh"
-FAMILIES=${FAMILIES:-cliques bfs truss match}
+WORKLOADS=${WORKLOADS:-$(ls experiments/{cliques,bfs,truss,match}/*sanitize_run.py)}
 SANITIZE_TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck}
 TESTS=${TESTS-tests/cliques/test_gpu.py tests/bfs/test_gpu.py tests/truss/test_gpu.py tests/match/test_gpu.py tests/test_front_door.py}
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
@@ -30,23 +31,30 @@ OUT="$OUT/build" bash experiments/device/gpu_check.sh build >/dev/null || { echo
 head -2 "$OUT/build/gpu.txt"
 compute-sanitizer --version | tail -1
 
-for f in $FAMILIES; do
+# name PATH: a workload's log name, its family and its prefix (bfs, bfs_mesh, ...).
+name() {
+  local stem
+  stem=$(basename "$1" .py)
+  stem=${stem%sanitize_run}
+  echo "$(basename "$(dirname "$1")")${stem:+_${stem%_}}"
+}
+for w in $WORKLOADS; do
   XLA_FLAGS="$SANITIZE_XLA_FLAGS" timeout -s KILL "${WARM_TIMEOUT:-240}" \
-    "$PY" -P "experiments/$f/sanitize_run.py" >"$OUT/warm_$f.log" 2>&1 &
+    "$PY" -P "$w" >"$OUT/warm_$(name "$w").log" 2>&1 &
 done
 wait
-for f in $FAMILIES; do echo "$f warm-up: $(tail -1 "$OUT/warm_$f.log")"; done
+for w in $WORKLOADS; do echo "$(name "$w") warm-up: $(tail -1 "$OUT/warm_$(name "$w").log")"; done
 
 for t in $TESTS; do
   name=test_$(basename "$(dirname "$t")")_$(basename "$t" .py)
   timeout -s KILL "${TEST_TIMEOUT:-420}" "$PY" -P -m pytest -q -rf "$t" >"$OUT/$name.log" 2>&1 &
 done
-for f in $FAMILIES; do
+for w in $WORKLOADS; do
   for tool in $SANITIZE_TOOLS; do
     # --kernel-name kns=kcjax: only kcjax's kernels are instrumented (XLA's are not ours).
-    XLA_FLAGS="$SANITIZE_XLA_FLAGS" timeout -s KILL "${SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool "$tool" \
-      --kernel-name kns=kcjax "$PY" -P "experiments/$f/sanitize_run.py" \
-      >"$OUT/sanitize_${f}_$tool.log" 2>&1 &
+    XLA_FLAGS="$SANITIZE_XLA_FLAGS" timeout -s KILL "${SANITIZE_TIMEOUT:-420}" compute-sanitizer \
+      --tool "$tool" --kernel-name kns=kcjax "$PY" -P "$w" \
+      >"$OUT/sanitize_$(name "$w")_$tool.log" 2>&1 &
   done
 done
 wait
@@ -57,7 +65,8 @@ for t in $TESTS; do
   echo "$t: $(tail -1 "$OUT/$name.log")"
 done
 echo "== sanitizers (tool summary; the workload's last line)"
-for f in $FAMILIES; do
+for w in $WORKLOADS; do
+  f=$(name "$w")
   for tool in $SANITIZE_TOOLS; do
     log="$OUT/sanitize_${f}_$tool.log"
     summary=$(grep -hE "(ERROR|RACECHECK|SYNCCHECK) SUMMARY" "$log" | tail -1)

@@ -27,7 +27,7 @@
 #                                          # variant: POLICY_ARGS, the base: BASE_ARGS) on
 #                                          # each; NO_TEST=1: no tests
 #   bash experiments/device/gpu_suite.sh families  # build, every family's GPU tests and sanitizer
-#                                          # workloads (gpu_sanitize.sh; FAMILIES: a subset)
+#                                          # workloads (gpu_sanitize.sh; WORKLOADS: a subset)
 #   bash experiments/device/gpu_suite.sh ncu      # build, Nsight Compute per kernel (NCU_ARGS: the
 #                                          # workload, lanes_run.py; NCU_METRICS), as a table;
 #                                          # NCU_SOURCE=1: also per-instruction counts
@@ -124,7 +124,7 @@ case "${1:-}" in
     ;;
   families)
     # Every family's GPU tests (CPU == CUDA, ground truth) and its sanitizer
-    # workload under memcheck, racecheck and synccheck (gpu_sanitize.sh; FAMILIES
+    # workload under memcheck, racecheck and synccheck (gpu_sanitize.sh; WORKLOADS
     # narrows the list).
     OUT="$ROOT_OUT/families" bash experiments/device/gpu_sanitize.sh
     ;;
