@@ -112,7 +112,16 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
-_SUBPACKAGES = {"cli", "cliques", "graph", "match", "parallel", "traversal", "truss"}
+_SUBPACKAGES = {
+    "cli",
+    "cliques",
+    "experimental",
+    "graph",
+    "match",
+    "parallel",
+    "traversal",
+    "truss",
+}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._compile_cache import (

@@ -73,9 +73,7 @@ def test_chunks_one_ahead_counts_as_one_at_a_time(scripts, tmp_path):
 
 
 def test_split_counts_agree_with_one_dispatch(scripts, tmp_path, monkeypatch):
-    from kcjax.cliques import chunked
-
-    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)  # every count splits itself
+    monkeypatch.setattr("kcjax.cliques.chunked.LONG_COUNT_S", 0.0)  # every count splits itself
     out = tmp_path / "split.json"
     args = ["--graphs", "rmat8-4", "--ks", "4", "--methods", "kcminer", "pivot"]
     assert scripts["split_counts"].main([*args, "--interrupt", "30", "--out", str(out)]) == 0

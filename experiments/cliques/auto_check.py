@@ -55,8 +55,8 @@ from benchlib import SHARED_GRAPHS, write_results  # noqa: E402
 from devtime import call_spans  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.cliques import auto  # noqa: E402
-from kcjax.graph.orient import out_degree_moments  # noqa: E402
+from kcjax import experimental as auto  # noqa: E402
+from kcjax.experimental import out_degree_moments  # noqa: E402
 
 TIMER = (
     "*_s: JAX profiler (CUPTI) span of one eager call's GPU work, median of the repeats "
