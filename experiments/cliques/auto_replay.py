@@ -1,6 +1,7 @@
 """``method="auto"``'s rule replayed on every recorded row, on the CPU (no timing).
 
     python -P experiments/cliques/auto_replay.py [--files F.json ...] [--refresh] [--all]
+        [--facts F.json | --write-facts F.json]
 
 For every graph of the recorded results files (by default every
 ``h200_auto_*.json`` of experiments/results/cliques that holds rows: the
@@ -15,6 +16,11 @@ are applied to every row and compared with the recorded times of both
 methods: per file and mode, the rows, the misses of issue 51's target
 (auto over 1.5x the faster method and, where both are under 1 ms, more
 than 0.3 ms slower) and the worst ratio. ``--all`` prints every row.
+
+``--write-facts F.json`` writes the facts of every graph of the files to
+F.json (experiments/results/cliques/auto_facts_recorded.json: about 100
+KB), and ``--facts F.json`` replays from such a file without any graph:
+the package's test of the rule does so.
 
 This is the rule's fitting data: every file it reads has been seen.
 """
@@ -48,6 +54,7 @@ FILES = (
     "h200_auto_check_unseen.json",
 )
 CACHE = ROOT / "build" / "auto_replay"
+FACTS = RESULTS / "auto_facts_recorded.json"
 KMAX = auto.AUTO_MAX_SIZE + 1
 
 
@@ -83,9 +90,9 @@ def facts(name: str, refresh: bool = False) -> dict:
 
 def pick(fact: dict, mode: str, k: int) -> str:
     """The package's pick for a row from the cached facts."""
-    features = auto.AutoFeatures(*fact["features"][: len(auto.AutoFeatures._fields)])
+    features = auto.AutoFeatures(*np.asarray(fact["features"])[: len(auto.AutoFeatures._fields)])
     degree_work = fact["degree_work"]
-    max_degree = int(fact["max_degree"])
+    max_degree = int(np.asarray(fact["max_degree"]))
     if mode == "per_vertex":
         return auto.local_pick(features, k, max_degree, lambda kk: float(degree_work[kk]))
     return auto.count_pick(features, k, max_degree, lambda kk: float(degree_work[kk]))
@@ -102,9 +109,35 @@ def load_rows(files: list[Path]) -> list[dict]:
     return rows
 
 
-def replay(rows: list[dict], refresh: bool = False, show_all: bool = False) -> dict:
-    """Per file and mode: rows, misses and the worst ratio of the package's rule."""
-    cache: dict[str, dict] = {}
+def read_facts(path: Path) -> dict[str, dict]:
+    """Facts by graph from a ``--write-facts`` file."""
+    return {
+        name: {key: np.asarray(value, np.float64) for key, value in fact.items()}
+        for name, fact in json.loads(path.read_text()).items()
+    }
+
+
+def write_facts(path: Path, names: list[str], refresh: bool = False) -> None:
+    out = {}
+    for name in sorted(names):
+        f = facts(name, refresh)
+        out[name] = {
+            "features": f["features"][: len(auto.AutoFeatures._fields)].round(6).tolist(),
+            "degree_work": f["degree_work"].tolist(),
+            "max_degree": int(f["max_degree"]),
+        }
+    path.write_text(json.dumps(out, separators=(",", ":")) + "\n")
+
+
+def replay(
+    rows: list[dict],
+    refresh: bool = False,
+    show_all: bool = False,
+    known: dict[str, dict] | None = None,
+) -> dict:
+    """Per file and mode: rows, misses and the worst ratio of the package's
+    rule (facts from ``known`` where given, else computed or cached)."""
+    cache: dict[str, dict] = dict(known or {})
     report: dict[str, dict] = {}
     for r in rows:
         if r["graph"] not in cache:
@@ -134,8 +167,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--files", type=Path, nargs="+", default=[RESULTS / f for f in FILES])
     p.add_argument("--refresh", action="store_true", help="recompute the cached facts")
     p.add_argument("--all", action="store_true", help="print every row")
+    p.add_argument("--facts", type=Path, default=None, help="replay from this facts file")
+    p.add_argument("--write-facts", type=Path, default=None, help="write the graphs' facts")
     args = p.parse_args(argv)
-    report = replay(load_rows(args.files), args.refresh, args.all)
+    rows = load_rows(args.files)
+    if args.write_facts is not None:
+        write_facts(args.write_facts, list({r["graph"] for r in rows}), args.refresh)
+        return 0
+    known = read_facts(args.facts) if args.facts is not None else None
+    report = replay(rows, args.refresh, args.all, known)
     total = sum(len(e["misses"]) for e in report.values())
     print(json.dumps(report, indent=1))
     print(f"misses: {total} of {sum(e['rows'] for e in report.values())} rows")
