@@ -44,7 +44,7 @@ import auto_validation  # noqa: E402
 from bench import load_graph  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.cliques import auto  # noqa: E402
+from kcjax import experimental as auto  # noqa: E402
 
 RESULTS = ROOT / "experiments" / "results" / "cliques"
 FILES = (
@@ -94,8 +94,8 @@ def pick(fact: dict, mode: str, k: int) -> str:
     degree_work = fact["degree_work"]
     max_degree = int(np.asarray(fact["max_degree"]))
     if mode == "per_vertex":
-        return auto.local_pick(features, k, max_degree, lambda kk: float(degree_work[kk]))
-    return auto.count_pick(features, k, max_degree, lambda kk: float(degree_work[kk]))
+        return auto.auto_local_pick(features, k, max_degree, lambda kk: float(degree_work[kk]))
+    return auto.auto_count_pick(features, k, max_degree, lambda kk: float(degree_work[kk]))
 
 
 def load_rows(files: list[Path]) -> list[dict]:

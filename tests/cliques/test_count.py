@@ -331,7 +331,7 @@ def test_auto_enumerates_a_clique_less_a_perfect_matching(monkeypatch):
     doubles at every missing pair, so counts enumerate (the impure-block
     rule); per-vertex counts, which enumerate every clique, pivot from k = 6.
     Counts through auto are exact (both methods agree)."""
-    from kcjax.cliques import auto, count
+    from kcjax import experimental as auto
 
     rng = np.random.default_rng(5)
     host = kcjax.generators.chung_lu(4000, 6, 2.1, seed=3)
@@ -349,7 +349,9 @@ def test_auto_enumerates_a_clique_less_a_perfect_matching(monkeypatch):
     for k in range(6, 13):
         assert auto.auto_gpu_method(dag, k) == "kcminer", k
         assert auto.auto_local_method(dag, k) == "pivot", k
-    monkeypatch.setattr(count, "auto_method", lambda d, k, **_: auto.auto_gpu_method(d, k))
+    monkeypatch.setattr(
+        "kcjax.cliques.count.auto_method", lambda d, k, **_: auto.auto_gpu_method(d, k)
+    )
     ks = range(3, 13)
     counts = {m: kcjax.count_cliques(dag, ks, method=m) for m in ("auto", "kcminer", "pivot")}
     assert counts["auto"] == counts["kcminer"] == counts["pivot"]
