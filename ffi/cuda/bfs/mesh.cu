@@ -1,0 +1,154 @@
+// CUDA kernels of the multi-device BFS's level steps (contract in kcjax/bfs/mesh.h,
+// host interface in kcjax/bfs/mesh_cuda.h). A warp serves one bitmap word of the
+// shard's owned vertices at a time (grid-stride over words).
+//   MeshPush: top-down. A frontier vertex of degree < kSmallMax is walked by its lane,
+//             up to kMeshHugeDegree by the warp, larger ones are queued and walked by
+//             the whole grid in a second kernel; every unvisited neighbour's bit is
+//             set in the push bitmap (atomicOr).
+//   MeshPull: settles candidates with the single-GPU bitmap variant's bottom-up
+//             search (bottom_up.cuh's SearchWord over the whole frontier bitmap).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kcjax/bfs/bottom_up.cuh"
+#include "kcjax/bfs/mesh_cuda.h"
+#include "kcjax/bfs/policy.h"
+#include "kcjax/cuda/warp.cuh"
+
+namespace kcjax::cuda {
+namespace {
+
+constexpr int kThreads = BfsPolicy::kBlockThreads;
+constexpr int kBatch = BfsPolicy::kTopDownEdgeBatch;
+
+// Sets x's bit in push unless x is visited (visited is read-only during the kernel).
+__device__ __forceinline__ void PushOne(const uint32_t* visited, uint32_t* push, int32_t x,
+                                        uint32_t seen) {
+  const uint32_t bit = 1u << (x & 31);
+  if ((seen & bit) == 0) atomicOr(push + (x >> 5), bit);
+}
+
+// Pushes the edges e0, e0 + step, ... (kBatch of them, < hi): the ids, then their visited
+// words, all in flight before any is tested.
+__device__ __forceinline__ void PushBatch(const int32_t* cols, const uint32_t* visited,
+                                          uint32_t* push, int64_t e0, int64_t hi, int64_t step) {
+  int32_t x[kBatch];
+  uint32_t seen[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const int64_t e = e0 + j * step;
+    x[j] = e < hi ? __ldg(cols + e) : -1;
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) seen[j] = x[j] >= 0 ? __ldg(visited + (x[j] >> 5)) : ~0u;
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j)
+    if (x[j] >= 0) PushOne(visited, push, x[j], seen[j]);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited, uint32_t* push,
+               int32_t* queue, int32_t* queued) {
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+       w < s.words; w += warps) {
+    const uint32_t bits = __ldg(front + w);
+    if (bits == 0) continue;  // warp-uniform
+    const bool mine = (bits >> lane) & 1u;
+    const int64_t u = w * kWarp + lane;
+    const int64_t lo = mine ? __ldg(s.indptr + u) : 0, hi = mine ? __ldg(s.indptr + u + 1) : 0;
+    const int64_t deg = hi - lo;
+    if (mine && deg < BfsPolicy::kSmallMax) {
+      for (int64_t e0 = lo; e0 < hi; e0 += kBatch) PushBatch(s.cols, visited, push, e0, hi, 1);
+    }
+    if (mine && deg >= BfsPolicy::kMeshHugeDegree) queue[atomicAdd(queued, 1)] = u;
+    unsigned wide = __ballot_sync(
+        kFull, mine && deg >= BfsPolicy::kSmallMax && deg < BfsPolicy::kMeshHugeDegree);
+    for (; wide != 0; wide &= wide - 1) {
+      const int o = __ffs(wide) - 1;
+      const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);
+      for (int64_t e0 = olo + lane; e0 < ohi; e0 += int64_t{kWarp} * kBatch)
+        PushBatch(s.cols, visited, push, e0, ohi, kWarp);
+    }
+  }
+}
+
+// The queued hubs, each by the whole grid.
+__global__ void __launch_bounds__(kThreads)
+    PushHugeKernel(MeshShard s, const uint32_t* visited, uint32_t* push, const int32_t* queue,
+                   const int32_t* queued) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int32_t count = *queued;
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t u = queue[i];
+    const int64_t lo = __ldg(s.indptr + u), hi = __ldg(s.indptr + u + 1);
+    for (int64_t e0 = lo + tid; e0 < hi; e0 += stride * kBatch)
+      PushBatch(s.cols, visited, push, e0, hi, stride);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    PullKernel(MeshShard s, const uint32_t* front, const uint32_t* cand, const int32_t* level,
+               int32_t* dist, int32_t* parent, uint32_t* next) {
+  const int lane = LaneId();
+  const int32_t reached = __ldg(level) + 1;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+       w < s.words; w += warps) {
+    const uint32_t bits = __ldg(cand + w);
+    if (bits == 0) {  // warp-uniform
+      if (lane == 0) next[w] = 0;
+      continue;
+    }
+    const bool mine = (bits >> lane) & 1u;
+    const int64_t v = w * kWarp + lane;
+    const int64_t lo = mine ? __ldg(s.indptr + v) : 0, hi = mine ? __ldg(s.indptr + v + 1) : 0;
+    const int32_t found = bfs::SearchWord<true>(s.cols, front, bits, lo, hi);
+    const unsigned hit = __ballot_sync(kFull, found >= 0);
+    if (found >= 0) {
+      dist[v] = reached;
+      parent[v] = found;
+    }
+    if (lane == 0) next[w] = hit;
+  }
+}
+
+// Blocks of a grid-stride launch over `words` warps' worth of work.
+int Blocks(int64_t words, int num_sms) {
+  const int64_t need = CeilDiv(std::max<int64_t>(words, 1) * kWarp, kThreads);
+  return static_cast<int>(std::min<int64_t>(need, int64_t{num_sms} * BfsPolicy::kMeshBlocksPerSm));
+}
+
+}  // namespace
+
+cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
+                     uint32_t* push, int32_t* queue, int num_sms, cudaStream_t stream) {
+  int32_t* queued = queue + s.words * kWarp;
+  cudaError_t err = cudaMemsetAsync(push, 0, s.global_words * sizeof(uint32_t), stream);
+  if (err != cudaSuccess) return err;
+  err = cudaMemsetAsync(queued, 0, sizeof(int32_t), stream);
+  if (err != cudaSuccess) return err;
+  if (s.words == 0) return cudaSuccess;
+  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, push, queue,
+                                                                queued);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  PushHugeKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(s, visited, push,
+                                                                                 queue, queued);
+  return cudaGetLastError();
+}
+
+cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
+                     const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
+                     int num_sms, cudaStream_t stream) {
+  if (s.words == 0) return cudaSuccess;
+  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, cand, level, dist, parent,
+                                                                next);
+  return cudaGetLastError();
+}
+
+}  // namespace kcjax::cuda

@@ -1,0 +1,420 @@
+"""A graph split over the devices of a mesh axis by a 1-D vertex partition.
+
+Shard d of p owns the c vertices ``[d * c, (d + 1) * c)`` (c = n / p rounded up
+to whole 32-bit bitmap words; the last shard's ids past n are padding without
+edges) and the CSR rows of those vertices: local int32 row offsets and global
+int32 column ids. So each shard indexes its own entries with int32 and the
+whole graph may hold more than 2^31 of them.
+
+Contiguous equal vertex ranges rather than ranges balanced by edges: every
+shard then has the same static shapes, a vertex's owner and local index are a
+shift and a mask, and the frontier bitmap is the shards' words end to end. The
+Graph500 Kronecker generator here scrambles ids with a bijective hash, so its
+ranges hold nearly equal numbers of edges; a user graph whose ids follow degree
+can leave the shards uneven (correct, slower).
+
+Kronecker graphs are generated on the mesh (:func:`kronecker_sharded`): every
+device draws the same counter-based hash stream of edges and keeps the
+entries of the rows it owns, with no communication and no host copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from kcjax.graph.graph import Graph
+from kcjax.graph.orient import memo
+from kcjax.parallel import constrain, mesh_axis, shard_map
+
+_WORD = 32
+#: Generated edges drawn at once per device by :func:`kronecker_sharded` (memory:
+#: a few int32 arrays of this length per device).
+GENERATE_CHUNK = 1 << 22
+
+
+@functools.partial(
+    jax.tree_util.register_dataclass,
+    data_fields=("indptr", "cols"),
+    meta_fields=("num_nodes", "num_entries", "mesh", "axis"),
+)
+@dataclasses.dataclass(frozen=True)
+class ShardedGraph:
+    """An undirected graph over a mesh axis (a pytree: it can be a ``jax.jit`` argument).
+
+    Attributes:
+      indptr: int32[p * (c + 1)], sharded over ``axis``: shard d's row offsets
+        into its own columns, ``indptr[d * (c + 1) + i]`` for its vertex
+        ``d * c + i``.
+      cols: int32[p * e], sharded: shard d's global column ids, each row sorted
+        ascending (entries past the shard's last offset are padding).
+      num_nodes: vertices n (static).
+      num_entries: CSR entries of the whole graph, 2 x its edges (static).
+      mesh: the mesh (static).
+      axis: the mesh axis the vertices are split over (static).
+    """
+
+    indptr: jax.Array
+    cols: jax.Array
+    num_nodes: int
+    num_entries: int
+    mesh: Mesh
+    axis: str
+
+    @property
+    def parts(self) -> int:
+        """Shards p (devices along ``axis``)."""
+        return int(self.mesh.shape[self.axis])
+
+    @property
+    def chunk(self) -> int:
+        """Vertices per shard c (a multiple of 32)."""
+        return self.indptr.shape[0] // self.parts - 1
+
+    @property
+    def num_edges(self) -> int:
+        """Undirected edges (static)."""
+        return self.num_entries // 2
+
+    def __repr__(self) -> str:
+        return (
+            f"ShardedGraph(num_nodes={self.num_nodes:,}, num_edges={self.num_edges:,}, "
+            f"parts={self.parts})"
+        )
+
+    def shard_entries(self) -> np.ndarray:
+        """int64[p]: each shard's CSR entries (reads p numbers back)."""
+        last = self.indptr.reshape(self.parts, self.chunk + 1)[:, -1]
+        return np.asarray(last).astype(np.int64)
+
+    def to_graph(self, device: jax.Device | None = None) -> Graph:
+        """The same graph as one :class:`Graph` on one device (its CSR must fit int32).
+
+        Args:
+          device: where (``None``: the mesh's first device).
+
+        Raises:
+          ValueError: if the graph has 2^31 or more CSR entries.
+        """
+        if self.num_entries >= 2**31:
+            raise ValueError(f"{self.num_entries:,} CSR entries exceed one device's int32 CSR")
+        device = device or self.mesh.devices.flat[0]
+        counts = self.shard_entries()
+        indptr = [jax.device_put(x, device) for x in _shards(self.indptr)]
+        cols = [jax.device_put(x, device) for x in _shards(self.cols)]
+        return _gather_graph(indptr, cols, tuple(int(x) for x in counts), self.num_nodes)
+
+
+def _shards(x: jax.Array) -> list[jax.Array]:
+    """The single-device pieces of an array split along its first axis, in order."""
+    pieces = sorted(x.addressable_shards, key=lambda s: s.index[0].start or 0)
+    return [s.data for s in pieces]
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3))
+def _gather_graph(
+    indptr: list[jax.Array], cols: list[jax.Array], counts: tuple[int, ...], n: int
+) -> Graph:
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    rows = jnp.concatenate([p[:-1] + int(s) for p, s in zip(indptr, starts, strict=True)])[:n]
+    total = int(sum(counts))
+    indptr = jnp.concatenate([rows, jnp.full((1,), total, jnp.int32)])
+    indices = jnp.concatenate([c[:k] for c, k in zip(cols, counts, strict=True)])
+    return Graph(indptr=indptr, indices=indices, num_nodes=n)
+
+
+def chunk_size(num_nodes: int, parts: int) -> int:
+    """Vertices per shard: n / parts rounded up to whole 32-bit words (at least one)."""
+    return max(_WORD, -(-num_nodes // (parts * _WORD)) * _WORD)
+
+
+def shard_graph(graph: Graph, mesh: Mesh, axis_name: Any = None) -> ShardedGraph:
+    """Splits a graph over a mesh axis (memoized per graph, mesh and axis).
+
+    Built from the graph's device arrays: the shards' row ranges are sliced on
+    the graph's device and moved to their devices; only the p + 1 boundary
+    offsets are read back (no host copy of the CSR).
+
+    Args:
+      graph: a concrete graph (not traced: the shards' sizes are static shapes).
+      mesh: the mesh.
+      axis_name: the axis to split over (``None``: the mesh's only axis).
+
+    Returns:
+      A :class:`ShardedGraph`.
+
+    Raises:
+      TypeError: ``graph`` is not a Graph.
+      ValueError: a traced graph, or a bad axis.
+    """
+    if not isinstance(graph, Graph):
+        raise TypeError(f"graph must be a kcjax.Graph, got {type(graph).__name__}")
+    axis = mesh_axis(mesh, axis_name)
+    if isinstance(graph.indices, jax.core.Tracer):
+        raise ValueError(
+            "a traced Graph cannot be split over a mesh (its shard sizes are static shapes): "
+            "split it outside jax.jit with kcjax.shard_graph(graph, mesh) and pass the "
+            "ShardedGraph in"
+        )
+    ids = ",".join(str(d.id) for d in mesh.devices.flat)
+    key = f"mesh_partition:{mesh.axis_names}:{mesh.devices.shape}:{ids}:{axis}"
+    return memo(graph, key, lambda: _shard(graph, mesh, axis))
+
+
+def _shard(graph: Graph, mesh: Mesh, axis: str) -> ShardedGraph:
+    parts = int(mesh.shape[axis])
+    n = graph.num_nodes
+    c = chunk_size(n, parts)
+    bounds = np.minimum(np.arange(parts + 1) * c, n)
+    offsets = np.asarray(graph.indptr[jnp.asarray(bounds)]).astype(np.int64)
+    width = max(1, int(np.max(np.diff(offsets))))
+    indptr, cols = _slice_shards(
+        graph.indptr,
+        graph.indices,
+        tuple(int(b) for b in bounds),
+        tuple(int(o) for o in offsets),
+        c,
+        width,
+    )
+    spec = NamedSharding(mesh, PartitionSpec(axis))
+    return ShardedGraph(
+        indptr=jax.device_put(indptr, spec),
+        cols=jax.device_put(cols, spec),
+        num_nodes=n,
+        num_entries=int(graph.indices.shape[0]),
+        mesh=mesh,
+        axis=axis,
+    )
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def _slice_shards(
+    indptr: jax.Array,
+    indices: jax.Array,
+    bounds: tuple[int, ...],
+    offsets: tuple[int, ...],
+    c: int,
+    width: int,
+) -> tuple[jax.Array, jax.Array]:
+    rows, cols = [], []
+    for d in range(len(bounds) - 1):
+        lo, hi = bounds[d], bounds[d + 1]
+        local = indptr[lo : hi + 1] - offsets[d]
+        rows.append(jnp.pad(local, (0, c + 1 - local.shape[0]), mode="edge"))
+        part = indices[offsets[d] : offsets[d + 1]]
+        cols.append(jnp.pad(part, (0, width - part.shape[0])))
+    return jnp.concatenate(rows), jnp.concatenate(cols)
+
+
+# ---- Kronecker graphs drawn on the mesh ----------------------------------------------
+
+_GOLDEN = 0x9E3779B9
+_MIX = 0x85EBCA77
+
+
+def _fmix32(x: Any, xp: Any) -> Any:
+    """MurmurHash3's 32-bit finalizer (a bijection of uint32), in numpy or jax.numpy."""
+    x = x ^ (x >> xp.uint32(16))
+    x = x * xp.uint32(0x85EBCA6B)
+    x = x ^ (x >> xp.uint32(13))
+    x = x * xp.uint32(0xC2B2AE35)
+    return x ^ (x >> xp.uint32(16))
+
+
+def _level_keys(seed: int, scale: int) -> np.ndarray:
+    """uint32[scale]: the stream key of each bit level (host arithmetic, exact)."""
+    keys = []
+    for level in range(scale):
+        x = np.uint32((seed * _GOLDEN + (level + 1) * _MIX) & 0xFFFFFFFF)
+        keys.append(_fmix32(np.array([x], np.uint32), np).item())
+    return np.array(keys, np.uint32)
+
+
+def _perm_keys(seed: int) -> np.ndarray:
+    """uint32[6]: three (odd multiplier, addend) pairs of the id permutation."""
+    out = []
+    for r in range(3):
+        mul = _fmix32(np.array([(seed + 17 * r + 1) * _MIX & 0xFFFFFFFF], np.uint32), np).item()
+        add = _fmix32(np.array([(seed + 31 * r + 7) * _GOLDEN & 0xFFFFFFFF], np.uint32), np).item()
+        out += [mul | 1, add]
+    return np.array(out, np.uint32)
+
+
+def kronecker_edges(
+    first: Any, count: int, scale: int, seed: int, abc: tuple[float, float, float], xp: Any = np
+) -> tuple[Any, Any]:
+    """Generated edges ``first .. first + count - 1`` of the hash stream, ids permuted.
+
+    Edge i's quadrant at bit level b is decided by ``fmix32(i * golden ^ key_b)``
+    (a counter-based draw: any device can draw any range of the stream), the ids
+    then mapped through a bijective hash of ``[0, 2^scale)``. The same uint32
+    arithmetic in numpy (``xp=np``, the host reference) and jax.numpy.
+
+    Args:
+      first: the first edge's index (< 2^32; a traced uint32 under jax).
+      count: how many edges.
+      scale: log2 of the number of vertices.
+      seed: the stream's seed.
+      abc: the R-MAT probabilities (a, b, c).
+      xp: ``numpy`` or ``jax.numpy``.
+
+    Returns:
+      (src, dst) int32[count] each.
+    """
+    a, b, c = abc
+    cut = [np.uint32(min(int(round(t * 2**32)), 2**32 - 1)) for t in (a, a + b, a + b + c)]
+    i = xp.asarray(first, xp.uint32) + xp.arange(count, dtype=xp.uint32)
+    base = i * xp.uint32(_GOLDEN)
+    src = xp.zeros(count, xp.uint32)
+    dst = xp.zeros(count, xp.uint32)
+    for level, key in enumerate(_level_keys(seed, scale)):
+        r = _fmix32(base ^ xp.uint32(key), xp)
+        bit_src = r >= cut[1]
+        bit_dst = (r >= cut[0]) & (~bit_src | (r >= cut[2]))
+        src = src | (bit_src.astype(xp.uint32) << xp.uint32(level))
+        dst = dst | (bit_dst.astype(xp.uint32) << xp.uint32(level))
+    return _permute(src, scale, seed, xp).astype(xp.int32), _permute(dst, scale, seed, xp).astype(
+        xp.int32
+    )
+
+
+def _permute(x: Any, scale: int, seed: int, xp: Any) -> Any:
+    """A bijection of ``[0, 2^scale)``: rounds of an odd multiply, an add (mod 2^scale)
+    and an xorshift (each invertible on scale-bit integers)."""
+    if scale == 0:
+        return x
+    mask = xp.uint32((1 << scale) - 1)
+    shift = xp.uint32((scale + 1) // 2)
+    keys = _perm_keys(seed)
+    for r in range(3):
+        x = (x * xp.uint32(keys[2 * r]) + xp.uint32(keys[2 * r + 1])) & mask
+        x = x ^ (x >> shift)
+    return x
+
+
+def kronecker_sharded(
+    scale: int,
+    edge_factor: int,
+    seed: int,
+    abc: tuple[float, float, float],
+    mesh: Mesh,
+    axis_name: Any = None,
+) -> ShardedGraph:
+    """A Graph500 Kronecker / R-MAT graph generated on a mesh (see :func:`kcjax.generators.rmat`).
+
+    Every device draws the whole stream of ``edge_factor * 2^scale`` edges in
+    chunks of :data:`GENERATE_CHUNK` (:func:`kronecker_edges`), keeps the entries
+    of the rows it owns (both directions of each edge), then sorts and drops
+    self loops and repeats on its own. No communication; the host reads only
+    each shard's entry count (twice: to size the buffers, then the columns).
+
+    Raises:
+      ValueError: for a bad scale or edge factor, or a shard of 2^31 or more
+        entries before its repeats are dropped (use more devices).
+    """
+    if not 0 <= scale <= 31:
+        raise ValueError(f"scale must be in 0..31, got {scale}")
+    if edge_factor < 0:
+        raise ValueError(f"edge_factor must be >= 0, got {edge_factor}")
+    m = edge_factor << scale
+    if m > 2**32:
+        raise ValueError(f"{m:,} generated edges exceed the stream's 2^32 counter")
+    axis = mesh_axis(mesh, axis_name)
+    parts = int(mesh.shape[axis])
+    n = 1 << scale
+    c = chunk_size(n, parts)
+    step = min(GENERATE_CHUNK, max(m, 1))
+    chunks = -(-m // step)
+    args = (mesh, axis, scale, seed, tuple(float(x) for x in abc), m, step, chunks, c)
+    kept = np.asarray(_count_kept(*args)).astype(np.int64)
+    cap = int(kept.max(initial=0))
+    if cap + 2 * step >= 2**31:
+        raise ValueError(
+            f"a shard would hold {cap:,} entries before repeats are dropped (2^31 or more): "
+            f"generate scale {scale} on more devices"
+        )
+    indptr, cols, unique = _fill(*args, max(cap, 1))
+    width = max(1, int(np.asarray(unique).max(initial=0)))
+    cols = _trim(mesh, axis, width, cols)
+    total = int(np.asarray(unique).astype(np.int64).sum())
+    return ShardedGraph(
+        indptr=indptr, cols=cols, num_nodes=n, num_entries=total, mesh=mesh, axis=axis
+    )
+
+
+def _owned_entries(first, step, m, scale, seed, abc, base, c):
+    """A chunk's entries of the shard's rows: (local row, col, keep) of 2 x step."""
+    src, dst = kronecker_edges(first, step, scale, seed, abc, jnp)
+    left = (
+        jnp.uint32(max(m, 1) - 1) - first
+    )  # edges of the stream from first on, less one (no wrap)
+    live = (jnp.arange(step, dtype=jnp.uint32) <= left) & (src != dst)
+    rows = jnp.concatenate([src, dst]) - base
+    cols = jnp.concatenate([dst, src])
+    keep = jnp.concatenate([live, live]) & (rows >= 0) & (rows < c)
+    return rows, cols, keep
+
+
+@functools.partial(jax.jit, static_argnums=tuple(range(9)))
+def _count_kept(mesh, axis, scale, seed, abc, m, step, chunks, c):
+    def body(token):
+        base = jax.lax.axis_index(axis) * c
+
+        def one(k, total):
+            first = k.astype(jnp.uint32) * jnp.uint32(step)
+            _, _, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
+            return total + jnp.sum(keep, dtype=jnp.int32)
+
+        return jax.lax.fori_loop(0, chunks, one, jnp.int32(0)).reshape(1) + 0 * token
+
+    P = PartitionSpec
+    token = constrain(jnp.zeros((int(mesh.shape[axis]),), jnp.int32), NamedSharding(mesh, P(axis)))
+    return shard_map(body, mesh, in_specs=P(axis), out_specs=P(axis))(token)
+
+
+@functools.partial(jax.jit, static_argnums=tuple(range(10)))
+def _fill(mesh, axis, scale, seed, abc, m, step, chunks, c, cap):
+    def body(token):
+        base = jax.lax.axis_index(axis) * c
+
+        def one(k, state):
+            rows_buf, cols_buf, at = state
+            first = k.astype(jnp.uint32) * jnp.uint32(step)
+            rows, cols, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
+            pos = jnp.where(keep, at + jnp.cumsum(keep, dtype=jnp.int32) - 1, cap)
+            rows_buf = rows_buf.at[pos].set(rows, mode="drop")
+            cols_buf = cols_buf.at[pos].set(cols, mode="drop")
+            return rows_buf, cols_buf, at + jnp.sum(keep, dtype=jnp.int32)
+
+        rows = jnp.full((cap,), c, jnp.int32)  # padding rows sort last
+        cols = jnp.zeros((cap,), jnp.int32)
+        rows, cols, _ = jax.lax.fori_loop(0, chunks, one, (rows, cols, jnp.int32(0)))
+        rows, cols = jax.lax.sort((rows, cols), num_keys=2)
+        new = (
+            jnp.ones((cap,), jnp.bool_)
+            .at[1:]
+            .set((rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1]))
+        )
+        keep = new & (rows < c)
+        pos = jnp.where(keep, jnp.cumsum(keep, dtype=jnp.int32) - 1, cap)
+        unique = jnp.sum(keep, dtype=jnp.int32)
+        urows = jnp.full((cap,), c, jnp.int32).at[pos].set(rows, mode="drop")
+        ucols = jnp.zeros((cap,), jnp.int32).at[pos].set(cols, mode="drop")
+        indptr = jnp.searchsorted(urows, jnp.arange(c + 1, dtype=jnp.int32), side="left")
+        return indptr.astype(jnp.int32), ucols, unique.reshape(1) + 0 * token
+
+    P = PartitionSpec
+    token = constrain(jnp.zeros((int(mesh.shape[axis]),), jnp.int32), NamedSharding(mesh, P(axis)))
+    return shard_map(body, mesh, in_specs=P(axis), out_specs=(P(axis), P(axis), P(axis)))(token)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _trim(mesh, axis, width, cols):
+    P = PartitionSpec
+    return shard_map(lambda x: x[:width], mesh, in_specs=P(axis), out_specs=P(axis))(cols)
