@@ -170,6 +170,21 @@ def test_multidevice_generated_graphs():
         np.testing.assert_array_equal(graph.indptr, ref.indptr)
         np.testing.assert_array_equal(graph.indices, ref.indices)
         np.testing.assert_array_equal(kcjax.bfs(got, sources=sources).distances, want)
+        if mesh.devices.size != FORCED_DEVICES:
+            continue  # validation on the devices: once
+        hub = int(np.argmax(np.diff(np.asarray(ref.indptr))))
+        one = kcjax.bfs(got, hub)
+        kcjax.validate_bfs_tree(got, hub, one)  # on the devices
+        dist, par = np.asarray(one.distances), np.asarray(one.parents)
+        v = int(np.flatnonzero(dist == 2)[0])
+        wrong = par.copy()
+        wrong[v] = int(np.flatnonzero(dist == 2)[1])  # same level: not a parent
+        with pytest.raises(kcjax.BFSValidationError, match="consecutive levels"):
+            kcjax.validate_bfs_tree(got, hub, (dist, wrong))
+        cut = dist.copy()
+        cut[v] = -1
+        with pytest.raises(kcjax.BFSValidationError, match="iff it has a parent"):
+            kcjax.validate_bfs_tree(got, hub, (cut, par))
     counts = got.shard_entries()
     assert counts.max() < 1.3 * counts.mean()  # the hashed ids balance the shards
 

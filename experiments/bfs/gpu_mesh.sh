@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The multi-device BFS on a machine of several GPUs (issue 47), after
+# `bash experiments/device/gpu_check.sh build`:
+#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [big]   (default: tests bench)
+# tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log);
+# bench: experiments/bfs/mesh_scaling.py, Kronecker 24 and 26 on 1, 2 and 4 GPUs beside the
+#        single-GPU kcjax.bfs ($OUT/bfs_mesh.json, .txt);
+# big:   scale 27 on 4 GPUs only ($OUT/bfs_mesh_big.json).
+source "$(dirname "$0")/../device/preamble.sh"
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests bench)
+for s in "${stages[@]}"; do
+  echo "== $s ($(date +%T))"
+  case "$s" in
+    tests)
+      timeout -s KILL "${MESH_TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf -x \
+        tests/bfs/test_mesh.py -k "gpu or multidevice or one_device" 2>&1 |
+        tee "$OUT/test_mesh.log" | tail -25
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+      ;;
+    bench)
+      timeout -s KILL "${MESH_BENCH_TIMEOUT:-330}" "$PY" -P experiments/bfs/mesh_scaling.py \
+        ${MESH_BENCH_ARGS:-} --out "$OUT/bfs_mesh.json" 2>"$OUT/bfs_mesh.log" |
+        tee "$OUT/bfs_mesh.txt"
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; tail -30 "$OUT/bfs_mesh.log"; }
+      ;;
+    big)
+      timeout -s KILL "${MESH_BIG_TIMEOUT:-300}" "$PY" -P experiments/bfs/mesh_scaling.py \
+        --scales 27 --devices 4 --no-single --out "$OUT/bfs_mesh_big.json" \
+        2>"$OUT/bfs_mesh_big.log" | tee "$OUT/bfs_mesh_big.txt"
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; tail -30 "$OUT/bfs_mesh_big.log"; }
+      ;;
+    *) echo "unknown stage $s (tests, bench, big)"; status=1 ;;
+  esac
+done
+exit $status
