@@ -173,8 +173,10 @@ def bfs(
       hub_tau: hub degree threshold τ of the hub rule (``None``: 4 ×
         average degree, at least 16); ``"cluster"`` has no hubs.
       mesh: a device mesh to split the graph over (``None``: one device,
-        unless ``graph`` is a ShardedGraph). Only ``method="auto"``, no
-        ``hub_tau``; ``batch`` does not apply.
+        unless ``graph`` is a ShardedGraph). ``method`` ``"auto"`` (the
+        native level steps) or ``"dense"`` (pure JAX: every level pulls over
+        every edge of a shard; the baseline); no ``hub_tau``; ``batch`` does
+        not apply; ``direction`` only for ``"auto"``.
       axis_name: the mesh axis to split over (``None``: the mesh's only axis).
 
     Returns:
@@ -302,8 +304,8 @@ def _bfs_on_mesh(
         )
     if (source is None) == (sources is None):
         raise ValueError("give exactly one of source (one root) or sources (int32[s] roots)")
-    if method != "auto":
-        raise ValueError(f"over a mesh only method='auto' runs, got {method!r}")
+    if method not in ("auto", "dense"):
+        raise ValueError(f"over a mesh method must be 'auto' or 'dense', got {method!r}")
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {tuple(DIRECTIONS)}, got {direction!r}")
     if batch not in BATCHES:
@@ -312,7 +314,13 @@ def _bfs_on_mesh(
         raise ValueError("hub_tau does not apply over a mesh (its rule counts edges, not hubs)")
     single = sources is None
     roots = _as_roots(source if single else sources, sharded.num_nodes, single)
-    dist, par = bfs_mesh(sharded, jnp.asarray(roots, jnp.int32).reshape(-1), direction=direction)
+    flat = jnp.asarray(roots, jnp.int32).reshape(-1)
+    if method == "dense":
+        from kcjax.traversal.sharded import bfs_dense_mesh  # imports this module
+
+        dist, par = bfs_dense_mesh(sharded, flat, parents=bool(parents))
+    else:
+        dist, par = bfs_mesh(sharded, flat, direction=direction)
     shape = (*jnp.shape(roots), sharded.num_nodes)
     dist = dist.reshape(shape)
     par = par.reshape(shape) if parents else None

@@ -148,7 +148,7 @@ def mesh_pull(
     level: jax.Array,
     dist: jax.Array,
     parent: jax.Array,
-) -> tuple[jax.Array, jax.Array, jax.Array]:
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Calls target ``kcjax_bfs_mesh_pull``: settles one shard's candidates.
 
     Args:
@@ -159,9 +159,9 @@ def mesh_pull(
       dist, parent: int32[c]: the shard's state, updated in place.
 
     Returns:
-      (dist, parent, next uint32[words]): a candidate with a frontier
-      neighbour gets distance ``level + 1`` and that neighbour as its parent,
-      and its bit in ``next``.
+      (dist, parent, next uint32[words], edges int32[1]): a candidate with a
+      frontier neighbour gets distance ``level + 1`` and that neighbour as its
+      parent, and its bit in ``next``; ``edges`` sums the degrees of ``next``.
     """
     words = cand.shape[0]
     return call(
@@ -170,6 +170,7 @@ def mesh_pull(
             jax.ShapeDtypeStruct(dist.shape, jnp.int32),
             jax.ShapeDtypeStruct(parent.shape, jnp.int32),
             jax.ShapeDtypeStruct((words,), jnp.uint32),
+            jax.ShapeDtypeStruct((1,), jnp.int32),
         ),
         indptr,
         cols,

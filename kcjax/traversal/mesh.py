@@ -4,8 +4,9 @@ A :class:`~kcjax.graph.sharded.ShardedGraph` splits the vertices into
 contiguous ranges, one per device. One ``shard_map`` runs the whole traversal:
 a ``lax.while_loop`` over levels in which every device
 
-1. takes the level's direction from global sums (``psum`` of its frontier's
-   degrees) with the single-GPU grid kernel's rule (Beamer's: bottom-up once
+1. takes the level's direction from global sums (the frontier's size and
+   its degree sum, which travel with the frontier's words) with the
+   single-GPU grid kernel's rule (Beamer's: bottom-up once
    the frontier's edges pass the unexplored ones / ``kClusterAlpha``, back to
    top-down when the frontier shrinks below n / ``kBackToTopDown``);
 2. top-down: expands its own frontier vertices (``kcjax_bfs_mesh_push``: the
@@ -15,8 +16,9 @@ a ``lax.while_loop`` over levels in which every device
 3. settles those candidates against the whole frontier
    (``kcjax_bfs_mesh_pull``, the single-GPU bitmap variant's bottom-up search:
    a candidate's first frontier neighbour is its parent);
-4. ``all_gather`` of every device's words of the new frontier: the next
-   level's whole frontier bitmap (n / 8 bytes), ORed into the visited bitmap.
+4. ``all_gather`` of every device's words of the new frontier and their
+   degree sum: the next level's whole frontier bitmap (n / 8 bytes), ORed
+   into the visited bitmap.
 
 Per level a device sends n / 8 bytes to gather the frontier and, top-down,
 n / 8 more for the pushes.
@@ -91,11 +93,15 @@ def _traverse(
         ids = base + jnp.arange(c, dtype=jnp.int32)
         owned = _pack(ids < n)  # the padding past n is never a candidate
         degree = jnp.diff(indptr)
-        total = jax.lax.psum(jnp.sum(degree).astype(jnp.float32), axis)
+        total = jax.lax.psum(indptr[-1].astype(jnp.float32), axis)
 
-        def edges_of(front: jax.Array) -> jax.Array:
-            mine = jnp.sum(jnp.where(_unpack(front), degree, 0)).astype(jnp.float32)
-            return jax.lax.psum(mine, axis)
+        def gather(words: jax.Array, edges: jax.Array) -> tuple[jax.Array, jax.Array]:
+            """The whole frontier bitmap and its edges (float32): each shard's words
+            and its frontier's degree sum in one all_gather."""
+            mine = jnp.concatenate([words, jax.lax.bitcast_convert_type(edges, jnp.uint32)])
+            every = jax.lax.all_gather(mine, axis).reshape(parts, words.shape[0] + 1)
+            sums = jax.lax.bitcast_convert_type(every[:, -1], jnp.int32).astype(jnp.float32)
+            return every[:, :-1].reshape(-1), jnp.sum(sums)
 
         def rule(bottom_up, count, prev, frontier_edges, unexplored):
             if direction == DIRECTIONS["top_down"]:
@@ -111,12 +117,13 @@ def _traverse(
             dist = jnp.where(start, 0, -1).astype(jnp.int32)
             parent = jnp.where(start, root, -1).astype(jnp.int32)
             front = _pack(start)
-            whole = jax.lax.all_gather(front, axis, tiled=True)
+            edges = jnp.sum(jnp.where(start, degree, 0)).reshape(1)
+            whole, frontier_edges = gather(front, edges)
 
             def step(state):
-                level, dist, parent, seen, front, whole, visited, bottom_up, prev, explored = state
+                (level, dist, parent, seen, front, whole, frontier_edges, visited, bottom_up, prev,
+                 explored) = state  # fmt: skip
                 count = _count(whole)
-                frontier_edges = edges_of(front)
                 explored = explored + frontier_edges
                 bu = rule(bottom_up, count, prev, frontier_edges, total - explored)
 
@@ -130,18 +137,17 @@ def _traverse(
                     return owned & ~seen
 
                 cand = jax.lax.cond(bu, bottom, top_down, None)
-                dist, parent, nxt = mesh_pull(indptr, cols, whole, cand, level, dist, parent)
-                seen = seen | nxt
-                whole_next = jax.lax.all_gather(nxt, axis, tiled=True)
-                visited = visited | whole_next
+                dist, parent, nxt, edges = mesh_pull(indptr, cols, whole, cand, level, dist, parent)
+                whole_next, next_edges = gather(nxt, edges)
                 return (
                     level + 1,
                     dist,
                     parent,
-                    seen,
+                    seen | nxt,
                     nxt,
                     whole_next,
-                    visited,
+                    next_edges,
+                    visited | whole_next,
                     bu,
                     count,
                     explored,
@@ -154,6 +160,7 @@ def _traverse(
                 front,
                 front,
                 whole,
+                frontier_edges,
                 whole,
                 jnp.bool_(False),
                 jnp.int32(0),

@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void __launch_bounds__(kThreads)
     PullKernel(MeshShard s, const uint32_t* front, const uint32_t* cand, const int32_t* level,
-               int32_t* dist, int32_t* parent, uint32_t* next) {
+               int32_t* dist, int32_t* parent, uint32_t* next, int32_t* edges) {
   const int lane = LaneId();
   const int32_t reached = __ldg(level) + 1;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
@@ -113,7 +113,11 @@ __global__ void __launch_bounds__(kThreads)
       dist[v] = reached;
       parent[v] = found;
     }
-    if (lane == 0) next[w] = hit;
+    const int32_t degrees = WarpSum(static_cast<int32_t>(found >= 0 ? hi - lo : 0));
+    if (lane == 0) {
+      next[w] = hit;
+      if (degrees != 0) atomicAdd(edges, degrees);
+    }
   }
 }
 
@@ -144,10 +148,11 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
 
 cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
                      const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
-                     int num_sms, cudaStream_t stream) {
-  if (s.words == 0) return cudaSuccess;
+                     int32_t* edges, int num_sms, cudaStream_t stream) {
+  const cudaError_t err = cudaMemsetAsync(edges, 0, sizeof(int32_t), stream);
+  if (err != cudaSuccess || s.words == 0) return err;
   PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, cand, level, dist, parent,
-                                                                next);
+                                                                next, edges);
   return cudaGetLastError();
 }
 
