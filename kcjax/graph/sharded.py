@@ -311,11 +311,14 @@ def kronecker_sharded(
     Every device draws the whole stream of ``edge_factor * 2^scale`` edges in
     chunks of :data:`GENERATE_CHUNK` (:func:`kronecker_edges`), keeps the entries
     of the rows it owns (both directions of each edge), then sorts and drops
-    self loops and repeats on its own. No communication; the host reads only
-    each shard's entry count (twice: to size the buffers, then the columns).
+    self loops and repeats on its own. A device whose rows hold more than
+    :data:`ROUND_ENTRIES` generated entries builds them in rounds (a power of two
+    of them), each drawing the stream again and keeping a slice of its rows, so
+    the sort's memory stays bounded. No communication; the host reads only the
+    shards' entry counts.
 
     Raises:
-      ValueError: for a bad scale or edge factor, or a shard of 2^31 or more
+      ValueError: for a bad scale or edge factor, or a round of 2^31 or more
         entries before its repeats are dropped (use more devices).
     """
     if not 0 <= scale <= 31:
@@ -331,29 +334,44 @@ def kronecker_sharded(
     c = chunk_size(n, parts)
     step = min(GENERATE_CHUNK, max(m, 1))
     chunks = -(-m // step)
-    args = (mesh, axis, scale, seed, tuple(float(x) for x in abc), m, step, chunks, c)
+    rounds = 1  # a power of two dividing c (a multiple of 32)
+    while rounds < _WORD and 2 * m / parts > rounds * ROUND_ENTRIES:
+        rounds *= 2
+    args = (mesh, axis, scale, seed, tuple(float(x) for x in abc), m, step, chunks, c, rounds)
     kept = np.asarray(_count_kept(*args)).astype(np.int64)
     cap = int(kept.max(initial=0))
     if cap + 2 * step >= 2**31:
         raise ValueError(
-            f"a shard would hold {cap:,} entries before repeats are dropped (2^31 or more): "
-            f"generate scale {scale} on more devices"
+            f"a shard would sort {cap:,} entries at once (2^31 or more) before repeats are "
+            f"dropped: generate scale {scale} on more devices"
         )
-    indptr, cols, unique = _fill(*args, max(cap, 1))
-    width = max(1, int(np.asarray(unique).max(initial=0)))
-    cols = _trim(mesh, axis, width, cols)
-    total = int(np.asarray(unique).astype(np.int64).sum())
+    pieces = []
+    for r in range(rounds):
+        indptr, cols, unique = _fill(*args, max(cap, 1), np.int32(r))
+        width = max(1, int(np.asarray(unique).max(initial=0)))
+        pieces.append((indptr, _trim(mesh, axis, width, cols), unique))
+    counts = np.sum([np.asarray(u).astype(np.int64) for _, _, u in pieces], axis=0)
+    if rounds == 1:
+        indptr, cols = pieces[0][0], pieces[0][1]
+    else:
+        width = max(1, int(counts.max(initial=0)))
+        if width >= 2**31:
+            raise ValueError(f"a shard holds {width:,} entries: generate on more devices")
+        indptr, cols = _join(mesh, axis, width, tuple(pieces))
     return ShardedGraph(
-        indptr=indptr, cols=cols, num_nodes=n, num_entries=total, mesh=mesh, axis=axis
+        indptr=indptr, cols=cols, num_nodes=n, num_entries=int(counts.sum()), mesh=mesh, axis=axis
     )
+
+
+#: Generated entries (both directions) a device sorts at once in :func:`kronecker_sharded`
+#: (memory: about 8 int32 arrays of this length; 2^29 is 16 GiB at the sort's peak).
+ROUND_ENTRIES = 1 << 29
 
 
 def _owned_entries(first, step, m, scale, seed, abc, base, c):
     """A chunk's entries of the shard's rows: (local row, col, keep) of 2 x step."""
     src, dst = kronecker_edges(first, step, scale, seed, abc, jnp)
-    left = (
-        jnp.uint32(max(m, 1) - 1) - first
-    )  # edges of the stream from first on, less one (no wrap)
+    left = jnp.uint32(max(m, 1) - 1) - first  # the rest of the stream, less one (no wrap)
     live = (jnp.arange(step, dtype=jnp.uint32) <= left) & (src != dst)
     rows = jnp.concatenate([src, dst]) - base
     cols = jnp.concatenate([dst, src])
@@ -361,57 +379,86 @@ def _owned_entries(first, step, m, scale, seed, abc, base, c):
     return rows, cols, keep
 
 
-@functools.partial(jax.jit, static_argnums=tuple(range(9)))
-def _count_kept(mesh, axis, scale, seed, abc, m, step, chunks, c):
+@functools.partial(jax.jit, static_argnums=tuple(range(10)))
+def _count_kept(mesh, axis, scale, seed, abc, m, step, chunks, c, rounds):
+    """int32[p * rounds]: each shard's kept entries per round (its rows' slice)."""
+    per = c // rounds
+
     def body(token):
         base = jax.lax.axis_index(axis) * c
 
         def one(k, total):
             first = k.astype(jnp.uint32) * jnp.uint32(step)
-            _, _, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
-            return total + jnp.sum(keep, dtype=jnp.int32)
+            rows, _, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
+            which = jnp.where(keep, rows // per, rounds)
+            return total.at[which].add(1, mode="drop")
 
-        return jax.lax.fori_loop(0, chunks, one, jnp.int32(0)).reshape(1) + 0 * token
+        return jax.lax.fori_loop(0, chunks, one, jnp.zeros((rounds,), jnp.int32)) + 0 * token
 
     P = PartitionSpec
-    token = constrain(jnp.zeros((int(mesh.shape[axis]),), jnp.int32), NamedSharding(mesh, P(axis)))
+    token = jnp.zeros((int(mesh.shape[axis]) * rounds,), jnp.int32)
+    token = constrain(token, NamedSharding(mesh, P(axis)))
     return shard_map(body, mesh, in_specs=P(axis), out_specs=P(axis))(token)
 
 
-@functools.partial(jax.jit, static_argnums=tuple(range(10)))
-def _fill(mesh, axis, scale, seed, abc, m, step, chunks, c, cap):
-    def body(token):
-        base = jax.lax.axis_index(axis) * c
+@functools.partial(jax.jit, static_argnums=tuple(range(11)))
+def _fill(mesh, axis, scale, seed, abc, m, step, chunks, c, rounds, cap, r):
+    """Round r of every shard: its rows' slice ``[r * c / rounds, (r + 1) * c / rounds)``
+    sorted and without repeats: (row offsets int32[c / rounds + 1], cols int32[cap],
+    entries int32[1]) per shard."""
+    per = c // rounds
+
+    def body(token, r):
+        base = jax.lax.axis_index(axis) * c + r * per
 
         def one(k, state):
             rows_buf, cols_buf, at = state
             first = k.astype(jnp.uint32) * jnp.uint32(step)
-            rows, cols, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
+            rows, cols, keep = _owned_entries(first, step, m, scale, seed, abc, base, per)
             pos = jnp.where(keep, at + jnp.cumsum(keep, dtype=jnp.int32) - 1, cap)
             rows_buf = rows_buf.at[pos].set(rows, mode="drop")
             cols_buf = cols_buf.at[pos].set(cols, mode="drop")
             return rows_buf, cols_buf, at + jnp.sum(keep, dtype=jnp.int32)
 
-        rows = jnp.full((cap,), c, jnp.int32)  # padding rows sort last
+        rows = jnp.full((cap,), per, jnp.int32)  # padding rows sort last
         cols = jnp.zeros((cap,), jnp.int32)
         rows, cols, _ = jax.lax.fori_loop(0, chunks, one, (rows, cols, jnp.int32(0)))
         rows, cols = jax.lax.sort((rows, cols), num_keys=2)
-        new = (
-            jnp.ones((cap,), jnp.bool_)
-            .at[1:]
-            .set((rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1]))
-        )
-        keep = new & (rows < c)
+        repeat = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+        new = jnp.ones((cap,), jnp.bool_).at[1:].set(~repeat)
+        keep = new & (rows < per)
         pos = jnp.where(keep, jnp.cumsum(keep, dtype=jnp.int32) - 1, cap)
         unique = jnp.sum(keep, dtype=jnp.int32)
-        urows = jnp.full((cap,), c, jnp.int32).at[pos].set(rows, mode="drop")
+        urows = jnp.full((cap,), per, jnp.int32).at[pos].set(rows, mode="drop")
         ucols = jnp.zeros((cap,), jnp.int32).at[pos].set(cols, mode="drop")
-        indptr = jnp.searchsorted(urows, jnp.arange(c + 1, dtype=jnp.int32), side="left")
+        indptr = jnp.searchsorted(urows, jnp.arange(per + 1, dtype=jnp.int32), side="left")
         return indptr.astype(jnp.int32), ucols, unique.reshape(1) + 0 * token
 
     P = PartitionSpec
     token = constrain(jnp.zeros((int(mesh.shape[axis]),), jnp.int32), NamedSharding(mesh, P(axis)))
-    return shard_map(body, mesh, in_specs=P(axis), out_specs=(P(axis), P(axis), P(axis)))(token)
+    fn = shard_map(body, mesh, in_specs=(P(axis), P()), out_specs=(P(axis), P(axis), P(axis)))
+    return fn(token, r)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _join(mesh, axis, width, pieces):
+    """Each shard's rounds end to end: (row offsets int32[c + 1], cols int32[width])."""
+    P = PartitionSpec
+
+    def body(*flat):
+        out = jnp.zeros((width,), jnp.int32)
+        rows, at = [], jnp.int32(0)
+        for i in range(0, len(flat), 3):
+            indptr, cols, unique = flat[i], flat[i + 1], flat[i + 2][0]
+            idx = jnp.arange(cols.shape[0], dtype=jnp.int32)
+            out = out.at[jnp.where(idx < unique, at + idx, width)].set(cols, mode="drop")
+            rows.append(indptr[:-1] + at)
+            at = at + unique
+        return jnp.concatenate([*rows, at.reshape(1)]), out
+
+    flat = [x for piece in pieces for x in piece]
+    fn = shard_map(body, mesh, in_specs=tuple(P(axis) for _ in flat), out_specs=(P(axis), P(axis)))
+    return fn(*flat)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))

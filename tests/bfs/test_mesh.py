@@ -89,9 +89,11 @@ def test_one_device_mesh_and_errors():
         kcjax.generators.kronecker(31, 16, mesh=mesh)
 
 
-def test_generated_matches_host_reference_one_device():
+def test_generated_matches_host_reference_one_device(monkeypatch):
     mesh = jax.make_mesh((1,), ("v",), devices=jax.devices()[:1])
-    for scale, edge_factor in ((6, 8), (0, 4), (3, 0)):
+    for scale, edge_factor, rounds in ((6, 8, 1), (0, 4, 1), (3, 0, 1), (7, 8, 4)):
+        # Rounds: a device builds its rows in slices when they hold more entries.
+        monkeypatch.setattr(sharded, "ROUND_ENTRIES", (2 * edge_factor << scale) // rounds)
         got = kcjax.generators.kronecker(scale, edge_factor, seed=5, mesh=mesh)
         ref = _host_kronecker(scale, edge_factor, 5)
         graph = got.to_graph()
@@ -159,10 +161,11 @@ def test_multidevice_under_jit():
 
 
 @multidevice
-def test_multidevice_generated_graphs():
+def test_multidevice_generated_graphs(monkeypatch):
     ref = _host_kronecker(9, 16, 11)
     sources = np.array([0, 1, 300, 511], np.int32)
     want = _scipy_distances(ref, sources)
+    monkeypatch.setattr(sharded, "ROUND_ENTRIES", 4096)  # 2 rounds on 2 devices, 4 on 1
     for mesh in _meshes():
         got = kcjax.generators.kronecker(9, 16, seed=11, mesh=mesh)
         assert got.num_edges == ref.num_edges
