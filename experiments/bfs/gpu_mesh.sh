@@ -5,7 +5,8 @@
 # tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log);
 # bench: experiments/bfs/mesh_scaling.py, Kronecker 24 and 26 on 1, 2 and 4 GPUs beside the
 #        single-GPU kcjax.bfs ($OUT/bfs_mesh.json, .txt);
-# big:   scale 27 on 4 GPUs only ($OUT/bfs_mesh_big.json).
+# big:   scale 27 on 4 GPUs only ($OUT/bfs_mesh_big.json; MESH_BIG_ARGS replaces
+#        "--scales 27 --devices 4", e.g. "--scales 28 --devices 4 --sources 16").
 source "$(dirname "$0")/../device/preamble.sh"
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(tests bench)
@@ -26,7 +27,7 @@ for s in "${stages[@]}"; do
       ;;
     big)
       timeout -s KILL "${MESH_BIG_TIMEOUT:-300}" "$PY" -P experiments/bfs/mesh_scaling.py \
-        --scales 27 --devices 4 --no-single --out "$OUT/bfs_mesh_big.json" \
+        ${MESH_BIG_ARGS:---scales 27 --devices 4} --no-single --out "$OUT/bfs_mesh_big.json" \
         2>"$OUT/bfs_mesh_big.log" | tee "$OUT/bfs_mesh_big.txt"
       [[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; tail -30 "$OUT/bfs_mesh_big.log"; }
       ;;
