@@ -14,7 +14,7 @@ for s in "${stages[@]}"; do
   echo "== $s ($(date +%T))"
   case "$s" in
     tests)
-      timeout -s KILL "${MESH_TEST_TIMEOUT:-150}" "$PY" -P -m pytest -q -rf -x \
+      timeout -s KILL "${MESH_TEST_TIMEOUT:-240}" "$PY" -P -m pytest -q -rf -x \
         tests/bfs/test_mesh.py -k "gpu or multidevice or one_device" 2>&1 |
         tee "$OUT/test_mesh.log" | tail -25
       [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1

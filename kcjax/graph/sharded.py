@@ -42,7 +42,7 @@ GENERATE_CHUNK = 1 << 22
 @functools.partial(
     jax.tree_util.register_dataclass,
     data_fields=("indptr", "cols"),
-    meta_fields=("num_nodes", "num_entries", "mesh", "axis"),
+    meta_fields=("num_nodes", "num_entries", "mesh", "axis", "degree_ordered"),
 )
 @dataclasses.dataclass(frozen=True)
 class ShardedGraph:
@@ -53,11 +53,14 @@ class ShardedGraph:
         into its own columns, ``indptr[d * (c + 1) + i]`` for its vertex
         ``d * c + i``.
       cols: int32[p * e], sharded: shard d's global column ids, each row sorted
-        ascending (entries past the shard's last offset are padding).
+        ascending, or by neighbour degree, largest first, where
+        ``degree_ordered`` (entries past the shard's last offset are padding).
       num_nodes: vertices n (static).
       num_entries: CSR entries of the whole graph, 2 x its edges (static).
       mesh: the mesh (static).
       axis: the mesh axis the vertices are split over (static).
+      degree_ordered: rows ordered by neighbour degree (:func:`degree_ordered`), for
+        the bottom-up search (static).
     """
 
     indptr: jax.Array
@@ -66,6 +69,12 @@ class ShardedGraph:
     num_entries: int
     mesh: Mesh
     axis: str
+    degree_ordered: bool = False
+
+    @property
+    def indices(self) -> jax.Array:
+        """``cols``: the array per-graph memos (:func:`kcjax.graph.orient.memo`) key on."""
+        return self.cols
 
     @property
     def parts(self) -> int:
@@ -100,8 +109,11 @@ class ShardedGraph:
           device: where (``None``: the mesh's first device).
 
         Raises:
-          ValueError: if the graph has 2^31 or more CSR entries.
+          ValueError: if the graph has 2^31 or more CSR entries, or its rows are
+            degree-ordered (a Graph's rows are sorted).
         """
+        if self.degree_ordered:
+            raise ValueError("to_graph needs a ShardedGraph with sorted rows, not degree-ordered")
         if self.num_entries >= 2**31:
             raise ValueError(f"{self.num_entries:,} CSR entries exceed one device's int32 CSR")
         device = device or self.mesh.devices.flat[0]
@@ -210,6 +222,42 @@ def _slice_shards(
         part = indices[offsets[d] : offsets[d + 1]]
         cols.append(jnp.pad(part, (0, width - part.shape[0])))
     return jnp.concatenate(rows), jnp.concatenate(cols)
+
+
+def degree_ordered(graph: ShardedGraph) -> ShardedGraph:
+    """The graph with every row ordered by neighbour degree, largest first (ties by id),
+    memoized per graph: the multi-device BFS's bottom-up search stops at a vertex's
+    first frontier neighbour and meets the hubs first (as :func:`kcjax.prepare_bfs`).
+
+    On the devices: each gathers every vertex's degree (n int32) and sorts its entries
+    by (row, -degree, id). Distances do not change; parents may.
+    """
+    if graph.degree_ordered:
+        return graph
+    if isinstance(graph.cols, jax.core.Tracer):
+        return _order_rows(graph)
+    return memo(graph, "mesh_degree_ordered", lambda: _order_rows(graph))
+
+
+@jax.jit
+def _order_rows(graph: ShardedGraph) -> ShardedGraph:
+    axis, c = graph.axis, graph.chunk
+    P = PartitionSpec
+
+    def body(indptr, cols):
+        degree = jax.lax.all_gather(jnp.diff(indptr), axis, tiled=True)
+        e = cols.shape[0]
+        entry = jnp.arange(e, dtype=jnp.int32)
+        rows = jnp.searchsorted(indptr, entry, side="right").astype(jnp.int32) - 1
+        live = entry < indptr[-1]
+        rows = jnp.where(live, rows, c)  # padding sorts last
+        key = jnp.where(live, -degree[cols], 0)
+        return jax.lax.sort((rows, key, cols), num_keys=3)[2]
+
+    cols = shard_map(body, graph.mesh, in_specs=(P(axis), P(axis)), out_specs=P(axis))(
+        graph.indptr, graph.cols
+    )
+    return dataclasses.replace(graph, cols=cols, degree_ordered=True)
 
 
 # ---- Kronecker graphs drawn on the mesh ----------------------------------------------

@@ -13,7 +13,7 @@ from jax.sharding import Mesh
 
 from kcjax.graph.graph import Graph, home_device, int32_on
 from kcjax.graph.orient import memo
-from kcjax.graph.sharded import ShardedGraph, shard_graph
+from kcjax.graph.sharded import ShardedGraph, degree_ordered, shard_graph
 from kcjax.traversal import dense
 from kcjax.traversal.kernels import (
     BATCHES,
@@ -91,15 +91,22 @@ def prepare_bfs(graph: Graph) -> BFSGraph:
     :func:`kcjax.clear_memo` forgets it); a jitted traversal that
     takes the graph as an argument should take a BFSGraph instead.
 
+    A :class:`~kcjax.graph.sharded.ShardedGraph` gets the same order on its
+    devices (:func:`kcjax.graph.sharded.degree_ordered`, memoized), returned
+    as a ShardedGraph; an eager :func:`bfs` over a mesh of GPUs orders a graph
+    of at least 2^20 vertices by itself.
+
     Args:
       graph: the graph.
 
     Returns:
-      A :class:`BFSGraph`.
+      A :class:`BFSGraph` (a ShardedGraph for a ShardedGraph).
 
     Raises:
-      TypeError: ``graph`` is not a Graph.
+      TypeError: ``graph`` is not a Graph or ShardedGraph.
     """
+    if isinstance(graph, ShardedGraph):
+        return degree_ordered(graph)
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be a kcjax.Graph, got {type(graph).__name__}")
     return BFSGraph(graph=graph, indices=degree_ordered_indices(graph.indptr, graph.indices))
@@ -315,6 +322,13 @@ def _bfs_on_mesh(
     single = sources is None
     roots = _as_roots(source if single else sources, sharded.num_nodes, single)
     flat = jnp.asarray(roots, jnp.int32).reshape(-1)
+    if (
+        method == "auto"
+        and sharded.num_nodes >= GRID_BITMAP_MIN_VERTICES
+        and not isinstance(sharded.cols, jax.core.Tracer)
+        and all(d.platform == "gpu" for d in sharded.mesh.devices.flat)
+    ):
+        sharded = degree_ordered(sharded)  # as a single GPU's "auto" (prepare_bfs)
     if method == "dense":
         from kcjax.traversal.sharded import bfs_dense_mesh  # imports this module
 

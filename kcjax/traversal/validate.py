@@ -165,13 +165,8 @@ def _check_on_mesh(
         rows = jnp.clip(jnp.searchsorted(indptr, entry, side="right") - 1, 0, c - 1)
         pc = jnp.clip(p, 0, n - 1)
         child = (p >= 0) & (ids != source)
-        # The parent in v's sorted row: a lower bound by bisection.
-        lo, hi = indptr[:-1], indptr[1:]
-        for _ in range(32):
-            mid = (lo + hi) // 2
-            less = (lo < hi) & (cols[jnp.clip(mid, 0, e - 1)] < pc)
-            lo, hi = jnp.where(less, mid + 1, lo), jnp.where(less | (lo >= hi), hi, mid)
-        found = (lo < indptr[1:]) & (cols[jnp.clip(lo, 0, e - 1)] == pc)
+        # Whether v's row holds its parent, in any row order: one pass over the entries.
+        found = jnp.zeros((c,), jnp.bool_).at[rows].max(live & (cols == pc[rows]))
         du, dv = d[rows], whole[cols]
         vertex_checks = (
             (ids == source) & ((d != 0) | (p != source)),

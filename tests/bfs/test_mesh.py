@@ -150,6 +150,12 @@ def test_multidevice_under_jit():
     mesh = _meshes()[-1]
     split = kcjax.shard_graph(graph, mesh)
     ref = kcjax.bfs(graph, sources=np.arange(0, 290, 37, dtype=np.int32)).distances
+    ordered = kcjax.prepare_bfs(split)  # rows by neighbour degree: the same distances
+    assert ordered.degree_ordered and ordered is kcjax.prepare_bfs(split)
+    roots = np.arange(0, 290, 37, dtype=np.int32)
+    _check(graph, kcjax.bfs(ordered, sources=roots), roots)  # parents valid, any order
+    for i in (0, 3):
+        kcjax.validate_bfs_tree(ordered, int(roots[i]), kcjax.bfs(ordered, int(roots[i])))
 
     @jax.jit
     def run(g, roots):
