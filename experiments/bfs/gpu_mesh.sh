@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The multi-device BFS on a machine of several GPUs (issue 47), after
 # `bash experiments/device/gpu_check.sh build`:
-#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [big]   (default: tests bench)
+#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [big] [sanitize]   (default: tests bench)
 # tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log);
 # bench: experiments/bfs/mesh_scaling.py, Kronecker 24 and 26 on 1, 2 and 4 GPUs beside the
 #        single-GPU kcjax.bfs ($OUT/bfs_mesh.json, .txt);
+# sanitize: compute-sanitizer memcheck of the level steps' kernels ($OUT/sanitize_mesh.log);
 # big:   scale 27 on 4 GPUs only ($OUT/bfs_mesh_big.json; MESH_BIG_ARGS replaces
 #        "--scales 27 --devices 4", e.g. "--scales 28 --devices 4 --sources 16").
 source "$(dirname "$0")/../device/preamble.sh"
@@ -31,7 +32,13 @@ for s in "${stages[@]}"; do
         2>"$OUT/bfs_mesh_big.log" | tee "$OUT/bfs_mesh_big.txt"
       [[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; tail -30 "$OUT/bfs_mesh_big.log"; }
       ;;
-    *) echo "unknown stage $s (tests, bench, big)"; status=1 ;;
+    sanitize)
+      # Only kcjax's kernels are instrumented (their names contain "kcjax").
+      XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -s KILL "${MESH_SANITIZE_TIMEOUT:-240}" \
+        compute-sanitizer --tool memcheck --kernel-name kns=kcjax \
+        "$PY" -P experiments/bfs/mesh_sanitize_run.py 2>&1 | tee "$OUT/sanitize_mesh.log" | tail -6
+      ;;
+    *) echo "unknown stage $s (tests, bench, big, sanitize)"; status=1 ;;
   esac
 done
 exit $status

@@ -1,5 +1,5 @@
-"""kcjax.bfs over a mesh (native level steps, 1-D vertex partition) and Kronecker graphs
-generated on a mesh.
+"""kcjax.bfs over a mesh (native level steps, 1-D vertex partition; and the pure-JAX
+baseline, method="dense" or bfs_sharded) and Kronecker graphs generated on a mesh.
 
 Distances are checked against scipy's BFS and the single-device kcjax.bfs, parents by
 Graph500 validation. Tests named ``test_multidevice_*`` need 4 devices: in a 1-device
@@ -73,6 +73,7 @@ def test_one_device_mesh_and_errors():
     graph = _random_graph(3)
     sources = np.array([0, 150, 175, 289], np.int32)
     _check(graph, kcjax.bfs(graph, sources=sources, mesh=mesh), sources)
+    _check(graph, kcjax.bfs_sharded(graph, sources, mesh), sources)
     one = kcjax.bfs(graph, 5, mesh=mesh)
     assert one.distances.shape == (graph.num_nodes,) and int(one.depth) >= 1
     assert kcjax.bfs(graph, 5, mesh=mesh, parents=False).parents is None
@@ -128,6 +129,11 @@ def test_multidevice_distances_and_trees():
             _check(graph, out, sources)
         ref = kcjax.bfs(graph, sources=sources)
         np.testing.assert_array_equal(out.distances, ref.distances)
+        # The pure-JAX baseline over the same split.
+        _check(graph, kcjax.bfs_sharded(graph, sources, mesh), sources)
+        dense = kcjax.bfs(graph, sources=sources, mesh=mesh, method="dense", parents=False)
+        assert dense.parents is None
+        np.testing.assert_array_equal(dense.distances, ref.distances)
 
 
 @multidevice
@@ -142,6 +148,7 @@ def test_multidevice_uneven_shards_and_tiny_graphs():
     for mesh in _meshes():
         _check(uneven, kcjax.bfs(uneven, sources=[299, 0, 150], mesh=mesh), np.array([299, 0, 150]))
         _check(tiny, kcjax.bfs(tiny, sources=[1], mesh=mesh), np.array([1]))
+        _check(tiny, kcjax.bfs(tiny, sources=[1], mesh=mesh, method="dense"), np.array([1]))
 
 
 @multidevice
