@@ -159,9 +159,10 @@ def mesh_pull(
       dist, parent: int32[c]: the shard's state, updated in place.
 
     Returns:
-      (dist, parent, next uint32[words], edges int32[1]): a candidate with a
+      (dist, parent, next uint32[words], stats int32[2]): a candidate with a
       frontier neighbour gets distance ``level + 1`` and that neighbour as its
-      parent, and its bit in ``next``; ``edges`` sums the degrees of ``next``.
+      parent, and its bit in ``next``; ``stats`` holds the number of ``next``'s
+      vertices and the sum of their degrees.
     """
     words = cand.shape[0]
     return call(
@@ -170,7 +171,7 @@ def mesh_pull(
             jax.ShapeDtypeStruct(dist.shape, jnp.int32),
             jax.ShapeDtypeStruct(parent.shape, jnp.int32),
             jax.ShapeDtypeStruct((words,), jnp.uint32),
-            jax.ShapeDtypeStruct((1,), jnp.int32),
+            jax.ShapeDtypeStruct((2,), jnp.int32),
         ),
         indptr,
         cols,

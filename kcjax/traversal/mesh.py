@@ -16,8 +16,8 @@ a ``lax.while_loop`` over levels in which every device
 3. settles those candidates against the whole frontier
    (``kcjax_bfs_mesh_pull``, the single-GPU bitmap variant's bottom-up search:
    a candidate's first frontier neighbour is its parent);
-4. ``all_gather`` of every device's words of the new frontier and their
-   degree sum: the next level's whole frontier bitmap (n / 8 bytes), ORed
+4. ``all_gather`` of every device's words of the new frontier, their
+   number and degree sum: the next level's whole frontier bitmap (n / 8 bytes), ORed
    into the visited bitmap.
 
 Per level a device sends n / 8 bytes to gather the frontier and, top-down,
@@ -63,20 +63,10 @@ def bfs_mesh(
     )
 
 
-def _unpack(words: jax.Array) -> jax.Array:
-    """bool[32 * len(words)]: the bits of uint32 words, bit i of word w at 32 w + i."""
-    shifts = jnp.arange(_WORD, dtype=jnp.uint32)
-    return ((words[:, None] >> shifts) & 1).astype(jnp.bool_).reshape(-1)
-
-
 def _pack(bits: jax.Array) -> jax.Array:
-    """uint32[len(bits) / 32]: bool bits packed as :func:`_unpack` reads them."""
+    """uint32[len(bits) / 32]: bool bits packed, bit i of word w for bits[32 w + i]."""
     weights = jnp.left_shift(jnp.uint32(1), jnp.arange(_WORD, dtype=jnp.uint32))
     return jnp.sum(bits.reshape(-1, _WORD).astype(jnp.uint32) * weights, axis=1, dtype=jnp.uint32)
-
-
-def _count(words: jax.Array) -> jax.Array:
-    return jnp.sum(jax.lax.population_count(words).astype(jnp.int32))
 
 
 @functools.partial(jax.jit, static_argnames=("direction", "alpha", "beta"))
@@ -95,13 +85,14 @@ def _traverse(
         degree = jnp.diff(indptr)
         total = jax.lax.psum(indptr[-1].astype(jnp.float32), axis)
 
-        def gather(words: jax.Array, edges: jax.Array) -> tuple[jax.Array, jax.Array]:
-            """The whole frontier bitmap and its edges (float32): each shard's words
-            and its frontier's degree sum in one all_gather."""
-            mine = jnp.concatenate([words, jax.lax.bitcast_convert_type(edges, jnp.uint32)])
-            every = jax.lax.all_gather(mine, axis).reshape(parts, words.shape[0] + 1)
-            sums = jax.lax.bitcast_convert_type(every[:, -1], jnp.int32).astype(jnp.float32)
-            return every[:, :-1].reshape(-1), jnp.sum(sums)
+        def gather(words: jax.Array, stats: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+            """The whole frontier bitmap, its size (int32) and its edges (float32): each
+            shard's words and its stats (size, degree sum) in one all_gather."""
+            mine = jnp.concatenate([words, jax.lax.bitcast_convert_type(stats, jnp.uint32)])
+            every = jax.lax.all_gather(mine, axis).reshape(parts, words.shape[0] + 2)
+            stats = jax.lax.bitcast_convert_type(every[:, -2:], jnp.int32)
+            count = jnp.sum(stats[:, 0])
+            return every[:, :-2].reshape(-1), count, jnp.sum(stats[:, 1].astype(jnp.float32))
 
         def rule(bottom_up, count, prev, frontier_edges, unexplored):
             if direction == DIRECTIONS["top_down"]:
@@ -117,13 +108,12 @@ def _traverse(
             dist = jnp.where(start, 0, -1).astype(jnp.int32)
             parent = jnp.where(start, root, -1).astype(jnp.int32)
             front = _pack(start)
-            edges = jnp.sum(jnp.where(start, degree, 0)).reshape(1)
-            whole, frontier_edges = gather(front, edges)
+            stats = jnp.stack([jnp.sum(start), jnp.sum(jnp.where(start, degree, 0))])
+            whole, count, frontier_edges = gather(front, stats.astype(jnp.int32))
 
             def step(state):
-                (level, dist, parent, seen, front, whole, frontier_edges, visited, bottom_up, prev,
-                 explored) = state  # fmt: skip
-                count = _count(whole)
+                (level, dist, parent, seen, front, whole, count, frontier_edges, visited,
+                 bottom_up, prev, explored) = state  # fmt: skip
                 explored = explored + frontier_edges
                 bu = rule(bottom_up, count, prev, frontier_edges, total - explored)
 
@@ -137,8 +127,8 @@ def _traverse(
                     return owned & ~seen
 
                 cand = jax.lax.cond(bu, bottom, top_down, None)
-                dist, parent, nxt, edges = mesh_pull(indptr, cols, whole, cand, level, dist, parent)
-                whole_next, next_edges = gather(nxt, edges)
+                dist, parent, nxt, stats = mesh_pull(indptr, cols, whole, cand, level, dist, parent)
+                whole_next, next_count, next_edges = gather(nxt, stats)
                 return (
                     level + 1,
                     dist,
@@ -146,6 +136,7 @@ def _traverse(
                     seen | nxt,
                     nxt,
                     whole_next,
+                    next_count,
                     next_edges,
                     visited | whole_next,
                     bu,
@@ -160,13 +151,14 @@ def _traverse(
                 front,
                 front,
                 whole,
+                count,
                 frontier_edges,
                 whole,
                 jnp.bool_(False),
                 jnp.int32(0),
                 jnp.float32(0),
             )
-            state = jax.lax.while_loop(lambda st: jnp.any(st[5] != 0), step, state)
+            state = jax.lax.while_loop(lambda st: st[6] > 0, step, state)
             return state[1], state[2]
 
         return jax.lax.map(one, roots)

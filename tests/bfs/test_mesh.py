@@ -239,7 +239,7 @@ def test_gpu_level_steps_match_cpu():
             np.testing.assert_array_equal(out["cpu"][0], out["gpu"][0])  # push bitmaps
             np.testing.assert_array_equal(out["cpu"][1], out["gpu"][1])  # distances
             np.testing.assert_array_equal(out["cpu"][3], out["gpu"][3])  # next words
-            np.testing.assert_array_equal(out["cpu"][4], out["gpu"][4])  # their degree sum
+            np.testing.assert_array_equal(out["cpu"][4], out["gpu"][4])  # their size, degrees
             # Parents: any candidate's frontier neighbour.
             par = out["gpu"][2]
             reached = (out["gpu"][1] == 5) & (dist != 3)

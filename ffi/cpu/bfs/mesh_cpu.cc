@@ -45,11 +45,11 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
                        ffi::Buffer<ffi::S32> level, ffi::Buffer<ffi::S32> dist_in,
                        ffi::Buffer<ffi::S32> parent_in, ffi::ResultBuffer<ffi::S32> dist,
                        ffi::ResultBuffer<ffi::S32> parent, ffi::ResultBuffer<ffi::U32> next,
-                       ffi::ResultBuffer<ffi::S32> edges) {
+                       ffi::ResultBuffer<ffi::S32> stats) {
   const Reporter rep("kcjax_bfs_mesh_pull", "CPU");
   bfs::MeshShape shape;
   if (auto err = bfs::CheckPull(rep, indptr, cols, front, cand, level, dist_in, parent_in, dist,
-                                parent, next, edges, &shape);
+                                parent, next, stats, &shape);
       err.failure())
     return err;
   const int64_t c = 32 * shape.words;
@@ -64,7 +64,7 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
   const uint32_t* cd = cand.typed_data();
   uint32_t* nx = next->typed_data();
   const int32_t reached = level.typed_data()[0] + 1;
-  int64_t next_edges = 0;
+  int64_t next_count = 0, next_edges = 0;
   for (int64_t w = 0; w < shape.words; ++w) {
     uint32_t hit = 0;
     for (uint32_t bits = cd[w]; bits != 0; bits &= bits - 1) {
@@ -76,13 +76,15 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
           p[v] = col[e];
           hit |= 1u << b;
           next_edges += ip[v + 1] - ip[v];
+          ++next_count;
           break;
         }
       }
     }
     nx[w] = hit;
   }
-  edges->typed_data()[0] = static_cast<int32_t>(next_edges);
+  stats->typed_data()[0] = static_cast<int32_t>(next_count);
+  stats->typed_data()[1] = static_cast<int32_t>(next_edges);
   return ffi::Error::Success();
 }
 

@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void __launch_bounds__(kThreads)
     PullKernel(MeshShard s, const uint32_t* front, const uint32_t* cand, const int32_t* level,
-               int32_t* dist, int32_t* parent, uint32_t* next, int32_t* edges) {
+               int32_t* dist, int32_t* parent, uint32_t* next, int32_t* stats) {
   const int lane = LaneId();
   const int32_t reached = __ldg(level) + 1;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
@@ -116,7 +116,10 @@ __global__ void __launch_bounds__(kThreads)
     const int32_t degrees = WarpSum(static_cast<int32_t>(found >= 0 ? hi - lo : 0));
     if (lane == 0) {
       next[w] = hit;
-      if (degrees != 0) atomicAdd(edges, degrees);
+      if (hit != 0) {
+        atomicAdd(stats, __popc(hit));
+        atomicAdd(stats + 1, degrees);
+      }
     }
   }
 }
@@ -148,11 +151,11 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
 
 cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
                      const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
-                     int32_t* edges, int num_sms, cudaStream_t stream) {
-  const cudaError_t err = cudaMemsetAsync(edges, 0, sizeof(int32_t), stream);
+                     int32_t* stats, int num_sms, cudaStream_t stream) {
+  const cudaError_t err = cudaMemsetAsync(stats, 0, 2 * sizeof(int32_t), stream);
   if (err != cudaSuccess || s.words == 0) return err;
   PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, cand, level, dist, parent,
-                                                                next, edges);
+                                                                next, stats);
   return cudaGetLastError();
 }
 

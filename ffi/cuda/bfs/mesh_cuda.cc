@@ -47,11 +47,11 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
                         ffi::Buffer<ffi::U32> cand, ffi::Buffer<ffi::S32> level,
                         ffi::Buffer<ffi::S32> dist_in, ffi::Buffer<ffi::S32> parent_in,
                         ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent,
-                        ffi::ResultBuffer<ffi::U32> next, ffi::ResultBuffer<ffi::S32> edges) {
+                        ffi::ResultBuffer<ffi::U32> next, ffi::ResultBuffer<ffi::S32> stats) {
   const kcjax::Reporter rep("kcjax_bfs_mesh_pull", "CUDA");
   kcjax::bfs::MeshShape shape;
   if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, cand, level, dist_in, parent_in,
-                                       dist, parent, next, edges, &shape);
+                                       dist, parent, next, stats, &shape);
       err.failure())
     return err;
   const size_t bytes = shape.words * 32 * sizeof(int32_t);
@@ -69,7 +69,7 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   err = kcjax::cuda::MeshPull(Shard(indptr, cols, shape), front.typed_data(), cand.typed_data(),
                               level.typed_data(), dist->typed_data(), parent->typed_data(),
-                              next->typed_data(), edges->typed_data(), num_sms, stream);
+                              next->typed_data(), stats->typed_data(), num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pull kernel", err);
   return ffi::Error::Success();
 }

@@ -25,7 +25,8 @@
 //   ret   dist, parent            a candidate with a frontier neighbour gets
 //                                 dist = level + 1 and that neighbour as parent
 //         next    uint32[words]   the candidates so reached (the next frontier)
-//         edges   int32[1]        the sum of their degrees (< 2^31: a shard's entries)
+//         stats   int32[2]        their number and the sum of their degrees (< 2^31: a
+//                                 shard's entries)
 // Which frontier neighbour becomes the parent may differ between CPU (the
 // first in row order) and CUDA (the first a warp's batch meets); distances and
 // bitmaps are identical.
@@ -100,7 +101,7 @@ auto BindMeshPull(Binding&& binding) {
       .template Ret<Buffer<S32>>()   // dist
       .template Ret<Buffer<S32>>()   // parent
       .template Ret<Buffer<U32>>()   // next
-      .template Ret<Buffer<S32>>();  // edges
+      .template Ret<Buffer<S32>>();  // stats
 }
 
 inline xla::ffi::Error CheckPush(const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
@@ -124,7 +125,7 @@ inline xla::ffi::Error CheckPull(
     const xla::ffi::Buffer<xla::ffi::S32>& dist_in,
     const xla::ffi::Buffer<xla::ffi::S32>& parent_in, xla::ffi::ResultBuffer<xla::ffi::S32>& dist,
     xla::ffi::ResultBuffer<xla::ffi::S32>& parent, xla::ffi::ResultBuffer<xla::ffi::U32>& next,
-    xla::ffi::ResultBuffer<xla::ffi::S32>& edges, MeshShape* shape) {
+    xla::ffi::ResultBuffer<xla::ffi::S32>& stats, MeshShape* shape) {
   const int64_t words = static_cast<int64_t>(cand.element_count());
   if (auto err =
           CheckShard(rep, indptr, cols, words, static_cast<int64_t>(front.element_count()), shape);
@@ -139,7 +140,7 @@ inline xla::ffi::Error CheckPull(
     return rep.Invalid("dist and parent must be int32[32 * words]");
   if (static_cast<int64_t>(next->element_count()) != words)
     return rep.Invalid("next must be uint32[words]");
-  if (edges->element_count() != 1) return rep.Invalid("edges must be int32[1]");
+  if (stats->element_count() != 2) return rep.Invalid("stats must be int32[2]");
   return xla::ffi::Error::Success();
 }
 

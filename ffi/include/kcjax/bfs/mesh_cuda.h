@@ -21,9 +21,9 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
                      uint32_t* push, int32_t* queue, int num_sms, cudaStream_t stream);
 
 // Settles the candidates `cand[words]` against the whole frontier `front[W]`: dist,
-// parent (updated in place), the next frontier's words and its degree sum `edges[1]`.
+// parent (updated in place), the next frontier's words and `stats[2]`: its size and degree sum.
 cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
                      const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
-                     int32_t* edges, int num_sms, cudaStream_t stream);
+                     int32_t* stats, int num_sms, cudaStream_t stream);
 
 }  // namespace kcjax::cuda
