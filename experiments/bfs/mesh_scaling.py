@@ -111,15 +111,19 @@ def _fingerprint(graph: kcjax.ShardedGraph, dist: jax.Array) -> tuple[int, int, 
     )
 
 
-def _breakdown(fn) -> dict[str, float]:
-    """Busy seconds of the level steps' kernels, NCCL's and the rest in one call (median
-    of 3) on the first GPU; empty without a GPU."""
+def _breakdown(fn, parts: int, words: int) -> dict[str, float]:
+    """One traversal on the first GPU (median of 3 calls): busy seconds of the level
+    steps' kernels (local), of NCCL's (exchange) and of the rest; its levels and
+    top-down levels (pull and push launches) and the bytes each device sends
+    (every level's all_gather of the frontier words, every top-down level's
+    all_to_all of the pushes: (p - 1) / p of the whole bitmap each). Empty without
+    a GPU."""
     calls = devtime.call_activities(fn, 3)
     if not calls:
         return {}
     rows = []
     for acts in calls:
-        split = {"local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0}
+        split = {"local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0, "levels": 0, "top_down": 0}
         for name, s, e in acts:
             key = (
                 "local_s"
@@ -129,8 +133,13 @@ def _breakdown(fn) -> dict[str, float]:
                 else "other_s"
             )
             split[key] += (e - s) * 1e-9
+            split["levels"] += "PullKernel" in name
+            split["top_down"] += "PushKernel" in name and "Huge" not in name
         rows.append(split)
-    return {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    out = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    share = 4 * words * (parts - 1) // max(parts, 1)  # bytes of the bitmap that leave a device
+    out["sent_bytes"] = int((out["levels"] + out["top_down"]) * (share + 8))
+    return out
 
 
 def _harmonic(values: list[float]) -> float:
@@ -213,14 +222,16 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
             "validated": valid if args.validate else None,
             "validation_failures": fails[:3],
             "distances_equal": same,
-            **_breakdown(lambda s=int(sources[0]), fn=fn: fn(s)),
+            **_breakdown(lambda s=int(sources[0]), fn=fn: fn(s), k, k * split.chunk // 32),
         }
         rows.append(row)
         print(
             f"  {k} device(s): {row['hmean_gteps_graph500']:.2f} GTEPS (Graph500; "
             f"{row['hmean_gteps_seed']:.2f} seed), median {row['median_s'] * 1e3:.2f} ms, "
             f"local {row.get('local_s', 0) * 1e3:.2f} ms, exchange "
-            f"{row.get('exchange_s', 0) * 1e3:.2f} ms, valid {valid}/{len(sources)}, "
+            f"{row.get('exchange_s', 0) * 1e3:.2f} ms, other {row.get('other_s', 0) * 1e3:.2f} ms, "
+            f"levels {row.get('levels', '-')} (top-down {row.get('top_down', '-')}), "
+            f"sent {row.get('sent_bytes', 0) / 2**20:.1f} MiB, valid {valid}/{len(sources)}, "
             f"equal {same}",
             flush=True,
         )
@@ -295,6 +306,7 @@ def main() -> None:
             rows,
             "device span (profiler) of one traversal on the first GPU, median per source",
             device_count=jax.device_count(),
+            device_kinds=sorted({d.device_kind for d in jax.devices()}),
             kcjax_built_with_cuda=kcjax.built_with_cuda(),
         )
 
