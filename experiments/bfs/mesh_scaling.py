@@ -19,6 +19,9 @@ whether every tree passed Graph500 validation (on the devices) and whether the
 distances equal across device counts and the single-GPU result (per source: reached
 vertices, the sum of distances and the depth).
 
+On one device ``kcjax.bfs(..., mesh=)`` runs the single-device kernel on the shard (there is
+nothing to exchange); the row "mesh-steps" times the multi-device level steps forced there.
+
 --big adds scale 27 on the largest mesh only (``--big-scales 27,28``: 28 needs shards of
 under 2^31 entries before repeats are dropped, which 4 devices do not give).
 """
@@ -44,6 +47,7 @@ from benchlib import write_results  # noqa: E402
 
 import kcjax  # noqa: E402
 from kcjax.parallel import shard_map  # noqa: E402
+from kcjax.traversal.mesh import bfs_mesh  # noqa: E402
 
 _LOCAL = ("PushKernel", "PushHugeKernel", "PullKernel", "kcjax_bfs_mesh")
 _EXCHANGE = ("nccl", "all-gather", "all-to-all", "AllGather", "AllToAll")
@@ -161,6 +165,43 @@ def _time_sources(fn, sources: np.ndarray, repeats: int) -> list[float]:
     return [statistics.median(spans[i * repeats : (i + 1) * repeats]) for i in range(len(sources))]
 
 
+def _steps_row(args, scale, split, sources, reference) -> dict:
+    """The multi-device level steps forced on a one-device mesh (``one_device="steps"``),
+    on the rows kcjax.bfs would read (degree-ordered on GPUs of 2^20 vertices or more)."""
+    ordered = kcjax.prepare_bfs(split) if split.num_nodes >= 1 << 20 else split
+    ordered = ordered if jax.devices()[0].platform == "gpu" else split
+
+    def fn(s):
+        return bfs_mesh(ordered, np.int32(s), direction="auto", one_device="steps")[0]
+
+    jax.block_until_ready(fn(int(sources[0])))
+    times = _time_sources(fn, sources, args.repeats)
+    prints = [_fingerprint(split, fn(int(s))) for s in sources]
+    same = all(reference[int(s)] == p for s, p in zip(sources, prints, strict=True))
+    gteps = [p[3] / t * 1e-9 for p, t in zip(prints, times, strict=True)]
+    row = {
+        "scale": scale,
+        "edge_factor": args.edge_factor,
+        "devices": 1,
+        "method": "mesh-steps",
+        "num_nodes": split.num_nodes,
+        "num_edges": split.num_edges,
+        "sources": len(sources),
+        "median_s": statistics.median(times),
+        "hmean_gteps_graph500": _harmonic(gteps),
+        "hmean_gteps_seed": 2 * _harmonic(gteps),
+        "distances_equal": same,
+        **_breakdown(lambda s=int(sources[0]): fn(s), 1, split.chunk // 32),
+    }
+    print(
+        f"  1 device, level steps: {row['hmean_gteps_graph500']:.2f} GTEPS (Graph500), median "
+        f"{row['median_s'] * 1e3:.2f} ms, local {row.get('local_s', 0) * 1e3:.2f} ms, other "
+        f"{row.get('other_s', 0) * 1e3:.2f} ms, equal {same}",
+        flush=True,
+    )
+    return row
+
+
 def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
     gpus = jax.devices()
     top = max(devices)
@@ -235,6 +276,8 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
             f"equal {same}",
             flush=True,
         )
+        if k == 1:  # the level steps on one device (kcjax.bfs runs the one-device kernel)
+            rows.append(_steps_row(args, scale, split, sources, reference))
         del split
     if graph is not None and not args.no_single:
         single = kcjax.prepare_bfs(graph)

@@ -321,7 +321,6 @@ def _bfs_on_mesh(
         raise ValueError("hub_tau does not apply over a mesh (its rule counts edges, not hubs)")
     single = sources is None
     roots = _as_roots(source if single else sources, sharded.num_nodes, single)
-    flat = jnp.asarray(roots, jnp.int32).reshape(-1)
     if (
         method == "auto"
         and sharded.num_nodes >= GRID_BITMAP_MIN_VERTICES
@@ -332,13 +331,10 @@ def _bfs_on_mesh(
     if method == "dense":
         from kcjax.traversal.sharded import bfs_dense_mesh  # imports this module
 
-        dist, par = bfs_dense_mesh(sharded, flat, parents=bool(parents))
+        dist, par, depth = bfs_dense_mesh(sharded, roots, parents=bool(parents))
     else:
-        dist, par = bfs_mesh(sharded, flat, direction=direction)
-    shape = (*jnp.shape(roots), sharded.num_nodes)
-    dist = dist.reshape(shape)
-    par = par.reshape(shape) if parents else None
-    return BFSResult(distances=dist, parents=par, depth=jnp.max(dist, axis=-1, initial=-1))
+        dist, par, depth = bfs_mesh(sharded, roots, direction=direction)
+    return BFSResult(distances=dist, parents=par if parents else None, depth=depth)
 
 
 def traversed_edges(graph: Graph, distances: Any) -> int | np.ndarray | jax.Array:

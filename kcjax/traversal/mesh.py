@@ -21,46 +21,106 @@ a ``lax.while_loop`` over levels in which every device
    into the visited bitmap.
 
 Per level a device sends n / 8 bytes to gather the frontier and, top-down,
-n / 8 more for the pushes.
+n / 8 more for the pushes. On a mesh of one device the shard is the whole
+graph, and the single-device traversal runs on it (``one_device``).
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec
 
 from kcjax._native import bfs_policy
+from kcjax.graph.orient import memo
 from kcjax.graph.sharded import ShardedGraph
 from kcjax.parallel import constrain, shard_map
-from kcjax.traversal.kernels import DIRECTIONS, mesh_pull, mesh_push
+from kcjax.traversal.kernels import (
+    BATCHES,
+    DIRECTIONS,
+    NATIVE_METHODS,
+    bfs_native,
+    mesh_pull,
+    mesh_push,
+)
 
 _WORD = 32
 
 
 def bfs_mesh(
-    graph: ShardedGraph, roots: jax.Array, *, direction: str
-) -> tuple[jax.Array, jax.Array]:
-    """Distances and parents from each root over the graph's mesh.
+    graph: ShardedGraph, roots: Any, *, direction: str, one_device: str = "kernel"
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Distances, parents and depths from each root over the graph's mesh; one program.
 
     Args:
       graph: the sharded graph.
-      roots: int32[s] root ids (one out of ``[0, n)`` gives a row of -1).
+      roots: int32[] or int32[s] root ids (one out of ``[0, n)`` gives a row of -1).
       direction: a key of :data:`~kcjax.traversal.kernels.DIRECTIONS`.
+      one_device: on a mesh of one device, ``"kernel"`` runs the single-device
+        traversal (target ``kcjax_bfs``, method ``"auto"``, one source after
+        another) on the shard's arrays, which are the whole graph: nothing to
+        exchange, so nothing of the level loop to pay for; ``"steps"`` runs the
+        level steps as on several devices (for measurements).
 
     Returns:
-      (dist int32[s, n], parent int32[s, n]), sharded over the mesh axis.
+      (dist int32[..., n], parent int32[..., n], depth int32[...]) for roots of
+      shape [...], split over the mesh axis where n fills the shards.
     """
+    if graph.parts == 1 and one_device == "kernel":
+        indptr, indices = _whole(graph)
+        return _one_device(indptr, indices, roots, DIRECTIONS[direction])
     policy = bfs_policy()
     return _traverse(
         graph,
-        jnp.asarray(roots, jnp.int32),
+        roots,
         direction=DIRECTIONS[direction],
         alpha=int(policy["cluster_alpha"]),
         beta=int(policy["back_to_top_down"]),
     )
+
+
+def _whole(graph: ShardedGraph) -> tuple[jax.Array, jax.Array]:
+    """The CSR of a one-shard graph: its row offsets to n and its entries (memoized
+    eagerly: a copy of the offsets, the columns themselves when they hold no padding)."""
+
+    def view() -> tuple[jax.Array, jax.Array]:
+        cols = graph.cols
+        if cols.shape[0] != graph.num_entries:
+            cols = cols[: graph.num_entries]
+        return graph.indptr[: graph.num_nodes + 1], cols
+
+    if isinstance(graph.cols, jax.core.Tracer):
+        return view()
+    return memo(graph, "mesh_one_device_csr", view)
+
+
+@functools.partial(jax.jit, static_argnums=(3,))
+def _one_device(
+    indptr: jax.Array, indices: jax.Array, roots: jax.Array, direction: int
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    roots = jnp.asarray(roots, jnp.int32)
+    dist, parent = bfs_native(
+        indptr,
+        indices,
+        roots.reshape(-1),
+        method=NATIVE_METHODS["auto"],
+        direction=direction,
+        batch=BATCHES["each"],
+        parents=True,
+    )
+    return shaped(dist, parent, roots.shape)
+
+
+def shaped(
+    dist: jax.Array, parent: jax.Array, shape: tuple[int, ...]
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """[s, n] results as roots of ``shape`` [...] ask: [..., n] each, and the depths."""
+    n = dist.shape[-1]
+    dist, parent = dist.reshape((*shape, n)), parent.reshape((*shape, parent.shape[-1]))
+    return dist, parent, jnp.max(dist, axis=-1, initial=-1)
 
 
 def _pack(bits: jax.Array) -> jax.Array:
@@ -72,8 +132,10 @@ def _pack(bits: jax.Array) -> jax.Array:
 @functools.partial(jax.jit, static_argnames=("direction", "alpha", "beta"))
 def _traverse(
     graph: ShardedGraph, roots: jax.Array, *, direction: int, alpha: int, beta: int
-) -> tuple[jax.Array, jax.Array]:
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     axis, parts, c, n = graph.axis, graph.parts, graph.chunk, graph.num_nodes
+    roots = jnp.asarray(roots, jnp.int32)
+    shape = roots.shape
     words = c // _WORD
     P = PartitionSpec
 
@@ -169,8 +231,8 @@ def _traverse(
         in_specs=(P(axis), P(axis), P()),
         out_specs=(P(None, axis), P(None, axis)),
     )
-    dist, parent = fn(graph.indptr, graph.cols, roots)
-    if parts * c == n:  # no padding: the result stays split over the devices
-        return dist, parent
-    whole = NamedSharding(graph.mesh, P())  # a slice of a split axis must divide evenly
-    return constrain(dist, whole)[:, :n], constrain(parent, whole)[:, :n]
+    dist, parent = fn(graph.indptr, graph.cols, roots.reshape(-1))
+    if parts * c != n:  # a slice of a split axis must divide evenly: replicate, then cut
+        whole = NamedSharding(graph.mesh, P())
+        dist, parent = constrain(dist, whole)[:, :n], constrain(parent, whole)[:, :n]
+    return shaped(dist, parent, shape)

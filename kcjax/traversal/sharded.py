@@ -24,6 +24,7 @@ from kcjax.graph.graph import Graph
 from kcjax.graph.sharded import ShardedGraph
 from kcjax.parallel import constrain, shard_map
 from kcjax.traversal.bfs import BFSResult, bfs
+from kcjax.traversal.mesh import shaped
 
 _WORD = 32
 
@@ -66,11 +67,13 @@ def bfs_sharded(
 @functools.partial(jax.jit, static_argnames=("parents",))
 def bfs_dense_mesh(
     graph: ShardedGraph, roots: jax.Array, *, parents: bool
-) -> tuple[jax.Array, jax.Array]:
-    """Distances and parents (int32[s, n] each; parents int32[s, 0] when not asked
-    for) from each of ``roots`` int32[s] over the graph's mesh."""
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Distances, parents and depths from ``roots`` int32[...] over the graph's mesh:
+    int32[..., n] each (parents int32[..., 0] when not asked for) and int32[...]."""
     axis, c, n = graph.axis, graph.chunk, graph.num_nodes
     P = PartitionSpec
+    roots = jnp.asarray(roots, jnp.int32)
+    shape = roots.shape
 
     def body(indptr: jax.Array, cols: jax.Array, roots: jax.Array):
         me = jax.lax.axis_index(axis)
@@ -114,9 +117,9 @@ def bfs_dense_mesh(
     fn = shard_map(
         body, graph.mesh, in_specs=(P(axis), P(axis), P()), out_specs=(P(None, axis), P(None, axis))
     )
-    dist, par = fn(graph.indptr, graph.cols, roots)
-    if graph.parts * c == n:
-        return dist, par
-    whole = NamedSharding(graph.mesh, P())
-    dist = constrain(dist, whole)[:, :n]
-    return dist, (constrain(par, whole)[:, :n] if parents else par)
+    dist, par = fn(graph.indptr, graph.cols, roots.reshape(-1))
+    if graph.parts * c != n:
+        whole = NamedSharding(graph.mesh, P())
+        dist = constrain(dist, whole)[:, :n]
+        par = constrain(par, whole)[:, :n] if parents else par
+    return shaped(dist, par, shape)

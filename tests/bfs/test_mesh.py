@@ -23,6 +23,7 @@ from scipy.sparse import csgraph
 import kcjax
 from kcjax.graph import sharded
 from kcjax.traversal import kernels
+from kcjax.traversal.mesh import bfs_mesh
 
 FORCED_DEVICES = 4
 KRON = (0.57, 0.19, 0.19)
@@ -74,6 +75,10 @@ def test_one_device_mesh_and_errors():
     sources = np.array([0, 150, 175, 289], np.int32)
     _check(graph, kcjax.bfs(graph, sources=sources, mesh=mesh), sources)
     _check(graph, kcjax.bfs_sharded(graph, sources, mesh), sources)
+    split = kcjax.shard_graph(graph, mesh)
+    for direction in ("auto", "top_down", "bottom_up"):  # the level steps on one device
+        out = kcjax.BFSResult(*bfs_mesh(split, sources, direction=direction, one_device="steps"))
+        _check(graph, out, sources)
     one = kcjax.bfs(graph, 5, mesh=mesh)
     assert one.distances.shape == (graph.num_nodes,) and int(one.depth) >= 1
     assert kcjax.bfs(graph, 5, mesh=mesh, parents=False).parents is None
