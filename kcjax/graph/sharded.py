@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from kcjax.graph.graph import Graph
+from kcjax.graph.graph import Graph, row_ids
 from kcjax.graph.orient import memo
 from kcjax.parallel import constrain, mesh_axis, shard_map
 
@@ -247,10 +247,8 @@ def _order_rows(graph: ShardedGraph) -> ShardedGraph:
     def body(indptr, cols):
         degree = jax.lax.all_gather(jnp.diff(indptr), axis, tiled=True)
         e = cols.shape[0]
-        entry = jnp.arange(e, dtype=jnp.int32)
-        rows = jnp.searchsorted(indptr, entry, side="right").astype(jnp.int32) - 1
-        live = entry < indptr[-1]
-        rows = jnp.where(live, rows, c)  # padding sorts last
+        live = jnp.arange(e, dtype=jnp.int32) < indptr[-1]
+        rows = jnp.where(live, row_ids(indptr, e), c)  # padding sorts last
         key = jnp.where(live, -degree[cols], 0)
         return jax.lax.sort((rows, key, cols), num_keys=3)[2]
 

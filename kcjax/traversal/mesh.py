@@ -69,6 +69,8 @@ def bfs_mesh(
       (dist int32[..., n], parent int32[..., n], depth int32[...]) for roots of
       shape [...], split over the mesh axis where n fills the shards.
     """
+    if one_device not in ("kernel", "steps"):
+        raise ValueError(f"one_device must be 'kernel' or 'steps', got {one_device!r}")
     if graph.parts == 1 and one_device == "kernel":
         indptr, indices = _whole(graph)
         return _one_device(indptr, indices, roots, DIRECTIONS[direction])

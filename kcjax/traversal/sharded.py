@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from kcjax.graph.graph import Graph
+from kcjax.graph.graph import Graph, row_ids
 from kcjax.graph.sharded import ShardedGraph
 from kcjax.parallel import constrain, shard_map
 from kcjax.traversal.bfs import BFSResult, bfs
@@ -80,8 +80,7 @@ def bfs_dense_mesh(
         ids = me * c + jnp.arange(c, dtype=jnp.int32)
         e = cols.shape[0]
         # Each entry's local row; padding entries get row c (dropped by the scatters).
-        local_rows = jnp.searchsorted(indptr, jnp.arange(e, dtype=jnp.int32), side="right") - 1
-        local_rows = jnp.where(jnp.arange(e) < indptr[-1], local_rows, c).astype(jnp.int32)
+        local_rows = jnp.where(jnp.arange(e) < indptr[-1], row_ids(indptr, e), c)
         s = roots.shape[0]
         dist = jnp.where(ids[None, :] == roots[:, None], 0, -1).astype(jnp.int32)
         par = jnp.where(dist == 0, ids[None, :], -1) if parents else jnp.zeros((s, 0), jnp.int32)

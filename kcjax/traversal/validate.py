@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
-from kcjax.graph.graph import Graph
+from kcjax.graph.graph import Graph, row_ids
 from kcjax.graph.sharded import ShardedGraph
 from kcjax.parallel import constrain, shard_map
 
@@ -162,7 +162,7 @@ def _check_on_mesh(
         e = cols.shape[0]
         entry = jnp.arange(e, dtype=jnp.int32)
         live = entry < indptr[-1]
-        rows = jnp.clip(jnp.searchsorted(indptr, entry, side="right") - 1, 0, c - 1)
+        rows = jnp.where(live, row_ids(indptr, e), 0)
         pc = jnp.clip(p, 0, n - 1)
         child = (p >= 0) & (ids != source)
         # Whether v's row holds its parent, in any row order: one pass over the entries.
