@@ -176,7 +176,12 @@ def shard_graph(graph: Graph, mesh: Mesh, axis_name: Any = None) -> ShardedGraph
         )
     ids = ",".join(str(d.id) for d in mesh.devices.flat)
     key = f"mesh_partition:{mesh.axis_names}:{mesh.devices.shape}:{ids}:{axis}"
-    return memo(graph, key, lambda: _shard(graph, mesh, axis))
+
+    def build() -> ShardedGraph:
+        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
+            return _shard(graph, mesh, axis)
+
+    return memo(graph, key, build)
 
 
 def _shard(graph: Graph, mesh: Mesh, axis: str) -> ShardedGraph:
@@ -236,7 +241,12 @@ def degree_ordered(graph: ShardedGraph) -> ShardedGraph:
         return graph
     if isinstance(graph.cols, jax.core.Tracer):
         return _order_rows(graph)
-    return memo(graph, "mesh_degree_ordered", lambda: _order_rows(graph))
+
+    def build() -> ShardedGraph:
+        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
+            return _order_rows(graph)
+
+    return memo(graph, "mesh_degree_ordered", build)
 
 
 @jax.jit

@@ -96,7 +96,12 @@ def _whole(graph: ShardedGraph) -> tuple[jax.Array, jax.Array]:
 
     if isinstance(graph.cols, jax.core.Tracer):
         return view()
-    return memo(graph, "mesh_one_device_csr", view)
+
+    def build() -> tuple[jax.Array, jax.Array]:
+        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
+            return view()
+
+    return memo(graph, "mesh_one_device_csr", build)
 
 
 @functools.partial(jax.jit, static_argnums=(3,))

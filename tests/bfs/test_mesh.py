@@ -174,8 +174,15 @@ def test_multidevice_under_jit():
         return kcjax.bfs(g, sources=roots).distances
 
     np.testing.assert_array_equal(run(split, jnp.arange(0, 290, 37, dtype=jnp.int32)), ref)
-    closed = jax.jit(lambda s: kcjax.bfs(graph, s, mesh=mesh).distances)
-    np.testing.assert_array_equal(closed(jnp.int32(74)), ref[2])
+    # A graph closed over: split (and memoized, concrete) while tracing.
+    fresh = _random_graph(5)
+    closed = jax.jit(lambda s: kcjax.bfs(fresh, s, mesh=mesh).distances)
+    np.testing.assert_array_equal(closed(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
+    assert not isinstance(kcjax.shard_graph(fresh, mesh).cols, jax.core.Tracer)
+    fresh_split = kcjax.shard_graph(fresh, mesh)
+    inside = jax.jit(lambda s: kcjax.bfs(kcjax.prepare_bfs(fresh_split), s).distances)
+    np.testing.assert_array_equal(inside(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
+    assert not isinstance(kcjax.prepare_bfs(fresh_split).cols, jax.core.Tracer)
 
 
 @multidevice
