@@ -279,6 +279,7 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
         if k == 1:  # the level steps on one device (kcjax.bfs runs the one-device kernel)
             rows.append(_steps_row(args, scale, split, sources, reference))
         del split
+        kcjax.clear_memo()  # this split's degree order and views: memory for the next
     if graph is not None and not args.no_single:
         single = kcjax.prepare_bfs(graph)
 
