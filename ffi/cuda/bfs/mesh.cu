@@ -23,9 +23,9 @@ namespace {
 constexpr int kThreads = BfsPolicy::kBlockThreads;
 constexpr int kBatch = BfsPolicy::kTopDownEdgeBatch;
 
-// Sets x's bit in push unless x is visited (visited is read-only during the kernel).
-__device__ __forceinline__ void PushOne(const uint32_t* visited, uint32_t* push, int32_t x,
-                                        uint32_t seen) {
+// Sets x's bit in push unless `seen` (x's word of the visited bitmap, read-only during the
+// kernel) has it.
+__device__ __forceinline__ void PushOne(uint32_t* push, int32_t x, uint32_t seen) {
   const uint32_t bit = 1u << (x & 31);
   if ((seen & bit) == 0) atomicOr(push + (x >> 5), bit);
 }
@@ -45,7 +45,7 @@ __device__ __forceinline__ void PushBatch(const int32_t* cols, const uint32_t* v
   for (int j = 0; j < kBatch; ++j) seen[j] = x[j] >= 0 ? __ldg(visited + (x[j] >> 5)) : ~0u;
 #pragma unroll
   for (int j = 0; j < kBatch; ++j)
-    if (x[j] >= 0) PushOne(visited, push, x[j], seen[j]);
+    if (x[j] >= 0) PushOne(push, x[j], seen[j]);
 }
 
 __global__ void __launch_bounds__(kThreads)
