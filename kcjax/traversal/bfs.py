@@ -113,7 +113,7 @@ def prepare_bfs(graph: Graph) -> BFSGraph:
 
 
 def bfs(
-    graph: Graph | BFSGraph,
+    graph: Graph | BFSGraph | ShardedGraph,
     source: Any = None,
     *,
     sources: Any = None,
@@ -190,11 +190,15 @@ def bfs(
       A :class:`BFSResult`.
 
     Raises:
-      TypeError: ``graph`` is not a Graph or BFSGraph or the sources are not integers.
+      TypeError: ``graph`` is not a Graph, BFSGraph or ShardedGraph, or the
+        sources are not integers.
       ValueError: for a source outside ``[0, num_nodes)`` given as a Python or
         numpy integer (a jax array is not read back to check: one out of range,
         traced or not, yields a row of -1), both or neither of
-        ``source``/``sources``, or an unknown option.
+        ``source``/``sources``, or an unknown option; over a mesh also for a
+        method other than ``"auto"``/``"dense"``, a ``hub_tau``, a traced Graph
+        (split it outside the trace) or a ShardedGraph on another mesh than
+        ``mesh``.
     """
     if mesh is not None or isinstance(graph, ShardedGraph):
         return _bfs_on_mesh(
