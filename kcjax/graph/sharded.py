@@ -27,6 +27,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from kcjax.graph.graph import Graph, row_ids
@@ -100,7 +101,7 @@ class ShardedGraph:
     def shard_entries(self) -> np.ndarray:
         """int64[p]: each shard's CSR entries (reads p numbers back)."""
         last = self.indptr.reshape(self.parts, self.chunk + 1)[:, -1]
-        return np.asarray(last).astype(np.int64)
+        return to_host(last).astype(np.int64)
 
     def to_graph(self, device: jax.Device | None = None) -> Graph:
         """The same graph as one :class:`Graph` on one device (its CSR must fit int32).
@@ -139,6 +140,14 @@ def _gather_graph(
     indptr = jnp.concatenate([rows, jnp.full((1,), total, jnp.int32)])
     indices = jnp.concatenate([c[:k] for c, k in zip(cols, counts, strict=True)])
     return Graph(indptr=indptr, indices=indices, num_nodes=n)
+
+
+def to_host(x: jax.Array) -> np.ndarray:
+    """A small array's value on the host, also where it spans other processes' devices
+    (gathered from every process: ``jax.distributed`` runs)."""
+    if x.is_fully_addressable or x.is_fully_replicated:
+        return np.asarray(x)
+    return np.asarray(multihost_utils.process_allgather(x, tiled=True))
 
 
 def chunk_size(num_nodes: int, parts: int) -> int:
@@ -394,7 +403,7 @@ def kronecker_sharded(
     while rounds < _WORD and 2 * m / parts > rounds * ROUND_ENTRIES:
         rounds *= 2
     args = (mesh, axis, scale, seed, tuple(float(x) for x in abc), m, step, chunks, c, rounds)
-    kept = np.asarray(_count_kept(*args)).astype(np.int64)
+    kept = to_host(_count_kept(*args)).astype(np.int64)
     cap = int(kept.max(initial=0))
     if cap + 2 * step >= 2**31:
         raise ValueError(
@@ -404,9 +413,9 @@ def kronecker_sharded(
     pieces = []
     for r in range(rounds):
         indptr, cols, unique = _fill(*args, max(cap, 1), np.int32(r))
-        width = max(1, int(np.asarray(unique).max(initial=0)))
+        width = max(1, int(to_host(unique).max(initial=0)))
         pieces.append((indptr, _trim(mesh, axis, width, cols), unique))
-    counts = np.sum([np.asarray(u).astype(np.int64) for _, _, u in pieces], axis=0)
+    counts = np.sum([to_host(u).astype(np.int64) for _, _, u in pieces], axis=0)
     if rounds == 1:
         indptr, cols = pieces[0][0], pieces[0][1]
     else:

@@ -10,7 +10,7 @@ import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
 from kcjax.graph.graph import Graph, row_ids
-from kcjax.graph.sharded import ShardedGraph
+from kcjax.graph.sharded import ShardedGraph, to_host
 from kcjax.parallel import constrain, shard_map
 
 
@@ -67,7 +67,7 @@ def validate_bfs_tree(graph: Graph, source: int, result: Any) -> None:
         raise BFSValidationError(f"BFS from {source}: {msg}")
 
     if isinstance(graph, ShardedGraph):
-        counts, witnesses = (np.asarray(x) for x in _check_on_mesh(graph, source, dist, par))
+        counts, witnesses = (to_host(x) for x in _check_on_mesh(graph, source, dist, par))
         for check, count, v in zip(_MESH_CHECKS, counts, witnesses, strict=True):
             if count:
                 fail(f"{count} failures of: {check}; the first at vertex {v}")

@@ -11,6 +11,13 @@ visible GPU (up to 4) gives scipy's distances.
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import networkx as nx
@@ -27,6 +34,7 @@ from kcjax.traversal.mesh import bfs_mesh
 
 FORCED_DEVICES = 4
 KRON = (0.57, 0.19, 0.19)
+WORKER = Path(__file__).resolve().parent / "_mesh_worker.py"
 
 multidevice = pytest.mark.skipif(
     jax.device_count() < FORCED_DEVICES,
@@ -113,6 +121,49 @@ def test_id_permutation_is_a_bijection():
         ids = np.arange(1 << scale, dtype=np.uint32)
         out = sharded._permute(ids, scale, seed=3, xp=np)
         assert np.array_equal(np.sort(out), ids)
+
+
+def test_two_processes_two_devices_each():
+    """jax.distributed: 2 processes x 2 forced CPU devices (gloo), one mesh of all four."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=2"
+    env["XLA_FLAGS"] = flags.strip()
+    for name in ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID"):
+        env.pop(name, None)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-P", str(WORKER), f"127.0.0.1:{port}", "2", str(pid), "60"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for pid in range(2)
+    ]
+    results = []
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=240)
+            assert proc.returncode == 0, out[-2000:] + err[-4000:]
+            line = next(x for x in out.splitlines() if x.startswith("RESULT "))
+            results.append(json.loads(line[len("RESULT ") :]))
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    ref = _host_kronecker(9, 8, 3)
+    sources = np.array([0, 7, 150, 289], np.int32)
+    for r in results:
+        assert r["devices"] == 4
+        np.testing.assert_array_equal(r["mesh"], r["single"])
+        np.testing.assert_array_equal(r["single"], _scipy_distances(_random_graph(1), sources))
+        assert r["kron_edges"] == ref.num_edges and sum(r["kron_entries"]) == 2 * ref.num_edges
+        np.testing.assert_array_equal(r["kron"], _scipy_distances(ref, sources))
+    assert sorted(r["process_index"] for r in results) == [0, 1]
 
 
 def test_forced_host_devices_subprocess():
