@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The multi-device BFS on a machine of several GPUs (issue 47), after
 # `bash experiments/device/gpu_check.sh build`:
-#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [big] [sanitize]   (default: tests bench)
+#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [big] [sanitize] [processes]   (default: tests bench)
 # tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log);
 # bench: experiments/bfs/mesh_scaling.py, Kronecker 24 and 26 on 1, 2 and 4 GPUs beside the
 #        single-GPU kcjax.bfs ($OUT/bfs_mesh.json, .txt);
+# processes: 2 processes x 2 GPUs under jax.distributed ($OUT/mesh_process{0,1}.log);
 # sanitize: compute-sanitizer memcheck of the level steps' kernels ($OUT/sanitize_mesh.log);
 # big:   scale 27 on 4 GPUs only ($OUT/bfs_mesh_big.json; MESH_BIG_ARGS replaces
 #        "--scales 27 --devices 4", e.g. "--scales 28 --devices 4 --sources 16").
@@ -38,7 +39,33 @@ for s in "${stages[@]}"; do
         compute-sanitizer --tool memcheck --kernel-name kns=kcjax \
         "$PY" -P experiments/bfs/mesh_sanitize_run.py 2>&1 | tee "$OUT/sanitize_mesh.log" | tail -6
       ;;
-    *) echo "unknown stage $s (tests, bench, big, sanitize)"; status=1 ;;
+    processes)
+      # jax.distributed: 2 processes x 2 GPUs (NCCL), tests/bfs/_mesh_worker.py; both print
+      # RESULT lines whose mesh distances must equal the single-device ones.
+      port=$((20000 + RANDOM % 20000))
+      for pid in 0 1; do
+        CUDA_VISIBLE_DEVICES=$((2 * pid)),$((2 * pid + 1)) timeout -s KILL "${MESH_PROC_TIMEOUT:-180}" \
+          "$PY" -P tests/bfs/_mesh_worker.py "127.0.0.1:$port" 2 "$pid" 90 \
+          >"$OUT/mesh_process$pid.log" 2>&1 &
+      done
+      wait
+      "$PY" - "$OUT" <<'PYEOF' || status=1
+import json, pathlib, sys
+rows = []
+for pid in (0, 1):
+    text = (pathlib.Path(sys.argv[1]) / f"mesh_process{pid}.log").read_text()
+    found = [line for line in text.splitlines() if line.startswith("RESULT ")]
+    if not found:
+        print(f"process {pid}: no RESULT line; tail:\n" + text[-3000:])
+        sys.exit(1)
+    rows.append(json.loads(found[-1][7:]))
+ok = all(r["mesh"] == r["single"] and r["devices"] == 4 for r in rows)
+ok = ok and rows[0]["kron"] == rows[1]["kron"] and rows[0]["mesh"] == rows[1]["mesh"]
+print("2 processes x 2 GPUs:", "distances equal" if ok else "MISMATCH", rows[0]["kron_entries"])
+sys.exit(0 if ok else 1)
+PYEOF
+      ;;
+    *) echo "unknown stage $s (tests, bench, big, sanitize, processes)"; status=1 ;;
   esac
 done
 exit $status
