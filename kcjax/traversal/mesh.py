@@ -160,7 +160,7 @@ def _traverse(
             mine = jnp.concatenate([words, jax.lax.bitcast_convert_type(stats, jnp.uint32)])
             every = jax.lax.all_gather(mine, axis).reshape(parts, words.shape[0] + 2)
             stats = jax.lax.bitcast_convert_type(every[:, -2:], jnp.int32)
-            count = jnp.sum(stats[:, 0])
+            count = jnp.sum(stats[:, 0], dtype=jnp.int32)
             return every[:, :-2].reshape(-1), count, jnp.sum(stats[:, 1].astype(jnp.float32))
 
         def rule(bottom_up, count, prev, frontier_edges, unexplored):
