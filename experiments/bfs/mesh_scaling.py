@@ -22,8 +22,12 @@ vertices, the sum of distances and the depth).
 On one device ``kcjax.bfs(..., mesh=)`` runs the single-device kernel on the shard (there is
 nothing to exchange); the row "mesh-steps" times the multi-device level steps forced there.
 
---big adds scale 27 on the largest mesh only (``--big-scales 27,28``: 28 needs shards of
-under 2^31 entries before repeats are dropped, which 4 devices do not give).
+Progress lines carry the seconds since the scale began; --scale-budget-s guards each scale
+(phases not begun by then are skipped). Validation (on the devices) covers the first
+--validate sources of each row; distances of every source are compared across rows.
+
+--big adds --big-scales (27) on the largest mesh only (28 on 4 devices: shards of about
+2.1e9 entries, at the edge of int32; refused with a message if one overflows).
 """
 
 from __future__ import annotations
@@ -115,35 +119,81 @@ def _fingerprint(graph: kcjax.ShardedGraph, dist: jax.Array) -> tuple[int, int, 
     )
 
 
-def _breakdown(fn, parts: int, words: int) -> dict[str, float]:
+def _kind(name: str) -> str:
+    if any(k in name for k in _LOCAL):
+        return "local_s"
+    if any(k.lower() in name.lower() for k in _EXCHANGE):
+        return "exchange_s"
+    return "other_s"
+
+
+def _union(intervals: list[tuple[int, int]]) -> float:
+    total, end = 0, None
+    for s, e in sorted(intervals):
+        if end is None or s > end:
+            total += e - s
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total * 1e-9
+
+
+def _per_level(acts: list[tuple[str, int, int]]) -> list[dict[str, float]]:
+    """One traversal's activities cut into levels at each pull kernel's end (a level: the
+    previous level's gather, its direction's kernels and exchange, its pull; the last also
+    the final gather):
+    per level its span and busy seconds by kind, and the idle rest (host round trips)."""
+    acts = sorted(acts, key=lambda a: a[1])
+    cuts = [e for name, _, e in acts if "PullKernel" in name]
+    if not cuts or not acts:
+        return []
+    out, lo = [], acts[0][1]
+    for hi in [*cuts[:-1], max(e for _, _, e in acts)]:
+        mine = [a for a in acts if lo <= a[1] < hi]
+        row = {"span_s": (hi - lo) * 1e-9, "local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0}
+        for name, s, e in mine:
+            row[_kind(name)] += (min(e, hi) - s) * 1e-9
+        row["idle_s"] = max(0.0, row["span_s"] - _union([(s, min(e, hi)) for _, s, e in mine]))
+        out.append(row)
+        lo = hi
+    return out
+
+
+def _breakdown(fn, parts: int, words: int) -> dict:
     """One traversal on the first GPU (median of 3 calls): busy seconds of the level
-    steps' kernels (local), of NCCL's (exchange) and of the rest; its levels and
-    top-down levels (pull and push launches) and the bytes each device sends
-    (every level's all_gather of the frontier words, every top-down level's
-    all_to_all of the pushes: (p - 1) / p of the whole bitmap each). Empty without
-    a GPU."""
+    steps' kernels (local), of NCCL's (exchange) and of the rest, and the idle time
+    inside the span (host round trips, launch gaps); its levels and top-down levels
+    (pull and push launches) and the bytes each device sends (every level's all_gather
+    of the frontier words, every top-down level's all_to_all of the pushes: (p - 1) / p
+    of the whole bitmap each); the first call cut into levels. Empty without a GPU."""
     calls = devtime.call_activities(fn, 3)
-    if not calls:
+    if not calls or not any(calls):
         return {}
     rows = []
     for acts in calls:
         split = {"local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0, "levels": 0, "top_down": 0}
         for name, s, e in acts:
-            key = (
-                "local_s"
-                if any(k in name for k in _LOCAL)
-                else "exchange_s"
-                if any(k.lower() in name.lower() for k in _EXCHANGE)
-                else "other_s"
-            )
-            split[key] += (e - s) * 1e-9
+            split[_kind(name)] += (e - s) * 1e-9
             split["levels"] += "PullKernel" in name
             split["top_down"] += "PushKernel" in name and "Huge" not in name
+        span = (max(e for _, _, e in acts) - min(s for _, s, _ in acts)) * 1e-9 if acts else 0.0
+        split["idle_s"] = span - _union([(s, e) for _, s, e in acts]) if acts else 0.0
         rows.append(split)
     out = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     share = 4 * words * (parts - 1) // max(parts, 1)  # bytes of the bitmap that leave a device
     out["sent_bytes"] = int((out["levels"] + out["top_down"]) * (share + 8))
+    out["per_level"] = _per_level(calls[-1])
     return out
+
+
+def _level_text(row: dict) -> str:
+    cells = [
+        f"{lv['span_s'] * 1e3:.2f}/{lv['local_s'] * 1e3:.2f}/{lv['exchange_s'] * 1e3:.2f}/"
+        f"{lv['idle_s'] * 1e3:.2f}"
+        for lv in row.get("per_level", [])
+    ]
+    return "    per level (ms span/local/exchange/idle): " + " ".join(cells) if cells else ""
 
 
 def _harmonic(values: list[float]) -> float:
@@ -165,154 +215,183 @@ def _time_sources(fn, sources: np.ndarray, repeats: int) -> list[float]:
     return [statistics.median(spans[i * repeats : (i + 1) * repeats]) for i in range(len(sources))]
 
 
-def _steps_row(args, scale, split, sources, reference) -> dict:
-    """The multi-device level steps forced on a one-device mesh (``one_device="steps"``),
-    on the rows kcjax.bfs would read (degree-ordered on GPUs of 2^20 vertices or more)."""
-    ordered = kcjax.prepare_bfs(split) if split.num_nodes >= 1 << 20 else split
-    ordered = ordered if jax.devices()[0].platform == "gpu" else split
+def _graph_fingerprint(graph: kcjax.Graph, dist: jax.Array) -> tuple[int, int, int, int]:
+    """:func:`_fingerprint` of a one-device Graph's distances (its CSR < 2^31 entries)."""
+    reached = dist >= 0
+    out = jnp.stack(
+        [
+            jnp.sum(reached, dtype=jnp.int32),
+            jnp.sum(jnp.where(reached, dist, 0), dtype=jnp.int32),
+            jnp.max(dist),
+            jnp.sum(jnp.where(reached, graph.degrees(), 0), dtype=jnp.int32) // 2,
+        ]
+    )
+    return tuple(int(x) for x in np.asarray(out))
 
-    def fn(s):
-        return bfs_mesh(ordered, np.int32(s), direction="auto", one_device="steps")[0]
 
+class _Clock:
+    """Progress lines with the seconds since the scale began, and its time guard."""
+
+    def __init__(self, budget_s: float) -> None:
+        self.start = time.perf_counter()
+        self.budget_s = budget_s
+
+    def say(self, msg: str) -> None:
+        print(f"  [{time.perf_counter() - self.start:6.1f} s] {msg}", flush=True)
+
+    def out_of_time(self, what: str) -> bool:
+        if time.perf_counter() - self.start < self.budget_s:
+            return False
+        self.say(f"time guard ({self.budget_s:.0f} s): skipped {what}")
+        return True
+
+
+def _time_row(args, clock, fn, split, sources, reference, k, method) -> dict | None:
+    """Times ``fn`` over the sources, fingerprints every result, validates the first
+    ``--validate`` trees; None when the time guard stops it."""
+    clock.say(f"{method} on {k} device(s): first call (compile, prepare)")
     jax.block_until_ready(fn(int(sources[0])))
+    clock.say("timing")
     times = _time_sources(fn, sources, args.repeats)
-    prints = [_fingerprint(split, fn(int(s))) for s in sources]
+    prints, valid, fails = [], 0, []
+    for i, s in enumerate(sources):
+        out = fn(int(s))
+        prints.append(_fingerprint(split, out.distances))
+        if i < args.validate and method == "mesh":
+            try:
+                kcjax.validate_bfs_tree(split, int(s), out)
+                valid += 1
+            except kcjax.BFSValidationError as err:
+                fails.append(str(err))
+    for s, p in zip(sources, prints, strict=True):
+        reference.setdefault(int(s), p)
     same = all(reference[int(s)] == p for s, p in zip(sources, prints, strict=True))
     gteps = [p[3] / t * 1e-9 for p, t in zip(prints, times, strict=True)]
     row = {
-        "scale": scale,
+        "scale": split.num_nodes.bit_length() - 1,
         "edge_factor": args.edge_factor,
-        "devices": 1,
-        "method": "mesh-steps",
+        "devices": k,
+        "method": method,
         "num_nodes": split.num_nodes,
         "num_edges": split.num_edges,
+        "shard_entries": [int(x) for x in split.shard_entries()],
         "sources": len(sources),
         "median_s": statistics.median(times),
         "hmean_gteps_graph500": _harmonic(gteps),
         "hmean_gteps_seed": 2 * _harmonic(gteps),
+        "median_levels": statistics.median(p[2] + 1 for p in prints),
+        "validated": f"{valid}/{min(args.validate, len(sources))}" if method == "mesh" else None,
+        "validation_failures": fails[:3],
         "distances_equal": same,
-        **_breakdown(lambda s=int(sources[0]): fn(s), 1, split.chunk // 32),
+        **_breakdown(lambda s=int(sources[0]): fn(s), k, k * split.chunk // 32),
     }
     print(
-        f"  1 device, level steps: {row['hmean_gteps_graph500']:.2f} GTEPS (Graph500), median "
-        f"{row['median_s'] * 1e3:.2f} ms, local {row.get('local_s', 0) * 1e3:.2f} ms, other "
-        f"{row.get('other_s', 0) * 1e3:.2f} ms, equal {same}",
+        f"  {method} on {k} device(s): {row['hmean_gteps_graph500']:.2f} GTEPS (Graph500; "
+        f"{row['hmean_gteps_seed']:.2f} seed), median {row['median_s'] * 1e3:.2f} ms, "
+        f"local {row.get('local_s', 0) * 1e3:.2f} ms, exchange "
+        f"{row.get('exchange_s', 0) * 1e3:.2f} ms, other {row.get('other_s', 0) * 1e3:.2f} ms, "
+        f"idle {row.get('idle_s', 0) * 1e3:.2f} ms, levels {row.get('levels', '-')} (top-down "
+        f"{row.get('top_down', '-')}), sent {row.get('sent_bytes', 0) / 2**20:.1f} MiB, "
+        f"valid {row['validated']}, equal {same}",
         flush=True,
     )
+    text = _level_text(row)
+    if text:
+        print(text, flush=True)
     return row
 
 
 def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
+    clock = _Clock(args.scale_budget_s)
     gpus = jax.devices()
     top = max(devices)
     mesh_top = jax.make_mesh((top,), ("v",), devices=gpus[:top])
-    t0 = time.perf_counter()
     split_top = kcjax.generators.kronecker(scale, args.edge_factor, seed=args.seed, mesh=mesh_top)
     jax.block_until_ready(split_top.cols)
-    gen_s = time.perf_counter() - t0
+    gen_s = time.perf_counter() - clock.start
     entries = split_top.shard_entries()
     print(
         f"scale {scale}: {split_top}, generated on {top} devices in {gen_s:.1f} s, "
         f"shard entries {entries.min():,}..{entries.max():,}",
         flush=True,
     )
+    rows.append({"scale": scale, "devices": top, "method": "generate", "gen_s": gen_s})
     sources = _sources(split_top, args.sources, args.seed)
     fits = split_top.num_entries < 2**31
-    graph = split_top.to_graph(gpus[0]) if fits else None
+    graph = None
+    if fits and (len(devices) > 1 or not args.no_single):
+        clock.say("gathering the graph onto the first device")
+        graph = split_top.to_graph(gpus[0])
     reference: dict[int, tuple] = {}
     for k in sorted(devices, reverse=True):
         if k != top and graph is None:
             continue
+        if clock.out_of_time(f"{k} device(s) and what follows"):
+            return
         mesh = jax.make_mesh((k,), ("v",), devices=gpus[:k])
+        if k != top:
+            clock.say(f"splitting over {k} device(s)")
         split = split_top if k == top else kcjax.shard_graph(graph, mesh)
 
         def fn(s, split=split):
             return kcjax.bfs(split, s)
 
-        jax.block_until_ready(fn(int(sources[0])))  # compile
-        times = _time_sources(fn, sources, args.repeats)
-        prints, valid, fails = [], 0, []
-        for s in sources:
-            out = fn(int(s))
-            prints.append(_fingerprint(split, out.distances))
-            if args.validate:
-                try:
-                    kcjax.validate_bfs_tree(split, int(s), out)
-                    valid += 1
-                except kcjax.BFSValidationError as err:
-                    fails.append(str(err))
-        for s, p in zip(sources, prints, strict=True):
-            reference.setdefault(int(s), p)
-        same = all(reference[int(s)] == p for s, p in zip(sources, prints, strict=True))
-        edges = [p[3] for p in prints]
-        gteps = [e / t * 1e-9 for e, t in zip(edges, times, strict=True)]
-        row = {
+        rows.append(_time_row(args, clock, fn, split, sources, reference, k, "mesh"))
+        if k == 1 and not clock.out_of_time("the level steps on one device"):
+            # kcjax.bfs runs the one-device kernel there; the level steps forced:
+            ordered = kcjax.prepare_bfs(split) if gpus[0].platform == "gpu" else split
+
+            def steps(s, ordered=ordered):
+                return bfs_mesh(ordered, np.int32(s), direction="auto", one_device="steps")[0]
+
+            rows.append(
+                _time_row(args, clock, _Dist(steps), split, sources, reference, 1, "mesh-steps")
+            )
+        del split
+        kcjax.clear_memo()  # this split's degree order and views: memory for the next
+    if graph is None or args.no_single or clock.out_of_time("the single-GPU kcjax.bfs"):
+        return
+    clock.say("single-GPU kcjax.bfs: prepare_bfs")
+    single = kcjax.prepare_bfs(graph)
+
+    def one(s):
+        return kcjax.bfs(single, s)
+
+    jax.block_until_ready(one(int(sources[0])))
+    times = _time_sources(one, sources, args.repeats)
+    prints = [_graph_fingerprint(graph, one(int(s)).distances) for s in sources]
+    same = all(reference[int(s)] == p for s, p in zip(sources, prints, strict=True))
+    gteps = [p[3] / t * 1e-9 for p, t in zip(prints, times, strict=True)]
+    rows.append(
+        {
             "scale": scale,
             "edge_factor": args.edge_factor,
-            "devices": k,
-            "method": "mesh",
-            "num_nodes": split.num_nodes,
-            "num_edges": split.num_edges,
-            "shard_entries": [int(x) for x in split.shard_entries()],
-            "gen_s": gen_s if k == top else None,
+            "devices": 1,
+            "method": "single",
+            "num_nodes": graph.num_nodes,
+            "num_edges": graph.num_edges,
             "sources": len(sources),
             "median_s": statistics.median(times),
             "hmean_gteps_graph500": _harmonic(gteps),
             "hmean_gteps_seed": 2 * _harmonic(gteps),
-            "median_levels": statistics.median(p[2] + 1 for p in prints),
-            "validated": valid if args.validate else None,
-            "validation_failures": fails[:3],
             "distances_equal": same,
-            **_breakdown(lambda s=int(sources[0]), fn=fn: fn(s), k, k * split.chunk // 32),
         }
-        rows.append(row)
-        print(
-            f"  {k} device(s): {row['hmean_gteps_graph500']:.2f} GTEPS (Graph500; "
-            f"{row['hmean_gteps_seed']:.2f} seed), median {row['median_s'] * 1e3:.2f} ms, "
-            f"local {row.get('local_s', 0) * 1e3:.2f} ms, exchange "
-            f"{row.get('exchange_s', 0) * 1e3:.2f} ms, other {row.get('other_s', 0) * 1e3:.2f} ms, "
-            f"levels {row.get('levels', '-')} (top-down {row.get('top_down', '-')}), "
-            f"sent {row.get('sent_bytes', 0) / 2**20:.1f} MiB, valid {valid}/{len(sources)}, "
-            f"equal {same}",
-            flush=True,
-        )
-        if k == 1:  # the level steps on one device (kcjax.bfs runs the one-device kernel)
-            rows.append(_steps_row(args, scale, split, sources, reference))
-        del split
-        kcjax.clear_memo()  # this split's degree order and views: memory for the next
-    if graph is not None and not args.no_single:
-        single = kcjax.prepare_bfs(graph)
+    )
+    print(
+        f"  single-GPU kcjax.bfs: {_harmonic(gteps):.2f} GTEPS (Graph500), median "
+        f"{statistics.median(times) * 1e3:.2f} ms, equal {same}",
+        flush=True,
+    )
 
-        def one(s):
-            return kcjax.bfs(single, s)
 
-        jax.block_until_ready(one(int(sources[0])))
-        times = _time_sources(one, sources, args.repeats)
-        mesh1 = jax.make_mesh((1,), ("v",), devices=gpus[:1])
-        split1 = kcjax.shard_graph(graph, mesh1)
-        prints = [_fingerprint(split1, one(int(s)).distances) for s in sources]
-        same = all(reference[int(s)] == p for s, p in zip(sources, prints, strict=True))
-        gteps = [p[3] / t * 1e-9 for p, t in zip(prints, times, strict=True)]
-        rows.append(
-            {
-                "scale": scale,
-                "edge_factor": args.edge_factor,
-                "devices": 1,
-                "method": "single",
-                "num_nodes": graph.num_nodes,
-                "num_edges": graph.num_edges,
-                "sources": len(sources),
-                "median_s": statistics.median(times),
-                "hmean_gteps_graph500": _harmonic(gteps),
-                "hmean_gteps_seed": 2 * _harmonic(gteps),
-                "distances_equal": same,
-            }
-        )
-        print(
-            f"  single-GPU kcjax.bfs: {_harmonic(gteps):.2f} GTEPS (Graph500), median "
-            f"{statistics.median(times) * 1e3:.2f} ms, equal {same}",
-            flush=True,
-        )
+class _Dist:
+    """A call returning distances, wrapped to look like kcjax.bfs's result for _time_row."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def __call__(self, s):
+        return kcjax.BFSResult(distances=self.fn(s), parents=None, depth=None)
 
 
 def main() -> None:
@@ -323,7 +402,15 @@ def main() -> None:
     p.add_argument("--sources", type=int, default=64)
     p.add_argument("--repeats", type=int, default=3, help="timed calls per source")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--no-validate", dest="validate", action="store_false")
+    p.add_argument(
+        "--validate", type=int, default=16, help="trees validated per row (the first sources)"
+    )
+    p.add_argument(
+        "--scale-budget-s",
+        type=float,
+        default=140.0,
+        help="time guard per scale: phases not begun by then are skipped",
+    )
     p.add_argument("--no-single", action="store_true", help="skip the single-GPU kcjax.bfs")
     p.add_argument("--big", action="store_true", help="also --big-scales on the largest mesh")
     p.add_argument("--big-scales", default="27")
