@@ -97,6 +97,9 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = LaneId();
   const int32_t reached = __ldg(level) + 1;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  // The next frontier's size and degree sum: per warp over its words, then per block, then
+  // one atomic per block (an atomic per word serialized on two addresses).
+  int32_t found_count = 0, found_degrees = 0;
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
        w < s.words; w += warps) {
     const uint32_t bits = __ldg(cand + w);
@@ -112,15 +115,24 @@ __global__ void __launch_bounds__(kThreads)
     if (found >= 0) {
       dist[v] = reached;
       parent[v] = found;
+      ++found_count;
+      found_degrees += static_cast<int32_t>(hi - lo);
     }
-    const int32_t degrees = WarpSum(static_cast<int32_t>(found >= 0 ? hi - lo : 0));
-    if (lane == 0) {
-      next[w] = hit;
-      if (hit != 0) {
-        atomicAdd(stats, __popc(hit));
-        atomicAdd(stats + 1, degrees);
-      }
-    }
+    if (lane == 0) next[w] = hit;
+  }
+  __shared__ int32_t totals[2];
+  if (threadIdx.x == 0) totals[0] = totals[1] = 0;
+  __syncthreads();
+  found_count = WarpSum(found_count);
+  found_degrees = WarpSum(found_degrees);
+  if (lane == 0 && found_count != 0) {
+    atomicAdd(&totals[0], found_count);
+    atomicAdd(&totals[1], found_degrees);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && totals[0] != 0) {
+    atomicAdd(stats, totals[0]);
+    atomicAdd(stats + 1, totals[1]);
   }
 }
 
