@@ -53,7 +53,7 @@ import kcjax  # noqa: E402
 from kcjax.parallel import shard_map  # noqa: E402
 from kcjax.traversal.mesh import bfs_mesh  # noqa: E402
 
-_LOCAL = ("PushKernel", "PushHugeKernel", "PullKernel", "kcjax_bfs_mesh")
+_LOCAL = ("PushKernel", "PushChunkKernel", "PullKernel")
 _EXCHANGE = ("nccl", "all-gather", "all-to-all", "AllGather", "AllToAll")
 
 
@@ -176,7 +176,7 @@ def _breakdown(fn, parts: int, words: int) -> dict:
         for name, s, e in acts:
             split[_kind(name)] += (e - s) * 1e-9
             split["levels"] += "PullKernel" in name
-            split["top_down"] += "PushKernel" in name and "Huge" not in name
+            split["top_down"] += "PushKernel" in name and "Chunk" not in name
         span = (max(e for _, _, e in acts) - min(s for _, s, _ in acts)) * 1e-9 if acts else 0.0
         split["idle_s"] = span - _union([(s, e) for _, s, e in acts]) if acts else 0.0
         rows.append(split)

@@ -2,9 +2,9 @@
 // host interface in kcjax/bfs/mesh_cuda.h). A warp serves one bitmap word of the
 // shard's owned vertices at a time (grid-stride over words).
 //   MeshPush: top-down. A frontier vertex of degree < kSmallMax is walked by its lane,
-//             up to kMeshHugeDegree by the warp, larger ones are queued and walked by
-//             the whole grid in a second kernel; every unvisited neighbour's bit is
-//             set in the push bitmap (atomicOr).
+//             larger ones are cut into chunks of kMeshChunkEdges edges, queued and walked
+//             a warp per chunk by a second kernel (the frontier's edges spread evenly);
+//             every unvisited neighbour's bit is set in the push bitmap (atomicOr).
 //   MeshPull: settles candidates with the single-GPU bitmap variant's bottom-up
 //             search (bottom_up.cuh's SearchWord over the whole frontier bitmap).
 #include <cuda_runtime.h>
@@ -48,9 +48,12 @@ __device__ __forceinline__ void PushBatch(const int32_t* cols, const uint32_t* v
     if (x[j] >= 0) PushOne(push, x[j], seen[j]);
 }
 
+// A frontier vertex of degree < kSmallMax is walked by its lane; a larger one is cut into
+// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel.
 __global__ void __launch_bounds__(kThreads)
     PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited, uint32_t* push,
-               int32_t* queue, int32_t* queued) {
+               int2* queue, int32_t* queued) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
@@ -64,30 +67,35 @@ __global__ void __launch_bounds__(kThreads)
     if (mine && deg < BfsPolicy::kSmallMax) {
       for (int64_t e0 = lo; e0 < hi; e0 += kBatch) PushBatch(s.cols, visited, push, e0, hi, 1);
     }
-    if (mine && deg >= BfsPolicy::kMeshHugeDegree) queue[atomicAdd(queued, 1)] = u;
-    unsigned wide = __ballot_sync(
-        kFull, mine && deg >= BfsPolicy::kSmallMax && deg < BfsPolicy::kMeshHugeDegree);
-    for (; wide != 0; wide &= wide - 1) {
-      const int o = __ffs(wide) - 1;
-      const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);
-      for (int64_t e0 = olo + lane; e0 < ohi; e0 += int64_t{kWarp} * kBatch)
-        PushBatch(s.cols, visited, push, e0, ohi, kWarp);
+    for (unsigned big = __ballot_sync(kFull, mine && deg >= BfsPolicy::kSmallMax); big != 0;
+         big &= big - 1) {
+      const int o = __ffs(big) - 1;
+      const int64_t odeg = __shfl_sync(kFull, deg, o);
+      const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk);
+      int32_t at = 0;
+      if (lane == 0) at = atomicAdd(queued, chunks);
+      at = __shfl_sync(kFull, at, 0);
+      const int32_t vertex = static_cast<int32_t>(w * kWarp + o);
+      for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i);
     }
   }
 }
 
-// The queued hubs, each by the whole grid.
+// The queued chunks, a warp each (kMeshChunkEdges / 32 edges a lane).
 __global__ void __launch_bounds__(kThreads)
-    PushHugeKernel(MeshShard s, const uint32_t* visited, uint32_t* push, const int32_t* queue,
-                   const int32_t* queued) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    PushChunkKernel(MeshShard s, const uint32_t* visited, uint32_t* push, const int2* queue,
+                    const int32_t* queued) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   const int32_t count = *queued;
-  for (int32_t i = 0; i < count; ++i) {
-    const int32_t u = queue[i];
-    const int64_t lo = __ldg(s.indptr + u), hi = __ldg(s.indptr + u + 1);
-    for (int64_t e0 = lo + tid; e0 < hi; e0 += stride * kBatch)
-      PushBatch(s.cols, visited, push, e0, hi, stride);
+  for (int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp; i < count;
+       i += warps) {
+    const int2 q = queue[i];
+    const int64_t start = __ldg(s.indptr + q.x) + int64_t{q.y} * kChunk;
+    const int64_t hi = min(start + kChunk, static_cast<int64_t>(__ldg(s.indptr + q.x + 1)));
+    for (int64_t e0 = start + lane; e0 < hi; e0 += int64_t{kWarp} * kBatch)
+      PushBatch(s.cols, visited, push, e0, hi, kWarp);
   }
 }
 
@@ -144,20 +152,28 @@ int Blocks(int64_t words, int num_sms) {
 
 }  // namespace
 
+size_t MeshPushQueueBytes(const MeshShard& s, int64_t entries) {
+  // At most entries / chunk + one partial chunk per vertex of degree >= kSmallMax.
+  const int64_t chunks = entries / BfsPolicy::kMeshChunkEdges +
+                         std::min<int64_t>(s.words * kWarp, entries / BfsPolicy::kSmallMax) + 1;
+  return static_cast<size_t>(chunks + 1) * sizeof(int2);  // the count first, then the chunks
+}
+
 cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
-                     uint32_t* push, int32_t* queue, int num_sms, cudaStream_t stream) {
-  int32_t* queued = queue + s.words * kWarp;
+                     uint32_t* push, void* queue, int num_sms, cudaStream_t stream) {
+  auto* queued = static_cast<int32_t*>(queue);
+  auto* chunks = static_cast<int2*>(queue) + 1;
   cudaError_t err = cudaMemsetAsync(push, 0, s.global_words * sizeof(uint32_t), stream);
   if (err != cudaSuccess) return err;
   err = cudaMemsetAsync(queued, 0, sizeof(int32_t), stream);
   if (err != cudaSuccess) return err;
   if (s.words == 0) return cudaSuccess;
-  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, push, queue,
+  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, push, chunks,
                                                                 queued);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  PushHugeKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(s, visited, push,
-                                                                                 queue, queued);
+  PushChunkKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(s, visited, push,
+                                                                                  chunks, queued);
   return cudaGetLastError();
 }
 

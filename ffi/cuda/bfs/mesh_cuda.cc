@@ -33,11 +33,12 @@ ffi::Error MeshPushCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   cudaError_t err = kcjax::cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   kcjax::cuda::DeviceScratch memory(scratch, stream);
-  const size_t bytes = (shape.words * 32 + 1) * sizeof(int32_t);
-  auto* queue = static_cast<int32_t*>(memory.Allocate(bytes));
-  if (queue == nullptr) return rep.Exhausted(bytes, "the queue of hub frontier vertices");
-  err = kcjax::cuda::MeshPush(Shard(indptr, cols, shape), front.typed_data(), visited.typed_data(),
-                              push->typed_data(), queue, num_sms, stream);
+  const kcjax::cuda::MeshShard shard = Shard(indptr, cols, shape);
+  const size_t bytes = kcjax::cuda::MeshPushQueueBytes(shard, shape.e);
+  void* queue = memory.Allocate(bytes);
+  if (queue == nullptr) return rep.Exhausted(bytes, "the queue of frontier edge chunks");
+  err = kcjax::cuda::MeshPush(shard, front.typed_data(), visited.typed_data(), push->typed_data(),
+                              queue, num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("top-down push kernels", err);
   return ffi::Error::Success();
 }

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace kcjax::cuda {
@@ -15,10 +16,13 @@ struct MeshShard {
   int64_t global_words;   // bitmap words of the whole graph
 };
 
-// Top-down: push[W] = the unvisited neighbours of the shard's frontier `front[words]`.
-// `queue` holds 32 * words + 1 int32 of scratch (the grid-expanded hubs and their count).
+// Bytes of MeshPush's scratch for a shard of `entries` column entries (its chunk queue).
+size_t MeshPushQueueBytes(const MeshShard& s, int64_t entries);
+
+// Top-down: push[W] = the unvisited neighbours of the shard's frontier `front[words]`;
+// `queue`: MeshPushQueueBytes of scratch.
 cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
-                     uint32_t* push, int32_t* queue, int num_sms, cudaStream_t stream);
+                     uint32_t* push, void* queue, int num_sms, cudaStream_t stream);
 
 // Settles the candidates `cand[words]` against the whole frontier `front[W]`: dist,
 // parent (updated in place), the next frontier's words and `stats[2]`: its size and degree sum.
