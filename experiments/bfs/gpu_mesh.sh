@@ -2,7 +2,8 @@
 # The multi-device BFS on a machine of several GPUs (issue 47), after
 # `bash experiments/device/gpu_check.sh build`:
 #   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [big] [sanitize] [processes]   (default: tests bench)
-# tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log);
+# tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log;
+#        MESH_TEST_K replaces the -k expression, e.g. "gpu" for the GPU tests alone);
 # bench: experiments/bfs/mesh_scaling.py, Kronecker 24 and 26 on 1, 2 and 4 GPUs beside the
 #        single-GPU kcjax.bfs ($OUT/bfs_mesh.json, .txt);
 # processes: 2 processes x 2 GPUs under jax.distributed ($OUT/mesh_process{0,1}.log);
@@ -17,7 +18,7 @@ for s in "${stages[@]}"; do
   case "$s" in
     tests)
       timeout -s KILL "${MESH_TEST_TIMEOUT:-240}" "$PY" -P -m pytest -q -rf -x \
-        tests/bfs/test_mesh.py -k "gpu or multidevice or one_device" 2>&1 |
+        tests/bfs/test_mesh.py -k "${MESH_TEST_K:-gpu or multidevice or one_device}" 2>&1 |
         tee "$OUT/test_mesh.log" | tail -25
       [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
       ;;
