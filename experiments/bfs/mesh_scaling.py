@@ -246,7 +246,16 @@ class _Clock:
         return True
 
 
-def _time_row(args, clock, fn, split, sources, reference, k, method) -> dict | None:
+def _guarded(clock, fn, *args) -> dict:
+    """``fn(*args)``, or a row naming the error (e.g. out of memory) so the run goes on."""
+    try:
+        return fn(*args)
+    except Exception as err:
+        clock.say(f"failed: {type(err).__name__}: {str(err)[:500]}")
+        return {"error": f"{type(err).__name__}: {str(err)[:500]}"}
+
+
+def _time_row(args, clock, fn, split, sources, reference, k, method="mesh") -> dict:
     """Times ``fn`` over the sources, fingerprints every result, validates the first
     ``--validate`` trees; None when the time guard stops it."""
     clock.say(f"{method} on {k} device(s): first call (compile, prepare)")
@@ -263,6 +272,9 @@ def _time_row(args, clock, fn, split, sources, reference, k, method) -> dict | N
                 valid += 1
             except kcjax.BFSValidationError as err:
                 fails.append(str(err))
+            except Exception as err:  # e.g. out of memory: reported, the run goes on
+                fails.append(f"{type(err).__name__}: {str(err)[:300]}")
+                break
     for s, p in zip(sources, prints, strict=True):
         reference.setdefault(int(s), p)
     same = all(reference[int(s)] == p for s, p in zip(sources, prints, strict=True))
@@ -336,7 +348,7 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
         def fn(s, split=split):
             return kcjax.bfs(split, s)
 
-        rows.append(_time_row(args, clock, fn, split, sources, reference, k, "mesh"))
+        rows.append(_guarded(clock, _time_row, args, clock, fn, split, sources, reference, k))
         if k == 1 and not clock.out_of_time("the level steps on one device"):
             # kcjax.bfs runs the one-device kernel there; the level steps forced:
             ordered = kcjax.prepare_bfs(split) if gpus[0].platform == "gpu" else split
@@ -345,7 +357,18 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
                 return bfs_mesh(ordered, np.int32(s), direction="auto", one_device="steps")[0]
 
             rows.append(
-                _time_row(args, clock, _Dist(steps), split, sources, reference, 1, "mesh-steps")
+                _guarded(
+                    clock,
+                    _time_row,
+                    args,
+                    clock,
+                    _Dist(steps),
+                    split,
+                    sources,
+                    reference,
+                    1,
+                    "mesh-steps",
+                )
             )
         del split
         kcjax.clear_memo()  # this split's degree order and views: memory for the next
