@@ -165,8 +165,11 @@ def _check_on_mesh(
         rows = jnp.where(live, row_ids(indptr, e), 0)
         pc = jnp.clip(p, 0, n - 1)
         child = (p >= 0) & (ids != source)
-        # Whether v's row holds its parent, in any row order: one pass over the entries.
-        found = jnp.zeros((c,), jnp.bool_).at[rows].max(live & (cols == pc[rows]))
+        # Whether v's row holds its parent, in any row order: one pass over the entries, a
+        # running count of the hits read at the rows' ends (no scatter: rows are contiguous).
+        hits = jnp.cumsum((live & (cols == pc[rows])).astype(jnp.int32))
+        ends = jnp.concatenate([jnp.zeros((1,), jnp.int32), hits])[indptr]
+        found = ends[1:] > ends[:-1]
         du, dv = d[rows], whole[cols]
         vertex_checks = (
             (ids == source) & ((d != 0) | (p != source)),

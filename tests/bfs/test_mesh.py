@@ -260,6 +260,13 @@ def test_multidevice_generated_graphs(monkeypatch):
         wrong[v] = int(np.flatnonzero(dist == 2)[1])  # same level: not a parent
         with pytest.raises(kcjax.BFSValidationError, match="consecutive levels"):
             kcjax.validate_bfs_tree(got, hub, (dist, wrong))
+        row = np.asarray(ref.indices)[np.asarray(ref.indptr)[v] : np.asarray(ref.indptr)[v + 1]]
+        stranger = np.setdiff1d(np.flatnonzero(dist == 1), row)
+        if stranger.size:  # a vertex of the previous level that is not v's neighbour
+            wrong = par.copy()
+            wrong[v] = int(stranger[0])
+            with pytest.raises(kcjax.BFSValidationError, match="an edge of the graph"):
+                kcjax.validate_bfs_tree(got, hub, (dist, wrong))
         cut = dist.copy()
         cut[v] = -1
         with pytest.raises(kcjax.BFSValidationError, match="iff it has a parent"):
