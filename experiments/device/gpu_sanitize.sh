@@ -27,8 +27,10 @@ export JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0
 # One compile thread and no autotuning: the least XLA work, should a program miss.
 SANITIZE_XLA_FLAGS="--xla_gpu_autotune_level=0 --xla_gpu_force_compilation_parallelism=1"
 
-OUT="$OUT/build" bash experiments/device/gpu_check.sh build >/dev/null || { echo "build failed"; exit 1; }
-head -2 "$OUT/build/gpu.txt"
+if [[ -z ${NO_BUILD:-} ]]; then  # NO_BUILD=1: this tree is built already
+  OUT="$OUT/build" bash experiments/device/gpu_check.sh build >/dev/null || { echo "build failed"; exit 1; }
+  head -2 "$OUT/build/gpu.txt"
+fi
 compute-sanitizer --version | tail -1
 
 # name PATH: a workload's log name, its family and its prefix (bfs, bfs_mesh, ...).
