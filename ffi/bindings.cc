@@ -222,6 +222,15 @@ PYBIND11_MODULE(_kcjax, m) {
 #endif
   });
   m.def(
+      "bfs_policy",
+      []() {
+        py::dict d;
+        d["cluster_alpha"] = kcjax::BfsPolicy::kClusterAlpha;
+        d["back_to_top_down"] = kcjax::BfsPolicy::kBackToTopDown;
+        return d;
+      },
+      "The BfsPolicy constants the multi-device BFS's direction rule reads in Python.");
+  m.def(
       "parse_edge_list",
       [](py::bytes data) {
         char* buf = nullptr;

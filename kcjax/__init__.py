@@ -34,6 +34,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "CanonReport": ("kcjax.graph.graph", "CanonReport"),
     "CliqueCostEstimate": ("kcjax.cliques.auto", "CliqueCostEstimate"),
     "Graph": ("kcjax.graph.graph", "Graph"),
+    "ShardedGraph": ("kcjax.graph.sharded", "ShardedGraph"),
+    "shard_graph": ("kcjax.graph.sharded", "shard_graph"),
     "GraphFormatError": ("kcjax.graph.io", "GraphFormatError"),
     "ListingOverflowError": ("kcjax.errors", "ListingOverflowError"),
     "bfs": ("kcjax.traversal.bfs", "bfs"),
@@ -114,7 +116,16 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
-_SUBPACKAGES = {"cli", "cliques", "graph", "match", "parallel", "traversal", "truss"}
+_SUBPACKAGES = {
+    "cli",
+    "cliques",
+    "experimental",
+    "graph",
+    "match",
+    "parallel",
+    "traversal",
+    "truss",
+}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._compile_cache import (
@@ -138,6 +149,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.graph.io import GraphFormatError, load, save
     from kcjax.graph.labeled import LabeledGraph, load_labeled, save_labeled
     from kcjax.graph.orient import DAG, ORDERS, clear_memo, core_numbers, degeneracy, orient
+    from kcjax.graph.sharded import ShardedGraph, shard_graph
     from kcjax.graph.tasks import STRATEGIES, candidate_sizes, split_sizes, split_tasks, task_costs
     from kcjax.match.count import (
         count_embeddings,

@@ -50,11 +50,25 @@ def built_with_cuda() -> bool:
 
 
 def call(
-    target: str, results: Any, *args: jax.Array, vmap_method: str = "sequential", **attrs: Any
+    target: str,
+    results: Any,
+    *args: jax.Array,
+    vmap_method: str = "sequential",
+    input_output_aliases: dict[int, int] | None = None,
+    **attrs: Any,
 ) -> Any:
-    """``jax.ffi.ffi_call`` of a registered target (registering them on first use)."""
+    """``jax.ffi.ffi_call`` of a registered target (registering them on first use);
+    ``input_output_aliases`` maps operand positions to the results they are updated into."""
     _register()
-    return jax.ffi.ffi_call(target, results, vmap_method=vmap_method)(*args, **attrs)
+    return jax.ffi.ffi_call(
+        target, results, vmap_method=vmap_method, input_output_aliases=input_output_aliases
+    )(*args, **attrs)
+
+
+def bfs_policy() -> dict[str, int]:
+    """The ``BfsPolicy`` constants that Python code reads (the multi-device BFS's
+    direction rule): ``cluster_alpha`` and ``back_to_top_down``."""
+    return dict(_kcjax.bfs_policy())
 
 
 def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:

@@ -62,7 +62,7 @@ sys.path.insert(0, str(ROOT / "experiments" / "tools"))
 import devtime  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.graph.orient import clear_memo  # noqa: E402
+from kcjax import clear_memo  # noqa: E402
 from kcjax.nx import FUNCTIONS  # noqa: E402
 
 #: The shared graphs: beside the repository, inside it, or as carried to the GPU machine.

@@ -154,10 +154,9 @@ def test_gpu_mesh_count_equals_cpu(monkeypatch, method):
     # the devices, the planted clique's heaviest tasks split across them, the
     # max_degree hint of the eager sharded path; the pivot counter's roots;
     # every size at once, per-vertex counts and one matching query.
-    from kcjax.cliques import sharded
 
-    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", 0.0)
-    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
     dag = _planted_random_dag(5)
     mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
     ks = list(range(3, 9))

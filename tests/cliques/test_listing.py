@@ -64,11 +64,8 @@ def test_sizes_above_the_out_degree_bound_cost_nothing(case, monkeypatch):
     def no_search(*args, **kwargs):
         raise AssertionError("a kernel ran for a size no clique reaches")
 
-    from kcjax.cliques import kernels, listing, local
-
-    for module, name in ((listing, "_list"), (kernels, "clique_per_vertex")):
-        monkeypatch.setattr(module, name, no_search)
-    monkeypatch.setattr(local.kernels, "clique_pivot_local", no_search)
+    for target in ("listing._list", "kernels.clique_per_vertex", "kernels.clique_pivot_local"):
+        monkeypatch.setattr(f"kcjax.cliques.{target}", no_search)
     for size in (k, 1000):
         assert kcjax.list_cliques(dag, size).shape == (0, size)
         assert kcjax.list_cliques(dag, size, capacity=10).shape == (0, size)

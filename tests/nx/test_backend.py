@@ -546,7 +546,7 @@ def test_priority_settings_algos_and_generators(monkeypatch):
 
 
 def test_conversion_round_trip_and_backend_graph():
-    from kcjax.nx.convert import KcjaxGraph
+    from kcjax.experimental import KcjaxGraph
 
     G = labeled_graph(50, 0.1, 7, loops=3)
     K = nx.utils.backends._load_backend("kcjax").convert_from_nx(G)
