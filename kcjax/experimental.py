@@ -49,7 +49,8 @@ Groups:
   ``match_filter_round``, ``match_slots``, ``match_unpack``,
   ``match_to_mask``, ``match_from_mask``), the raw count
   (``match_count_kernel``) and the mesh deal (``match_deal_roots``).
-- networkx backend: ``KcjaxGraph`` (the backend's graph class).
+- networkx backend: ``KcjaxGraph`` (the backend's graph class),
+  ``nx_adjacency_csr`` (the native conversion pass over ``G._adj``).
 - files and the command line: ``partial_file`` (a whole output or none),
   ``parse_k_values`` (how ``-k`` reads ``3`` or ``3-6``).
 
@@ -88,6 +89,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "clique_per_vertex": ("kcjax.cliques.kernels", "clique_per_vertex"),
     "clique_pivot": ("kcjax.cliques.kernels", "clique_pivot"),
     "clique_pivot_local": ("kcjax.cliques.kernels", "clique_pivot_local"),
+    "clique_maximal": ("kcjax.cliques.kernels", "clique_maximal"),
     # k-cliques: meshes
     "MESH_MIN_PIVOT_COST_PER_DEVICE": ("kcjax.cliques.sharded", "MESH_MIN_PIVOT_COST_PER_DEVICE"),
     "MESH_MIN_WORK_PER_DEVICE": ("kcjax.cliques.sharded", "MESH_MIN_WORK_PER_DEVICE"),
@@ -150,6 +152,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "match_deal_roots": ("kcjax.match.sharded", "deal_roots"),
     # the networkx backend
     "KcjaxGraph": ("kcjax.nx.convert", "KcjaxGraph"),
+    "nx_adjacency_csr": ("kcjax._native", "adjacency_csr"),
     # files and the command line
     "partial_file": ("kcjax._interrupts", "partial_file"),
     "parse_k_values": ("kcjax.cli", "_k_values"),
