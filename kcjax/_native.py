@@ -50,13 +50,50 @@ def built_with_cuda() -> bool:
 
 
 def call(
-    target: str, results: Any, *args: jax.Array, vmap_method: str = "sequential", **attrs: Any
+    target: str,
+    results: Any,
+    *args: jax.Array,
+    vmap_method: str = "sequential",
+    input_output_aliases: dict[int, int] | None = None,
+    **attrs: Any,
 ) -> Any:
-    """``jax.ffi.ffi_call`` of a registered target (registering them on first use)."""
+    """``jax.ffi.ffi_call`` of a registered target (registering them on first use);
+    ``input_output_aliases`` maps operand positions to the results they are updated into."""
     _register()
-    return jax.ffi.ffi_call(target, results, vmap_method=vmap_method)(*args, **attrs)
+    return jax.ffi.ffi_call(
+        target, results, vmap_method=vmap_method, input_output_aliases=input_output_aliases
+    )(*args, **attrs)
+
+
+def bfs_policy() -> dict[str, int]:
+    """The ``BfsPolicy`` constants that Python code reads (the multi-device BFS's
+    direction rule): ``cluster_alpha`` and ``back_to_top_down``."""
+    return dict(_kcjax.bfs_policy())
 
 
 def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
     """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
     return _kcjax.parse_edge_list(data)
+
+
+def is_range(adj: dict) -> bool:
+    """Whether the keys of ``adj`` are the ints 0..n-1 in order (native)."""
+    return bool(_kcjax.is_range(adj))
+
+
+def adjacency_csr(adj: dict, index: dict | None) -> tuple[np.ndarray, np.ndarray, Any, int]:
+    """networkx's ``G._adj`` as a CSR in one native pass over the dicts.
+
+    Args:
+      adj: dict label -> dict neighbour label -> edge data.
+      index: dict label -> id, or None when the labels are the ints 0..n-1.
+
+    Returns:
+      (indptr int64[n + 1], cols int32[e] in each adjacency's order, self loops
+      dropped, bool mask of the kept entries of the full adjacency or None when
+      there were no self loops, number of self loops).
+
+    Raises:
+      TypeError: when an adjacency is not a dict (or an int label is expected).
+    """
+    return _kcjax.adjacency_csr(adj, index)

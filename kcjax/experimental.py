@@ -22,8 +22,9 @@ names it as a string, ``monkeypatch.setattr("kcjax.cliques.chunked.CHUNK_S",
 Groups:
 
 - k-cliques: the ``method="auto"`` rule (``auto_*``, ``AUTO_*``,
-  ``work_bounds``), one chunk of an eager count (``enumeration_chunk``,
-  ``pivot_chunk``, ``chunk_start``), the long-count estimate
+  ``AutoFeatures``, ``work_bounds``; ``auto_count_pick`` and
+  ``auto_local_pick`` decide from recorded facts), one chunk of an eager
+  count (``enumeration_chunk``, ``pivot_chunk``, ``chunk_start``), the long-count estimate
   (``count_seconds``, ``LONG_COUNT_S``), the raw FFI calls (``clique_*``),
   the mesh deals and policy (``mesh_devices``, ``edge_rows``, ``root_rows``,
   ``heavy_split``, ``pivot_root_costs``, ``pivot_histogram_sharded``,
@@ -72,6 +73,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "auto_gpu_method": ("kcjax.cliques.auto", "auto_gpu_method"),
     "auto_local_method": ("kcjax.cliques.auto", "auto_local_method"),
     "auto_method": ("kcjax.cliques.auto", "auto_method"),
+    "AutoFeatures": ("kcjax.cliques.auto", "AutoFeatures"),
+    "auto_count_pick": ("kcjax.cliques.auto", "count_pick"),
+    "auto_local_pick": ("kcjax.cliques.auto", "local_pick"),
     "work_bounds": ("kcjax.cliques.auto", "work_bounds"),
     # k-cliques: eager counts in chunks
     "enumeration_chunk": ("kcjax.cliques.count", "enumeration_chunk"),

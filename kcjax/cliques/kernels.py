@@ -247,3 +247,37 @@ def clique_pivot_local(
         k=np.int32(k),
         num_threads=np.int32(num_threads),
     )
+
+
+@functools.partial(jax.jit, static_argnames=("capacity", "num_threads"))
+def clique_maximal(
+    indptr: jax.Array,
+    indices: jax.Array,
+    rank: jax.Array,
+    tasks: jax.Array,
+    *,
+    capacity: int,
+    num_threads: int,
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Calls target ``kcjax_clique_maximal`` (contract in ffi/include/kcjax/cliques/cliques.h;
+    CPU only: its arguments must live on a CPU device).
+
+    Returns:
+      (int32[capacity] vertex ids of the cliques one after another,
+      int32[capacity] clique sizes, int32[2] (cliques, entries) found,
+      int32[n] largest such clique per vertex); ``capacity`` 0 only counts.
+    """
+    return call(
+        "kcjax_clique_maximal",
+        (
+            jax.ShapeDtypeStruct((capacity,), jnp.int32),
+            jax.ShapeDtypeStruct((capacity,), jnp.int32),
+            jax.ShapeDtypeStruct((2,), jnp.int32),
+            jax.ShapeDtypeStruct((indptr.shape[0] - 1,), jnp.int32),
+        ),
+        indptr,
+        indices,
+        rank,
+        tasks,
+        num_threads=np.int32(num_threads),
+    )

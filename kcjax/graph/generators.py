@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
 
 from kcjax.graph.graph import Graph
+from kcjax.graph.sharded import ShardedGraph, kronecker_sharded
 
 
 def rmat(
@@ -327,19 +330,44 @@ def _gnp_pairs(n: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, 
 
 
 def kronecker(
-    scale: int, edge_factor: int = 16, seed: int = 0, *, on_device: bool = False
-) -> Graph:
+    scale: int,
+    edge_factor: int = 16,
+    seed: int = 0,
+    *,
+    on_device: bool = False,
+    mesh: Mesh | None = None,
+    axis_name: Any = None,
+) -> Graph | ShardedGraph:
     """A Graph500 Kronecker graph: :func:`rmat` with (A, B, C) = (0.57, 0.19, 0.19).
 
     ``edge_factor * 2**scale`` generated edges with permuted vertex ids, the
     Graph500 benchmark's input (loops and duplicates dropped).
 
+    With ``mesh`` the graph is generated split over the mesh's devices and
+    returned as a :class:`~kcjax.graph.sharded.ShardedGraph` (for
+    ``kcjax.bfs``): every device draws the same counter-based hash stream
+    (:func:`kcjax.graph.sharded.kronecker_edges`; another stream than the
+    host's and ``on_device``'s) and keeps its own rows, so the graph never
+    passes through one device or the host and may hold 2^31 or more CSR
+    entries (each shard fewer). The same seed gives the same graph on any
+    number of devices.
+
     Args:
-      scale: log2 of the number of vertices (0..30).
+      scale: log2 of the number of vertices (0..30; with ``mesh`` 0..31).
       edge_factor: generated edges per vertex (Graph500: 16).
       seed: random seed.
       on_device: draw on the default JAX device (see :func:`rmat`).
+      mesh: generate over this mesh instead.
+      axis_name: the mesh axis to split over (``None``: the mesh's only axis).
+
+    Raises:
+      ValueError: a bad argument, ``on_device`` with ``mesh``, or (with
+        ``mesh``) more than 2^32 generated edges or a shard of 2^31 entries.
     """
+    if mesh is not None:
+        if on_device:
+            raise ValueError("give on_device or mesh, not both")
+        return kronecker_sharded(scale, edge_factor, seed, (0.57, 0.19, 0.19), mesh, axis_name)
     return rmat(scale, edge_factor, 0.57, 0.19, 0.19, seed, permute=True, on_device=on_device)
 
 

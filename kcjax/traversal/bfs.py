@@ -9,10 +9,12 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
 
 from kcjax._args import check_choice
 from kcjax.graph.graph import Graph, home_device, int32_on
 from kcjax.graph.orient import memo
+from kcjax.graph.sharded import ShardedGraph, degree_ordered, shard_graph
 from kcjax.traversal import dense
 from kcjax.traversal.kernels import (
     BATCHES,
@@ -22,6 +24,7 @@ from kcjax.traversal.kernels import (
     bfs_native,
     degree_ordered_indices,
 )
+from kcjax.traversal.mesh import bfs_mesh
 
 #: Every BFS method, the default first: ``"auto"`` (``"cluster"`` on small
 #: graphs, else ``"enterprise"``), ``"cluster"``, then the native ladder from
@@ -89,22 +92,29 @@ def prepare_bfs(graph: Graph) -> BFSGraph:
     :func:`kcjax.clear_memo` forgets it); a jitted traversal that
     takes the graph as an argument should take a BFSGraph instead.
 
+    A :class:`~kcjax.graph.sharded.ShardedGraph` gets the same order on its
+    devices (:func:`kcjax.graph.sharded.degree_ordered`, memoized), returned
+    as a ShardedGraph; an eager :func:`bfs` over a mesh of GPUs orders a graph
+    of at least 2^20 vertices by itself.
+
     Args:
       graph: the graph.
 
     Returns:
-      A :class:`BFSGraph`.
+      A :class:`BFSGraph` (a ShardedGraph for a ShardedGraph).
 
     Raises:
-      TypeError: ``graph`` is not a Graph.
+      TypeError: ``graph`` is not a Graph or ShardedGraph.
     """
+    if isinstance(graph, ShardedGraph):
+        return degree_ordered(graph)
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be a kcjax.Graph, got {type(graph).__name__}")
     return BFSGraph(graph=graph, indices=degree_ordered_indices(graph.indptr, graph.indices))
 
 
 def bfs(
-    graph: Graph | BFSGraph,
+    graph: Graph | BFSGraph | ShardedGraph,
     source: Any = None,
     *,
     sources: Any = None,
@@ -113,6 +123,8 @@ def bfs(
     method: str = "auto",
     batch: str = "bitset",
     hub_tau: int | None = None,
+    mesh: Mesh | None = None,
+    axis_name: Any = None,
 ) -> BFSResult:
     """Breadth-first search from one source or from many at once; jit-able.
 
@@ -123,10 +135,19 @@ def bfs(
     each undirected edge once (Graph500); the Enterprise paper counts both
     directions (twice that number).
 
+    With ``mesh`` (or a :class:`~kcjax.graph.sharded.ShardedGraph`) the
+    vertices are split over the mesh's devices and every level runs the
+    native steps on each device, the frontier exchanged by collectives
+    (:mod:`kcjax.traversal.mesh`); the same distances as one device. The
+    split is built on the devices once per graph and mesh (memoized, as
+    :func:`kcjax.shard_graph`); a graph traced under ``jax.jit`` must be split
+    outside (pass the ShardedGraph in). Sources are served one after another.
+
     Args:
       graph: the graph, or a :class:`BFSGraph` from :func:`prepare_bfs` (the
         native methods read its degree-ordered adjacency; see there for when
-        a plain graph is prepared automatically).
+        a plain graph is prepared automatically), or a
+        :class:`~kcjax.graph.sharded.ShardedGraph` (on its own mesh).
       source: one root vertex id (int or int32 scalar array). Under
         ``jax.vmap`` over ``source`` the traversals are batched as with
         ``sources``.
@@ -159,17 +180,40 @@ def bfs(
         all in one launch).
       hub_tau: hub degree threshold τ of the hub rule (``None``: 4 ×
         average degree, at least 16); ``"cluster"`` has no hubs.
+      mesh: a device mesh to split the graph over (``None``: one device,
+        unless ``graph`` is a ShardedGraph). ``method`` ``"auto"`` (the
+        native level steps) or ``"dense"`` (pure JAX: every level pulls over
+        every edge of a shard; the baseline); no ``hub_tau``; ``batch`` does
+        not apply; ``direction`` only for ``"auto"``.
+      axis_name: the mesh axis to split over (``None``: the mesh's only axis).
 
     Returns:
       A :class:`BFSResult`.
 
     Raises:
-      TypeError: ``graph`` is not a Graph or BFSGraph or the sources are not integers.
+      TypeError: ``graph`` is not a Graph, BFSGraph or ShardedGraph, or the
+        sources are not integers.
       ValueError: for a source outside ``[0, num_nodes)`` given as a Python or
         numpy integer (a jax array is not read back to check: one out of range,
         traced or not, yields a row of -1), both or neither of
-        ``source``/``sources``, or an unknown option.
+        ``source``/``sources``, or an unknown option; over a mesh also for a
+        method other than ``"auto"``/``"dense"``, a ``hub_tau``, a traced Graph
+        (split it outside the trace) or a ShardedGraph on another mesh than
+        ``mesh``.
     """
+    if mesh is not None or isinstance(graph, ShardedGraph):
+        return _bfs_on_mesh(
+            graph,
+            source,
+            sources,
+            mesh=mesh,
+            axis_name=axis_name,
+            parents=parents,
+            direction=direction,
+            method=method,
+            batch=batch,
+            hub_tau=hub_tau,
+        )
     prepared = graph if isinstance(graph, BFSGraph) else None
     if prepared is not None:
         graph = prepared.graph
@@ -239,6 +283,60 @@ def _bfs_program(
     dist = dist.reshape(shape)
     par = par.reshape(shape) if parents else None
     return BFSResult(distances=dist, parents=par, depth=jnp.max(dist, axis=-1, initial=-1))
+
+
+def _bfs_on_mesh(
+    graph: Any,
+    source: Any,
+    sources: Any,
+    *,
+    mesh: Mesh | None,
+    axis_name: Any,
+    parents: bool,
+    direction: str,
+    method: str,
+    batch: str,
+    hub_tau: int | None,
+) -> BFSResult:
+    """:func:`bfs` over a mesh: checks, the memoized split, the traversal."""
+    if isinstance(graph, BFSGraph):
+        graph = graph.graph
+    if isinstance(graph, ShardedGraph):
+        if mesh is not None and (mesh != graph.mesh or (axis_name or graph.axis) != graph.axis):
+            raise ValueError("the ShardedGraph is split over another mesh or axis than mesh=")
+        sharded = graph
+    elif isinstance(graph, Graph):
+        sharded = shard_graph(graph, mesh, axis_name)
+    else:
+        raise TypeError(
+            f"graph must be a kcjax.Graph, BFSGraph or ShardedGraph, got {type(graph).__name__}"
+        )
+    if (source is None) == (sources is None):
+        raise ValueError("give exactly one of source (one root) or sources (int32[s] roots)")
+    if method not in ("auto", "dense"):
+        raise ValueError(f"over a mesh method must be 'auto' or 'dense', got {method!r}")
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {tuple(DIRECTIONS)}, got {direction!r}")
+    if batch not in BATCHES:
+        raise ValueError(f"batch must be one of {tuple(BATCHES)}, got {batch!r}")
+    if hub_tau is not None:
+        raise ValueError("hub_tau does not apply over a mesh (its rule counts edges, not hubs)")
+    single = sources is None
+    roots = _as_roots(source if single else sources, sharded.num_nodes, single)
+    if (
+        method == "auto"
+        and sharded.num_nodes >= GRID_BITMAP_MIN_VERTICES
+        and not isinstance(sharded.cols, jax.core.Tracer)
+        and all(d.platform == "gpu" for d in sharded.mesh.devices.flat)
+    ):
+        sharded = degree_ordered(sharded)  # as a single GPU's "auto" (prepare_bfs)
+    if method == "dense":
+        from kcjax.traversal.sharded import bfs_dense_mesh  # imports this module
+
+        dist, par, depth = bfs_dense_mesh(sharded, roots, parents=bool(parents))
+    else:
+        dist, par, depth = bfs_mesh(sharded, roots, direction=direction)
+    return BFSResult(distances=dist, parents=par if parents else None, depth=depth)
 
 
 def traversed_edges(graph: Graph, distances: Any) -> int | np.ndarray | jax.Array:

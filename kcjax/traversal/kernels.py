@@ -113,3 +113,72 @@ def bfs_native(
         hub_tau=np.int32(hub_tau),
         cluster=np.int32(cluster),
     )
+
+
+def mesh_push(
+    indptr: jax.Array, cols: jax.Array, front: jax.Array, visited: jax.Array
+) -> jax.Array:
+    """Calls target ``kcjax_bfs_mesh_push`` (contract in ffi/include/kcjax/bfs/mesh.h):
+    one shard's top-down expansion, inside ``shard_map``.
+
+    Args:
+      indptr: int32[c + 1] local row offsets of the shard's c = 32 * words vertices.
+      cols: int32[e] global column ids.
+      front: uint32[words]: the shard's frontier.
+      visited: uint32[W]: every vertex reached so far (the whole graph).
+
+    Returns:
+      uint32[W]: the unvisited neighbours of the shard's frontier.
+    """
+    return call(
+        "kcjax_bfs_mesh_push",
+        jax.ShapeDtypeStruct(visited.shape, jnp.uint32),
+        indptr,
+        cols,
+        front,
+        visited,
+    )
+
+
+def mesh_pull(
+    indptr: jax.Array,
+    cols: jax.Array,
+    front: jax.Array,
+    cand: jax.Array,
+    level: jax.Array,
+    dist: jax.Array,
+    parent: jax.Array,
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Calls target ``kcjax_bfs_mesh_pull``: settles one shard's candidates.
+
+    Args:
+      indptr, cols: the shard's rows as for :func:`mesh_push`.
+      front: uint32[W]: the whole frontier.
+      cand: uint32[words]: owned vertices to search for a frontier neighbour.
+      level: int32[]: the frontier's distance.
+      dist, parent: int32[c]: the shard's state, updated in place.
+
+    Returns:
+      (dist, parent, next uint32[words], stats int32[2]): a candidate with a
+      frontier neighbour gets distance ``level + 1`` and that neighbour as its
+      parent, and its bit in ``next``; ``stats`` holds the number of ``next``'s
+      vertices and the sum of their degrees.
+    """
+    words = cand.shape[0]
+    return call(
+        "kcjax_bfs_mesh_pull",
+        (
+            jax.ShapeDtypeStruct(dist.shape, jnp.int32),
+            jax.ShapeDtypeStruct(parent.shape, jnp.int32),
+            jax.ShapeDtypeStruct((words,), jnp.uint32),
+            jax.ShapeDtypeStruct((2,), jnp.int32),
+        ),
+        indptr,
+        cols,
+        front,
+        cand,
+        jnp.asarray(level, jnp.int32),
+        dist,
+        parent,
+        input_output_aliases={5: 0, 6: 1},
+    )

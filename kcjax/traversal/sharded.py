@@ -1,13 +1,14 @@
-"""BFS over several devices: a 1-D vertex partition under ``shard_map``.
+"""The pure-JAX BFS over a mesh: ``kcjax.bfs(..., mesh=, method="dense")``, the
+baseline of the native multi-device BFS (:mod:`kcjax.traversal.mesh`).
 
-Device d owns the vertices ``[d * c, (d + 1) * c)`` (c = n / devices rounded
-up to whole 32-bit words) and the CSR rows of those vertices. Each level every
-device packs its part of the frontier into a bitmap (1 bit per vertex),
-``all_gather`` assembles the whole frontier bitmap everywhere, and each device
-pulls for its own vertices: an unvisited vertex joins the next frontier when a
-neighbour's bit is set (a bottom-up step; the graph is undirected, so a
-vertex's row lists the vertices that reach it). A ``psum`` of the new
-vertices ends the loop. Pure JAX inside the map, so it runs on any platform.
+The same 1-D vertex partition (:class:`~kcjax.graph.sharded.ShardedGraph`). Each
+level every device packs its part of the frontier into a bitmap (1 bit per
+vertex), ``all_gather`` assembles the whole frontier bitmap everywhere, and each
+device pulls for its own vertices: an unvisited vertex joins the next frontier
+when a neighbour's bit is set (a bottom-up step over every edge of the shard,
+by segment ops; the graph is undirected, so a vertex's row lists the vertices
+that reach it). A ``psum`` of the new vertices ends the loop. Pure JAX inside
+the map, so it runs on any platform.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from kcjax.graph.graph import Graph
-from kcjax.parallel import constrain, mesh_axis, shard_map, to_global
-from kcjax.traversal.bfs import BFSResult, _as_roots
+from kcjax.graph.graph import Graph, row_ids
+from kcjax.graph.sharded import ShardedGraph
+from kcjax.parallel import constrain, shard_map
+from kcjax.traversal.bfs import BFSResult, bfs
+from kcjax.traversal.mesh import shaped
 
 _WORD = 32
 
@@ -35,14 +37,13 @@ def bfs_sharded(
     axis_name: Any = None,
     parents: bool = True,
 ) -> BFSResult:
-    """BFS from each of ``sources`` with the vertices split over a mesh axis.
+    """BFS from each of ``sources`` with the vertices split over a mesh axis, in pure JAX.
 
-    The partition is built on the host from the concrete graph (its shard
-    sizes are static shapes), so call it eagerly; the traversal itself is one
-    jitted ``shard_map``.
+    The same as ``kcjax.bfs(graph, sources=sources, mesh=mesh, method="dense")``:
+    the baseline of the native multi-device BFS (``method="auto"``).
 
     Args:
-      graph: the graph (concrete).
+      graph: the graph (concrete; or a ShardedGraph on ``mesh``).
       sources: int32[s] roots in ``[0, num_nodes)``.
       mesh: the device mesh.
       axis_name: the mesh axis to split the vertices over (``None``: the
@@ -58,49 +59,28 @@ def bfs_sharded(
       ValueError, TypeError: as :func:`kcjax.bfs` for bad sources; ValueError
         for a bad axis.
     """
-    if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be a kcjax.Graph, got {type(graph).__name__}")
-    axis = mesh_axis(mesh, axis_name)
-    roots = _as_roots(sources, graph.num_nodes, single=False)
-    parts = int(mesh.shape[axis])
-    n = graph.num_nodes
-    chunk = max(_WORD, -(-n // (parts * _WORD)) * _WORD)
-    indptr = np.asarray(graph.indptr).astype(np.int64)
-    indices = np.asarray(graph.indices)
-    bounds = np.minimum(np.arange(parts + 1) * chunk, n)
-    starts, ends = indptr[bounds[:-1]], indptr[bounds[1:]]
-    width = max(1, int(np.max(ends - starts)))
-    local_rows = np.full((parts, width), chunk, np.int32)  # padding: dropped by the scatters
-    cols = np.zeros((parts, width), np.int32)
-    for d in range(parts):
-        e = int(ends[d] - starts[d])
-        deg = np.diff(indptr[bounds[d] : bounds[d + 1] + 1])
-        local_rows[d, :e] = np.repeat(np.arange(len(deg), dtype=np.int32), deg)
-        cols[d, :e] = indices[starts[d] : ends[d]]
-    spec = NamedSharding(mesh, PartitionSpec(axis))
-    local_rows = to_global(local_rows.reshape(-1), spec)
-    cols = to_global(cols.reshape(-1), spec)
-    dist, par = _traverse(mesh, axis, chunk, parents, n, local_rows, cols, roots)
-    par = par if parents else None
-    return BFSResult(distances=dist, parents=par, depth=jnp.max(dist, axis=-1, initial=-1))
+    return bfs(
+        graph, sources=sources, mesh=mesh, axis_name=axis_name, parents=parents, method="dense"
+    )
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
-def _traverse(
-    mesh: Mesh,
-    axis: Any,
-    chunk: int,
-    parents: bool,
-    n: int,
-    local_rows: jax.Array,
-    cols: jax.Array,
-    roots: jax.Array,
-) -> tuple[jax.Array, jax.Array]:
+@functools.partial(jax.jit, static_argnames=("parents",))
+def bfs_dense_mesh(
+    graph: ShardedGraph, roots: jax.Array, *, parents: bool
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Distances, parents and depths from ``roots`` int32[...] over the graph's mesh:
+    int32[..., n] each (parents int32[..., 0] when not asked for) and int32[...]."""
+    axis, c, n = graph.axis, graph.chunk, graph.num_nodes
     P = PartitionSpec
+    roots = jnp.asarray(roots, jnp.int32)
+    shape = roots.shape
 
-    def body(local_rows: jax.Array, cols: jax.Array, roots: jax.Array):
+    def body(indptr: jax.Array, cols: jax.Array, roots: jax.Array):
         me = jax.lax.axis_index(axis)
-        ids = me * chunk + jnp.arange(chunk, dtype=jnp.int32)
+        ids = me * c + jnp.arange(c, dtype=jnp.int32)
+        e = cols.shape[0]
+        # Each entry's local row; padding entries get row c (dropped by the scatters).
+        local_rows = jnp.where(jnp.arange(e) < indptr[-1], row_ids(indptr, e), c)
         s = roots.shape[0]
         dist = jnp.where(ids[None, :] == roots[:, None], 0, -1).astype(jnp.int32)
         par = jnp.where(dist == 0, ids[None, :], -1) if parents else jnp.zeros((s, 0), jnp.int32)
@@ -109,19 +89,19 @@ def _traverse(
         def step(state):
             level, dist, par, frontier, _ = state
             packed = jnp.sum(
-                frontier.reshape(s, chunk // _WORD, _WORD).astype(jnp.uint32) * weights,
+                frontier.reshape(s, c // _WORD, _WORD).astype(jnp.uint32) * weights,
                 axis=-1,
                 dtype=jnp.uint32,
             )
             bitmap = jax.lax.all_gather(packed, axis, axis=1, tiled=True)
             bits = jnp.right_shift(bitmap[:, cols >> 5], (cols & 31).astype(jnp.uint32)) & 1
-            hit = bits.astype(jnp.bool_) & (local_rows < chunk)[None, :]
-            reach = jnp.zeros((s, chunk), jnp.bool_).at[:, local_rows].max(hit, mode="drop")
+            hit = bits.astype(jnp.bool_) & (local_rows < c)[None, :]
+            reach = jnp.zeros((s, c), jnp.bool_).at[:, local_rows].max(hit, mode="drop")
             new = reach & (dist < 0)
             dist = jnp.where(new, level + 1, dist)
             if parents:
                 claim = (
-                    jnp.full((s, chunk), -1, jnp.int32)
+                    jnp.full((s, c), -1, jnp.int32)
                     .at[:, local_rows]
                     .max(jnp.where(hit, cols[None, :], -1), mode="drop")
                 )
@@ -134,9 +114,11 @@ def _traverse(
         return dist, par
 
     fn = shard_map(
-        body, mesh, in_specs=(P(axis), P(axis), P()), out_specs=(P(None, axis), P(None, axis))
+        body, graph.mesh, in_specs=(P(axis), P(axis), P()), out_specs=(P(None, axis), P(None, axis))
     )
-    dist, par = fn(local_rows, cols, roots)
-    whole = NamedSharding(mesh, P())
-    dist = constrain(dist, whole)[:, :n]
-    return dist, (constrain(par, whole)[:, :n] if parents else par)
+    dist, par = fn(graph.indptr, graph.cols, roots.reshape(-1))
+    if graph.parts * c != n:
+        whole = NamedSharding(graph.mesh, P())
+        dist = constrain(dist, whole)[:, :n]
+        par = constrain(par, whole)[:, :n] if parents else par
+    return shaped(dist, par, shape)

@@ -326,6 +326,39 @@ def test_auto_pivots_on_the_adversarial_cases(name, monkeypatch):
         assert int(local["pivot"].astype(object).sum()) == k * counts["pivot"][k]
 
 
+def test_auto_enumerates_a_clique_less_a_perfect_matching(monkeypatch):
+    """A 36-clique less a perfect matching in a sparse host: the pivot tree
+    doubles at every missing pair, so counts enumerate (the impure-block
+    rule); per-vertex counts, which enumerate every clique, pivot from k = 6.
+    Counts through auto are exact (both methods agree)."""
+    from kcjax import experimental as auto
+
+    rng = np.random.default_rng(5)
+    host = kcjax.generators.chung_lu(4000, 6, 2.1, seed=3)
+    a, b = (np.asarray(x) for x in host.edges())
+    members = rng.permutation(4000)[:36]
+    i, j = np.triu_indices(36, 1)
+    keep = ~((i % 2 == 0) & (j == i + 1))
+    outside = ~(np.isin(a, members) & np.isin(b, members))
+    graph = kcjax.Graph.from_edges(
+        np.concatenate([a[outside], members[i[keep]]]),
+        np.concatenate([b[outside], members[j[keep]]]),
+        num_nodes=4000,
+    )
+    dag = kcjax.orient(graph)
+    for k in range(6, 13):
+        assert auto.auto_gpu_method(dag, k) == "kcminer", k
+        assert auto.auto_local_method(dag, k) == "pivot", k
+    monkeypatch.setattr(
+        "kcjax.cliques.count.auto_method", lambda d, k, **_: auto.auto_gpu_method(d, k)
+    )
+    ks = range(3, 13)
+    counts = {m: kcjax.count_cliques(dag, ks, method=m) for m in ("auto", "kcminer", "pivot")}
+    assert counts["auto"] == counts["kcminer"] == counts["pivot"]
+    # The block alone holds C(18, k) 2^k k-cliques: one vertex of each pair.
+    assert all(counts["auto"][k] >= math.comb(18, k) * 2**k for k in ks)
+
+
 def test_auto_enumerates_dense_non_cliques_and_reads_the_device_once(monkeypatch):
     from kcjax import experimental as auto
 

@@ -121,6 +121,13 @@ struct BfsPolicy {
   // kBfsCluster bottom-up: lanes per group (a round covers this x kEdgeBatch edges; a warp
   // searches 32 / this vertices at once instead of one).
   static constexpr int kClusterGroupLanes = 8;
+  // Multi-device BFS (kcjax_bfs_mesh_push): a frontier vertex of degree >= kSmallMax is cut
+  // into chunks of this many edges, a warp each (32 lanes x 2 batches of kTopDownEdgeBatch),
+  // so a few hubs' edges spread over the grid instead of one warp or a grid per hub.
+  static constexpr int kMeshChunkEdges = 256;
+  // Multi-device BFS: resident blocks per SM of its level-step kernels (grid-stride over
+  // bitmap words; enough warps in flight to hide the L2 latency of their gathers).
+  static constexpr int kMeshBlocksPerSm = 8;
 };
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).

@@ -1,0 +1,97 @@
+// CPU handlers of the multi-device BFS's level steps "kcjax_bfs_mesh_push" and
+// "kcjax_bfs_mesh_pull" (contract in kcjax/bfs/mesh.h): the reference twins of
+// ffi/cuda/bfs/mesh.cu, one shard per call, serial.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "kcjax/bfs/mesh.h"
+#include "kcjax/core/ffi.h"
+
+namespace ffi = xla::ffi;
+
+namespace kcjax {
+namespace {
+
+inline bool Bit(const uint32_t* bits, int32_t v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
+
+ffi::Error MeshPushCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
+                       ffi::Buffer<ffi::U32> front, ffi::Buffer<ffi::U32> visited,
+                       ffi::ResultBuffer<ffi::U32> push) {
+  const Reporter rep("kcjax_bfs_mesh_push", "CPU");
+  bfs::MeshShape shape;
+  if (auto err = bfs::CheckPush(rep, indptr, cols, front, visited, push, &shape); err.failure())
+    return err;
+  const int32_t* ip = indptr.typed_data();
+  const int32_t* col = cols.typed_data();
+  const uint32_t* fr = front.typed_data();
+  const uint32_t* seen = visited.typed_data();
+  uint32_t* out = push->typed_data();
+  std::fill(out, out + shape.global_words, 0u);
+  for (int64_t w = 0; w < shape.words; ++w) {
+    for (uint32_t bits = fr[w]; bits != 0; bits &= bits - 1) {
+      const int64_t u = w * 32 + __builtin_ctz(bits);
+      for (int32_t e = ip[u]; e < ip[u + 1]; ++e) {
+        const int32_t x = col[e];
+        if (!Bit(seen, x)) out[x >> 5] |= 1u << (x & 31);
+      }
+    }
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
+                       ffi::Buffer<ffi::U32> front, ffi::Buffer<ffi::U32> cand,
+                       ffi::Buffer<ffi::S32> level, ffi::Buffer<ffi::S32> dist_in,
+                       ffi::Buffer<ffi::S32> parent_in, ffi::ResultBuffer<ffi::S32> dist,
+                       ffi::ResultBuffer<ffi::S32> parent, ffi::ResultBuffer<ffi::U32> next,
+                       ffi::ResultBuffer<ffi::S32> stats) {
+  const Reporter rep("kcjax_bfs_mesh_pull", "CPU");
+  bfs::MeshShape shape;
+  if (auto err = bfs::CheckPull(rep, indptr, cols, front, cand, level, dist_in, parent_in, dist,
+                                parent, next, stats, &shape);
+      err.failure())
+    return err;
+  const int64_t c = 32 * shape.words;
+  int32_t* d = dist->typed_data();
+  int32_t* p = parent->typed_data();
+  // Aliased operands share the results' memory; copy where XLA gave other buffers.
+  if (d != dist_in.typed_data()) std::memcpy(d, dist_in.typed_data(), c * sizeof(int32_t));
+  if (p != parent_in.typed_data()) std::memcpy(p, parent_in.typed_data(), c * sizeof(int32_t));
+  const int32_t* ip = indptr.typed_data();
+  const int32_t* col = cols.typed_data();
+  const uint32_t* fr = front.typed_data();
+  const uint32_t* cd = cand.typed_data();
+  uint32_t* nx = next->typed_data();
+  const int32_t reached = level.typed_data()[0] + 1;
+  int64_t next_count = 0, next_edges = 0;
+  for (int64_t w = 0; w < shape.words; ++w) {
+    uint32_t hit = 0;
+    for (uint32_t bits = cd[w]; bits != 0; bits &= bits - 1) {
+      const int b = __builtin_ctz(bits);
+      const int64_t v = w * 32 + b;
+      for (int32_t e = ip[v]; e < ip[v + 1]; ++e) {
+        if (Bit(fr, col[e])) {
+          d[v] = reached;
+          p[v] = col[e];
+          hit |= 1u << b;
+          next_edges += ip[v + 1] - ip[v];
+          ++next_count;
+          break;
+        }
+      }
+    }
+    nx[w] = hit;
+  }
+  stats->typed_data()[0] = static_cast<int32_t>(next_count);
+  stats->typed_data()[1] = static_cast<int32_t>(next_edges);
+  return ffi::Error::Success();
+}
+
+}  // namespace
+}  // namespace kcjax
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cpu, kcjax::MeshPushCpu,
+                              kcjax::bfs::BindMeshPush(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cpu, kcjax::MeshPullCpu,
+                              kcjax::bfs::BindMeshPull(kcjax::CpuBinding()));

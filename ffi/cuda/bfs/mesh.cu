@@ -1,0 +1,190 @@
+// CUDA kernels of the multi-device BFS's level steps (contract in kcjax/bfs/mesh.h,
+// host interface in kcjax/bfs/mesh_cuda.h). A warp serves one bitmap word of the
+// shard's owned vertices at a time (grid-stride over words).
+//   MeshPush: top-down. A frontier vertex of degree < kSmallMax is walked by its lane,
+//             larger ones are cut into chunks of kMeshChunkEdges edges, queued and walked
+//             a warp per chunk by a second kernel (the frontier's edges spread evenly);
+//             every unvisited neighbour's bit is set in the push bitmap (atomicOr).
+//   MeshPull: settles candidates with the single-GPU bitmap variant's bottom-up
+//             search (bottom_up.cuh's SearchWord over the whole frontier bitmap).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kcjax/bfs/bottom_up.cuh"
+#include "kcjax/bfs/mesh_cuda.h"
+#include "kcjax/bfs/policy.h"
+#include "kcjax/cuda/warp.cuh"
+
+namespace kcjax::cuda {
+namespace {
+
+constexpr int kThreads = BfsPolicy::kBlockThreads;
+constexpr int kBatch = BfsPolicy::kTopDownEdgeBatch;
+
+// Sets x's bit in push unless `seen` (x's word of the visited bitmap, read-only during the
+// kernel) has it.
+__device__ __forceinline__ void PushOne(uint32_t* push, int32_t x, uint32_t seen) {
+  const uint32_t bit = 1u << (x & 31);
+  if ((seen & bit) == 0) atomicOr(push + (x >> 5), bit);
+}
+
+// Pushes the edges e0, e0 + step, ... (kBatch of them, < hi): the ids, then their visited
+// words, all in flight before any is tested.
+__device__ __forceinline__ void PushBatch(const int32_t* cols, const uint32_t* visited,
+                                          uint32_t* push, int64_t e0, int64_t hi, int64_t step) {
+  int32_t x[kBatch];
+  uint32_t seen[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const int64_t e = e0 + j * step;
+    x[j] = e < hi ? __ldg(cols + e) : -1;
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) seen[j] = x[j] >= 0 ? __ldg(visited + (x[j] >> 5)) : ~0u;
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j)
+    if (x[j] >= 0) PushOne(push, x[j], seen[j]);
+}
+
+// A frontier vertex of degree < kSmallMax is walked by its lane; a larger one is cut into
+// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel.
+__global__ void __launch_bounds__(kThreads)
+    PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited, uint32_t* push,
+               int2* queue, int32_t* queued) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+       w < s.words; w += warps) {
+    const uint32_t bits = __ldg(front + w);
+    if (bits == 0) continue;  // warp-uniform
+    const bool mine = (bits >> lane) & 1u;
+    const int64_t u = w * kWarp + lane;
+    const int64_t lo = mine ? __ldg(s.indptr + u) : 0, hi = mine ? __ldg(s.indptr + u + 1) : 0;
+    const int64_t deg = hi - lo;
+    if (mine && deg < BfsPolicy::kSmallMax) {
+      for (int64_t e0 = lo; e0 < hi; e0 += kBatch) PushBatch(s.cols, visited, push, e0, hi, 1);
+    }
+    for (unsigned big = __ballot_sync(kFull, mine && deg >= BfsPolicy::kSmallMax); big != 0;
+         big &= big - 1) {
+      const int o = __ffs(big) - 1;
+      const int64_t odeg = __shfl_sync(kFull, deg, o);
+      const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk);
+      int32_t at = 0;
+      if (lane == 0) at = atomicAdd(queued, chunks);
+      at = __shfl_sync(kFull, at, 0);
+      const int32_t vertex = static_cast<int32_t>(w * kWarp + o);
+      for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i);
+    }
+  }
+}
+
+// The queued chunks, a warp each (kMeshChunkEdges / 32 edges a lane).
+__global__ void __launch_bounds__(kThreads)
+    PushChunkKernel(MeshShard s, const uint32_t* visited, uint32_t* push, const int2* queue,
+                    const int32_t* queued) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  const int32_t count = *queued;
+  for (int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp; i < count;
+       i += warps) {
+    const int2 q = queue[i];
+    const int64_t start = __ldg(s.indptr + q.x) + int64_t{q.y} * kChunk;
+    const int64_t hi = min(start + kChunk, static_cast<int64_t>(__ldg(s.indptr + q.x + 1)));
+    for (int64_t e0 = start + lane; e0 < hi; e0 += int64_t{kWarp} * kBatch)
+      PushBatch(s.cols, visited, push, e0, hi, kWarp);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    PullKernel(MeshShard s, const uint32_t* front, const uint32_t* cand, const int32_t* level,
+               int32_t* dist, int32_t* parent, uint32_t* next, int32_t* stats) {
+  const int lane = LaneId();
+  const int32_t reached = __ldg(level) + 1;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  // The next frontier's size and degree sum: per warp over its words, then per block, then
+  // one atomic per block (an atomic per word serialized on two addresses).
+  int32_t found_count = 0, found_degrees = 0;
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+       w < s.words; w += warps) {
+    const uint32_t bits = __ldg(cand + w);
+    if (bits == 0) {  // warp-uniform
+      if (lane == 0) next[w] = 0;
+      continue;
+    }
+    const bool mine = (bits >> lane) & 1u;
+    const int64_t v = w * kWarp + lane;
+    const int64_t lo = mine ? __ldg(s.indptr + v) : 0, hi = mine ? __ldg(s.indptr + v + 1) : 0;
+    const int32_t found = bfs::SearchWord<true>(s.cols, front, bits, lo, hi);
+    const unsigned hit = __ballot_sync(kFull, found >= 0);
+    if (found >= 0) {
+      dist[v] = reached;
+      parent[v] = found;
+      ++found_count;
+      found_degrees += static_cast<int32_t>(hi - lo);
+    }
+    if (lane == 0) next[w] = hit;
+  }
+  __shared__ int32_t totals[2];
+  if (threadIdx.x == 0) totals[0] = totals[1] = 0;
+  __syncthreads();
+  found_count = WarpSum(found_count);
+  found_degrees = WarpSum(found_degrees);
+  if (lane == 0 && found_count != 0) {
+    atomicAdd(&totals[0], found_count);
+    atomicAdd(&totals[1], found_degrees);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && totals[0] != 0) {
+    atomicAdd(stats, totals[0]);
+    atomicAdd(stats + 1, totals[1]);
+  }
+}
+
+// Blocks of a grid-stride launch over `words` warps' worth of work.
+int Blocks(int64_t words, int num_sms) {
+  const int64_t need = CeilDiv(std::max<int64_t>(words, 1) * kWarp, kThreads);
+  return static_cast<int>(std::min<int64_t>(need, int64_t{num_sms} * BfsPolicy::kMeshBlocksPerSm));
+}
+
+}  // namespace
+
+size_t MeshPushQueueBytes(const MeshShard& s, int64_t entries) {
+  // At most entries / chunk + one partial chunk per vertex of degree >= kSmallMax.
+  const int64_t chunks = entries / BfsPolicy::kMeshChunkEdges +
+                         std::min<int64_t>(s.words * kWarp, entries / BfsPolicy::kSmallMax) + 1;
+  return static_cast<size_t>(chunks + 1) * sizeof(int2);  // the count first, then the chunks
+}
+
+cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
+                     uint32_t* push, void* queue, int num_sms, cudaStream_t stream) {
+  auto* queued = static_cast<int32_t*>(queue);
+  auto* chunks = static_cast<int2*>(queue) + 1;
+  cudaError_t err = cudaMemsetAsync(push, 0, s.global_words * sizeof(uint32_t), stream);
+  if (err != cudaSuccess) return err;
+  err = cudaMemsetAsync(queued, 0, sizeof(int32_t), stream);
+  if (err != cudaSuccess) return err;
+  if (s.words == 0) return cudaSuccess;
+  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, push, chunks,
+                                                                queued);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  PushChunkKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(s, visited, push,
+                                                                                  chunks, queued);
+  return cudaGetLastError();
+}
+
+cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
+                     const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
+                     int32_t* stats, int num_sms, cudaStream_t stream) {
+  const cudaError_t err = cudaMemsetAsync(stats, 0, 2 * sizeof(int32_t), stream);
+  if (err != cudaSuccess || s.words == 0) return err;
+  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, cand, level, dist, parent,
+                                                                next, stats);
+  return cudaGetLastError();
+}
+
+}  // namespace kcjax::cuda

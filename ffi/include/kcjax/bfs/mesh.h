@@ -1,0 +1,147 @@
+// The level steps of the multi-device BFS (kcjax/traversal/mesh.py): two FFI
+// targets a shard calls inside shard_map, between the collectives that
+// exchange frontier bitmaps. Identical on CPU and CUDA.
+//
+// A shard owns the c = 32 * words vertices [base, base + c) of a 1-D vertex
+// partition (base is not needed: the operands are the shard's own): its rows'
+// adjacency as local int32 offsets `indptr` int32[c + 1] and global int32
+// column ids `cols` int32[e] (entries past indptr[c] are padding, never
+// read). Bitmaps are uint32 words, bit (v & 31) of word (v >> 5).
+//
+// "kcjax_bfs_mesh_push" (top-down expansion of the shard's frontier):
+//   args  indptr  int32[c + 1], cols int32[e]
+//         front   uint32[words]   the shard's frontier (its owned vertices)
+//         visited uint32[W]       every vertex reached so far, the whole graph
+//   ret   push    uint32[W]       bit x set iff x is an unvisited neighbour of
+//                                 a frontier vertex of the shard
+// "kcjax_bfs_mesh_pull" (settles the shard's candidates against the frontier):
+//   args  indptr, cols as above
+//         front   uint32[W]       the whole frontier (all shards' words)
+//         cand    uint32[words]   owned vertices to search (top-down: those
+//                                 pushed to; bottom-up: every unvisited one)
+//         level   int32[]         the frontier's distance
+//         dist    int32[c]        aliased to ret dist (updated in place)
+//         parent  int32[c]        aliased to ret parent (updated in place)
+//   ret   dist, parent            a candidate with a frontier neighbour gets
+//                                 dist = level + 1 and that neighbour as parent
+//         next    uint32[words]   the candidates so reached (the next frontier)
+//         stats   int32[2]        their number and the sum of their degrees (< 2^31: a
+//                                 shard's entries)
+// Which frontier neighbour becomes the parent may differ between CPU (the
+// first in row order) and CUDA (the first a warp's batch meets); distances and
+// bitmaps are identical.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "kcjax/bfs/policy.h"
+#include "kcjax/core/ffi.h"
+#include "xla/ffi/api/ffi.h"
+
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cpu);
+#ifdef KCJAX_WITH_CUDA
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cuda);
+#endif
+
+namespace kcjax::bfs {
+
+// The sizes of one shard's call: words owned, W words of the whole graph's
+// bitmaps, e column entries.
+struct MeshShape {
+  int64_t words = 0;
+  int64_t global_words = 0;
+  int64_t e = 0;
+};
+
+inline xla::ffi::Error CheckShard(const Reporter& rep,
+                                  const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+                                  const xla::ffi::Buffer<xla::ffi::S32>& cols, int64_t words,
+                                  int64_t global_words, MeshShape* shape) {
+  const int64_t c = static_cast<int64_t>(indptr.element_count()) - 1;
+  if (c < 0 || c != 32 * words)
+    return rep.Invalid("indptr must be int32[32 * words + 1] (one row per owned vertex), got " +
+                       std::to_string(c + 1) + " entries for " + std::to_string(words) + " words");
+  if (global_words < words)
+    return rep.Invalid("the whole graph's bitmap is shorter than a shard's");
+  if (static_cast<int64_t>(cols.element_count()) >= (int64_t{1} << 31))
+    return rep.Invalid("more than 2^31 - 1 column entries in one shard");
+  shape->words = words;
+  shape->global_words = global_words;
+  shape->e = static_cast<int64_t>(cols.element_count());
+  return xla::ffi::Error::Success();
+}
+
+template <typename Binding>
+auto BindMeshPush(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32, xla::ffi::U32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()   // indptr
+      .template Arg<Buffer<S32>>()   // cols
+      .template Arg<Buffer<U32>>()   // front (owned words)
+      .template Arg<Buffer<U32>>()   // visited (whole graph)
+      .template Ret<Buffer<U32>>();  // push (whole graph)
+}
+
+template <typename Binding>
+auto BindMeshPull(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32, xla::ffi::U32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()   // indptr
+      .template Arg<Buffer<S32>>()   // cols
+      .template Arg<Buffer<U32>>()   // front (whole graph)
+      .template Arg<Buffer<U32>>()   // cand (owned words)
+      .template Arg<Buffer<S32>>()   // level
+      .template Arg<Buffer<S32>>()   // dist (aliased)
+      .template Arg<Buffer<S32>>()   // parent (aliased)
+      .template Ret<Buffer<S32>>()   // dist
+      .template Ret<Buffer<S32>>()   // parent
+      .template Ret<Buffer<U32>>()   // next
+      .template Ret<Buffer<S32>>();  // stats
+}
+
+inline xla::ffi::Error CheckPush(const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+                                 const xla::ffi::Buffer<xla::ffi::S32>& cols,
+                                 const xla::ffi::Buffer<xla::ffi::U32>& front,
+                                 const xla::ffi::Buffer<xla::ffi::U32>& visited,
+                                 xla::ffi::ResultBuffer<xla::ffi::U32>& push, MeshShape* shape) {
+  const int64_t words = static_cast<int64_t>(front.element_count());
+  const int64_t global_words = static_cast<int64_t>(visited.element_count());
+  if (auto err = CheckShard(rep, indptr, cols, words, global_words, shape); err.failure())
+    return err;
+  if (static_cast<int64_t>(push->element_count()) != global_words)
+    return rep.Invalid("push must have as many words as visited");
+  return xla::ffi::Error::Success();
+}
+
+inline xla::ffi::Error CheckPull(
+    const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+    const xla::ffi::Buffer<xla::ffi::S32>& cols, const xla::ffi::Buffer<xla::ffi::U32>& front,
+    const xla::ffi::Buffer<xla::ffi::U32>& cand, const xla::ffi::Buffer<xla::ffi::S32>& level,
+    const xla::ffi::Buffer<xla::ffi::S32>& dist_in,
+    const xla::ffi::Buffer<xla::ffi::S32>& parent_in, xla::ffi::ResultBuffer<xla::ffi::S32>& dist,
+    xla::ffi::ResultBuffer<xla::ffi::S32>& parent, xla::ffi::ResultBuffer<xla::ffi::U32>& next,
+    xla::ffi::ResultBuffer<xla::ffi::S32>& stats, MeshShape* shape) {
+  const int64_t words = static_cast<int64_t>(cand.element_count());
+  if (auto err =
+          CheckShard(rep, indptr, cols, words, static_cast<int64_t>(front.element_count()), shape);
+      err.failure())
+    return err;
+  const int64_t c = 32 * words;
+  if (level.element_count() != 1) return rep.Invalid("level must be an int32 scalar");
+  if (static_cast<int64_t>(dist_in.element_count()) != c ||
+      static_cast<int64_t>(parent_in.element_count()) != c ||
+      static_cast<int64_t>(dist->element_count()) != c ||
+      static_cast<int64_t>(parent->element_count()) != c)
+    return rep.Invalid("dist and parent must be int32[32 * words]");
+  if (static_cast<int64_t>(next->element_count()) != words)
+    return rep.Invalid("next must be uint32[words]");
+  if (stats->element_count() != 2) return rep.Invalid("stats must be int32[2]");
+  return xla::ffi::Error::Success();
+}
+
+}  // namespace kcjax::bfs

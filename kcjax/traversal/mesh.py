@@ -1,0 +1,245 @@
+"""BFS over the devices of a mesh with the native level steps (``kcjax.bfs(..., mesh=)``).
+
+A :class:`~kcjax.graph.sharded.ShardedGraph` splits the vertices into
+contiguous ranges, one per device. One ``shard_map`` runs the whole traversal:
+a ``lax.while_loop`` over levels in which every device
+
+1. takes the level's direction from global sums (the frontier's size and
+   its degree sum, which travel with the frontier's words) with the
+   single-GPU grid kernel's rule (Beamer's: bottom-up once
+   the frontier's edges pass the unexplored ones / ``kClusterAlpha``, back to
+   top-down when the frontier shrinks below n / ``kBackToTopDown``);
+2. top-down: expands its own frontier vertices (``kcjax_bfs_mesh_push``: the
+   unvisited neighbours, as a bitmap of the whole graph), exchanges the
+   bitmap's slices with ``all_to_all`` and ORs what it receives (the pushes to
+   its vertices from every device); bottom-up: takes all its unvisited vertices;
+3. settles those candidates against the whole frontier
+   (``kcjax_bfs_mesh_pull``, the single-GPU bitmap variant's bottom-up search:
+   a candidate's first frontier neighbour is its parent);
+4. ``all_gather`` of every device's words of the new frontier, their
+   number and degree sum: the next level's whole frontier bitmap (n / 8 bytes), ORed
+   into the visited bitmap.
+
+Per level a device sends n / 8 bytes to gather the frontier and, top-down,
+n / 8 more for the pushes. On a mesh of one device the shard is the whole
+graph, and the single-device traversal runs on it (``one_device``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec
+
+from kcjax._native import bfs_policy
+from kcjax.graph.orient import memo
+from kcjax.graph.sharded import ShardedGraph
+from kcjax.parallel import constrain, shard_map
+from kcjax.traversal.kernels import (
+    BATCHES,
+    DIRECTIONS,
+    NATIVE_METHODS,
+    bfs_native,
+    mesh_pull,
+    mesh_push,
+)
+
+_WORD = 32
+
+
+def bfs_mesh(
+    graph: ShardedGraph, roots: Any, *, direction: str, one_device: str = "kernel"
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Distances, parents and depths from each root over the graph's mesh; one program.
+
+    Args:
+      graph: the sharded graph.
+      roots: int32[] or int32[s] root ids (one out of ``[0, n)`` gives a row of -1).
+      direction: a key of :data:`~kcjax.traversal.kernels.DIRECTIONS`.
+      one_device: on a mesh of one device, ``"kernel"`` runs the single-device
+        traversal (target ``kcjax_bfs``, method ``"auto"``, one source after
+        another) on the shard's arrays, which are the whole graph: nothing to
+        exchange, so nothing of the level loop to pay for; ``"steps"`` runs the
+        level steps as on several devices (for measurements).
+
+    Returns:
+      (dist int32[..., n], parent int32[..., n], depth int32[...]) for roots of
+      shape [...], split over the mesh axis where n fills the shards.
+    """
+    if one_device not in ("kernel", "steps"):
+        raise ValueError(f"one_device must be 'kernel' or 'steps', got {one_device!r}")
+    if graph.parts == 1 and one_device == "kernel":
+        indptr, indices = _whole(graph)
+        return _one_device(indptr, indices, roots, DIRECTIONS[direction])
+    policy = bfs_policy()
+    return _traverse(
+        graph,
+        roots,
+        direction=DIRECTIONS[direction],
+        alpha=int(policy["cluster_alpha"]),
+        beta=int(policy["back_to_top_down"]),
+    )
+
+
+def _whole(graph: ShardedGraph) -> tuple[jax.Array, jax.Array]:
+    """The CSR of a one-shard graph: its row offsets to n and its entries (memoized
+    eagerly: a copy of the offsets, the columns themselves when they hold no padding)."""
+
+    def view() -> tuple[jax.Array, jax.Array]:
+        cols = graph.cols
+        if cols.shape[0] != graph.num_entries:
+            cols = cols[: graph.num_entries]
+        return graph.indptr[: graph.num_nodes + 1], cols
+
+    if isinstance(graph.cols, jax.core.Tracer):
+        return view()
+
+    def build() -> tuple[jax.Array, jax.Array]:
+        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
+            return view()
+
+    return memo(graph, "mesh_one_device_csr", build)
+
+
+@functools.partial(jax.jit, static_argnums=(3,))
+def _one_device(
+    indptr: jax.Array, indices: jax.Array, roots: jax.Array, direction: int
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    roots = jnp.asarray(roots, jnp.int32)
+    dist, parent = bfs_native(
+        indptr,
+        indices,
+        roots.reshape(-1),
+        method=NATIVE_METHODS["auto"],
+        direction=direction,
+        batch=BATCHES["each"],
+        parents=True,
+    )
+    return shaped(dist, parent, roots.shape)
+
+
+def shaped(
+    dist: jax.Array, parent: jax.Array, shape: tuple[int, ...]
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """[s, n] results as roots of ``shape`` [...] ask: [..., n] each, and the depths."""
+    n = dist.shape[-1]
+    dist, parent = dist.reshape((*shape, n)), parent.reshape((*shape, parent.shape[-1]))
+    return dist, parent, jnp.max(dist, axis=-1, initial=-1)
+
+
+def _pack(bits: jax.Array) -> jax.Array:
+    """uint32[len(bits) / 32]: bool bits packed, bit i of word w for bits[32 w + i]."""
+    weights = jnp.left_shift(jnp.uint32(1), jnp.arange(_WORD, dtype=jnp.uint32))
+    return jnp.sum(bits.reshape(-1, _WORD).astype(jnp.uint32) * weights, axis=1, dtype=jnp.uint32)
+
+
+@functools.partial(jax.jit, static_argnames=("direction", "alpha", "beta"))
+def _traverse(
+    graph: ShardedGraph, roots: jax.Array, *, direction: int, alpha: int, beta: int
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    axis, parts, c, n = graph.axis, graph.parts, graph.chunk, graph.num_nodes
+    roots = jnp.asarray(roots, jnp.int32)
+    shape = roots.shape
+    words = c // _WORD
+    P = PartitionSpec
+
+    def shard(indptr: jax.Array, cols: jax.Array, roots: jax.Array):
+        me = jax.lax.axis_index(axis)
+        base = me * c
+        ids = base + jnp.arange(c, dtype=jnp.int32)
+        owned = _pack(ids < n)  # the padding past n is never a candidate
+        degree = jnp.diff(indptr)
+        total = jax.lax.psum(indptr[-1].astype(jnp.float32), axis)
+
+        def gather(words: jax.Array, stats: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+            """The whole frontier bitmap, its size (int32) and its edges (float32): each
+            shard's words and its stats (size, degree sum) in one all_gather."""
+            mine = jnp.concatenate([words, jax.lax.bitcast_convert_type(stats, jnp.uint32)])
+            every = jax.lax.all_gather(mine, axis).reshape(parts, words.shape[0] + 2)
+            stats = jax.lax.bitcast_convert_type(every[:, -2:], jnp.int32)
+            count = jnp.sum(stats[:, 0], dtype=jnp.int32)
+            return every[:, :-2].reshape(-1), count, jnp.sum(stats[:, 1].astype(jnp.float32))
+
+        def rule(bottom_up, count, prev, frontier_edges, unexplored):
+            if direction == DIRECTIONS["top_down"]:
+                return jnp.bool_(False)
+            if direction == DIRECTIONS["bottom_up"]:
+                return jnp.bool_(True)
+            count, prev = count.astype(jnp.float32), prev.astype(jnp.float32)
+            stay = ~((count < prev) & (count * beta < n))
+            return jnp.where(bottom_up, stay, frontier_edges * alpha > unexplored)
+
+        def one(root: jax.Array):
+            start = ids == root
+            dist = jnp.where(start, 0, -1).astype(jnp.int32)
+            parent = jnp.where(start, root, -1).astype(jnp.int32)
+            front = _pack(start)
+            stats = jnp.stack([jnp.sum(start), jnp.sum(jnp.where(start, degree, 0))])
+            whole, count, frontier_edges = gather(front, stats.astype(jnp.int32))
+
+            def step(state):
+                (level, dist, parent, seen, front, whole, count, frontier_edges, visited,
+                 bottom_up, prev, explored) = state  # fmt: skip
+                explored = explored + frontier_edges
+                bu = rule(bottom_up, count, prev, frontier_edges, total - explored)
+
+                def top_down(_):
+                    push = mesh_push(indptr, cols, front, visited).reshape(parts, words)
+                    got = jax.lax.all_to_all(push, axis, 0, 0, tiled=True)
+                    got = jax.lax.reduce(got, jnp.uint32(0), jax.lax.bitwise_or, (0,))
+                    return got & ~seen
+
+                def bottom(_):
+                    return owned & ~seen
+
+                cand = jax.lax.cond(bu, bottom, top_down, None)
+                dist, parent, nxt, stats = mesh_pull(indptr, cols, whole, cand, level, dist, parent)
+                whole_next, next_count, next_edges = gather(nxt, stats)
+                return (
+                    level + 1,
+                    dist,
+                    parent,
+                    seen | nxt,
+                    nxt,
+                    whole_next,
+                    next_count,
+                    next_edges,
+                    visited | whole_next,
+                    bu,
+                    count,
+                    explored,
+                )
+
+            state = (
+                jnp.int32(0),
+                dist,
+                parent,
+                front,
+                front,
+                whole,
+                count,
+                frontier_edges,
+                whole,
+                jnp.bool_(False),
+                jnp.int32(0),
+                jnp.float32(0),
+            )
+            state = jax.lax.while_loop(lambda st: st[6] > 0, step, state)
+            return state[1], state[2]
+
+        return jax.lax.map(one, roots)
+
+    fn = shard_map(
+        shard,
+        graph.mesh,
+        in_specs=(P(axis), P(axis), P()),
+        out_specs=(P(None, axis), P(None, axis)),
+    )
+    dist, parent = fn(graph.indptr, graph.cols, roots.reshape(-1))
+    if parts * c != n:  # a slice of a split axis must divide evenly: replicate, then cut
+        whole = NamedSharding(graph.mesh, P())
+        dist, parent = constrain(dist, whole)[:, :n], constrain(parent, whole)[:, :n]
+    return shaped(dist, parent, shape)
