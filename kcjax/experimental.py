@@ -49,7 +49,12 @@ Groups:
   ``match_filter_round``, ``match_slots``, ``match_unpack``,
   ``match_to_mask``, ``match_from_mask``), the raw count
   (``match_count_kernel``) and the mesh deal (``match_deal_roots``).
-- networkx backend: ``KcjaxGraph`` (the backend's graph class).
+- BFS over a mesh: ``bfs_mesh`` (the level steps), ``bfs_mesh_push``,
+  ``bfs_mesh_pull``, ``kronecker_edges``, ``kronecker_permute``,
+  ``shard_chunk_size``; maximal cliques: ``clique_maximal`` (the raw target).
+- networkx backend: ``KcjaxGraph`` (the backend's graph class), the
+  conversion's two paths (``nx_adjacency_csr``, ``nx_adjacency_csr_native``,
+  ``nx_identity_labels``).
 - files and the command line: ``partial_file`` (a whole output or none),
   ``parse_k_values`` (how ``-k`` reads ``3`` or ``3-6``).
 
@@ -148,8 +153,20 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "match_from_mask": ("kcjax.match.filter", "from_mask"),
     "match_count_kernel": ("kcjax.match.kernels", "match_count"),
     "match_deal_roots": ("kcjax.match.sharded", "deal_roots"),
+    # BFS over a mesh
+    "bfs_mesh": ("kcjax.traversal.mesh", "bfs_mesh"),
+    "bfs_mesh_push": ("kcjax.traversal.kernels", "mesh_push"),
+    "bfs_mesh_pull": ("kcjax.traversal.kernels", "mesh_pull"),
+    "kronecker_edges": ("kcjax.graph.sharded", "kronecker_edges"),
+    "kronecker_permute": ("kcjax.graph.sharded", "_permute"),
+    "shard_chunk_size": ("kcjax.graph.sharded", "chunk_size"),
+    # maximal cliques
+    "clique_maximal": ("kcjax.cliques.kernels", "clique_maximal"),
     # the networkx backend
     "KcjaxGraph": ("kcjax.nx.convert", "KcjaxGraph"),
+    "nx_adjacency_csr": ("kcjax.nx.convert", "_adjacency_csr"),
+    "nx_adjacency_csr_native": ("kcjax._native", "adjacency_csr"),
+    "nx_identity_labels": ("kcjax.nx.convert", "_identity_labels"),
     # files and the command line
     "partial_file": ("kcjax._interrupts", "partial_file"),
     "parse_k_values": ("kcjax.cli", "_k_values"),

@@ -226,11 +226,11 @@ def test_maximal_cliques_edge_cases_and_errors():
         next(kcjax.iter_maximal_cliques(graph, 0))
     with pytest.raises(TypeError, match="kcjax.Graph"):
         kcjax.node_clique_numbers(nx.complete_graph(3))
-    from kcjax.cliques import kernels
+    from kcjax.experimental import clique_maximal
 
     cpu = jax.devices("cpu")[0]
     args = [jax.device_put(np.asarray(a, np.int32), cpu) for a in (graph.indptr, graph.indices)]
     bad_rank = jax.device_put(np.zeros(5, np.int32), cpu)
     tasks = jax.device_put(np.arange(5, dtype=np.int32), cpu)
     with pytest.raises(Exception, match="rank must be a permutation"):
-        kernels.clique_maximal(*args, bad_rank, tasks, capacity=8, num_threads=1)
+        clique_maximal(*args, bad_rank, tasks, capacity=8, num_threads=1)
