@@ -455,8 +455,9 @@ def _count_kept(mesh, axis, scale, seed, abc, m, step, chunks, c, rounds):
         def one(k, total):
             first = k.astype(jnp.uint32) * jnp.uint32(step)
             rows, _, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
-            which = jnp.where(keep, rows // per, rounds)
-            return total.at[which].add(1, mode="drop")
+            # A reduction per round (a scatter-add would serialize on a few counters).
+            slices = [keep & (rows // per == r) for r in range(rounds)]
+            return total + jnp.stack([jnp.sum(x, dtype=jnp.int32) for x in slices])
 
         return jax.lax.fori_loop(0, chunks, one, jnp.zeros((rounds,), jnp.int32)) + 0 * token
 
