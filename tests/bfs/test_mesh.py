@@ -230,6 +230,8 @@ def test_multidevice_under_jit():
     closed = jax.jit(lambda s: kcjax.bfs(fresh, s, mesh=mesh).distances)
     np.testing.assert_array_equal(closed(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
     assert not isinstance(kcjax.shard_graph(fresh, mesh).cols, jax.core.Tracer)
+    constant = jax.jit(lambda: kcjax.bfs(fresh, 74, mesh=mesh).distances)  # a root constant
+    np.testing.assert_array_equal(constant(), kcjax.bfs(fresh, 74, mesh=mesh).distances)
     fresh_split = kcjax.shard_graph(fresh, mesh)
     inside = jax.jit(lambda s: kcjax.bfs(kcjax.prepare_bfs(fresh_split), s).distances)
     np.testing.assert_array_equal(inside(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
