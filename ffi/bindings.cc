@@ -36,6 +36,99 @@ py::array_t<int64_t> ToArray(std::vector<int64_t>&& v) {
   return py::array_t<int64_t>({static_cast<py::ssize_t>(heap->size())}, heap->data(), owner);
 }
 
+template <typename T>
+py::array_t<T> ToArrayOf(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, heap->data(), owner);
+}
+
+// Whether the keys of dict adj are the ints 0..n-1 in order (exact ints).
+bool IsRange(py::dict adj) {
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  long long i = 0;
+  while (PyDict_Next(adj.ptr(), &pos, &key, &value)) {
+    if (!PyLong_CheckExact(key)) return false;
+    int overflow = 0;
+    if (PyLong_AsLongLongAndOverflow(key, &overflow) != i || overflow != 0) return false;
+    ++i;
+  }
+  return true;
+}
+
+// The id of neighbour key: itself when identity (an exact int in [0, n)), else index[key].
+int32_t NeighbourId(PyObject* key, PyObject* index, long long n) {
+  PyObject* id = key;
+  if (index != nullptr) {
+    id = PyDict_GetItemWithError(index, key);
+    if (id == nullptr) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a neighbour is not a node");
+      throw py::error_already_set();
+    }
+  } else if (!PyLong_CheckExact(id)) {
+    throw py::type_error("a neighbour of an int-labelled graph is not an int");
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(id, &overflow);
+  if (overflow != 0 || v < 0 || v >= n) {
+    if (PyErr_Occurred()) throw py::error_already_set();
+    throw py::value_error("a neighbour id is out of range");
+  }
+  return static_cast<int32_t>(v);
+}
+
+// networkx's G._adj (dict of dicts) as a CSR in one pass over the dicts: (indptr int64[n + 1],
+// cols int32[entries], loop_free bool[entries with loops] or None). Self loops are dropped;
+// loop_free marks the kept entries of the full adjacency when there were any.
+py::tuple AdjacencyCsr(py::dict adj, py::object index_obj) {
+  PyObject* index = index_obj.is_none() ? nullptr : index_obj.ptr();
+  const long long n = static_cast<long long>(PyDict_Size(adj.ptr()));
+  std::vector<int64_t> indptr(static_cast<size_t>(n) + 1, 0);
+  PyObject *key, *row;
+  Py_ssize_t pos = 0;
+  int64_t total = 0;
+  while (PyDict_Next(adj.ptr(), &pos, &key, &row)) {
+    if (!PyDict_Check(row)) throw py::type_error("an adjacency is not a dict");
+    total += PyDict_Size(row);
+  }
+  std::vector<int32_t> cols(static_cast<size_t>(total));
+  std::vector<bool> loops;
+  int64_t k = 0, kept = 0, num_loops = 0;
+  long long i = 0;
+  pos = 0;
+  while (PyDict_Next(adj.ptr(), &pos, &key, &row)) {
+    PyObject *nbr, *data;
+    Py_ssize_t rpos = 0;
+    Py_hash_t hash;
+    while (_PyDict_Next(row, &rpos, &nbr, &data, &hash)) {
+      // With labels 0..n-1 a neighbour (a node, so equal to an int i in [0, n)) has
+      // hash i, stored in its dict entry: read there, without touching the key object.
+      const int32_t j = index == nullptr && hash >= 0 && hash < n ? static_cast<int32_t>(hash)
+                                                                  : NeighbourId(nbr, index, n);
+      if (j == i) {
+        if (loops.empty()) loops.assign(static_cast<size_t>(total), true);
+        loops[static_cast<size_t>(k)] = false;
+        ++num_loops;
+      } else {
+        cols[static_cast<size_t>(kept++)] = j;
+      }
+      ++k;
+    }
+    indptr[static_cast<size_t>(++i)] = kept;
+  }
+  cols.resize(static_cast<size_t>(kept));
+  py::object loop_free = py::none();
+  if (num_loops > 0) {
+    py::array_t<bool> mask(static_cast<py::ssize_t>(total));
+    bool* out = mask.mutable_data();
+    for (int64_t e = 0; e < total; ++e) out[e] = loops[static_cast<size_t>(e)];
+    loop_free = mask;
+  }
+  return py::make_tuple(ToArrayOf(std::move(indptr)), ToArrayOf(std::move(cols)), loop_free,
+                        num_loops);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_kcjax, m) {
@@ -95,4 +188,10 @@ PYBIND11_MODULE(_kcjax, m) {
       py::arg("data"),
       "Parses an edge list held in `data` (bytes). Returns (src int64[e], dst int64[e], "
       "lines). Raises ValueError naming the first malformed line.");
+  m.def("is_range", &IsRange, py::arg("adj"),
+        "Whether the keys of dict `adj` are the ints 0..n-1 in order.");
+  m.def("adjacency_csr", &AdjacencyCsr, py::arg("adj"), py::arg("index"),
+        "networkx's G._adj as (indptr int64[n + 1], cols int32[e], loop_free bool[...] or "
+        "None, self loops): one pass over the dicts, ids = index[label] (index None: the "
+        "labels are 0..n-1). Raises TypeError for an adjacency that is not a dict.");
 }

@@ -68,11 +68,13 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "generators": ("kcjax.graph.generators", None),
     "initialize_from_env_or_args": ("kcjax.parallel", "initialize_from_env_or_args"),
     "iter_cliques": ("kcjax.cliques.listing", "iter_cliques"),
+    "iter_maximal_cliques": ("kcjax.cliques.maximal", "iter_maximal_cliques"),
     "k_truss": ("kcjax.truss.truss", "k_truss"),
     "k_truss_mask": ("kcjax.truss.truss", "k_truss_mask"),
     "limbs_to_int": ("kcjax.cliques.count", "limbs_to_int"),
     "list_cliques": ("kcjax.cliques.listing", "list_cliques"),
     "load": ("kcjax.graph.io", "load"),
+    "node_clique_numbers": ("kcjax.cliques.maximal", "node_clique_numbers"),
     "max_truss": ("kcjax.truss.truss", "max_truss"),
     "orient": ("kcjax.graph.orient", "orient"),
     "prepare_bfs": ("kcjax.traversal.bfs", "prepare_bfs"),
@@ -114,7 +116,16 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
-_SUBPACKAGES = {"cli", "cliques", "graph", "match", "parallel", "traversal", "truss"}
+_SUBPACKAGES = {
+    "cli",
+    "cliques",
+    "experimental",
+    "graph",
+    "match",
+    "parallel",
+    "traversal",
+    "truss",
+}
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._compile_cache import (
@@ -130,6 +141,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
     from kcjax.cliques.listing import clique_number, iter_cliques, list_cliques
     from kcjax.cliques.local import clique_counts_per_vertex
+    from kcjax.cliques.maximal import iter_maximal_cliques, node_clique_numbers
     from kcjax.cliques.sharded import count_cliques_sharded
     from kcjax.errors import ListingOverflowError
     from kcjax.graph import generators

@@ -74,3 +74,26 @@ def bfs_policy() -> dict[str, int]:
 def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
     """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
     return _kcjax.parse_edge_list(data)
+
+
+def is_range(adj: dict) -> bool:
+    """Whether the keys of ``adj`` are the ints 0..n-1 in order (native)."""
+    return bool(_kcjax.is_range(adj))
+
+
+def adjacency_csr(adj: dict, index: dict | None) -> tuple[np.ndarray, np.ndarray, Any, int]:
+    """networkx's ``G._adj`` as a CSR in one native pass over the dicts.
+
+    Args:
+      adj: dict label -> dict neighbour label -> edge data.
+      index: dict label -> id, or None when the labels are the ints 0..n-1.
+
+    Returns:
+      (indptr int64[n + 1], cols int32[e] in each adjacency's order, self loops
+      dropped, bool mask of the kept entries of the full adjacency or None when
+      there were no self loops, number of self loops).
+
+    Raises:
+      TypeError: when an adjacency is not a dict (or an int label is expected).
+    """
+    return _kcjax.adjacency_csr(adj, index)

@@ -16,9 +16,19 @@ def test_public_name_resolves(name):
     assert name in dir(kcjax)
 
 
+def test_experimental_names_resolve():
+    """kcjax.experimental (the measurement interface) names only what exists."""
+    from kcjax import experimental
+
+    missing = [name for name in experimental.__all__ if not hasattr(experimental, name)]
+    assert not missing, f"kcjax/experimental.py's _EXPORTS names what is gone: {missing}"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        getattr(experimental, "nope")  # noqa: B009
+
+
 def test_unknown_name_raises_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        kcjax.nope  # noqa: B018
+        getattr(kcjax, "nope")  # noqa: B009
 
 
 def test_import_does_not_load_jax():

@@ -12,8 +12,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from kcjax import cli, generators, transitivity
-from kcjax.graph.io import load, save
+from kcjax import cli, generators, load, save, transitivity
+from kcjax.experimental import parse_k_values
 
 # K4 on 0..3 plus a triangle 3-4-5 and a pendant 5-6: 1 4-clique, 5 triangles.
 EDGES = "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n3 4\n4 5\n3 5\n5 6\n"
@@ -105,7 +105,7 @@ def test_count_interrupted(capsys, graph_file, monkeypatch):
 
 @pytest.mark.parametrize(("spec", "ks"), [("3", [3]), ("3-6", [3, 4, 5, 6]), (" 2-2 ", [2])])
 def test_k_values(spec, ks):
-    assert list(cli._k_values(spec)) == ks
+    assert list(parse_k_values(spec)) == ks
 
 
 def test_info(capsys, graph_file):
@@ -311,20 +311,20 @@ def test_list_takes_one_k_and_prints_json(capsys, tmp_path, graph_file):
 def test_count_on_sparse_ids_follows_the_edges(capsys, tmp_path, monkeypatch):
     """4 edges over 200,000 ids, no --relabel: the default count is one dispatch
     (it was one per 100 vertices: the chunk size came from m, the tasks are vertices)."""
-    from kcjax.cliques import count
+    from kcjax import experimental
 
     path = tmp_path / "sparse.txt"
     path.write_text("0 1\n1 2\n0 2\n199998 199999\n")
     dispatches = []
     for name in ("pivot_chunk", "enumeration_chunk"):
-        real = getattr(count, name)
+        real = getattr(experimental, name)
 
         def spy(*args, _real=real, **kwargs):
             dispatches.append(1)
             assert len(dispatches) <= 4, "a dispatch per few vertices"
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(count, name, spy)
+        monkeypatch.setattr(f"kcjax.cliques.count.{name}", spy)
     for method in ("auto", "kcminer"):
         dispatches.clear()
         code, out, err = run(capsys, "count", path, "-k", "3", "--method", method, "--json")

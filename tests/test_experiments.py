@@ -37,6 +37,7 @@ def scripts():
                 "auto_validation",
                 "auto_graphs",
                 "auto_check",
+                "auto_replay",
             )
         }
     finally:
@@ -73,9 +74,7 @@ def test_chunks_one_ahead_counts_as_one_at_a_time(scripts, tmp_path):
 
 
 def test_split_counts_agree_with_one_dispatch(scripts, tmp_path, monkeypatch):
-    from kcjax.cliques import chunked
-
-    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)  # every count splits itself
+    monkeypatch.setattr("kcjax.cliques.chunked.LONG_COUNT_S", 0.0)  # every count splits itself
     out = tmp_path / "split.json"
     args = ["--graphs", "rmat8-4", "--ks", "4", "--methods", "kcminer", "pivot"]
     assert scripts["split_counts"].main([*args, "--interrupt", "30", "--out", str(out)]) == 0
@@ -300,6 +299,28 @@ def test_auto_check_measures_and_scores_the_rule(scripts, tmp_path):
     cm = scripts["auto_graphs"].clique_minus_matching(300, 12, 3, seed=1)
     assert kcjax.clique_number(cm)[0] >= 9
     assert np.all(np.asarray(cm.degrees()) >= 0)
+    md = scripts["auto_check"].table(rows)
+    assert "| rmat8-4 | count | 256 |" in md and "| all | | | | 4 |" in md
+    # Held-out builders: a Moon-Moser block (3^5 5-cliques), a lone clique of
+    # 12 less a perfect matching (2^6 6-cliques), Knuth's word ladders.
+    mm = scripts["auto_graphs"].moon_moser(300, 5, 3, seed=1)
+    assert kcjax.count_cliques(mm, 5, method="pivot") >= 3**5
+    lone = scripts["auto_graphs"].lone_clique_minus_matching(300, 12, seed=1)
+    assert lone.num_nodes == 312 and kcjax.count_cliques(lone, 6, method="pivot") >= 2**6
+    words = tmp_path / "words"
+    words.write_text("cat\ncot\ncut\ndog\nDog\nca't\nbat\n")
+    n, pairs = scripts["auto_graphs"].word_ladder_graph(words, 3)
+    assert n == 5 and sorted(pairs) == [(0, 1), (1, 2), (1, 3), (2, 3)]  # bat cat cot cut dog
+
+
+def test_auto_rule_on_every_recorded_row(scripts):
+    """The package's rule replayed from the committed facts of every recorded
+    graph: within issue 51's target on all rows (no timing is measured)."""
+    replay = scripts["auto_replay"]
+    rows = replay.load_rows([replay.RESULTS / f for f in replay.FILES])
+    report = replay.replay(rows, known=replay.read_facts(replay.FACTS))
+    assert sum(e["rows"] for e in report.values()) == len(rows) > 500
+    assert {k: e["misses"] for k, e in report.items() if e["misses"]} == {}
 
 
 def test_front_door_runs(scripts, tmp_path):

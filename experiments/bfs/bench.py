@@ -57,13 +57,11 @@ import devtime  # noqa: E402
 from benchlib import wall_times, write_results  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.traversal.kernels import (  # noqa: E402
-    BATCHES,
-    DIRECTIONS,
-    GRID_BITMAP_MIN_VERTICES,
-    NATIVE_METHODS,
-    bfs_native,
-)
+from kcjax.experimental import BFS_BATCHES as BATCHES  # noqa: E402
+from kcjax.experimental import BFS_DIRECTIONS as DIRECTIONS  # noqa: E402
+from kcjax.experimental import BFS_GRID_BITMAP_MIN_VERTICES as GRID_BITMAP_MIN_VERTICES  # noqa: E402
+from kcjax.experimental import BFS_NATIVE_METHODS as NATIVE_METHODS  # noqa: E402
+from kcjax.experimental import bfs_native  # noqa: E402
 
 #: ../shared/data (or its copy .gpu/ with graphs/, bfs/ and anchors/ inside).
 SHARED = next(

@@ -20,7 +20,10 @@ import jax
 import numpy as np
 
 import kcjax
-from kcjax.traversal.kernels import BATCHES, DIRECTIONS, NATIVE_METHODS, bfs_native
+from kcjax.experimental import BFS_BATCHES as BATCHES
+from kcjax.experimental import BFS_DIRECTIONS as DIRECTIONS
+from kcjax.experimental import BFS_NATIVE_METHODS as NATIVE_METHODS
+from kcjax.experimental import bfs_native
 
 with jax.default_device(jax.devices("cpu")[0]):
     kron = kcjax.generators.kronecker(12, 16, seed=1)

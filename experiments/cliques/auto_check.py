@@ -2,7 +2,13 @@
 
     python -P experiments/cliques/auto_check.py --out F.json [--sets adversarial public shared
         validation] [--ks 3-12] [--repeats 3] [--budget 0.3] [--deadline 330]
-    python -P experiments/cliques/auto_check.py --regret F.json ... [--markdown]
+    python -P experiments/cliques/auto_check.py --regret F.json ... [--recompute]
+    python -P experiments/cliques/auto_check.py --table F.json
+
+The held-out check (the rule frozen first; one H200, about 4 minutes):
+
+    python -P experiments/cliques/auto_check.py --sets heldout-public heldout-adversarial \
+        --budget 0.2 --deadline 200 --out experiments/results/cliques/h200_auto_check_heldout.json
 
 Measure mode (one GPU): per graph, for counts (``count_cliques``) and
 per-vertex counts (``clique_counts_per_vertex``) at every k, the device span
@@ -21,7 +27,15 @@ arrays agree and sum to k times the count. No graph starts after
 
 Graph sets, measured in this order: ``adversarial`` and ``public``
 (auto_graphs.py; ``prepare`` first), ``shared`` (../shared/data/graphs or
-.gpu/graphs), ``validation`` (auto_validation.py's generated set, all halves).
+.gpu/graphs), ``validation`` (auto_validation.py's generated set, all halves),
+``heldout-public`` and ``heldout-adversarial`` (auto_graphs.py's held-out
+sets, which no threshold has seen; ``prepare-heldout`` first, into
+.gpu/auto2). With ``--out F.json`` the run also writes F.md, the table of
+``--table``.
+
+Table mode: per graph and mode of a results file, the rows, those within
+issue 51's target, the worst ratio of auto to the faster method (and its
+k), auto's features' device span, then every miss.
 
 Regret mode (any machine): per results row, auto's time over the faster
 method's, for the package's rule (the pick recorded by the run, or
@@ -55,8 +69,8 @@ from benchlib import SHARED_GRAPHS, write_results  # noqa: E402
 from devtime import call_spans  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.cliques import auto  # noqa: E402
-from kcjax.graph.orient import out_degree_moments  # noqa: E402
+from kcjax import experimental as auto  # noqa: E402
+from kcjax.experimental import out_degree_moments  # noqa: E402
 
 TIMER = (
     "*_s: JAX profiler (CUPTI) span of one eager call's GPU work, median of the repeats "
@@ -65,6 +79,7 @@ TIMER = (
     "(out-degree moments and auto_features) with the memo cleared"
 )
 SETS = ("adversarial", "public", "shared", "validation")
+HELDOUT_SETS = ("heldout-public", "heldout-adversarial")
 METHODS = ("kcminer", "pivot")
 RATIO, SLACK, FAST = 1.5, 3e-4, 1e-3
 
@@ -81,19 +96,25 @@ def builders(sets: list[str]) -> list[tuple[str, str, Callable[[], kcjax.Graph]]
             out += [(s, n, (lambda n=n: load_graph(n))) for n in SHARED_GRAPHS]
         elif s == "validation":
             out += [(s, n, b) for n, b in auto_validation.VALIDATION.items()]
+        elif s == "heldout-public":
+            out += [(s, n, b) for n, b in auto_graphs.HELDOUT_PUBLIC.items()]
+        elif s == "heldout-adversarial":
+            out += [(s, n, b) for n, b in auto_graphs.HELDOUT_ADVERSARIAL.items()]
         else:
-            raise SystemExit(f"unknown set {s!r}; one of {SETS}")
+            raise SystemExit(f"unknown set {s!r}; one of {SETS + HELDOUT_SETS}")
     return out
 
 
 def known_counts() -> dict[tuple[str, int], int]:
-    """Exact counts from ../shared's ground truth and auto_public_counts.tsv."""
+    """Exact counts from ../shared's ground truth, auto_public_counts.tsv and
+    auto_heldout_counts.tsv."""
     table = ground_truth()
-    if auto_graphs.COUNTS.exists():
-        for line in auto_graphs.COUNTS.read_text().splitlines()[1:]:
-            name, k, count, _ = line.split("\t")
-            if count:
-                table[(name, int(k))] = int(count)
+    for path in (auto_graphs.COUNTS, auto_graphs.HELDOUT_COUNTS):
+        if path.exists():
+            for line in path.read_text().splitlines()[1:]:
+                name, k, count, _ = line.split("\t")
+                if count:
+                    table[(name, int(k))] = int(count)
     return table
 
 
@@ -262,6 +283,7 @@ def _new_picks(rows: list[dict]) -> dict[int, str]:
     """The package's pick for rows recorded before its rule: recomputed from
     the graph (the rule reads only the DAG, so any device gives the GPU pick)."""
     known = auto_validation.VALIDATION | auto_graphs.PUBLIC | auto_graphs.ADVERSARIAL
+    known |= auto_graphs.HELDOUT_PUBLIC | auto_graphs.HELDOUT_ADVERSARIAL
     out, dags = {}, {}
     for r in rows:
         name = r["graph"]
@@ -312,6 +334,44 @@ def regret_table(files: list[Path], recompute: bool) -> dict:
     return report
 
 
+def table(rows: list[dict]) -> str:
+    """Markdown: per graph and mode, rows, rows within the target, the worst
+    ratio of auto to the faster method and auto's features' span; then the misses."""
+    lines = [
+        "| graph | mode | n | m | rows | within target | worst auto / best | features |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    missed = []
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        if r["k"] >= 3 and math.isfinite(min(_time(r, m) for m in METHODS)):
+            groups.setdefault((r["graph"], r.get("mode") or "count"), []).append(r)
+    total = within = 0
+    for (graph, mode), sel in groups.items():
+        ok = [r for r in sel if not misses(r, r["auto"])]
+        worst = max(sel, key=lambda r: regret(r, r["auto"]))
+        total, within = total + len(sel), within + len(ok)
+        lines.append(
+            f"| {graph} | {mode} | {sel[0]['n']:,} | {sel[0]['m']:,} | {len(sel)} | {len(ok)} "
+            f"| {regret(worst, worst['auto']):.2f}x (k = {worst['k']}) "
+            f"| {sel[0]['features_s'] * 1e3:.2f} ms |"
+        )
+        missed += [r for r in sel if misses(r, r["auto"])]
+    lines.append(f"| all | | | | {total} | {within} | | |")
+    if missed:
+        lines += ["", "Misses (auto's pick; kcminer, pivot and auto in ms):", ""]
+        for r in missed:
+            ms = [_time(r, m) * 1e3 for m in (*METHODS, "auto")]
+            lines.append(
+                f"- {r['graph']} {r.get('mode') or 'count'} k = {r['k']}: {r['auto']}, "
+                f"{ms[0]:.3g} / {ms[1]:.3g} / {ms[2]:.3g} ({regret(r, r['auto']):.2f}x)"
+            )
+    bad = [r for r in rows if not r.get("correct", True)]
+    if bad:
+        lines += ["", "WRONG COUNTS: " + ", ".join(f"{r['graph']} k={r['k']}" for r in bad)]
+    return "\n".join(lines) + "\n"
+
+
 def _old_pick(row: dict) -> str | None:
     """The rule before issue 51 on the row's recorded estimate (None when the
     row holds the new estimate, which that rule was not fitted to)."""
@@ -336,7 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--recompute", action="store_true", help="--regret: the package's picks from the graphs"
     )
+    p.add_argument("--table", type=Path, default=None, help="a results file: its table")
     args = p.parse_args(argv)
+    if args.table is not None:
+        print(table(json.loads(args.table.read_text())["rows"]), end="")
+        return 0
     if args.regret is not None:
         print(json.dumps(regret_table(args.regret, args.recompute), indent=1))
         return 0
@@ -368,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.out is not None:
             write_results(args.out, jax.devices()[0], args.repeats, rows, TIMER)
+            args.out.with_suffix(".md").write_text(table(rows))
     bad = [f"{r['graph']} {r['mode']} k={r['k']}" for r in rows if not r["correct"]]
     if bad:
         print("WRONG COUNTS:", ", ".join(bad), flush=True)

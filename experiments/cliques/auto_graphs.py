@@ -2,6 +2,8 @@
 
     python -P experiments/cliques/auto_graphs.py prepare [--dest .gpu/auto]
     python -P experiments/cliques/auto_graphs.py counts [--names ...] [--ks 3-12] [--out F.tsv]
+    python -P experiments/cliques/auto_graphs.py prepare-heldout [--dest .gpu/auto2]
+    python -P experiments/cliques/auto_graphs.py counts --heldout [--names ...]
 
 ``prepare`` writes the public graphs that need a download or a slow
 generator to ``.gpu/auto/NAME.npz`` (ignored by git; it travels to the GPU
@@ -41,6 +43,32 @@ The sets (:data:`PUBLIC`, :data:`ADVERSARIAL`):
   its lowest member's out-neighbourhood is large and sparse), many
   medium cliques sharing one hub, and cliques minus a matching (a pivot
   tree doubles at every missing pair).
+
+The held-out sets (:data:`HELDOUT_PUBLIC`, :data:`HELDOUT_ADVERSARIAL`),
+chosen after the rule of kcjax/cliques/auto.py was frozen and never used to
+set a threshold; ``prepare-heldout`` writes the public ones to
+``.gpu/auto2/NAME.npz`` (about 3 MiB), ``counts --heldout`` their exact
+counts to ``experiments/results/cliques/auto_heldout_counts.tsv``:
+
+- from Debian 12 packages (``apt-get download``, unpacked, nothing
+  installed): WordNet 3.0's synset graph (wordnet-base: every pointer), the
+  LibreOffice English thesaurus (mythes-en-us: headword to every term of
+  its meanings), Knuth's word-ladder graph on the 5-letter words of
+  wamerican, a crawl of the Python 3.11 documentation's HTML links
+  (python3.11-doc), the Gene Ontology's parent links (r-bioc-go.db's
+  GO.sqlite), and the dependency graph of this machine's apt lists
+  (``apt-cache dumpavail``: Depends, Pre-Depends, Recommends; it follows
+  the lists of the day it was drawn, so its file is the reference);
+- the graph-tool collection graphs the first check prepared but never
+  measured (its deadline came first): pgp-strong-2009, polblogs, power,
+  hep-th, cond-mat-2005;
+- adversarial, new sizes and seeds: a 120-clique on low-degree vertices
+  with 200 hubs each, 400 20-cliques sharing a hub, cliques of 64 and 80
+  less a perfect and a partial matching, a complete 15-partite graph of
+  parts of 3 (the Moon-Moser graph, the worst case of pivoting), 50
+  32-cliques less a perfect matching each, and a 40-clique less a perfect
+  matching as a component of its own (its candidate sizes look like a
+  clique's: the case the frozen rule is expected to lose).
 """
 
 from __future__ import annotations
@@ -289,6 +317,255 @@ ADVERSARIAL: dict[str, Callable[[], kcjax.Graph]] = {
 }
 
 
+# --- The held-out set: frozen rule, never fitted on (issue 51, second round) ---
+
+#: Where ``prepare-heldout`` writes the held-out public graphs.
+HELDOUT_DEST = ROOT / ".gpu" / "auto2"
+HELDOUT_COUNTS = ROOT / "experiments" / "results" / "cliques" / "auto_heldout_counts.tsv"
+
+#: Debian packages the held-out public graphs come from (``apt-get download``).
+HELDOUT_DEBS = ("wordnet-base", "mythes-en-us", "wamerican", "python3.11-doc", "r-bioc-go.db")
+
+#: graph-tool collection graphs that were prepared for the first check but
+#: never measured (its deadline came first): unseen by the rule too.
+HELDOUT_GRAPH_TOOL = ("pgp-strong-2009", "polblogs", "power", "hep-th", "cond-mat-2005")
+
+
+def _ids(table: dict, key) -> int:
+    return table.setdefault(key, len(table))
+
+
+def _pairs_graph(path: Path, pairs: list[tuple[int, int]], n: int) -> None:
+    a = np.asarray(pairs, np.int64).reshape(-1, 2)
+    _save(path, n, a[:, 0], a[:, 1])
+
+
+def wordnet_graph(root: Path) -> tuple[int, list]:
+    """WordNet 3.0's synsets (nouns, verbs, adjectives, adverbs) joined by
+    every pointer of data.* (hypernymy, meronymy, antonymy, similarity, ...)."""
+    ids: dict = {}
+    pairs = []
+    for pos, fname in (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv")):
+        for line in (root / f"data.{fname}").read_text(encoding="latin-1").splitlines():
+            if line.startswith(" "):
+                continue  # the license header
+            f = line.split(" | ")[0].split()
+            src = _ids(ids, (pos, f[0]))
+            words = int(f[3], 16)
+            at = 4 + 2 * words
+            for t in range(int(f[at])):
+                off, tpos = f[at + 2 + 4 * t], f[at + 3 + 4 * t]
+                tpos = "a" if tpos == "s" else tpos
+                pairs.append((src, _ids(ids, (tpos, off))))
+    return len(ids), pairs
+
+
+def thesaurus_graph(path: Path) -> tuple[int, list]:
+    """The LibreOffice English thesaurus (MyThes, from WordNet and other
+    sources): every headword joined to every term of each of its meanings."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    ids: dict = {}
+    pairs = []
+    i = 0
+    while i < len(lines):
+        head, _, count = lines[i].rpartition("|")
+        u = _ids(ids, head.lower())
+        for line in lines[i + 1 : i + 1 + int(count)]:
+            for term in line.split("|")[1:]:
+                term = term.split(" (")[0].strip().lower()
+                if term and term != head.lower():
+                    pairs.append((u, _ids(ids, term)))
+        i += 1 + int(count)
+    return len(ids), pairs
+
+
+def word_ladder_graph(path: Path, length: int) -> tuple[int, list]:
+    """Knuth's word-ladder graph (The Stanford GraphBase's ``words``) on the
+    lower-case ``length``-letter words of a Debian word list: two words are
+    joined when they differ in one position."""
+    words = sorted(
+        {
+            w
+            for w in path.read_text().split()
+            if len(w) == length and w.isalpha() and w.isascii() and w.islower()
+        }
+    )
+    index = {w: i for i, w in enumerate(words)}
+    buckets: dict = {}
+    for w in words:
+        for p in range(length):
+            buckets.setdefault(w[:p] + "_" + w[p + 1 :], []).append(index[w])
+    pairs = [
+        (a, b) for group in buckets.values() for i, a in enumerate(group) for b in group[i + 1 :]
+    ]
+    return len(words), pairs
+
+
+def doc_links_graph(root: Path) -> tuple[int, list]:
+    """A crawl of the Python 3.11 documentation: every HTML page, joined to
+    every page it links to inside the documentation (anchors dropped)."""
+    import os
+    import re
+
+    href = re.compile(rb'href="([^"#?:]+\.html)')
+    pages = sorted(root.rglob("*.html"))
+    index = {p.resolve(): i for i, p in enumerate(pages)}
+    pairs = []
+    for p in pages:
+        for target in href.findall(p.read_bytes()):
+            q = Path(os.path.normpath(p.parent / target.decode(errors="replace"))).resolve()
+            if q in index:
+                pairs.append((index[p.resolve()], index[q]))
+    return len(pages), pairs
+
+
+def gene_ontology_graph(sqlite: Path) -> tuple[int, list]:
+    """The Gene Ontology (Bioconductor's GO.db, 2022): every term joined to
+    its parents (is_a, part_of, regulates) in the three ontologies."""
+    import sqlite3
+
+    db = sqlite3.connect(sqlite)
+    ids: dict = {}
+    pairs = []
+    for onto in ("bp", "mf", "cc"):
+        for a, b in db.execute(f"select _id, _parent_id from go_{onto}_parents"):
+            pairs.append((_ids(ids, a), _ids(ids, b)))
+    return len(ids), pairs
+
+
+def debian_depends_graph() -> tuple[int, list]:
+    """Debian 12's binary packages of this machine's apt lists (``apt-cache
+    dumpavail``): every package joined to every package or virtual name in
+    its Depends, Pre-Depends and Recommends (alternatives included)."""
+    text = subprocess.run(["apt-cache", "dumpavail"], capture_output=True, text=True, check=True)
+    ids: dict = {}
+    pairs = []
+    for record in text.stdout.split("\n\n"):
+        fields = dict(
+            line.split(": ", 1) for line in record.splitlines() if ": " in line and line[0] != " "
+        )
+        if "Package" not in fields:
+            continue
+        u = _ids(ids, fields["Package"])
+        for key in ("Depends", "Pre-Depends", "Recommends"):
+            for alt in fields.get(key, "").split(","):
+                for dep in alt.split("|"):
+                    name = dep.strip().split(" ")[0].split(":")[0]
+                    if name:
+                        pairs.append((u, _ids(ids, name)))
+    return len(ids), pairs
+
+
+def prepare_heldout(dest: Path) -> None:
+    """Writes dest/NAME.npz for every :data:`HELDOUT_PUBLIC` graph that needs a
+    file (Debian packages downloaded and unpacked in a temporary folder)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["apt-get", "download", *HELDOUT_DEBS], cwd=tmp, check=True)
+        for deb in Path(tmp).glob("*.deb"):
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
+        x = Path(tmp) / "x"
+        built = {
+            "wordnet": wordnet_graph(x / "usr/share/wordnet"),
+            "thesaurus-en": thesaurus_graph(x / "usr/share/mythes/th_en_US_v2.dat"),
+            "words5-ladder": word_ladder_graph(x / "usr/share/dict/american-english", 5),
+            "python-doc-links": doc_links_graph(x / "usr/share/doc/python3.11-doc/html"),
+            "gene-ontology": gene_ontology_graph(next(x.rglob("GO.db/extdata/GO.sqlite"))),
+            "debian-depends": debian_depends_graph(),
+        }
+        for name, (n, pairs) in built.items():
+            _pairs_graph(dest / f"{name}.npz", pairs, n)
+        subprocess.run(["apt-get", "download", "python3-graph-tool"], cwd=tmp, check=True)
+        deb = next(Path(tmp).glob("python3-graph-tool_*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "gt")], check=True)
+        coll = next((Path(tmp) / "gt").rglob("graph_tool/collection"))
+        for name in HELDOUT_GRAPH_TOOL:
+            n, src, dst = read_gt(gzip.decompress((coll / f"{name}.gt.gz").read_bytes()))
+            _save(dest / f"{name}.npz", n, src, dst)
+
+
+def moon_moser(n: int, parts: int, part: int, seed: int) -> kcjax.Graph:
+    """A Chung-Lu graph with a complete multipartite graph of ``parts`` parts
+    of ``part`` vertices (a clique minus disjoint ``part``-cliques; the
+    Moon-Moser graph for part = 3: part^parts maximal cliques, the worst
+    case of pivoting)."""
+    host = gen.chung_lu(n, 8.0, 2.5, seed=seed)
+    rng = np.random.default_rng(seed + 1000)
+    src, dst = (np.asarray(x).astype(np.int64) for x in host.edges())
+    members = rng.permutation(n)[: parts * part]
+    i, j = np.triu_indices(parts * part, 1)
+    keep = i // part != j // part
+    lo, hi = members[i[~keep]].tolist(), members[j[~keep]].tolist()
+    same = set(zip(lo, hi, strict=True))
+    same |= {(b, a) for a, b in same}
+    host_keep = np.array(
+        [(a, b) not in same for a, b in zip(src.tolist(), dst.tolist(), strict=True)], bool
+    )
+    return kcjax.Graph.from_edges(
+        np.concatenate([src[host_keep], members[i[keep]]]),
+        np.concatenate([dst[host_keep], members[j[keep]]]),
+        num_nodes=n,
+    )
+
+
+def many_near_cliques(n: int, count: int, size: int, seed: int) -> kcjax.Graph:
+    """A Chung-Lu graph with ``count`` disjoint cliques of ``size`` vertices,
+    each less a perfect matching."""
+    host = gen.chung_lu(n, 6.0, 2.5, seed=seed)
+    rng = np.random.default_rng(seed + 1000)
+    src, dst = (np.asarray(x).astype(np.int64) for x in host.edges())
+    members = rng.permutation(n)[: count * size].reshape(count, size)
+    i, j = np.triu_indices(size, 1)
+    keep = ~((i % 2 == 0) & (j == i + 1))
+    return kcjax.Graph.from_edges(
+        np.concatenate([src, members[:, i[keep]].ravel()]),
+        np.concatenate([dst, members[:, j[keep]].ravel()]),
+        num_nodes=n,
+    )
+
+
+def lone_clique_minus_matching(n: int, size: int, seed: int) -> kcjax.Graph:
+    """A Chung-Lu graph beside a component of its own: a clique of ``size``
+    vertices less a perfect matching (no other neighbours, so the sorted
+    candidate sizes of its roots fall by one per rank as a clique's do)."""
+    host = gen.chung_lu(n, 8.0, 2.5, seed=seed)
+    src, dst = (np.asarray(x).astype(np.int64) for x in host.edges())
+    i, j = np.triu_indices(size, 1)
+    keep = ~((i % 2 == 0) & (j == i + 1))
+    return kcjax.Graph.from_edges(
+        np.concatenate([src, n + i[keep]]), np.concatenate([dst, n + j[keep]]), num_nodes=n + size
+    )
+
+
+def _load_heldout(name: str) -> kcjax.Graph:
+    return _load(name, HELDOUT_DEST)
+
+
+#: name -> builder: public graphs the frozen rule was not fitted on.
+HELDOUT_PUBLIC: dict[str, Callable[[], kcjax.Graph]] = {
+    name: (lambda name=name: _load_heldout(name))
+    for name in (
+        "wordnet",
+        "thesaurus-en",
+        "words5-ladder",
+        "python-doc-links",
+        "gene-ontology",
+        "debian-depends",
+        *HELDOUT_GRAPH_TOOL,
+    )
+}
+
+#: name -> builder: adversarial cases with new sizes and seeds (drawn here).
+HELDOUT_ADVERSARIAL: dict[str, Callable[[], kcjax.Graph]] = {
+    "web150k+K120h200": lambda: hidden_clique(150_000, 5.0, 120, 200, seed=71),
+    "hub+400xK20": lambda: hub_cliques(60_000, 400, 20, seed=72),
+    "K64-matching32": lambda: clique_minus_matching(40_000, 64, 32, seed=73),
+    "K80-matching20": lambda: clique_minus_matching(40_000, 80, 20, seed=74),
+    "moon-moser3x15": lambda: moon_moser(30_000, 15, 3, seed=75),
+    "50xK32-matching": lambda: many_near_cliques(60_000, 50, 32, seed=76),
+    "lone-K40-matching20": lambda: lone_clique_minus_matching(50_000, 40, seed=77),
+}
+
+
 def count_rows(
     names: list[str], ks: list[int], cpu_budget: float
 ) -> list[tuple[str, int, str, str]]:
@@ -297,7 +574,7 @@ def count_rows(
     took longer than ``cpu_budget`` seconds."""
     rows = []
     for name in names:
-        graph = (PUBLIC | ADVERSARIAL)[name]()
+        graph = (PUBLIC | ADVERSARIAL | HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL)[name]()
         dag = kcjax.orient(graph)
         slow: set[str] = set()
         for k in ks:
@@ -322,19 +599,27 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     prep = sub.add_parser("prepare", help="fetch and draw the public graphs into --dest")
     prep.add_argument("--dest", type=Path, default=DEST)
+    held = sub.add_parser("prepare-heldout", help="fetch the held-out public graphs into --dest")
+    held.add_argument("--dest", type=Path, default=HELDOUT_DEST)
     cnt = sub.add_parser("counts", help="exact counts on the CPU, both methods")
     cnt.add_argument("--names", nargs="+", default=None)
     cnt.add_argument("--ks", default="3-12")
     cnt.add_argument("--cpu-budget", type=float, default=60.0)
-    cnt.add_argument("--out", type=Path, default=COUNTS)
+    cnt.add_argument("--out", type=Path, default=None, help="default: the set's counts file")
+    cnt.add_argument("--heldout", action="store_true", help="the held-out sets")
     args = p.parse_args(argv)
+    if args.cmd == "prepare-heldout":
+        prepare_heldout(args.dest)
+        return 0
     if args.cmd == "prepare":
         fetch_graph_tool(args.dest)
         _models(args.dest)
         return 0
     lo, _, hi = args.ks.partition("-")
     ks = list(range(int(lo), int(hi or lo) + 1))
-    names = args.names or list(PUBLIC | ADVERSARIAL)
+    known = (HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL) if args.heldout else (PUBLIC | ADVERSARIAL)
+    args.out = args.out or (HELDOUT_COUNTS if args.heldout else COUNTS)
+    names = args.names or list(known)
     rows = count_rows(names, ks, args.cpu_budget)
     old = {}
     if args.out.exists():  # keep the rows of graphs not counted this time

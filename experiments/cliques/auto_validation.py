@@ -55,8 +55,8 @@ from bench import ground_truth, load_graph  # noqa: E402
 from benchlib import device_span, wall_times, write_results  # noqa: E402
 
 import kcjax  # noqa: E402
+from kcjax import experimental as auto  # noqa: E402
 from kcjax import generators as gen  # noqa: E402
-from kcjax.cliques import auto  # noqa: E402
 
 TIMER = (
     "device_s: JAX profiler (CUPTI) span of the eager count_cliques call's GPU work, "

@@ -43,10 +43,15 @@ import jax
 import numpy as np
 
 import kcjax
-from kcjax import ENUMERATION_METHODS, count_cliques_dense, count_cliques_limbs, limbs_to_int
-from kcjax.cliques import auto, kernels
-from kcjax.cliques import count as counting
-from kcjax.graph.orient import clear_memo, max_out_degree
+from kcjax import (
+    ENUMERATION_METHODS,
+    clear_memo,
+    count_cliques_dense,
+    count_cliques_limbs,
+    experimental,
+    limbs_to_int,
+)
+from kcjax.experimental import max_out_degree
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
@@ -177,7 +182,7 @@ def bench_one(
         tasks = jax.numpy.arange(dag.num_nodes, dtype=jax.numpy.int32)
 
         def run():
-            return kernels.clique_pivot(
+            return experimental.clique_pivot(
                 dag.indptr, dag.indices, tasks, hmax=k, pmax=pmax, kmin=k, num_threads=0
             )
 
@@ -191,12 +196,12 @@ def bench_one(
         t0 = time.perf_counter()
         kcjax.clique_cost_estimate(dag, k)
         first = time.perf_counter() - t0
-        chose = auto.auto_method(dag, k)
+        chose = experimental.auto_method(dag, k)
         if chose == "pivot":
             pmax = int(dag.max_out_degree())
 
             def program():
-                return counting.pivot_chunk(
+                return experimental.pivot_chunk(
                     dag.indptr,
                     dag.indices,
                     None,
@@ -210,7 +215,7 @@ def bench_one(
         else:
 
             def program():
-                return counting.enumeration_chunk(
+                return experimental.enumeration_chunk(
                     dag,
                     None,
                     kmax=k,
@@ -236,14 +241,14 @@ def bench_one(
             roots = jax.numpy.arange(dag.num_nodes, dtype=jax.numpy.int32)
 
             def run():
-                return kernels.clique_pivot_local(
+                return experimental.clique_pivot_local(
                     dag.indptr, dag.indices, roots, k=k, num_threads=0
                 )
         else:
             edges = jax.numpy.arange(dag.num_edges, dtype=jax.numpy.int32)
 
             def run():
-                return kernels.clique_per_vertex(
+                return experimental.clique_per_vertex(
                     dag.indptr,
                     dag.indices,
                     dag.src,

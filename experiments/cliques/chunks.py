@@ -25,9 +25,7 @@ from bench import load_dag_via_cpu  # noqa: E402
 from benchlib import wall_times  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax._chunks import chunk_start  # noqa: E402
-from kcjax.cliques import count  # noqa: E402
-from kcjax.graph.orient import max_out_degree  # noqa: E402
+from kcjax.experimental import chunk_start, enumeration_chunk, max_out_degree  # noqa: E402
 
 
 def one_at_a_time(dag: kcjax.DAG, k: int, method: str, step: int) -> int:
@@ -36,7 +34,7 @@ def one_at_a_time(dag: kcjax.DAG, k: int, method: str, step: int) -> int:
     hint = max_out_degree(dag)
     for start in range(0, m, step):
         limbs = np.asarray(
-            count.enumeration_chunk(
+            enumeration_chunk(
                 dag,
                 chunk_start(start),
                 kmax=k,

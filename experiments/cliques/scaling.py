@@ -40,7 +40,7 @@ import numpy as np
 from jax.sharding import Mesh
 
 import kcjax
-from kcjax.cliques import sharded
+from kcjax import experimental
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "tools")]  # also under python -P
@@ -94,16 +94,12 @@ def measure(graph, dag, method: str, k, devices: list, strategy: str, repeats: i
     d = len(devices)
     mesh = Mesh(np.array(devices), ("d",)) if d > 1 else None
     call = _call(graph, dag, method, k, mesh, strategy)
-    saved = sharded.MESH_MIN_WORK_PER_DEVICE, sharded.MESH_MIN_PIVOT_COST_PER_DEVICE
-    sharded.MESH_MIN_WORK_PER_DEVICE = sharded.MESH_MIN_PIVOT_COST_PER_DEVICE = 0.0
-    try:
+    with experimental.every_mesh_device():
         t0 = time.perf_counter()
         out = call()  # warm-up: compiles, builds the memoized deal and placement
         first_s = time.perf_counter() - t0
         times, out = wall_times(call, repeats)
         per_dev = device_times(call, min(repeats, 3)) if profile else {}
-    finally:
-        sharded.MESH_MIN_WORK_PER_DEVICE, sharded.MESH_MIN_PIVOT_COST_PER_DEVICE = saved
     row = {
         "devices": d,
         "strategy": strategy if method not in ("pivot", "allk") else "roots",
@@ -113,7 +109,7 @@ def measure(graph, dag, method: str, k, devices: list, strategy: str, repeats: i
         "count": {str(s): str(c) for s, c in out.items()} if isinstance(out, dict) else str(out),
     }
     if mesh is not None and method != "allk":
-        row["policy_devices"] = sharded.mesh_devices(dag, k, mesh, method=method)
+        row["policy_devices"] = experimental.mesh_devices(dag, k, mesh, method=method)
     elif mesh is not None:
         row["policy_devices"] = _allk_policy(graph, mesh)
     if per_dev:
@@ -126,8 +122,8 @@ def measure(graph, dag, method: str, k, devices: list, strategy: str, repeats: i
 
 
 def _allk_policy(dag, mesh: Mesh) -> int:
-    hmax = kcjax.graph.orient.max_out_degree(dag) + 1
-    return sharded.mesh_devices(dag, hmax, mesh, method="pivot")
+    hmax = experimental.max_out_degree(dag) + 1
+    return experimental.mesh_devices(dag, hmax, mesh, method="pivot")
 
 
 def _correct(row: dict, truth: dict, graph: str, k) -> bool | None:

@@ -5,8 +5,6 @@
 #   tests     the GPU tests of TESTS (default: the BFS, truss and matching GPU tests and
 #             tests/test_front_door.py), each file under its own time limit
 #   repro     experiments/device/sanitizer_repro.sh (why compute-sanitizer crashed jax)
-#   sanitize  every family's sanitizer workload under each tool of SANITIZE_TOOLS
-#             (default memcheck), with SANITIZE_ENV set (default: no preallocation)
 #   bench     experiments/tools/front_door.py on this tree (FRONT_ARGS) and on the base
 # Results under $OUT; the short tables are printed last.
 #
@@ -32,18 +30,6 @@ if has tests; then
 fi
 if has repro; then
   bash experiments/device/sanitizer_repro.sh
-fi
-if has sanitize; then
-  for f in ${FAMILIES:-cliques bfs truss match}; do
-    for tool in ${SANITIZE_TOOLS:-memcheck}; do
-      # shellcheck disable=SC2086
-      env ${SANITIZE_ENV:-XLA_PYTHON_CLIENT_PREALLOCATE=false} timeout -s KILL "${SANITIZE_TIMEOUT:-150}" \
-        compute-sanitizer --tool "$tool" --kernel-name kns=kcjax \
-        "$PY" -P "experiments/$f/sanitize_run.py" >"$OUT/sanitize_${f}_$tool.log" 2>&1
-      echo "$f $tool rc=$? $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" \
-        "$OUT/sanitize_${f}_$tool.log" | tail -1)"
-    done
-  done
 fi
 if has bench; then
   wait

@@ -27,7 +27,7 @@
 #                                          # variant: POLICY_ARGS, the base: BASE_ARGS) on
 #                                          # each; NO_TEST=1: no tests
 #   bash experiments/device/gpu_suite.sh families  # build, every family's GPU tests and sanitizer
-#                                          # workloads (FAMILIES: a subset)
+#                                          # workloads (gpu_sanitize.sh; WORKLOADS: a subset)
 #   bash experiments/device/gpu_suite.sh ncu      # build, Nsight Compute per kernel (NCU_ARGS: the
 #                                          # workload, lanes_run.py; NCU_METRICS), as a table;
 #                                          # NCU_SOURCE=1: also per-instruction counts
@@ -124,24 +124,9 @@ case "${1:-}" in
     ;;
   families)
     # Every family's GPU tests (CPU == CUDA, ground truth) and its sanitizer
-    # workload (experiments/<family>/sanitize_run.py) under memcheck and
-    # racecheck; FAMILIES narrows the list.
-    part build build
-    for f in ${FAMILIES:-cliques bfs truss match}; do
-      [[ -f tests/$f/test_gpu.py ]] || continue
-      timeout "${FAMILY_TEST_TIMEOUT:-240}" python3 -P -m pytest -q -rf "tests/$f/test_gpu.py" \
-        >"$ROOT_OUT/test_$f.log" 2>&1
-      echo "$f tests: $(tail -1 "$ROOT_OUT/test_$f.log")"
-    done
-    for f in ${FAMILIES:-cliques bfs truss match}; do
-      [[ -f experiments/$f/sanitize_run.py ]] || continue
-      for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
-        XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -s KILL "${SANITIZE_TIMEOUT:-120}" \
-          compute-sanitizer --tool "$tool" --kernel-name kns=kcjax \
-          python3 -P "experiments/$f/sanitize_run.py" >"$ROOT_OUT/sanitize_${f}_$tool.log" 2>&1
-        echo "$f $tool: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$ROOT_OUT/sanitize_${f}_$tool.log" | tail -1)"
-      done
-    done
+    # workload under memcheck, racecheck and synccheck (gpu_sanitize.sh; WORKLOADS
+    # narrows the list).
+    OUT="$ROOT_OUT/families" bash experiments/device/gpu_sanitize.sh
     ;;
   ncu)
     # Nsight Compute metrics per kernel launch (NCU_ARGS: lanes_run.py's

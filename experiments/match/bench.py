@@ -86,8 +86,7 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
     Phases of the default path: host look-ups, then the first pass, its sizes to the
     host and the rest on the compacted graph, or one program on the whole graph.
     """
-    from kcjax.match import count as mc
-    from kcjax.match import plan as mp
+    from kcjax import experimental as x
 
     out: dict[str, list[float]] = {}
 
@@ -98,32 +97,32 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
         return res
 
     def lookup():
-        spec = mc._query(query)
-        return spec, mc._graph_prep(data), mc._packed(spec, data)
+        spec = x.match_query(query)
+        return spec, x.match_graph_prep(data), x.match_packed_query(spec, data)
 
     for _ in range(max(repeats, 1)):
         spec, gp, packed = tick("host_lookup", lookup)
-        fl = mc._flags(mp.Switches(), data)
+        fl = x.match_flags(x.MatchSwitches(), data)
         static = dict(
             q=spec.size,
-            comps=mc._components(spec),
+            comps=x.match_components(spec),
             blacklist=True,
-            rounds=mp.POLICY.rounds,
+            rounds=x.MATCH_POLICY.rounds,
             num_threads=0,
         )
-        if data.graph.indices.shape[0] <= mp.POLICY.compact_min_entries:
-            tick("plan_and_search", mc._count_program, gp, packed, fl, **static)
+        if data.graph.indices.shape[0] <= x.MATCH_POLICY.compact_min_entries:
+            tick("plan_and_search", x.match_count_program, gp, packed, fl, **static)
             continue
-        c = tick("first_pass", mp.first_pass, gp, packed, q=spec.size)
+        c = tick("first_pass", x.match_first_pass, gp, packed, q=spec.size)
         n_alive, e_alive = tick("sizes_to_host", np.asarray, c.sizes).tolist()
         tick(
             "plan_and_search",
-            mc._count_compacted,
+            x.match_count_compacted,
             c,
             packed,
             fl,
-            n=min(mc._pow2(n_alive, mp.POLICY.min_vertices), gp.real.shape[0]),
-            e=min(mc._pow2(e_alive, mp.POLICY.min_entries), gp.indices.shape[0]),
+            n=min(x.match_pow2(n_alive, x.MATCH_POLICY.min_vertices), gp.real.shape[0]),
+            e=min(x.match_pow2(e_alive, x.MATCH_POLICY.min_entries), gp.indices.shape[0]),
             **static,
         )
     return {k: statistics.median(v) for k, v in out.items()}

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 import kcjax
-from kcjax.match.count import prepare_match
-from kcjax.match.plan import query_spec
+from kcjax.experimental import match_query_spec as query_spec
+from kcjax.experimental import prepare_match
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = (

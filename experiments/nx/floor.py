@@ -23,15 +23,26 @@ fast its kernels. With ``--kcjax`` the backend's own cold calls
 experiments/nx/host_profile.py splits them (least host time of
 ``--repeats``), to compare its host time with the floor.
 
-    python experiments/nx/floor.py --graph com-dblp --kcjax --out floor.json
+With ``--kcjax`` every function of the bench runs (those without a floor
+build, whose result is a number or a small graph, get networkx's and the
+backend's times only), each backend result is checked equal to networkx's
+(:func:`agrees`: as sets where networkx documents no order), the conversion
+from ``nx.Graph`` is timed apart, and a table (function, networkx, kcjax,
+floor, kcjax / floor, speedup) is printed per graph, hardware named:
+
+    python experiments/nx/floor.py --graphs com-dblp email-Enron ca-CondMat --kcjax \
+        --out floor.json
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import gc
 import itertools
 import json
+import os
 import platform
 import sys
 import time
@@ -47,9 +58,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench  # noqa: E402
 
-#: The functions below the 100x target on an H200 (docs/networkx.md), in the bench's order.
+#: The functions timed: every served one of the bench but diameter (every node's BFS)
+#: and enumerate_all_cliques (2^114 cliques on com-dblp); floors for those in BUILDS.
 FUNCTIONS = (
+    "triangles",
+    "transitivity",
+    "core_number",
+    "k_core",
     "k_truss",
+    "find_cliques",
+    "node_clique_number",
+    "max_weight_clique",
     "bfs_edges",
     "bfs_tree",
     "bfs_layers",
@@ -60,6 +79,7 @@ FUNCTIONS = (
     "single_target_shortest_path_length",
     "shortest_path_length",
     "all_pairs_shortest_path_length",
+    "eccentricity",
 )
 
 
@@ -145,8 +165,11 @@ def arrays_of(fname: str, L: Labels, G: nx.Graph, result, source) -> dict:
         }
     if fname == "bfs_tree":
         return _edge_arrays(L, list(result.edges), source)
-    if fname == "bfs_layers":
+    if fname in ("bfs_layers", "find_cliques"):
         return _layer_arrays(L, result)
+    if fname in ("triangles", "core_number", "node_clique_number"):
+        order = L.ids(result)
+        return {"order": order, "values": np.fromiter(result.values(), np.int64, len(result))}
     if fname == "descendants_at_distance":
         return {"ids": L.ids(result)}
     if fname == "all_pairs_shortest_path_length":
@@ -273,6 +296,14 @@ def _all_pairs(build):
     return run
 
 
+def _per_node(A, lab):
+    return dict(zip(lab(A["order"]), A["values"].tolist(), strict=True))
+
+
+def _per_node_default(A, lab):
+    return collections.defaultdict(int, zip(lab(A["order"]), A["values"].tolist(), strict=True))
+
+
 def _descendants(A, lab):
     return set(lab(A["ids"]))
 
@@ -352,6 +383,10 @@ BUILDS: dict[str, dict[str, Callable]] = {
     "bfs_predecessors": _generators("zip of children, parents", _predecessors),
     "bfs_successors": _generators("zip of heads, slices of children", _successors),
     "bfs_layers": _generators("slices of one label list", _layers),
+    "find_cliques": _generators("slices of one label list", _layers),
+    "triangles": _both({"dict(zip(labels, values))": _per_node}),
+    "core_number": _both({"dict(zip(labels, values))": _per_node}),
+    "node_clique_number": _both({"defaultdict(int, zip(labels, values))": _per_node_default}),
     "descendants_at_distance": _both({"set of labels": _descendants}),
     "bfs_tree": _both({"add_edges_from": _tree_public, "dicts in bulk": _tree_bulk}),
     "k_truss": _both(
@@ -409,9 +444,30 @@ def same(fname: str, got, ref, G: nx.Graph) -> bool:
             and (_fresh_dicts(got, G))
         )
     if isinstance(ref, dict):
-        return type(got) is dict and list(got.items()) == list(ref.items())
+        return type(got) is type(ref) and list(got.items()) == list(ref.items())
     if fname == "all_pairs_shortest_path_length":
         return [(s, list(d.items())) for s, d in got] == [(s, list(d.items())) for s, d in ref]
+    return type(got) is type(ref) and got == ref
+
+
+def agrees(fname: str, got, ref, G: nx.Graph) -> bool:
+    """The backend's result (consumed) is networkx's: exactly (:func:`same`, orders
+    included), but as a set of cliques for find_cliques, as a dict for
+    node_clique_number (networkx documents neither order), and a clique of
+    networkx's weight for max_weight_clique (networkx documents no choice)."""
+    if fname == "find_cliques":
+        return type(got) is list and sorted(map(sorted, got)) == sorted(map(sorted, ref))
+    if fname == "node_clique_number":
+        return type(got) is type(ref) and got == ref
+    if fname == "max_weight_clique":
+        clique, weight = got
+        size = len(clique)
+        edges = G.subgraph(clique).number_of_edges()
+        return weight == ref[1] == size and edges == size * (size - 1) // 2
+    if fname == "k_core":
+        return bench._same(got, ref)
+    if fname in BUILDS:
+        return same(fname, got, ref, G)
     return type(got) is type(ref) and got == ref
 
 
@@ -438,7 +494,7 @@ def best_of(fn: Callable, repeats: int) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
-def kcjax_times(call, K, repeats: int) -> dict:
+def kcjax_times(call, K, repeats: int, check=None) -> dict:
     """The backend's cold calls, split as host_profile.py splits them: wall, compute
     (kcjax's calls until their results are ready) and host (the rest), and the
     calling thread's CPU time outside compute (``kcjax_host_cpu_s``); of the call
@@ -448,7 +504,10 @@ def kcjax_times(call, K, repeats: int) -> dict:
     def cold():
         return bench._consume(bench.cold_call(call, K))
 
-    cold()
+    first = cold()
+    if check is not None and not check(first):
+        raise AssertionError("the backend's result is not networkx's")
+    del first
     walls, computes, cpus, compute_cpus = [], [], [], []
     with host_profile.timed_compute(spent := [0.0, 0.0]):
         for _ in range(repeats):
@@ -470,86 +529,230 @@ def kcjax_times(call, K, repeats: int) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graph", default="com-dblp")
-    parser.add_argument("--functions", nargs="*", default=list(FUNCTIONS), choices=FUNCTIONS)
-    parser.add_argument("--repeats", type=int, default=7, help="runs per build (least time)")
-    parser.add_argument("--nx-repeats", type=int, default=1, help="networkx runs (least time)")
-    parser.add_argument("--sources", type=int, default=8, help="sources of all-pairs calls")
-    parser.add_argument("--truss-k", type=int, default=10, help="k of k_truss")
-    parser.add_argument("--kcjax", action="store_true", help="also time the backend's calls")
-    parser.add_argument("--data", type=Path, default=bench.SHARED, help="folder of <graph>.el.gz")
-    parser.add_argument("-o", "--out", type=Path, default=None, help="results JSON")
-    args = parser.parse_args(argv)
-    nx.config.warnings_to_ignore.add("cache")
-    G, K, source, sample = bench.load_converted(args.data / f"{args.graph}.el.gz", args.sources)
+def hardware() -> dict:
+    """The machine the times come from: CPU model, JAX devices, versions."""
+    import jax
+
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "host": platform.node(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "jax_platform": jax.default_backend(),
+        "devices": sorted({d.device_kind for d in jax.devices()}),
+        "python": platform.python_version(),
+        "networkx": nx.__version__,
+        "numpy": np.__version__,
+        "jax": jax.__version__,
+    }
+
+
+def conversion_times(G: nx.Graph, repeats: int) -> dict:
+    """Least time of ``convert_from_nx`` (plain, and keeping every attribute), the
+    device arrays ready; networkx's cache is not involved (a fresh conversion each)."""
+    import jax
+
+    backend = nx.utils.backends._load_backend("kcjax")
+    backend.convert_from_nx(G)  # imports and first-call costs out of the timing
+    out = {}
+    for key, kw in (
+        ("convert_s", {}),
+        ("convert_all_attrs_s", {f"preserve_{a}_attrs": True for a in ("edge", "node", "graph")}),
+    ):
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            K = backend.convert_from_nx(G, **kw)
+            jax.block_until_ready(K.graph.indices)
+            times.append(time.perf_counter() - t)
+            del K
+        out[key] = min(times)
+    return out
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3g} s" if x >= 0.001 else f"{x * 1000:.3g} ms"
+
+
+def table(rows: list[dict]) -> str:
+    """Markdown: graph | function | networkx | kcjax | floor | kcjax / floor | speedup."""
+    lines = [
+        "| graph | function | networkx | kcjax | floor | kcjax / floor | speedup | max speedup |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"| {r['graph']} | {r['function']} | skipped: {r['skipped']} |||||")
+            continue
+        kc, fl = r.get("kcjax_wall_s"), r.get("floor_s")
+        ratio = f"{kc / fl:.2f}" if kc is not None and fl else "-"
+        speed = f"{r['networkx_s'] / kc:.1f}x" if kc else "-"
+        top = f"{r['max_speedup']:.0f}x" if fl else "-"
+        lines.append(
+            f"| {r['graph']} | {r['function']} | {_fmt(r['networkx_s'])} | {_fmt(kc)} | "
+            f"{_fmt(fl)} | {ratio} | {speed} | {top} |"
+        )
+    return "\n".join(lines)
+
+
+def run_graph(name: str, args) -> tuple[list[dict], dict, dict]:
+    """Rows of one graph, its conversion times and sizes."""
+    G, K, source, sample = bench.load_converted(args.data / f"{name}.el.gz", args.sources)
+    conv = conversion_times(G, args.repeats) if args.kcjax else {}
     L = Labels(G)
     mappers = L.mappers()
     calls = bench.calls(G, source, sample, args.truss_k)
     rows = []
     for fname in args.functions:
         call = calls[fname]
+        if fname == "max_weight_clique" and len(G) > args.max_weight_clique_nodes:
+            # networkx's branch and bound: 2.4 s on ego-Facebook, > 60 s on email-Enron.
+            why = f"networkx's search on more than {args.max_weight_clique_nodes} nodes"
+            rows.append({"graph": name, "function": fname, "skipped": why})
+            print(f"{name:12s} {fname:36s} skipped: {why}", flush=True)
+            continue
         with nx.config(backend_priority=[]):
             nx_s, nx_cpu = best_of(lambda call=call: call(G), args.nx_repeats)
             raw = call(G)
             generator = isinstance(raw, types.GeneratorType | itertools.islice)
             ref = bench._consume(raw)
             del raw
-        arrays = arrays_of(fname, L, G, ref, source)
-        builds = {}
-        for bname, build in BUILDS[fname].items():
-            for lname, lab in mappers.items():
-
-                def run(build=build, lab=lab, arrays=arrays):
-                    return build(arrays, lab)
-
-                out = run()
-                if generator != isinstance(out, types.GeneratorType):
-                    raise AssertionError(f"{fname}/{bname}: not networkx's result type")
-                if not same(fname, bench._consume(out), ref, G):
-                    raise AssertionError(f"{fname}/{bname}/{lname}: not networkx's result")
-                builds[f"{bname}; labels by {lname}"] = run
-        del ref, out
-        timed = {name: best_of(run, args.repeats) for name, run in builds.items()}
-        floor_build = min(timed, key=lambda name: timed[name][1])
-        floor_s, floor_cpu = min(t[0] for t in timed.values()), timed[floor_build][1]
-        row = {
-            "function": fname,
-            "networkx_s": nx_s,
-            "networkx_cpu_s": nx_cpu,
-            "floor_s": floor_s,
-            "floor_cpu_s": floor_cpu,
-            "floor_build": floor_build,
-            "max_speedup": nx_s / floor_s,
-            "max_speedup_cpu": nx_cpu / floor_cpu,
-            "builds": {name: {"wall_s": w, "cpu_s": c} for name, (w, c) in timed.items()},
-        }
-        line = (
-            f"{fname:36s} networkx {nx_s:7.3f}s ({nx_cpu:7.3f}s cpu)  floor {floor_s:7.4f}s "
-            f"({floor_cpu:7.4f}s cpu)  max {nx_s / floor_s:6.1f}x ({nx_cpu / floor_cpu:6.1f}x)"
-        )
+        row = {"graph": name, "function": fname, "networkx_s": nx_s, "networkx_cpu_s": nx_cpu}
+        line = f"{name:12s} {fname:36s} networkx {nx_s:7.3f}s ({nx_cpu:7.3f}s cpu)"
+        if fname in BUILDS:
+            row.update(_floor(fname, L, G, ref, source, mappers, generator, args.repeats))
+            floor_s, floor_cpu = row["floor_s"], row["floor_cpu_s"]
+            line += (
+                f"  floor {floor_s:7.4f}s ({floor_cpu:7.4f}s cpu)  max {nx_s / floor_s:6.1f}x "
+                f"({nx_cpu / floor_cpu:6.1f}x)"
+            )
         if args.kcjax:
-            row.update(kcjax_times(call, K, args.repeats))
-            row["speedup"] = nx_s / row["kcjax_wall_s"]
+
+            def check(got, fname=fname, ref=ref):
+                return agrees(fname, got, ref, G)
+
+            _kcjax_row(row, call, K, args.repeats, check)
             line += (
                 f"  kcjax {row['kcjax_wall_s']:7.4f}s host {row['kcjax_host_s']:7.4f}s "
                 f"({row['kcjax_host_cpu_s']:7.4f}s cpu)"
             )
         rows.append(row)
-        print(line, f"[{floor_build}]", flush=True)
+        print(line, f"[{row.get('floor_build', '')}]", flush=True)
+        if args.kcjax and args.maximal_gpu and fname in MAXIMAL:
+            from kcjax.nx import clique
+
+            gpu_row = {k: v for k, v in row.items() if not k.startswith("kcjax")}
+            gpu_row["function"] = f"{fname} (CUDA search)"
+            clique.PLATFORM = "gpu"
+            try:
+                _kcjax_row(gpu_row, call, K, args.repeats, check)
+            finally:
+                clique.PLATFORM = "cpu"
+            rows.append(gpu_row)
+            print(f"{name:12s} {gpu_row['function']:36s} kcjax {gpu_row['kcjax_wall_s']:7.4f}s")
+        del ref
+    return rows, conv, {"n": G.number_of_nodes(), "m": G.number_of_edges()}
+
+
+#: Functions served by the maximal-clique search (``--maximal-gpu`` times its CUDA twin too).
+MAXIMAL = ("find_cliques", "node_clique_number")
+
+
+def _kcjax_row(row: dict, call, K, repeats: int, check) -> None:
+    """The backend's times of ``call`` into ``row`` (its result checked first)."""
+    row.update(kcjax_times(call, K, repeats, check))
+    row["same"] = True
+    row["speedup"] = row["networkx_s"] / row["kcjax_wall_s"]
+    if "floor_s" in row:
+        row["kcjax_over_floor"] = row["kcjax_wall_s"] / row["floor_s"]
+
+
+def _floor(fname, L, G, ref, source, mappers, generator, repeats) -> dict:
+    """The floor of one function: every build checked equal to ``ref``, then timed."""
+    arrays = arrays_of(fname, L, G, ref, source)
+    builds = {}
+    for bname, build in BUILDS[fname].items():
+        for lname, lab in mappers.items():
+
+            def run(build=build, lab=lab, arrays=arrays):
+                return build(arrays, lab)
+
+            out = run()
+            if generator != isinstance(out, types.GeneratorType):
+                raise AssertionError(f"{fname}/{bname}: not networkx's result type")
+            if not same(fname, bench._consume(out), ref, G):
+                raise AssertionError(f"{fname}/{bname}/{lname}: not networkx's result")
+            del out
+            builds[f"{bname}; labels by {lname}"] = run
+    timed = {name: best_of(run, repeats) for name, run in builds.items()}
+    floor_build = min(timed, key=lambda name: timed[name][1])
+    floor_s = min(t[0] for t in timed.values())
+    return {
+        "floor_s": floor_s,
+        "floor_cpu_s": timed[floor_build][1],
+        "floor_build": floor_build,
+        "builds": {name: {"wall_s": w, "cpu_s": c} for name, (w, c) in timed.items()},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graphs", nargs="+", default=["com-dblp"])
+    parser.add_argument("--functions", nargs="*", default=list(FUNCTIONS), choices=FUNCTIONS)
+    parser.add_argument("--repeats", type=int, default=7, help="runs per build (least time)")
+    parser.add_argument("--nx-repeats", type=int, default=1, help="networkx runs (least time)")
+    parser.add_argument("--sources", type=int, default=8, help="sources of all-pairs calls")
+    parser.add_argument("--truss-k", type=int, default=10, help="k of k_truss")
+    parser.add_argument(
+        "--max-weight-clique-nodes",
+        type=int,
+        default=10_000,
+        help="max_weight_clique only on graphs of at most this many nodes",
+    )
+    parser.add_argument("--kcjax", action="store_true", help="also time the backend's calls")
+    parser.add_argument(
+        "--maximal-gpu",
+        action="store_true",
+        help="also time find_cliques and node_clique_number with the CUDA search",
+    )
+    parser.add_argument("--data", type=Path, default=bench.SHARED, help="folder of <graph>.el.gz")
+    parser.add_argument("-o", "--out", type=Path, default=None, help="results JSON")
+    args = parser.parse_args(argv)
+    nx.config.warnings_to_ignore.add("cache")
+    rows, conversions, sizes = [], {}, {}
+    for name in args.graphs:
+        graph_rows, conversions[name], sizes[name] = run_graph(name, args)
+        for r in graph_rows:
+            if "skipped" in r:
+                continue
+            r["max_speedup"] = r["networkx_s"] / r["floor_s"] if "floor_s" in r else None
+            r["max_speedup_cpu"] = (
+                r["networkx_cpu_s"] / r["floor_cpu_s"] if "floor_s" in r else None
+            )
+        rows += graph_rows
     result = {
-        "graph": args.graph,
-        "n": G.number_of_nodes(),
-        "m": G.number_of_edges(),
-        "host": platform.node(),
-        "processor": platform.processor() or platform.machine(),
-        "python": platform.python_version(),
-        "networkx": nx.__version__,
-        "numpy": np.__version__,
+        "graphs": args.graphs,
+        "sizes": sizes,
+        "hardware": hardware(),
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "conversions": conversions,
         "rows": rows,
     }
+    print(table(rows))
+    for name, c in conversions.items():
+        if c:
+            print(
+                f"{name}: conversion from nx.Graph {c['convert_s']:.3f} s "
+                f"({c['convert_all_attrs_s']:.3f} s keeping every attribute)"
+            )
+    print(json.dumps(result["hardware"]))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))

@@ -44,6 +44,9 @@ COMPUTE = (
     ("kcjax.nx.cluster", None, "triangle_counts"),
     ("kcjax.cliques.auto", None, "transitivity"),
     ("kcjax.truss.truss", None, "k_truss_mask"),
+    ("kcjax.cliques.maximal", None, "iter_maximal_cliques"),
+    ("kcjax.cliques.maximal", None, "node_clique_numbers"),
+    ("kcjax.cliques.listing", None, "clique_number"),
     ("kcjax.nx.convert", "KcjaxGraph", "dag"),
 )
 

@@ -133,7 +133,7 @@ def bfs_pairs(name: str) -> list[tuple]:
 
 
 def cliques_pairs(name: str, ks: list[int]) -> list[tuple]:
-    from kcjax.cliques.count import pivot_chunk  # the pivot counter's one program
+    from kcjax.experimental import pivot_chunk  # the pivot counter's one program
 
     dag = jax.block_until_ready(kcjax.orient(kcjax.load(SHARED / "graphs" / f"{name}.el.gz")))
     pmax = int(dag.max_out_degree())
@@ -153,7 +153,7 @@ def cliques_pairs(name: str, ks: list[int]) -> list[tuple]:
                 total=d.num_nodes,
             )
         )
-        picked = kcjax.cliques.auto.auto_method(dag, k)
+        picked = kcjax.experimental.auto_method(dag, k)
         jitted = kcminer if picked != "pivot" else pivot
         pairs.append(
             (

@@ -68,14 +68,12 @@ import jax.numpy as jnp
 import numpy as np
 
 import kcjax
-from kcjax.graph.orient import core_numbers
-from kcjax.truss.kernels import (
-    build_edge_index,
-    degree_bound_parts,
-    edge_index,
-    edge_list,
-    store_entries,
-)
+from kcjax import core_numbers
+from kcjax.experimental import truss_build_edge_index as build_edge_index
+from kcjax.experimental import truss_degree_bound_parts as degree_bound_parts
+from kcjax.experimental import truss_edge_index as edge_index
+from kcjax.experimental import truss_edge_list as edge_list
+from kcjax.experimental import truss_store_entries as store_entries
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tools"), str(HERE)]  # also under python -P

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 import kcjax
-from kcjax.truss.kernels import edge_index
+from kcjax.experimental import truss_edge_index as edge_index
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIRS = [ROOT / ".gpu" / "graphs", ROOT.parent / "shared" / "data" / "graphs"]

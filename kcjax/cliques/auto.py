@@ -32,10 +32,15 @@ faster than the enumeration. So, for a count of sizes up to k on a GPU:
 3. **Pivot where the work sits in near-cliques** (branching at most
    AUTO_PIVOT_MAX_BRANCHING) and enumeration would be slow (estimated work
    at least AUTO_PIVOT_MIN_WORK, or a heavy root over small candidate
-   sets); at k <= AUTO_PIVOT_SHALLOW_K where the intersections are long
-   (AUTO_PIVOT_MIN_SHALLOW_COST); from AUTO_PIVOT_DEEP_K on over small
-   candidate sets (AUTO_PIVOT_DEEP_*, where sparse clustered graphs' deep
-   cliques outgrow the estimate while their pivot trees stay small).
+   sets), unless the block is *impure*: a small block whose deepest
+   cliques' candidates each miss a pair or more (AUTO_IMPURE_*; a clique
+   minus a matching), where the pivot tree branches at every step and
+   saves at most 2x per level; at k <= AUTO_PIVOT_SHALLOW_K where the
+   intersections are long (AUTO_PIVOT_MIN_SHALLOW_COST); from
+   AUTO_PIVOT_DEEP_K on over small candidate sets (AUTO_PIVOT_DEEP_*,
+   where sparse clustered graphs' deep cliques outgrow the estimate while
+   their pivot trees stay small), and from AUTO_PIVOT_DEEPEST_K on where
+   one root's serial walk alone costs pivoting's fixed cost.
    Otherwise enumerate: the estimate says the work sits in non-cliques,
    where pivoting lost up to 140x on the measured graphs.
 
@@ -48,15 +53,24 @@ the fixed costs the rule arbitrates (about 1 ms).
 Every feature comes from one program per DAG (:func:`auto_features`: the
 candidate-size pass, one sort of the edge tasks and fused reductions for
 every size s = 3..AUTO_MAX_SIZE), read back once and memoized: deciding on
-a warm DAG reads nothing from the device. The thresholds were fitted on
-one H200's times of the shared graphs and the generated validation set of
-experiments/cliques/auto_validation.py (all its halves); docs/tuning.md
-says when each last changed and on which data.
+a warm DAG reads nothing from the device; the decisions themselves are
+pure functions of those facts (:func:`count_pick`, :func:`local_pick`), so
+experiments/cliques/auto_replay.py replays them on every recorded row on a
+CPU. The thresholds were fitted on one H200's times of the shared graphs,
+the generated validation set of experiments/cliques/auto_validation.py
+(all its halves) and the graphs of experiments/cliques/auto_graphs.py's
+first check (adversarial, public); docs/tuning.md says when each last
+changed and on which data. A pivot-tree size model (C(steps, j) branches
+from the slope's non-neighbours) was tried and dropped: the slope's
+per-candidate misses cannot tell a clique minus a perfect matching (every
+candidate misses one: the tree doubles per pair) from a larger clique
+minus a few pairs (0.3 per candidate on average, a small tree).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -97,10 +111,16 @@ AUTO_SAFE_WORK = 3e5
 #: AUTO_PIVOT_MIN_WORK nodes, or its heaviest root at least
 #: AUTO_PIVOT_MIN_ROOT_WORK over candidate sets of at most
 #: AUTO_PIVOT_SMALL_CANDIDATES vertices (work-weighted: one warp walks such
-#: a root alone, large candidate sets are split).
-AUTO_PIVOT_MAX_BRANCHING = 1.5
+#: a root alone, large candidate sets are split), unless the block is impure
+#: (below). The branching limit sits between the largest branching where
+#: pivoting won (1.21, cit-HepTh k = 11) and the smallest where it lost
+#: (1.48, a web crawl with a 100-clique and 300 hubs at k = 8).
+AUTO_PIVOT_MAX_BRANCHING = 1.33
+#: Enumeration of 1e8 nodes takes about 1 ms or more on one H200: pivoting's fixed cost.
 AUTO_PIVOT_MIN_WORK = 1e8
+#: A root of 5e5 nodes walked by one warp takes about pivoting's fixed cost.
 AUTO_PIVOT_MIN_ROOT_WORK = 5e5
+#: Larger candidate sets are split across warps, so a heavy root no longer serializes.
 AUTO_PIVOT_SMALL_CANDIDATES = 45.0
 #: Up to AUTO_PIVOT_SHALLOW_K the pivot tree is cut after two levels: it
 #: pivots where work x candidate size (the intersections' length: hubs,
@@ -115,18 +135,49 @@ AUTO_PIVOT_MIN_SHALLOW_COST = 3e8
 AUTO_PIVOT_DEEP_K = 10
 AUTO_PIVOT_DEEP_CANDIDATES = 25.0
 AUTO_PIVOT_DEEP_MIN_WORK = 1e7
+#: From AUTO_PIVOT_DEEPEST_K on, KCMiner's deepest levels cost a root's
+#: serial walk: it pivots over the same small candidate sets where the
+#: heaviest root holds at least AUTO_PIVOT_DEEPEST_MIN_ROOT_WORK nodes (about
+#: 1 ms of one warp, pivoting's fixed cost) and the branching is at most
+#: AUTO_PIVOT_DEEPEST_MAX_BRANCHING (sparse clustered graphs, 0.06-2.0;
+#: dense random blocks, 12, lose with pivoting).
+AUTO_PIVOT_DEEPEST_K = 12
+AUTO_PIVOT_DEEPEST_MIN_ROOT_WORK = 3e4
+AUTO_PIVOT_DEEPEST_MAX_BRANCHING = 3.0
+#: An impure block: where the branching of the deepest size alone is at
+#: least AUTO_IMPURE_MIN_BRANCHING (every other candidate misses a pair
+#: there, so the pivot tree branches at every step and saves at most a
+#: factor 2 per level over enumeration, at a higher cost per node), over
+#: candidate sets of at most AUTO_IMPURE_MAX_CANDIDATES (enumeration won on
+#: such blocks of up to 38 candidates; pivoting won on impure blocks of 85
+#: and more, where enumeration grows faster), where the bound is at
+#: most AUTO_IMPURE_MAX_BOUND_RATIO times the estimate (the work is the
+#: whole block, not a sparse remainder) and one root holds at least
+#: AUTO_IMPURE_MIN_ROOT_SHARE of it (one block, not spread clustering like
+#: co-authorship graphs'), near-clique pivoting is not taken: a 48-clique
+#: minus a perfect matching pivots 2.1-7.3x slower than KCMiner at k = 7..12.
+AUTO_IMPURE_MIN_BRANCHING = 0.5
+AUTO_IMPURE_MAX_CANDIDATES = 64.0
+AUTO_IMPURE_MAX_BOUND_RATIO = 3.0
+AUTO_IMPURE_MIN_ROOT_SHARE = 0.05
 #: ``clique_counts_per_vertex(method="auto")`` visits every k-clique when it
 #: enumerates (one atomic per member), so it weighs the cliques of sizes
 #: 3..k: it pivots where the geometric mean of their estimate and bound
 #: (the estimate misses clustered sparse graphs' k-cliques by up to 10x,
-#: the bound overshoots) is at least AUTO_LOCAL_MIN_WORK with a branching of
-#: at most AUTO_LOCAL_MAX_BRANCHING, and from AUTO_LOCAL_DEEP_K on in
-#: near-cliques (branching <= AUTO_PIVOT_MAX_BRANCHING) whose heaviest root
-#: holds at least AUTO_LOCAL_MIN_ROOT_WORK (its members' counters collide).
+#: the bound overshoots) is at least AUTO_LOCAL_MIN_WORK (up to
+#: AUTO_PIVOT_SHALLOW_K: AUTO_LOCAL_SHALLOW_MIN_WORK, where its pivot counter
+#: costs 4-5 ms on graphs of 10^5 vertices) with a branching of at most
+#: AUTO_LOCAL_MAX_BRANCHING, and from AUTO_LOCAL_DEEP_K on where the
+#: heaviest root holds at least AUTO_LOCAL_MIN_ROOT_WORK nodes (one warp's
+#: serial walk of them, at 20-120 ns a node with an atomic per member,
+#: takes about the pivot counter's 2-3 ms) with a branching of at most
+#: AUTO_LOCAL_DEEP_MAX_BRANCHING (sparse real graphs' near-cliques).
 AUTO_LOCAL_MIN_WORK = 3.2e7
+AUTO_LOCAL_SHALLOW_MIN_WORK = 1e9
 AUTO_LOCAL_MAX_BRANCHING = 11.0
 AUTO_LOCAL_DEEP_K = 6
-AUTO_LOCAL_MIN_ROOT_WORK = 1e5
+AUTO_LOCAL_MIN_ROOT_WORK = 3e4
+AUTO_LOCAL_DEEP_MAX_BRANCHING = 3.0
 
 
 class CliqueCostEstimate(NamedTuple):
@@ -367,6 +418,8 @@ class _View(NamedTuple):
     branching: float
     candidates: float
     degree: float
+    deep_branching: float
+    deep_candidates: float
 
 
 def _view(f: AutoFeatures, k: int) -> _View:
@@ -382,6 +435,8 @@ def _view(f: AutoFeatures, k: int) -> _View:
         branching=_ratio(f.branching[sl], f.weight[sl]),
         candidates=_ratio(f.candidates[sl], f.weight[sl]),
         degree=_ratio(f.degree[sl], f.weight[sl]),
+        deep_branching=_ratio(f.branching[top : top + 1], f.weight[top : top + 1]),
+        deep_candidates=_ratio(f.candidates[top : top + 1], f.weight[top : top + 1]),
     )
 
 
@@ -468,21 +523,57 @@ def auto_method(dag: DAG, kmax: int, *, enumeration_only: bool = False) -> str:
 
 def auto_gpu_method(dag: DAG, kmax: int) -> str:
     """The method eager ``"auto"`` picks on a GPU (the module doc's rule)."""
-    k = min(kmax, max_out_degree(dag) + 1)  # count_cliques counts no larger size
+    return count_pick(None, kmax, max_out_degree(dag), lambda k: work_bounds(dag, k)[0], dag)
+
+
+def auto_local_method(dag: DAG, k: int) -> str:
+    """The method ``clique_counts_per_vertex(method="auto")`` stands for on a
+    GPU or CPU (see AUTO_LOCAL_MIN_WORK): it weighs the cliques of sizes
+    3..k, KCMiner's tree for k + 1."""
+    return local_pick(None, k, max_out_degree(dag), lambda kk: work_bounds(dag, kk)[0], dag)
+
+
+def count_pick(
+    features: AutoFeatures | None,
+    kmax: int,
+    max_degree: int,
+    degree_work: Callable[[int], float],
+    dag: DAG | None = None,
+) -> str:
+    """:func:`auto_gpu_method`'s decision from the facts it reads.
+
+    Args:
+      features: :func:`auto_features` of the DAG, or None to compute them
+        from ``dag`` only where they are read.
+      kmax: the largest clique size asked for.
+      max_degree: the DAG's largest out-degree.
+      degree_work: k -> ``work_bounds(dag, k)[0]``.
+      dag: the DAG (only where ``features`` is None).
+
+    Returns:
+      ``"kcminer"`` or ``"pivot"``.
+    """
+    k = min(kmax, max_degree + 1)  # count_cliques counts no larger size
     if k <= 3:  # one intersection pass either way
         return "kcminer"
     if k > AUTO_MAX_SIZE + 1:
         return "pivot"
-    if work_bounds(dag, k)[0] <= AUTO_SAFE_WORK:
+    if degree_work(k) <= AUTO_SAFE_WORK:
         return "kcminer"  # bounded from the out-degrees alone
-    v = _view(auto_features(dag), k)
+    v = _view(features if features is not None else auto_features(dag), k)
     if v.bound <= AUTO_SAFE_WORK:
         return "kcminer"  # bounded from the candidate sizes
+    impure = (  # a small block that misses pairs everywhere: pivoting branches at every step
+        v.deep_branching >= AUTO_IMPURE_MIN_BRANCHING
+        and v.deep_candidates <= AUTO_IMPURE_MAX_CANDIDATES
+        and v.bound <= AUTO_IMPURE_MAX_BOUND_RATIO * v.work
+        and v.heaviest_root >= AUTO_IMPURE_MIN_ROOT_SHARE * v.work
+    )
     heavy_root = (
         v.heaviest_root >= AUTO_PIVOT_MIN_ROOT_WORK and v.candidates <= AUTO_PIVOT_SMALL_CANDIDATES
     )
     slow = v.work >= AUTO_PIVOT_MIN_WORK or heavy_root
-    if slow and v.branching <= AUTO_PIVOT_MAX_BRANCHING:
+    if slow and v.branching <= AUTO_PIVOT_MAX_BRANCHING and not impure:
         return "pivot"
     if k <= AUTO_PIVOT_SHALLOW_K and v.work * v.candidates >= AUTO_PIVOT_MIN_SHALLOW_COST:
         return "pivot"
@@ -492,32 +583,42 @@ def auto_gpu_method(dag: DAG, kmax: int) -> str:
         and v.work >= AUTO_PIVOT_DEEP_MIN_WORK
     ):
         return "pivot"
+    if (
+        k >= AUTO_PIVOT_DEEPEST_K
+        and v.candidates <= AUTO_PIVOT_DEEP_CANDIDATES
+        and v.heaviest_root >= AUTO_PIVOT_DEEPEST_MIN_ROOT_WORK
+        and v.branching <= AUTO_PIVOT_DEEPEST_MAX_BRANCHING
+    ):
+        return "pivot"
     return "kcminer"
 
 
-def auto_local_method(dag: DAG, k: int) -> str:
-    """The method ``clique_counts_per_vertex(method="auto")`` stands for on a
-    GPU or CPU (see AUTO_LOCAL_MIN_WORK): it weighs the cliques of sizes
-    3..k, KCMiner's tree for k + 1."""
-    k = min(k, max_out_degree(dag) + 1)
+def local_pick(
+    features: AutoFeatures | None,
+    k: int,
+    max_degree: int,
+    degree_work: Callable[[int], float],
+    dag: DAG | None = None,
+) -> str:
+    """:func:`auto_local_method`'s decision from the facts it reads (the
+    arguments of :func:`count_pick`)."""
+    k = min(k, max_degree + 1)
     if k <= 2:
         return "kcminer"
     if k + 1 > AUTO_MAX_SIZE + 1:
         return "pivot"
-    if work_bounds(dag, k + 1)[0] <= AUTO_SAFE_WORK:
+    if degree_work(k + 1) <= AUTO_SAFE_WORK:
         return "kcminer"
-    v = _view(auto_features(dag), k + 1)
+    v = _view(features if features is not None else auto_features(dag), k + 1)
     if v.bound <= AUTO_SAFE_WORK:
         return "kcminer"
-    if (
-        math.sqrt(v.work * v.bound) >= AUTO_LOCAL_MIN_WORK
-        and v.branching <= AUTO_LOCAL_MAX_BRANCHING
-    ):
+    min_work = AUTO_LOCAL_SHALLOW_MIN_WORK if k <= AUTO_PIVOT_SHALLOW_K else AUTO_LOCAL_MIN_WORK
+    if math.sqrt(v.work * v.bound) >= min_work and v.branching <= AUTO_LOCAL_MAX_BRANCHING:
         return "pivot"
     if (
         k >= AUTO_LOCAL_DEEP_K
         and v.heaviest_root >= AUTO_LOCAL_MIN_ROOT_WORK
-        and v.branching <= AUTO_PIVOT_MAX_BRANCHING
+        and v.branching <= AUTO_LOCAL_DEEP_MAX_BRANCHING
     ):
         return "pivot"
     return "kcminer"

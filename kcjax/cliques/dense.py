@@ -68,6 +68,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax._args import as_int
 from kcjax.graph.orient import DAG
 from kcjax.graph.tasks import size_classes
 
@@ -131,13 +132,11 @@ def count_cliques_dense(
       ValueError: for kmax < 3, bucket sizes that are not positive, or
         ``max_batch_words < 1``.
     """
-    if kmax < 3:
-        raise ValueError(f"kmax must be >= 3, got {kmax}")
+    kmax = as_int(kmax, "kmax", minimum=3)
     buckets = sorted({int(b) for b in bucket_sizes})
     if not buckets or buckets[0] < 1:
         raise ValueError(f"bucket sizes must be positive, got {bucket_sizes!r}")
-    if max_batch_words < 1:
-        raise ValueError(f"max_batch_words must be >= 1, got {max_batch_words}")
+    max_batch_words = as_int(max_batch_words, "max_batch_words", minimum=1)
     if dag.num_edges == 0:
         return jnp.zeros((kmax + 1, 4), jnp.uint32)
     if isinstance(dag.indptr, jax.core.Tracer) or isinstance(dag.indices, jax.core.Tracer):

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kcjax._args import as_int, check_choice
 from kcjax._native import call
 from kcjax.graph.orient import DAG
 
@@ -31,8 +32,7 @@ ENUMERATION_METHODS: Mapping[str, int] = {
 
 def check_enumeration_method(method: str) -> None:
     """Raises ValueError unless ``method`` is one of :data:`ENUMERATION_METHODS`."""
-    if method not in ENUMERATION_METHODS:
-        raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
+    check_choice(method, "method", ENUMERATION_METHODS)
 
 
 def count_cliques_limbs(
@@ -66,8 +66,7 @@ def count_cliques_limbs(
       uint32[kmax + 1, 4]: row s holds the 128-bit count of s-cliques whose
       two lowest-ranked vertices form a task edge (rows 0..2 are zero).
     """
-    if kmax < 3:
-        raise ValueError(f"kmax must be >= 3, got {kmax}")
+    kmax = as_int(kmax, "kmax", minimum=3)
     check_enumeration_method(method)
     if max_degree is not None and not 0 <= int(max_degree) < 2**31:
         raise ValueError(f"max_degree must be in [0, 2^31), got {max_degree}")
@@ -246,5 +245,39 @@ def clique_pivot_local(
         indices,
         tasks,
         k=np.int32(k),
+        num_threads=np.int32(num_threads),
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("capacity", "num_threads"))
+def clique_maximal(
+    indptr: jax.Array,
+    indices: jax.Array,
+    rank: jax.Array,
+    tasks: jax.Array,
+    *,
+    capacity: int,
+    num_threads: int,
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Calls target ``kcjax_clique_maximal`` (contract in ffi/include/kcjax/cliques/cliques.h;
+    CPU only: its arguments must live on a CPU device).
+
+    Returns:
+      (int32[capacity] vertex ids of the cliques one after another,
+      int32[capacity] clique sizes, int32[2] (cliques, entries) found,
+      int32[n] largest such clique per vertex); ``capacity`` 0 only counts.
+    """
+    return call(
+        "kcjax_clique_maximal",
+        (
+            jax.ShapeDtypeStruct((capacity,), jnp.int32),
+            jax.ShapeDtypeStruct((capacity,), jnp.int32),
+            jax.ShapeDtypeStruct((2,), jnp.int32),
+            jax.ShapeDtypeStruct((indptr.shape[0] - 1,), jnp.int32),
+        ),
+        indptr,
+        indices,
+        rank,
+        tasks,
         num_threads=np.int32(num_threads),
     )

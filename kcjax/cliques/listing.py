@@ -112,8 +112,7 @@ def iter_cliques(
     k = _check(k, method)
     if k < 3:
         raise ValueError("iter_cliques streams k >= 3; use list_cliques for k = 1, 2")
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
+    batch = as_int(batch, "batch", minimum=1)
     m = dag.num_edges
     if k > max_out_degree(dag) + 1:
         if progress is not None:

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
-from kcjax._args import as_int
+from kcjax._args import as_int, check_choice
 from kcjax.cliques import kernels, sharded
 from kcjax.cliques.auto import auto_local_method
 from kcjax.cliques.count import pivot_counts
@@ -64,10 +64,7 @@ def clique_counts_per_vertex(
     """
     dag = as_dag(graph, order)
     k = as_int(k, "clique size k", minimum=1)
-    if method not in ("auto", "pivot", *ENUMERATION_METHODS):
-        raise ValueError(
-            f"method must be 'auto', 'pivot' or one of {tuple(ENUMERATION_METHODS)}, got {method!r}"
-        )
+    check_choice(method, "method", ("auto", "pivot", *ENUMERATION_METHODS))
     n = dag.num_nodes
     if k <= 2:
         if k == 1:

@@ -49,6 +49,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from kcjax import _wide
+from kcjax._args import as_int, check_choice
 from kcjax._wide import psum
 from kcjax.cliques import kernels
 from kcjax.cliques.auto import clique_cost_estimate
@@ -144,12 +145,9 @@ def count_cliques_sharded(
     Raises:
       ValueError: for kmax < 3, an unknown method, strategy or mesh axis.
     """
-    if kmax < 3:
-        raise ValueError(f"kmax must be >= 3, got {kmax}")
-    if method not in ENUMERATION_METHODS:
-        raise ValueError(f"method must be one of {tuple(ENUMERATION_METHODS)}, got {method!r}")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    kmax = as_int(kmax, "kmax", minimum=3)
+    check_choice(method, "method", ENUMERATION_METHODS)
+    check_choice(strategy, "strategy", STRATEGIES)
     axis_name = mesh_axis(mesh, axis_name)
     num_shards = mesh.shape[axis_name]
     if tasks is not None and (tasks.ndim != 2 or tasks.shape[0] != num_shards):

@@ -32,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _native
+from kcjax._args import check_choice
 from kcjax.graph.graph import CanonReport, Graph
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -88,8 +89,7 @@ def load(
         ids beyond the int32 range without ``relabel``).
     """
     fmt = format if format is not None else _format_of(path)
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+    check_choice(fmt, "format", FORMATS)
     if fmt == "npz":
         graph = _load_npz(path)
         ids = None

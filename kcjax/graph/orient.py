@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kcjax._args import check_choice
 from kcjax.graph.graph import Graph, row_ids
 
 _T = TypeVar("_T")
@@ -83,8 +84,7 @@ def as_dag(graph: GraphLike, order: Order = "degree") -> DAG:
     if isinstance(graph, DAG):
         return graph
     if isinstance(graph, Graph):
-        if order not in ORDERS:
-            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        check_choice(order, "order", ORDERS)
         return memo(graph, f"dag_{order}", lambda: orient(graph, order=order))
     raise TypeError(f"expected a kcjax.Graph or kcjax.DAG, got {type(graph).__name__}")
 
@@ -203,7 +203,7 @@ def orient(graph: Graph, order: Order = "degree") -> DAG:
         rounds, _ = _peel(graph)
         _, perm = jax.lax.sort((rounds, ids), num_keys=2)
     else:
-        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        check_choice(order, "order", ORDERS)
     rank = jnp.zeros(n, jnp.int32).at[perm].set(ids)
     return _orient_by_rank(graph, rank, perm)
 

@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kcjax._args import as_int, check_choice
 from kcjax._native import call
 from kcjax.graph.orient import DAG
 
@@ -142,10 +143,8 @@ def split_tasks(
     Raises:
       ValueError: for ``num_shards < 1`` or an unknown strategy.
     """
-    if num_shards < 1:
-        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    num_shards = as_int(num_shards, "num_shards", minimum=1)
+    check_choice(strategy, "strategy", STRATEGIES)
     sizes = split_sizes(dag) if strategy == "balanced" or return_costs else None
     keys = sizes if strategy == "balanced" else None
     tasks = deal(keys, num_shards=num_shards, num_tasks=dag.num_edges)
@@ -172,8 +171,7 @@ def split_roots(dag: DAG, num_shards: int, costs: jax.Array | None = None) -> ja
     Raises:
       ValueError: for ``num_shards < 1`` or costs of the wrong shape.
     """
-    if num_shards < 1:
-        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
+    num_shards = as_int(num_shards, "num_shards", minimum=1)
     if costs is None:
         costs = dag.out_degrees()
     elif costs.shape != (dag.num_nodes,):

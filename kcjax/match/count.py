@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
+from kcjax._args import as_int, check_choice
 from kcjax.errors import ListingOverflowError
 from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
@@ -43,10 +44,8 @@ def _check(data: Any, engine: str, order: str) -> None:
             f"data must be a kcjax LabeledGraph (kcjax.load_labeled, LabeledGraph.from_networkx),"
             f" got {type(data).__name__}"
         )
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    check_choice(engine, "engine", ENGINES)
+    check_choice(order, "order", ORDERS)
 
 
 def _round_up(x: int) -> int:
@@ -193,9 +192,7 @@ def _plan_inputs(
     """The plan's device inputs (graph side, packed query, switches; each cached) and
     its static options."""
     spec = _query(query)
-    rounds = _plan.POLICY.rounds if rounds is None else int(rounds)
-    if rounds < 0:
-        raise ValueError(f"rounds must be >= 0, got {rounds}")
+    rounds = _plan.POLICY.rounds if rounds is None else as_int(rounds, "rounds", minimum=0)
     sw = _switches(induced, blacklist, refine, dominance, order)
     static = dict(q=spec.size, comps=_components(spec), blacklist=sw.blacklist, rounds=rounds)
     return (_graph_prep(data), _packed(spec, data), _flags(sw, data)), static
@@ -481,8 +478,7 @@ def find_embeddings(
             raise ValueError("find_embeddings under jit needs a static capacity")
         rows, found = _list(p, capacity, num_threads)
         return rows, found, _wide.exceeds(found, capacity)
-    if limit < 0:  # eager with a limit (without one it returned above)
-        raise ValueError(f"limit must be >= 0, got {limit}")
+    limit = as_int(limit, "limit", minimum=0)  # eager with a limit (without one it returned above)
     rows, found = _list(p, max(int(limit), 1), num_threads)
     n_found = _wide.to_int(found)
     keep = min(n_found, int(limit))
@@ -532,8 +528,7 @@ def iter_embeddings(
       exactly the embeddings of :func:`find_embeddings`.
     """
     _check(data, "dfs", order)
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
+    batch = as_int(batch, "batch", minimum=1)
     p = prepare_match(
         data,
         query,

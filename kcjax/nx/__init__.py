@@ -31,6 +31,10 @@ FUNCTIONS: dict[str, str] = {
     "k_core": "core",
     "k_truss": "core",
     "enumerate_all_cliques": "clique",
+    "find_cliques": "clique",
+    "find_cliques_recursive": "clique",
+    "node_clique_number": "clique",
+    "max_weight_clique": "clique",
     "bfs_edges": "traversal",
     "bfs_tree": "traversal",
     "bfs_layers": "traversal",
@@ -54,6 +58,9 @@ RETURNS_SUBGRAPH = frozenset({"k_core", "k_truss"})
 
 #: Arguments served only at these values (others decline, networkx runs instead).
 DECLINE: dict[str, dict[str, Any]] = {
+    "find_cliques": {"nodes": None},
+    "find_cliques_recursive": {"nodes": None},
+    "node_clique_number": {"cliques": None},
     "bfs_edges": {"sort_neighbors": None},
     "bfs_tree": {"sort_neighbors": None},
     "bfs_predecessors": {"sort_neighbors": None},
@@ -76,6 +83,20 @@ NOTES: dict[str, str] = {
     "enumerate_all_cliques": (
         "kcjax's listing, one size at a time; within a size in networkx's order."
     ),
+    "find_cliques": (
+        "kcjax's maximal-clique search (Bron-Kerbosch with pivoting per degeneracy-ordered "
+        "root), streamed in batches; the same cliques as networkx in another order. "
+        "``nodes`` is not supported."
+    ),
+    "find_cliques_recursive": "As ``find_cliques`` (the same cliques; an iterator).",
+    "node_clique_number": (
+        "One pass of kcjax's maximal-clique search keeping each node's largest clique; "
+        "``cliques`` is not supported."
+    ),
+    "max_weight_clique": (
+        "Unit weights only (``weight=None`` or every node's weight the int 1): a maximum "
+        "clique from kcjax.clique_number; other weights are declined."
+    ),
     "bfs_edges": (
         "Distances from kcjax's BFS; networkx's discovery order rebuilt per layer. "
         "``sort_neighbors`` is not supported."
@@ -88,14 +109,7 @@ NOTES: dict[str, str] = {
 
 #: Functions the issue asked for that kcjax does not serve, and why (listed in
 #: ``backend_info`` and given by ``can_run``).
-NOT_SERVED: dict[str, str] = {
-    "node_clique_number": (
-        "needs each vertex's largest clique; kcjax's per-vertex counters take one k per "
-        "pass, so it would take omega - 2 passes (113 on com-dblp) and lose to networkx; "
-        "it needs a per-vertex max over the pivot clique tree's leaves in the native kernel"
-    ),
-    "find_cliques": "maximal cliques are not a kcjax primitive (counts and listings of k-cliques)",
-}
+NOT_SERVED: dict[str, str] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +127,18 @@ class NxPolicy:
 POLICY = NxPolicy()
 
 _SUPERLINEAR = frozenset(
-    {"triangles", "transitivity", "core_number", "k_core", "k_truss", "enumerate_all_cliques"}
+    {
+        "triangles",
+        "transitivity",
+        "core_number",
+        "k_core",
+        "k_truss",
+        "enumerate_all_cliques",
+        "find_cliques",
+        "find_cliques_recursive",
+        "node_clique_number",
+        "max_weight_clique",
+    }
 )
 
 
@@ -162,10 +187,32 @@ def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
             return f"networkx's {name} refuses self loops"
     if name == "k_truss" and not isinstance(arguments.get("k"), numbers.Integral):
         return "k must be an int (networkx's own loop handles other numbers)"
+    if name == "max_weight_clique":
+        reason = _unit_weights(G, arguments.get("weight"))
+        if reason is not True:
+            return reason
     for arg, served in DECLINE.get(name, {}).items():
         value = arguments.get(arg, served)
         if value is not served and value != served:
             return f"{arg}={reprlib.repr(value)} is not supported (only {served!r})"
+    return True
+
+
+def _unit_weights(G: Any, weight: Any) -> bool | str:
+    """Whether every node weight is 1 for max_weight_clique (``weight=None``: all are)."""
+    if weight is None:
+        return True
+    attrs = G.node_attrs if _is_backend_graph(G) else G._node.values()
+    if attrs is None:
+        return "the backend graph was converted without node attributes"
+    for data in attrs:
+        if weight not in data:
+            return f"a node has no {weight!r} attribute (networkx raises KeyError)"
+        value = data[weight]
+        if not isinstance(value, int):
+            return f"a node's {weight!r} is not an int (networkx raises ValueError)"
+        if value != 1:
+            return "weights other than 1: kcjax finds maximum cliques, not weighted ones"
     return True
 
 

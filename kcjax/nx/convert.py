@@ -67,7 +67,7 @@ class KcjaxGraph:
         import jax.numpy as jnp
 
         self.labels = labels
-        self.index = dict(zip(labels, range(len(labels)), strict=True)) if index is None else index
+        self._index = index
         self.indptr = indptr
         self.nx_indices = nx_indices
         self.identity = _identity_labels(labels) if identity is None else identity
@@ -77,19 +77,35 @@ class KcjaxGraph:
         self.node_attrs = node_attrs
         self.edge_attrs = edge_attrs
         n = len(labels)
-        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-        # Rows are contiguous already: sort (row, col) keys; networkx's
-        # adjacencies are often sorted runs, which the stable sort merges fast.
-        keys = np.sort(rows * max(n, 1) + nx_indices, kind="stable")
-        self.structure: dict[str, Any] = {"rows": rows.astype(np.int32)}
+        self.structure: dict[str, Any] = {}
         self.graph = Graph(
             indptr=jnp.asarray(indptr.astype(np.int32)),
-            indices=jnp.asarray((keys - rows * max(n, 1)).astype(np.int32)),
+            indices=jnp.asarray(_sorted_rows(indptr, nx_indices, n)),
             num_nodes=n,
         )
         self._dags: dict[str, Any] = {}
         self._cache: dict[str, Any] = {}
         self.__networkx_cache__: dict = {}
+
+    @property
+    def index(self) -> dict[Hashable, int]:
+        """dict label -> vertex id (built on first use when the labels are 0..n-1)."""
+        if self._index is None:
+            self._index = dict(zip(self.labels, range(len(self.labels)), strict=True))
+        return self._index
+
+    def with_attributes(
+        self, G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool
+    ) -> KcjaxGraph:
+        """This conversion of ``G`` keeping other attribute dicts: the arrays, structure,
+        DAGs and results are shared (they do not depend on attributes)."""
+        other = object.__new__(KcjaxGraph)
+        other.__dict__.update(self.__dict__)
+        other.graph_attrs = dict(G.graph) if keep_graph else None
+        other.node_attrs = list(G._node.values()) if keep_nodes else None
+        other.edge_attrs = G._adj if keep_edges else None
+        other.__networkx_cache__ = {}
+        return other
 
     # The few networkx graph methods the dispatcher and our checks use.
     def is_directed(self) -> bool:
@@ -141,7 +157,10 @@ class KcjaxGraph:
 
     def rows(self) -> np.ndarray:
         """int32[2m]: the row (vertex id) of every entry of ``nx_indices``."""
-        return self.structure["rows"]
+        return self.derived(
+            "rows",
+            lambda: np.repeat(np.arange(len(self.labels), dtype=np.int32), np.diff(self.indptr)),
+        )
 
     def lower_entries(self) -> np.ndarray:
         """int64[m]: for every edge id of ``graph.edges()`` (u < v), the index of
@@ -174,7 +193,7 @@ class KcjaxGraph:
 
         def compute() -> list[dict]:
             flat = chain.from_iterable(map(dict.values, self.edge_attrs.values()))
-            if self._loop_free is not None:
+            if self.self_loops:
                 flat = compress(flat, self._loop_free)
             return list(flat)
 
@@ -260,50 +279,95 @@ def convert_from_nx(
     if G.is_directed() or G.is_multigraph():
         kind = "multigraphs" if G.is_multigraph() else "directed graphs"
         raise NotImplementedError(f"the kcjax backend does not convert {kind}")
+    keep = (
+        preserve_edge_attrs or bool(edge_attrs),
+        preserve_node_attrs or bool(node_attrs),
+        preserve_graph_attrs,
+    )
+    cached = _cached_conversion(G)
+    if cached is not None:
+        return cached.with_attributes(G, *keep)
     with paused_gc():
-        return _from_adjacency(
-            G, preserve_edge_attrs or bool(edge_attrs), preserve_node_attrs or bool(node_attrs),
-            preserve_graph_attrs,
-        )  # fmt: skip
+        return _from_adjacency(G, *keep)
+
+
+def _cached_conversion(G: Any) -> KcjaxGraph | None:
+    """A conversion of ``G`` in networkx's cache (``G.__networkx_cache__``), whatever
+    attributes it kept: networkx looks up its cache by the attributes a call needs,
+    so a call needing other attributes converts again; the arrays are reused then."""
+    import networkx as nx
+
+    cache = getattr(G, "__networkx_cache__", None)
+    if not nx.config.cache_converted_graphs or not isinstance(cache, dict):
+        return None
+    for graph in cache.get("backends", {}).get("kcjax", {}).values():
+        if isinstance(graph, KcjaxGraph) and len(graph) == len(G):
+            return graph
+    return None
 
 
 def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool) -> KcjaxGraph:
+    from kcjax import _native
+
     adj = G._adj
     labels = list(adj)
-    n = len(labels)
-    index = dict(zip(labels, range(n), strict=True))
-    lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
-    # One C-level pass over every adjacency (no Python frame per edge).
-    flat = chain.from_iterable(adj.values())
-    identity = _identity_labels(labels)
-    if not identity:
-        flat = map(index.__getitem__, flat)
-    cols = np.fromiter(flat, dtype=np.int32, count=int(lengths.sum()))
-    loops = np.flatnonzero(
-        np.fromiter(map(operator.contains, adj.values(), labels), dtype=bool, count=n)
-    )
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    loop_free = None
-    if loops.size:
-        rows = np.repeat(np.arange(n, dtype=np.int32), lengths)
-        loop_free = rows != cols
-        cols = cols[loop_free]
-        lengths[loops] -= 1
-    np.cumsum(lengths, out=indptr[1:])
+    native = isinstance(adj, dict)
+    identity = _native.is_range(adj) if native else _identity_labels(labels)
+    index = None if identity else dict(zip(labels, range(len(labels)), strict=True))
+    try:
+        if not native:
+            raise TypeError("not a dict of dicts")
+        # One native pass over the dicts (no Python frame per edge).
+        indptr, cols, loop_free, loops = _native.adjacency_csr(adj, index)
+    except TypeError:  # adjacencies that are not dicts: the generic pass
+        indptr, cols, loop_free, loops = _adjacency_csr(adj, labels, index)
     return KcjaxGraph(
         labels,
         indptr,
         cols,
         index=index,
         identity=identity,
-        self_loops=len(loops),
-        loop_free=loop_free if keep_edges else None,
+        self_loops=loops,
+        loop_free=loop_free,
         graph_attrs=dict(G.graph) if keep_graph else None,
         node_attrs=list(G._node.values()) if keep_nodes else None,
         # networkx clears its conversion cache when edges change; the
         # attribute dicts are shared with G as a copy of G._adj would share them.
         edge_attrs=adj if keep_edges else None,
     )
+
+
+def _adjacency_csr(
+    adj: Any, labels: list, index: dict | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """What ``_native.adjacency_csr`` returns, for any mapping of mappings."""
+    n = len(labels)
+    lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    flat = chain.from_iterable(adj.values())
+    if index is not None:
+        flat = map(index.__getitem__, flat)
+    cols = np.fromiter(flat, dtype=np.int32, count=int(lengths.sum()))
+    rows = np.repeat(np.arange(n, dtype=np.int32), lengths)
+    loop_free = rows != cols
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    loops = int(cols.size - np.count_nonzero(loop_free))
+    if loops:
+        cols = cols[loop_free]
+        lengths -= np.bincount(rows[~loop_free], minlength=n)
+    np.cumsum(lengths, out=indptr[1:])
+    return indptr, cols, loop_free if loops else None, loops
+
+
+def _sorted_rows(indptr: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
+    """int32: ``cols`` with each row sorted ascending (``cols`` itself when it is)."""
+    cols = cols.astype(np.int32, copy=False)
+    falls = np.flatnonzero(cols[1:] <= cols[:-1]) + 1
+    if not falls.size or np.isin(falls, indptr).all():
+        return cols
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    # networkx's adjacencies are often sorted runs, which the stable sort merges fast.
+    keys = np.sort(rows * max(n, 1) + cols, kind="stable")
+    return (keys - rows * max(n, 1)).astype(np.int32)
 
 
 def _identity_labels(labels: list) -> bool:

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from kcjax._args import check_choice
 from kcjax.graph.graph import Graph, home_device, int32_on
 from kcjax.graph.orient import memo
 from kcjax.graph.sharded import ShardedGraph, degree_ordered, shard_graph
@@ -220,12 +221,9 @@ def bfs(
         raise TypeError(f"graph must be a kcjax.Graph or BFSGraph, got {type(graph).__name__}")
     if (source is None) == (sources is None):
         raise ValueError("give exactly one of source (one root) or sources (int32[s] roots)")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {tuple(DIRECTIONS)}, got {direction!r}")
-    if batch not in BATCHES:
-        raise ValueError(f"batch must be one of {tuple(BATCHES)}, got {batch!r}")
+    check_choice(method, "method", METHODS)
+    check_choice(direction, "direction", DIRECTIONS)
+    check_choice(batch, "batch", BATCHES)
     if hub_tau is not None and not 0 <= int(hub_tau) < 2**31:
         raise ValueError(f"hub_tau must be in [0, 2^31), got {hub_tau}")
     single = sources is None

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax._args import as_int
+from kcjax._args import as_int, check_choice
 from kcjax.graph.graph import Graph, row_ids
 from kcjax.graph.orient import core_numbers, memo
 from kcjax.truss import dense, kernels
@@ -118,8 +118,7 @@ def _check(graph: GraphOrTruss, method: str) -> None:
             "expected a kcjax.Graph (the undirected graph, not a DAG) or a TrussGraph,"
             f" got {type(graph).__name__}"
         )
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    check_choice(method, "method", METHODS)
 
 
 def _check_k(k: int | jax.Array) -> int | jax.Array:
@@ -272,8 +271,7 @@ def truss_numbers(
       k-truss iff ``truss[e] >= k``. Jit-able.
     """
     _check(graph, method)
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {tuple(ALGORITHMS)}, got {algorithm!r}")
+    check_choice(algorithm, "algorithm", ALGORITHMS)
     if method == "dense":
         return dense.truss_numbers_dense(_index(graph))
     mode = ALGORITHMS[algorithm]

@@ -14,8 +14,9 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import kcjax
-from kcjax.traversal.bfs import METHODS
-from kcjax.traversal.kernels import NATIVE_METHODS, bfs_native
+from kcjax import BFS_METHODS as METHODS
+from kcjax.experimental import BFS_NATIVE_METHODS as NATIVE_METHODS
+from kcjax.experimental import bfs_native
 
 
 def _graph_of(g: nx.Graph, n: int) -> kcjax.Graph:

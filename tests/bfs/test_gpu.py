@@ -25,8 +25,10 @@ from reference import DATA_DIR, has_gpu, on_platform
 from scipy.sparse import csgraph
 
 import kcjax
-from kcjax.traversal.kernels import BATCHES, NATIVE_METHODS, bfs_native
-from kcjax.traversal.kernels import DIRECTIONS as DIRECTION_CODES
+from kcjax.experimental import BFS_BATCHES as BATCHES
+from kcjax.experimental import BFS_DIRECTIONS as DIRECTION_CODES
+from kcjax.experimental import BFS_NATIVE_METHODS as NATIVE_METHODS
+from kcjax.experimental import bfs_native
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA device")
 

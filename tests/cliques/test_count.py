@@ -145,19 +145,19 @@ def test_long_counts_split_by_estimated_work(method, monkeypatch):
     are a task or a few): the same counts, and progress that reports the share
     of the tasks stage's estimated work done (kcjax.task_costs), not of the
     tasks: the path's light tasks, the first three quarters, are a sliver of it."""
-    from kcjax.cliques import chunked, count
+    from kcjax import experimental
 
-    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)
-    monkeypatch.setattr(chunked, "CHUNK_S", 0.0)
+    monkeypatch.setattr("kcjax.cliques.chunked.LONG_COUNT_S", 0.0)
+    monkeypatch.setattr("kcjax.cliques.chunked.CHUNK_S", 0.0)
     name = "pivot_chunk" if method == "pivot" else "enumeration_chunk"
-    chunks, real = [], getattr(count, name)
+    chunks, real = [], getattr(experimental, name)
 
     def spy(*args, step, total, **kwargs):
         start = args[-1]
         chunks.append(min((0 if start is None else int(start)) + step, total))
         return real(*args, step=step, total=total, **kwargs)
 
-    monkeypatch.setattr(count, name, spy)
+    monkeypatch.setattr(f"kcjax.cliques.count.{name}", spy)
     graph = _path_then_clique(120, 10)
     seen = []
     got = kcjax.count_cliques(
@@ -181,10 +181,8 @@ def test_long_counts_split_by_estimated_work(method, monkeypatch):
 @pytest.mark.parametrize("name", ["gnp45_0.25", "planted", "isolated_only"])
 @pytest.mark.parametrize("method", ["kcminer", "pivot"])
 def test_split_counts_match_networkx(name, method, references, monkeypatch):
-    from kcjax.cliques import chunked
-
-    monkeypatch.setattr(chunked, "LONG_COUNT_S", 0.0)
-    monkeypatch.setattr(chunked, "CHUNK_S", 2e-3)
+    monkeypatch.setattr("kcjax.cliques.chunked.LONG_COUNT_S", 0.0)
+    monkeypatch.setattr("kcjax.cliques.chunked.CHUNK_S", 2e-3)
     edges, n = CASES[name]
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
     got = kcjax.count_cliques(graph, range(1, KMAX + 1), method=method)
@@ -240,7 +238,7 @@ def test_transitivity_matches_networkx(name):
 
 @pytest.mark.parametrize("sizes", [(12, 7), (30,), (9, 9, 4, 1)])
 def test_cost_estimate_is_exact_on_unions_of_cliques(sizes):
-    from kcjax.cliques.auto import AUTO_MAX_SIZE
+    from kcjax.experimental import AUTO_MAX_SIZE
 
     graph = kcjax.generators.disjoint_union(*(kcjax.generators.complete(s) for s in sizes))
     k = min(max(sizes) + 1, AUTO_MAX_SIZE)  # the features hold sizes up to AUTO_MAX_SIZE
@@ -307,7 +305,7 @@ ADVERSARIAL = ("hidden_clique", "hub_cliques", "clique_minus_matching")
 
 @pytest.mark.parametrize("name", ADVERSARIAL)
 def test_auto_pivots_on_the_adversarial_cases(name, monkeypatch):
-    from kcjax.cliques import auto, count
+    from kcjax import experimental as auto
 
     dag = kcjax.orient(_adversarial(name))
     for k in (9, 12):
@@ -316,7 +314,8 @@ def test_auto_pivots_on_the_adversarial_cases(name, monkeypatch):
         assert auto.auto_gpu_method(dag, k) == "pivot", (k, est)
         assert auto.auto_local_method(dag, k) == "pivot", (k, est)
     # auto's counts (the GPU rule, on this CPU) equal both methods' at small k.
-    monkeypatch.setattr(count, "auto_method", lambda d, k, **_: auto.auto_gpu_method(d, k))
+    gpu_rule = auto.auto_gpu_method
+    monkeypatch.setattr("kcjax.cliques.count.auto_method", lambda d, k, **_: gpu_rule(d, k))
     ks = range(3, 6)
     counts = {m: kcjax.count_cliques(dag, ks, method=m) for m in ("auto", "kcminer", "pivot")}
     assert counts["auto"] == counts["kcminer"] == counts["pivot"]
@@ -327,8 +326,41 @@ def test_auto_pivots_on_the_adversarial_cases(name, monkeypatch):
         assert int(local["pivot"].astype(object).sum()) == k * counts["pivot"][k]
 
 
+def test_auto_enumerates_a_clique_less_a_perfect_matching(monkeypatch):
+    """A 36-clique less a perfect matching in a sparse host: the pivot tree
+    doubles at every missing pair, so counts enumerate (the impure-block
+    rule); per-vertex counts, which enumerate every clique, pivot from k = 6.
+    Counts through auto are exact (both methods agree)."""
+    from kcjax import experimental as auto
+
+    rng = np.random.default_rng(5)
+    host = kcjax.generators.chung_lu(4000, 6, 2.1, seed=3)
+    a, b = (np.asarray(x) for x in host.edges())
+    members = rng.permutation(4000)[:36]
+    i, j = np.triu_indices(36, 1)
+    keep = ~((i % 2 == 0) & (j == i + 1))
+    outside = ~(np.isin(a, members) & np.isin(b, members))
+    graph = kcjax.Graph.from_edges(
+        np.concatenate([a[outside], members[i[keep]]]),
+        np.concatenate([b[outside], members[j[keep]]]),
+        num_nodes=4000,
+    )
+    dag = kcjax.orient(graph)
+    for k in range(6, 13):
+        assert auto.auto_gpu_method(dag, k) == "kcminer", k
+        assert auto.auto_local_method(dag, k) == "pivot", k
+    monkeypatch.setattr(
+        "kcjax.cliques.count.auto_method", lambda d, k, **_: auto.auto_gpu_method(d, k)
+    )
+    ks = range(3, 13)
+    counts = {m: kcjax.count_cliques(dag, ks, method=m) for m in ("auto", "kcminer", "pivot")}
+    assert counts["auto"] == counts["kcminer"] == counts["pivot"]
+    # The block alone holds C(18, k) 2^k k-cliques: one vertex of each pair.
+    assert all(counts["auto"][k] >= math.comb(18, k) * 2**k for k in ks)
+
+
 def test_auto_enumerates_dense_non_cliques_and_reads_the_device_once(monkeypatch):
-    from kcjax.cliques import auto
+    from kcjax import experimental as auto
 
     sparse = kcjax.generators.chung_lu(3000, 6, 2.5, seed=1)
     dense = kcjax.orient(kcjax.generators.plant_blocks(sparse, [60], density=0.5, seed=2))
@@ -346,7 +378,7 @@ def test_auto_enumerates_dense_non_cliques_and_reads_the_device_once(monkeypatch
     assert auto.auto_gpu_method(dense, 12) == "kcminer"
     assert auto.auto_local_method(dense, 4) == "kcminer"
     # Every decision on a warm DAG reads the memoized features, nothing else.
-    monkeypatch.setattr(auto, "_features", None)
+    monkeypatch.setattr("kcjax.cliques.auto._features", None)
     for k in range(4, 21):
         for d in (dense, clique):
             assert auto.auto_gpu_method(d, k) in ("kcminer", "pivot")
@@ -360,7 +392,7 @@ def test_auto_enumerates_dense_non_cliques_and_reads_the_device_once(monkeypatch
 
 @pytest.mark.parametrize("name", ["gnp60_0.15", "planted", "disjoint_k5_k7", "chung_lu+K60"])
 def test_work_bounds_hold_and_bound_the_estimate(name, monkeypatch):
-    from kcjax.cliques import auto
+    from kcjax import experimental as auto
 
     if name == "chung_lu+K60":  # bounds past the safe work: the estimate decides
         sparse = kcjax.generators.chung_lu(3000, 6, 2.5, seed=1)
@@ -382,7 +414,7 @@ def test_work_bounds_hold_and_bound_the_estimate(name, monkeypatch):
         assert cost >= est.enumeration_work * est.root_degree * (1 - 1e-5)
         picks[k] = (auto.auto_gpu_method(dag, k), auto.auto_local_method(dag, k))
     kcjax.clear_memo()
-    monkeypatch.setattr(auto, "work_bounds", lambda dag, k: (math.inf,) * 3)
+    monkeypatch.setattr("kcjax.cliques.auto.work_bounds", lambda dag, k: (math.inf,) * 3)
     assert picks == {
         k: (auto.auto_gpu_method(dag, k), auto.auto_local_method(dag, k)) for k in picks
     }
@@ -448,11 +480,11 @@ def test_max_degree_out_of_range(max_degree):
 
 
 def test_handler_rejects_task_ids_with_all_edges():
-    from kcjax.cliques import kernels
+    from kcjax.experimental import clique_count
 
     dag = kcjax.orient(kcjax.Graph.from_edges(np.array([0, 1, 0]), np.array([1, 2, 2])))
     with pytest.raises(Exception, match="all_edges needs an empty tasks array"):
-        kernels.clique_count(
+        clique_count(
             dag.indptr,
             dag.indices,
             dag.src,
@@ -513,10 +545,8 @@ def test_bad_split_is_named():
 
 
 def test_listing_past_memory_is_refused_before_the_work(monkeypatch):
-    from kcjax import _memory
-
     graph = kcjax.generators.complete(6)
-    monkeypatch.setattr(_memory, "host_free_bytes", lambda: 100)
-    monkeypatch.setattr(_memory, "free_bytes", lambda device=None: 100)
+    monkeypatch.setattr("kcjax._memory.host_free_bytes", lambda: 100)
+    monkeypatch.setattr("kcjax._memory.free_bytes", lambda device=None: 100)
     with pytest.raises(ValueError, match=r"listing 15 4-cliques needs .* iter_cliques"):
         kcjax.list_cliques(graph, 4)

@@ -154,10 +154,9 @@ def test_gpu_mesh_count_equals_cpu(monkeypatch, method):
     # the devices, the planted clique's heaviest tasks split across them, the
     # max_degree hint of the eager sharded path; the pivot counter's roots;
     # every size at once, per-vertex counts and one matching query.
-    from kcjax.cliques import sharded
 
-    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", 0.0)
-    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
     dag = _planted_random_dag(5)
     mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
     ks = list(range(3, 9))
@@ -263,3 +262,69 @@ def test_gpu_clique_number_of_com_dblp():
     indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
     for i, a in enumerate(clique.tolist()):
         assert set(clique[i + 1 :].tolist()) <= set(indices[indptr[a] : indptr[a + 1]].tolist())
+
+
+def _maximal_batches(graph, platform, order, batch):
+    return [
+        (v.tolist(), s.tolist())
+        for v, s in kcjax.iter_maximal_cliques(graph, batch, order=order, platform=platform)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gpu_maximal_cliques_equal_cpu(seed):
+    """The CUDA twin of kcjax_clique_maximal returns the CPU handler's cliques in the
+    same order (batches, retries and single-root batches included) and the same
+    per-vertex largest cliques; both equal networkx's."""
+    rng = np.random.default_rng(seed)
+    g = nx.gnp_random_graph(400, 0.03, seed=seed)
+    for _ in range(6):  # overlapping dense parts: big P and X sets
+        members = rng.choice(400, 70, replace=False).tolist()
+        g.add_edges_from(
+            (a, b) for i, a in enumerate(members) for b in members[i + 1 :] if rng.random() < 0.8
+        )
+    g.add_nodes_from(range(400, 405))  # isolated vertices
+    graph = kcjax.Graph.from_networkx(g)
+    want = sorted(tuple(sorted(c)) for c in nx.find_cliques(g))
+    for order in ("degree", "degeneracy"):
+        for batch in (64, 1 << 20):
+            cpu = _maximal_batches(graph, "cpu", order, batch)
+            assert _maximal_batches(graph, "gpu", order, batch) == cpu
+            got = sorted(
+                tuple(sorted(v[a : a + n]))
+                for v, s in cpu
+                for a, n in zip(np.cumsum([0, *s[:-1]]).tolist(), s, strict=True)
+            )
+            assert got == want
+        best = kcjax.node_clique_numbers(graph, order=order, platform="gpu")
+        assert best.tolist() == kcjax.node_clique_numbers(graph, order=order).tolist()
+
+
+def test_gpu_maximal_cliques_equal_cpu_on_shared_graph():
+    path = DATA_DIR / "ca-AstroPh.el.gz"
+    if not path.exists():
+        pytest.skip("../shared/data/graphs is absent")
+    graph = kcjax.load(path)
+    assert _maximal_batches(graph, "gpu", "degree", 1 << 18) == _maximal_batches(
+        graph, "cpu", "degree", 1 << 18
+    )
+    assert (
+        kcjax.node_clique_numbers(graph, order="degree", platform="gpu").tolist()
+        == kcjax.node_clique_numbers(graph, order="degree").tolist()
+    )
+
+
+def test_gpu_graph_maximal_cliques_on_the_host():
+    """The maximal-clique search has a CPU handler only: a graph on the GPU is searched
+    on the host's CPU device, with networkx's cliques."""
+    g = nx.gnp_random_graph(120, 0.2, seed=4)
+    graph = kcjax.Graph.from_networkx(g)
+    assert graph.indices.devices() == {jax.devices()[0]}
+    got = sorted(
+        tuple(sorted(verts[a : a + s].tolist()))
+        for verts, sizes in kcjax.iter_maximal_cliques(graph)
+        for a, s in zip(np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes, strict=True)
+    )
+    assert got == sorted(tuple(sorted(c)) for c in nx.find_cliques(g))
+    ncn = nx.node_clique_number(g)
+    assert kcjax.node_clique_numbers(graph).tolist() == [ncn[v] for v in range(len(g))]

@@ -64,11 +64,8 @@ def test_sizes_above_the_out_degree_bound_cost_nothing(case, monkeypatch):
     def no_search(*args, **kwargs):
         raise AssertionError("a kernel ran for a size no clique reaches")
 
-    from kcjax.cliques import kernels, listing, local
-
-    for module, name in ((listing, "_list"), (kernels, "clique_per_vertex")):
-        monkeypatch.setattr(module, name, no_search)
-    monkeypatch.setattr(local.kernels, "clique_pivot_local", no_search)
+    for target in ("listing._list", "kernels.clique_per_vertex", "kernels.clique_pivot_local"):
+        monkeypatch.setattr(f"kcjax.cliques.{target}", no_search)
     for size in (k, 1000):
         assert kcjax.list_cliques(dag, size).shape == (0, size)
         assert kcjax.list_cliques(dag, size, capacity=10).shape == (0, size)
@@ -189,3 +186,51 @@ def test_pivot_per_vertex_sums_on_shared_graphs(shared_graph, name):
     for k in (4, 8):
         per_vertex = kcjax.clique_counts_per_vertex(graph, k, method="pivot", exact=True)
         assert sum(per_vertex.tolist()) == k * truth.get((name, k), 0)
+
+
+def _maximal(graph: kcjax.Graph, batch: int) -> list[tuple[int, ...]]:
+    out = []
+    for verts, sizes in kcjax.iter_maximal_cliques(graph, batch):
+        assert verts.dtype == sizes.dtype == np.int32 and sizes.sum() == verts.size
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        for a, s in zip(starts, sizes, strict=True):
+            out.append(tuple(sorted(verts[a : a + s].tolist())))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_maximal_cliques_match_networkx(seed):
+    """Every maximal clique once (batches smaller than a root's cliques included), and
+    each vertex's largest clique, against networkx; isolated vertices are cliques."""
+    _, g, _ = _graph_and_cliques(seed)
+    g.add_nodes_from([45, 46])
+    g.add_edge(47, 48)
+    graph = kcjax.Graph.from_networkx(g)
+    want = sorted(tuple(sorted(c)) for c in nx.find_cliques(g))
+    for batch in (5, 1 << 20):
+        got = _maximal(graph, batch)
+        assert len(got) == len(set(got)) and sorted(got) == want
+    best = kcjax.node_clique_numbers(graph)
+    ncn = nx.node_clique_number(g)
+    assert best.dtype == np.int32 and best.tolist() == [ncn[v] for v in range(len(g))]
+    assert kcjax.node_clique_numbers(graph, order="degree").tolist() == best.tolist()
+
+
+def test_maximal_cliques_edge_cases_and_errors():
+    empty = kcjax.Graph.from_networkx(nx.empty_graph(0))
+    assert list(kcjax.iter_maximal_cliques(empty)) == []
+    assert kcjax.node_clique_numbers(empty).shape == (0,)
+    graph = kcjax.Graph.from_networkx(nx.complete_graph(5))
+    assert _maximal(graph, 2) == [(0, 1, 2, 3, 4)]  # one root alone above the batch
+    with pytest.raises(ValueError, match="batch"):
+        next(kcjax.iter_maximal_cliques(graph, 0))
+    with pytest.raises(TypeError, match="kcjax.Graph"):
+        kcjax.node_clique_numbers(nx.complete_graph(3))
+    from kcjax.cliques import kernels
+
+    cpu = jax.devices("cpu")[0]
+    args = [jax.device_put(np.asarray(a, np.int32), cpu) for a in (graph.indptr, graph.indices)]
+    bad_rank = jax.device_put(np.zeros(5, np.int32), cpu)
+    tasks = jax.device_put(np.arange(5, dtype=np.int32), cpu)
+    with pytest.raises(Exception, match="rank must be a permutation"):
+        kernels.clique_maximal(*args, bad_rank, tasks, capacity=8, num_threads=1)

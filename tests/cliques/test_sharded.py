@@ -28,8 +28,8 @@ from jax.sharding import PartitionSpec as P
 from reference import clique_counts_networkx, ground_truth, run_multidevice_tests
 
 import kcjax
+from kcjax import experimental as sharded
 from kcjax import parallel
-from kcjax.cliques import sharded
 
 KMAX = 6
 FORCED_DEVICES = 4
@@ -167,7 +167,7 @@ def test_split_roots_deals_every_vertex_once_heaviest_first(num_shards):
     dag = kcjax.orient(_graph(*CASES["planted"]))
     costs = sharded.pivot_root_costs(dag, KMAX)
     assert costs.shape == (dag.num_nodes,) and bool(jnp.all(costs >= 0))
-    rows = np.asarray(kcjax.graph.tasks.split_roots(dag, num_shards, costs))
+    rows = np.asarray(sharded.split_roots(dag, num_shards, costs))
     assert rows.shape == (num_shards, -(-dag.num_nodes // num_shards))
     np.testing.assert_array_equal(np.sort(rows[rows >= 0]), np.arange(dag.num_nodes))
     host = np.asarray(costs)
@@ -184,7 +184,7 @@ def test_split_roots_deals_every_vertex_once_heaviest_first(num_shards):
     expected = np.where(d >= 2, 7 * node, np.where(d == 1, node, 0.0))
     np.testing.assert_allclose(sharded.pivot_root_costs(clique, 8), expected, rtol=1e-5)
     with pytest.raises(ValueError, match="num_shards"):
-        kcjax.graph.tasks.split_roots(dag, 0)
+        sharded.split_roots(dag, 0)
 
 
 def test_mesh_helpers():
@@ -306,8 +306,8 @@ def test_multidevice_email_enron(shared_graph, strategy):
 
 def _everywhere(monkeypatch) -> None:
     """Every device of the mesh runs, however small the work."""
-    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", 0.0)
-    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
 
 
 def _meshes() -> list[Mesh]:
@@ -345,10 +345,10 @@ def test_multidevice_auto_decides_as_on_one_device(monkeypatch):
         calls.append(args[1].devices.size)
         return histogram(*args, **kwargs)
 
-    monkeypatch.setattr(sharded, "pivot_histogram_sharded", spy)
+    monkeypatch.setattr("kcjax.cliques.sharded.pivot_histogram_sharded", spy)
     graph = _graph(*CASES["planted"])
     dag = kcjax.orient(graph)
-    assert kcjax.cliques.auto.auto_method(dag, 5) == "pivot"  # on the CPU
+    assert sharded.auto_method(dag, 5) == "pivot"  # on the CPU
     assert kcjax.count_cliques(dag, 5, mesh=_mesh()) == kcjax.count_cliques(dag, 5)
     assert calls == [FORCED_DEVICES]
     with pytest.raises(ValueError, match="eagerly only"):
@@ -388,11 +388,11 @@ def test_multidevice_small_work_runs_on_fewer_devices(monkeypatch):
     dag = kcjax.orient(graph)
     mesh = _mesh()
     work = kcjax.clique_cost_estimate(dag, 6).enumeration_work
-    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", work / 2.5)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", work / 2.5)
     assert sharded.mesh_devices(dag, 6, mesh, method="kcminer") == 2
-    monkeypatch.setattr(sharded, "MESH_MIN_WORK_PER_DEVICE", work * 2)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", work * 2)
     assert sharded.mesh_devices(dag, 6, mesh, method="kcminer") == 1
-    monkeypatch.setattr(sharded, "MESH_MIN_PIVOT_COST_PER_DEVICE", 1e30)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 1e30)
     assert sharded.mesh_devices(dag, 6, mesh, method="pivot") == 1
     reference = kcjax.count_cliques(dag, range(3, 7), method="kcminer")
     for method in ("kcminer", "pivot"):

@@ -11,7 +11,8 @@ import pytest
 from reference import DATA_DIR
 
 import kcjax
-from kcjax.graph.io import GraphFormatError, load, read_edge_list, save
+from kcjax import GraphFormatError, load, save
+from kcjax.experimental import read_edge_list
 
 GRAPHS = DATA_DIR
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import kcjax  # noqa: E402
-from kcjax.graph.io import GraphFormatError  # noqa: E402
+from kcjax import GraphFormatError  # noqa: E402
 
 FUZZ = settings(
     max_examples=40,

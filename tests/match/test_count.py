@@ -17,8 +17,8 @@ from reference.matching import nx_embeddings, random_labeled, twin_star, walk_qu
 
 import kcjax
 from kcjax import LabeledGraph
-from kcjax.match.count import prepare_match
-from kcjax.match.plan import POLICY
+from kcjax.experimental import MATCH_POLICY as POLICY
+from kcjax.experimental import prepare_match
 
 # (name, n, p, labels, parts): few and many labels, connected and disconnected.
 DATA = {
@@ -274,13 +274,12 @@ def test_order_is_a_connected_permutation(order, seed):
 def test_group_test_same_on_both_paths(monkeypatch):
     # The label-group test built at once and one query vertex at a time (large
     # graphs) keep the same candidates.
-    from kcjax.match import plan as mp
-
     g = _data("few_labels")
     d = LabeledGraph.from_networkx(g)
     qq = LabeledGraph.from_networkx(walk_query(g, 6, seed=3))
     whole = np.asarray(prepare_match(d, qq, blacklist=True).cand)
-    monkeypatch.setattr(mp, "POLICY", dataclasses.replace(mp.POLICY, group_vector_max=0))
+    policy = dataclasses.replace(POLICY, group_vector_max=0)
+    monkeypatch.setattr("kcjax.match.plan.POLICY", policy)
     jax.clear_caches()
     per_u = np.asarray(prepare_match(d, qq, blacklist=True).cand)
     jax.clear_caches()

@@ -28,7 +28,7 @@ from reference.matching import (
 
 import kcjax
 from kcjax import LabeledGraph
-from kcjax.match.count import prepare_match
+from kcjax.experimental import prepare_match
 
 SRC = Path(__file__).resolve().parents[2] / "experiments" / "match" / "donation_sim.cc"
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")

@@ -14,9 +14,11 @@ import pytest
 from reference.matching import random_labeled, walk_query
 
 from kcjax import LabeledGraph
-from kcjax.match import count as mc
-from kcjax.match import plan as mp
-from kcjax.match.filter import filter_rounds, from_mask, reference_rounds, to_mask
+from kcjax import experimental as x
+from kcjax.experimental import match_filter_rounds as filter_rounds
+from kcjax.experimental import match_from_mask as from_mask
+from kcjax.experimental import match_reference_rounds as reference_rounds
+from kcjax.experimental import match_to_mask as to_mask
 
 # (n, p, labels, parts, seed, query size): sparse and dense, few and many labels,
 # disconnected, and a query of 32 vertices (every bit of the masks).
@@ -33,10 +35,10 @@ def _inputs(n, p, labels, parts, seed, size):
     g = random_labeled(n, p, labels, seed=seed, parts=parts)
     q = walk_query(g, size, seed=seed)
     d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
-    spec = mc._query(qq)
-    gp = mc._graph_prep(d)
-    qa = mp.unpack(mc._packed(spec, d), spec.size)
-    slot, by_label = mp._slots(gp, qa)
+    spec = x.match_query(qq)
+    gp = x.match_graph_prep(d)
+    qa = x.match_unpack(x.match_packed_query(spec, d), spec.size)
+    slot, by_label = x.match_slots(gp, qa)
     return gp, qa, slot, by_label
 
 
@@ -47,7 +49,7 @@ def test_filter_equals_reference(platform, case, refine, rounds):
     gp, qa, slot, by_label = jax.device_put(_inputs(*case), jax.devices(platform)[0])
 
     def round_fn(cand, ref):
-        return mp._filter_round(cand, gp, slot, qa, refine=ref)
+        return x.match_filter_round(cand, gp, slot, qa, refine=ref)
 
     want, want_info = reference_rounds(round_fn, by_label, refine, rounds)
     args = (gp.indptr, gp.indices, slot, by_label, qa.nlc, qa.adj, refine)

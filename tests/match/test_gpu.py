@@ -24,10 +24,9 @@ from reference.matching import (
 )
 
 import kcjax
-from kcjax import LabeledGraph, _wide
-from kcjax.match import kernels
-from kcjax.match.count import prepare_match
-from kcjax.match.plan import query_spec
+from kcjax import LabeledGraph
+from kcjax.experimental import limbs_rows_to_ints, match_count_kernel, prepare_match
+from kcjax.experimental import match_query_spec as query_spec
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA device")
 ROWS = counts_rows()
@@ -171,14 +170,14 @@ def test_donation_per_root_cpu_equals_gpu(name):
         with _on(platform):
             p = prepare_match(_data("yeast", platform), query)
             runs = [
-                np.asarray(kernels.match_count(p, p.roots, p.task_ptr, per_root=True))
+                np.asarray(match_count_kernel(p, p.roots, p.task_ptr, per_root=True))
                 for _ in range(3 if platform == "cuda" else 1)
             ]
         for other in runs[1:]:
             assert np.array_equal(runs[0], other), "GPU per-root counts differ between runs"
         per[platform] = runs[0]
     assert np.array_equal(per["cpu"], per["cuda"])
-    total = sum(int(x) for x in _wide.rows_to_ints(per["cuda"], exact=True, what="counts"))
+    total = sum(int(x) for x in limbs_rows_to_ints(per["cuda"], exact=True, what="counts"))
     assert total == expect
 
 

@@ -10,8 +10,8 @@ from reference.matching import nx_embeddings, random_labeled, twin_star, walk_qu
 
 import kcjax
 from kcjax import LabeledGraph
-from kcjax.match.count import prepare_match
-from kcjax.match.sharded import deal_roots
+from kcjax.experimental import match_deal_roots as deal_roots
+from kcjax.experimental import prepare_match
 
 FORCED_DEVICES = 4
 multidevice = pytest.mark.skipif(

@@ -154,6 +154,148 @@ def test_enumerate_all_cliques(name):
     assert list(got) == list(nx.enumerate_all_cliques(G))
 
 
+def _cliques(cliques) -> list:
+    return sorted(sorted(map(str, c)) for c in cliques)
+
+
+@pytest.mark.parametrize("name", [*GRAPHS, "blocks"])
+def test_maximal_cliques(name):
+    """find_cliques: networkx's maximal cliques (as sets; networkx documents no order);
+    node_clique_number: its dict, types as networkx returns them; max_weight_clique
+    with unit weights: a clique of networkx's weight."""
+    if name == "blocks":  # overlapping cliques of many sizes, one batch per root
+        G = nx.Graph()
+        rng = random.Random(5)
+        for _ in range(40):
+            nx.add_path(G, rng.sample(range(60), 2))
+            c = rng.sample(range(60), rng.randint(3, 9))
+            G.add_edges_from(itertools.combinations(c, 2))
+    else:
+        G = GRAPHS[name]
+    got = nx.find_cliques(G, **KC)
+    assert isinstance(got, types.GeneratorType)
+    want = _cliques(nx.find_cliques(G))
+    assert _cliques(got) == want
+    assert _cliques(nx.find_cliques_recursive(G, **KC)) == want
+    ncn = nx.node_clique_number(G, **KC)
+    assert type(ncn) is type(nx.node_clique_number(G)) and ncn == nx.node_clique_number(G)
+    if len(G):
+        node = next(iter(G))
+        assert nx.node_clique_number(G, node, **KC) == nx.node_clique_number(G, node)
+        some = list(G)[:3]
+        assert nx.node_clique_number(G, some, **KC) == nx.node_clique_number(G, some)
+    clique, weight = nx.max_weight_clique(G, weight=None, **KC)
+    assert weight == nx.max_weight_clique(G, weight=None)[1] == len(clique)
+    H = G.subgraph(clique)
+    assert H.number_of_edges() - nx.number_of_selfloops(H) == len(clique) * (len(clique) - 1) // 2
+
+
+def test_maximal_cliques_in_batches(monkeypatch):
+    """Batches smaller than one root's cliques, and ranges split and retried."""
+    from kcjax.nx import clique
+
+    G = GRAPHS["dense"]
+    monkeypatch.setattr(clique, "FIND_CLIQUES_BATCH", 5)
+    assert _cliques(nx.find_cliques(G, **KC)) == _cliques(nx.find_cliques(G))
+
+
+def test_max_weight_clique_declines_weights():
+    from kcjax.nx import can_run
+
+    G = nx.complete_graph(4)
+    assert can_run("max_weight_clique", (G,), {}).startswith("a node has no 'weight'")
+    nx.set_node_attributes(G, 1, "weight")
+    assert can_run("max_weight_clique", (G,), {}) is True
+    assert nx.max_weight_clique(G, **KC) == (list(G), 4)
+    G.nodes[2]["weight"] = 3
+    assert "other than 1" in can_run("max_weight_clique", (G,), {})
+    G.nodes[2]["weight"] = 1.0
+    assert "not an int" in can_run("max_weight_clique", (G,), {})
+    with nx.config(backend_priority=["kcjax"]), pytest.raises(ValueError):
+        nx.max_weight_clique(G)  # networkx's own error, after the decline
+    G.nodes[2]["weight"] = 3
+    with nx.config(backend_priority=["kcjax"], fallback_to_nx=True):
+        assert nx.max_weight_clique(G)[1] == 6
+
+
+def test_conversion_is_cached_once_per_graph(monkeypatch):
+    """networkx's cache (``nx.config.cache_converted_graphs``): repeated calls convert
+    once, calls needing attributes reuse the arrays, a mutation converts again."""
+    from kcjax.nx import convert
+
+    calls = []
+    real = convert._from_adjacency
+    monkeypatch.setattr(convert, "_from_adjacency", lambda *a: calls.append(1) or real(*a))
+    G = labeled_graph(60, 0.2, 4, loops=2)
+    want = nx.triangles(G)
+    assert nx.triangles(G, **KC) == want and nx.triangles(G, **KC) == want
+    assert _cliques(nx.find_cliques(G, **KC)) == _cliques(nx.find_cliques(G))
+    assert len(calls) == 1
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    calls.clear()
+    same_graph_exactly(nx.k_truss(G, 4, **KC), nx.k_truss(G, 4))
+    same_graph_exactly(nx.k_core(G, 3, **KC), nx.k_core(G, 3))
+    nx.core_number(G, **KC)
+    assert len(calls) == 1
+    with nx.config(cache_converted_graphs=False):
+        nx.core_number(G, **KC)
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("name", ["sparse", "karate"])
+def test_native_conversion_equals_generic(name):
+    from kcjax import _native
+    from kcjax.nx import convert
+
+    G = GRAPHS[name]
+    labels = list(G._adj)
+    index = None
+    if not convert._identity_labels(labels):
+        index = dict(zip(labels, range(len(G)), strict=True))
+    native = _native.adjacency_csr(G._adj, index)
+    generic = convert._adjacency_csr(G._adj, labels, index)
+    for a, b in zip(native[:2], generic[:2], strict=True):
+        assert a.tolist() == b.tolist()
+    assert native[3] == generic[3] == nx.number_of_selfloops(G)
+    assert (native[2] is None) == (generic[2] is None)
+    if native[2] is not None:
+        assert native[2].tolist() == generic[2].tolist()
+
+
+def test_automatic_dispatch_by_environment():
+    """NETWORKX_BACKEND_PRIORITY(_GENERATORS)=kcjax: served calls on large enough
+    graphs run on kcjax, others (not served, declined) in networkx."""
+    code = """
+import networkx as nx
+from kcjax.nx import clique, cluster
+seen = []
+for mod, name in ((clique, "find_cliques"), (clique, "node_clique_number"), (cluster, "triangles")):
+    real = getattr(mod, name)
+    setattr(mod, name, lambda *a, _r=real, _n=name, **k: seen.append(_n) or _r(*a, **k))
+nx.config.warnings_to_ignore.add("cache")
+assert nx.config.backend_priority.algos == ["kcjax"], nx.config.backend_priority
+G = nx.gnp_random_graph(120, 0.3, seed=1)
+assert sorted(map(sorted, nx.find_cliques(G))) == sorted(
+    map(sorted, nx.find_cliques(G, backend="networkx")))
+assert nx.node_clique_number(G) == nx.node_clique_number(G, backend="networkx")
+assert nx.triangles(G) == nx.triangles(G, backend="networkx")
+assert nx.number_of_cliques(G, 0) >= 1  # not served: networkx
+omega = max(nx.node_clique_number(G, backend="networkx").values())
+assert nx.max_weight_clique(G, weight=None)[1] == omega
+try:
+    nx.max_weight_clique(G)  # no node weights: declined, networkx raises its KeyError
+except KeyError:
+    pass
+else:
+    raise AssertionError("max_weight_clique without weights did not raise")
+# networkx's own functions call find_cliques inside: those calls dispatch too.
+assert set(seen) == {"find_cliques", "node_clique_number", "triangles"}, seen
+"""
+    env = {**__import__("os").environ, "NETWORKX_BACKEND_PRIORITY": "kcjax"}
+    env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
 @pytest.mark.parametrize("name", [n for n in GRAPHS if len(GRAPHS[n])])
 @pytest.mark.parametrize("depth_limit", [None, 0, 1, 2])
 def test_bfs_orders(name, depth_limit):
@@ -407,7 +549,7 @@ def test_priority_settings_algos_and_generators(monkeypatch):
 
 
 def test_conversion_round_trip_and_backend_graph():
-    from kcjax.nx.convert import KcjaxGraph
+    from kcjax.experimental import KcjaxGraph
 
     G = labeled_graph(50, 0.1, 7, loops=3)
     K = nx.utils.backends._load_backend("kcjax").convert_from_nx(G)
@@ -453,9 +595,8 @@ def test_backend_info_lists_functions():
     from kcjax.nx import NOT_SERVED, can_run
 
     assert set(info["not_served"]) == set(NOT_SERVED) and not set(NOT_SERVED) & set(FUNCTIONS)
-    reason = can_run("node_clique_number", (nx.path_graph(3),), {})
-    assert reason == NOT_SERVED["node_clique_number"]
-    assert nx.node_clique_number(nx.path_graph(3)) == {0: 2, 1: 2, 2: 2}
+    assert can_run("node_clique_number", (nx.path_graph(3),), {}) is True
+    assert "does not implement" in can_run("number_of_cliques", (nx.path_graph(3),), {})
     for name in FUNCTIONS:
         assert "kcjax" in nx.utils.backends._registered_algorithms[name].backends
 
@@ -496,15 +637,19 @@ def test_floor_script(tmp_path):
     (tmp_path / "ws300.el.gz").write_bytes(gzip.compress(lines.encode()))
     script = Path(__file__).resolve().parents[2] / "experiments" / "nx" / "floor.py"
     out = tmp_path / "floor.json"
-    functions = ["k_truss", "bfs_edges", "bfs_tree", "bfs_successors"]
+    functions = ["k_truss", "bfs_edges", "bfs_tree", "bfs_successors", "find_cliques"]
     functions += ["single_source_shortest_path_length", "all_pairs_shortest_path_length"]
-    args = ["--graph", "ws300", "--data", str(tmp_path), "--repeats", "1", "--truss-k", "4"]
+    functions += ["node_clique_number", "max_weight_clique", "transitivity"]
+    args = ["--graphs", "ws300", "--data", str(tmp_path), "--repeats", "1", "--truss-k", "4"]
     args += ["--kcjax", "--functions", *functions, "-o", str(out)]
     subprocess.run([sys.executable, str(script), *args], check=True, capture_output=True)
     rows = json.loads(out.read_text())["rows"]
     assert [r["function"] for r in rows] == functions
     for r in rows:
-        assert r["networkx_s"] > 0 and 0 < r["floor_s"] <= min(
-            b["wall_s"] for b in r["builds"].values()
-        )
-        assert r["max_speedup"] == r["networkx_s"] / r["floor_s"] and r["kcjax_wall_s"] > 0
+        assert r["same"] is True and r["kcjax_wall_s"] > 0 and r["networkx_s"] > 0
+        if r["function"] in ("max_weight_clique", "transitivity"):  # no floor build
+            assert "floor_s" not in r and r["max_speedup"] is None
+            continue
+        assert 0 < r["floor_s"] <= min(b["wall_s"] for b in r["builds"].values())
+        assert r["max_speedup"] == r["networkx_s"] / r["floor_s"]
+        assert r["kcjax_over_floor"] == r["kcjax_wall_s"] / r["floor_s"]

@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 
 import kcjax
-from kcjax.truss import kernels
+from kcjax import experimental
 from reference import DATA_DIR
 
 TRUSS_TSV = DATA_DIR.parent / "truss" / "truss_counts.tsv"
@@ -19,13 +19,13 @@ TRUSS_TSV = DATA_DIR.parent / "truss" / "truss_counts.tsv"
 def hindex_call(graph: kcjax.Graph, store_entries: int, method: str = "dag") -> jax.Array:
     """Target kcjax_truss in mode kHIndex with an explicit ``store_entries`` (the public
     API passes the memoized degree bound, or -1 under jit)."""
-    return kernels.truss_call(
+    return experimental.truss_call(
         graph,
-        kernels.edge_index(graph),
-        kernels.no_core(graph),
-        kernels.k_argument(graph, 0),
-        mode=kernels.MODE_HINDEX,
-        method=kernels.SUPPORT_METHODS[method],
+        experimental.truss_edge_index(graph),
+        experimental.truss_no_core(graph),
+        experimental.truss_k_argument(graph, 0),
+        mode=experimental.TRUSS_MODE_HINDEX,
+        method=experimental.TRUSS_SUPPORT_METHODS[method],
         num_threads=0,
         store_entries=store_entries,
     )

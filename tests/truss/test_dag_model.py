@@ -20,7 +20,7 @@ from reference.split import last_at_most
 from reference.truss import to_nx, two_hubs
 
 import kcjax
-from kcjax.truss.kernels import edge_index
+from kcjax.experimental import truss_edge_index as edge_index
 
 
 def _dag_tiles(dptr, dcol, dsrc, deid, grid: int, threads: int, batch: int, dlist=None, live=None):

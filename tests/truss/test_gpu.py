@@ -16,7 +16,7 @@ from reference.truss import (
 )
 
 import kcjax
-from kcjax.truss import kernels
+from kcjax.experimental import truss_store_entries
 
 pytestmark = [
     pytest.mark.gpu,
@@ -93,7 +93,7 @@ def test_gpu_hindex_store_layouts(name):
     every support method (store_entries -1: the store's size read back). A
     store_entries below the bound gives -1 for every edge (the CPU rejects it)."""
     graph = RANDOM[name]()
-    bound = kernels.store_entries(graph)
+    bound = truss_store_entries(graph)
     want = _run(kcjax.truss_numbers, graph, "cpu")
     calls = [(method, -1) for method in NATIVE] + [("dag", bound), ("dag", bound + 7)]
     for method, entries in calls:

@@ -19,7 +19,7 @@ from reference.truss import edge_set, to_nx, two_hubs
 from reference.truss_peel import Model, warp_in_triangle
 
 import kcjax
-from kcjax.truss.kernels import edge_index
+from kcjax.experimental import truss_edge_index as edge_index
 
 GRAPHS = {
     "rmat": lambda: kcjax.generators.rmat(8, 8, seed=11),

@@ -23,7 +23,7 @@ from reference.truss import (
 )
 
 import kcjax
-from kcjax.truss import kernels
+from kcjax.experimental import truss_store_entries
 
 METHODS = kcjax.TRUSS_METHODS
 
@@ -216,10 +216,10 @@ def test_store_entries_is_the_degree_bound(name):
     src, dst = (np.asarray(a) for a in graph.edges())
     deg = np.diff(np.asarray(graph.indptr)).astype(np.int64)
     want = int((np.minimum(deg[src], deg[dst]) - 1).sum())
-    assert kernels.store_entries(graph) == want
+    assert truss_store_entries(graph) == want
     assert want >= int(np.asarray(kcjax.edge_support(graph)).sum())
     seen = []
-    jax.jit(lambda g: seen.append(kernels.store_entries(g)) or g.indices)(graph)
+    jax.jit(lambda g: seen.append(truss_store_entries(g)) or g.indices)(graph)
     assert seen == [-1]
 
 
@@ -227,7 +227,7 @@ def test_store_entries_contract_on_the_cpu():
     """The CPU handler rejects a store_entries below the degree bound and gives the same
     trussness with the bound, above it and unknown (-1)."""
     graph = GRAPHS["cliques"]
-    bound = kernels.store_entries(graph)
+    bound = truss_store_entries(graph)
     want = _truss("cliques")
     for entries in (bound, bound + 5, -1):
         np.testing.assert_array_equal(np.asarray(hindex_call(graph, entries)), want)

@@ -584,9 +584,11 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
       fell = __reduce_add_sync(kFull, fell);
       if (lane == 0 && fell > 0) atomicAdd(&block_fell, fell);
       __syncthreads();
-      if (threadIdx.x == 0 && block_fell > 0) {
-        atomicAdd(&P.state->slot[next % 3].fell, block_fell);
-        block_fell = 0;
+      // Taken and reset in one atomic: a plain read here could be hoisted above the
+      // thread-0 test and race with the reset (compute-sanitizer racecheck).
+      if (threadIdx.x == 0) {
+        const int32_t block_total = atomicExch(&block_fell, 0);
+        if (block_total > 0) atomicAdd(&P.state->slot[next % 3].fell, block_total);
       }
     }
     if (tid == 0) P.state->slot[(r + 2) % 3] = HSlot{0, 0, 0, 0};

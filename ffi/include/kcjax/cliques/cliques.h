@@ -35,6 +35,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/csr.h"
@@ -46,12 +47,14 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_maximal_cpu);
 #ifdef KCJAX_WITH_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_count_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_list_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_clique_maximal_cuda);
 #endif
 
 namespace kcjax {
@@ -186,6 +189,28 @@ xla::ffi::Error CheckPivotPerVertex(const Reporter& rep, int32_t k, int64_t num_
 //         The caller guarantees k * count_k < 2^128 (no vertex total wraps);
 //         kcjax.clique_counts_per_vertex checks it from the histogram.
 
+// FFI contract of target "kcjax_clique_maximal" (identical on CPU and CUDA):
+// the maximal cliques of an undirected graph.
+//   args  indptr  int32[n + 1]  undirected CSR (symmetric, each row strictly
+//         indices int32[e]      ascending; self loops are ignored)
+//         rank    int32[n]      a permutation of 0..n-1 (a degeneracy order
+//                               keeps the searches small)
+//         tasks   int32[t]      root vertex ids; -1 entries are padding
+//   attrs num_threads int32     CPU worker threads; 0: all cores (CUDA ignores)
+//   ret   verts  int32[cv]      the cliques' vertex ids, one clique after
+//         sizes  int32[cc]      another, and each clique's size: the maximal
+//                               cliques whose lowest-ranked vertex is a task,
+//                               in task order, each task's in its search order
+//                               (Bron-Kerbosch with Tomita's pivot, rules in
+//                               ffi/cpu/cliques/maximal.cc), each clique as
+//                               its root then the vertices in the order added.
+//                               Written only when both fit (totals[0] <= cc
+//                               and totals[1] <= cv) and cc > 0: cc = 0
+//                               counts without listing.
+//         totals int32[2]       (cliques, entries) found, saturated at 2^31 - 1
+//         best   int32[n]       best[v] = the size of the largest of those
+//                               cliques containing v (0: none)
+
 namespace kcjax {
 
 // FFI signatures of the contracts above, each shared by the target's CPU and
@@ -250,6 +275,95 @@ auto BindPivotPerVertex(Binding&& binding) {
       .template Attr<int32_t>("k")
       .template Attr<int32_t>("num_threads")
       .template Ret<xla::ffi::Buffer<xla::ffi::U32>>();  // counts
+}
+
+// Operand and output shapes of "kcjax_clique_maximal" (its CPU and CUDA handlers).
+inline xla::ffi::Error CheckMaximalShapes(
+    const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
+    const xla::ffi::Buffer<xla::ffi::S32>& indices, const xla::ffi::Buffer<xla::ffi::S32>& rank,
+    const xla::ffi::Buffer<xla::ffi::S32>& tasks, int32_t num_threads,
+    const xla::ffi::Buffer<xla::ffi::S32>& verts, const xla::ffi::Buffer<xla::ffi::S32>& sizes,
+    const xla::ffi::Buffer<xla::ffi::S32>& totals, const xla::ffi::Buffer<xla::ffi::S32>& best) {
+  if (indptr.dimensions().size() != 1 || indptr.element_count() < 1) {
+    return rep.Invalid("indptr must be int32[n + 1] with n >= 0");
+  }
+  if (indices.dimensions().size() != 1 || tasks.dimensions().size() != 1) {
+    return rep.Invalid("indices and tasks must be 1-D int32 arrays");
+  }
+  const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (n >= kMaxI32 || static_cast<int64_t>(indices.element_count()) > kMaxI32 ||
+      static_cast<int64_t>(tasks.element_count()) > kMaxI32) {
+    return rep.Invalid("graphs must have fewer than 2^31 - 1 vertices and entries (int32 CSR)");
+  }
+  if (rank.dimensions().size() != 1 || static_cast<int64_t>(rank.element_count()) != n) {
+    return rep.Invalid("rank must be int32[n] with n=" + std::to_string(n));
+  }
+  if (num_threads < 0) {
+    return rep.Invalid("num_threads must be >= 0 (0: all cores), got " +
+                       std::to_string(num_threads));
+  }
+  if (verts.dimensions().size() != 1 || sizes.dimensions().size() != 1) {
+    return rep.Invalid("verts and sizes must be 1-D int32 arrays");
+  }
+  if (totals.element_count() != 2) return rep.Invalid("totals must be int32[2]");
+  if (best.dimensions().size() != 1 || static_cast<int64_t>(best.element_count()) != n) {
+    return rep.Invalid("best must be int32[n] with n=" + std::to_string(n));
+  }
+  return xla::ffi::Error::Success();
+}
+
+// The data checks of "kcjax_clique_maximal" on host copies: a CSR with
+// strictly ascending rows, rank a permutation, tasks vertex ids or -1.
+inline xla::ffi::Error CheckMaximalData(const Reporter& rep, const int32_t* ip, int64_t n,
+                                        const int32_t* ix, int64_t e, const int32_t* rk,
+                                        const int32_t* task, int64_t num_tasks) {
+  if (ip[0] != 0 || ip[n] != e) {
+    return rep.Invalid("indptr must start at 0 and end at len(indices)=" + std::to_string(e));
+  }
+  for (int64_t v = 0; v < n; ++v) {
+    if (ip[v + 1] < ip[v]) return rep.Invalid("indptr must be non-decreasing");
+    for (int64_t i = ip[v]; i < ip[v + 1]; ++i) {
+      if (ix[i] < 0 || ix[i] >= n) {
+        return rep.Invalid("indices[" + std::to_string(i) + "]=" + std::to_string(ix[i]) +
+                           " is not a vertex id in [0, " + std::to_string(n) + ")");
+      }
+      if (i > ip[v] && ix[i] <= ix[i - 1]) {
+        return rep.Invalid("row " + std::to_string(v) +
+                           " is not strictly ascending (a canonical CSR is needed)");
+      }
+    }
+  }
+  std::vector<char> seen(static_cast<size_t>(n), 0);
+  for (int64_t v = 0; v < n; ++v) {
+    if (rk[v] < 0 || rk[v] >= n || seen[rk[v]]) {
+      return rep.Invalid("rank must be a permutation of 0..n-1 (entry " + std::to_string(v) +
+                         " is " + std::to_string(rk[v]) + ")");
+    }
+    seen[rk[v]] = 1;
+  }
+  for (int64_t t = 0; t < num_tasks; ++t) {
+    if (task[t] < -1 || task[t] >= n) {
+      return rep.Invalid("tasks[" + std::to_string(t) + "]=" + std::to_string(task[t]) +
+                         " is not a vertex id in [0, " + std::to_string(n) + ") nor -1 (padding)");
+    }
+  }
+  return xla::ffi::Error::Success();
+}
+
+template <typename Binding>
+auto BindMaximal(Binding&& binding) {
+  using xla::ffi::Buffer, xla::ffi::S32;
+  return std::move(binding)
+      .template Arg<Buffer<S32>>()  // indptr
+      .template Arg<Buffer<S32>>()  // indices
+      .template Arg<Buffer<S32>>()  // rank
+      .template Arg<Buffer<S32>>()  // tasks
+      .template Attr<int32_t>("num_threads")
+      .template Ret<Buffer<S32>>()   // verts
+      .template Ret<Buffer<S32>>()   // sizes
+      .template Ret<Buffer<S32>>()   // totals
+      .template Ret<Buffer<S32>>();  // best
 }
 
 }  // namespace kcjax

@@ -13,7 +13,8 @@ inline Targets CpuTargets() {
           {"kcjax_clique_list", kcjax_clique_list_cpu},
           {"kcjax_clique_per_vertex", kcjax_clique_per_vertex_cpu},
           {"kcjax_clique_pivot", kcjax_clique_pivot_cpu},
-          {"kcjax_clique_pivot_local", kcjax_clique_pivot_local_cpu}};
+          {"kcjax_clique_pivot_local", kcjax_clique_pivot_local_cpu},
+          {"kcjax_clique_maximal", kcjax_clique_maximal_cpu}};
 }
 
 #ifdef KCJAX_WITH_CUDA
@@ -22,7 +23,8 @@ inline Targets CudaTargets() {
           {"kcjax_clique_list", kcjax_clique_list_cuda},
           {"kcjax_clique_per_vertex", kcjax_clique_per_vertex_cuda},
           {"kcjax_clique_pivot", kcjax_clique_pivot_cuda},
-          {"kcjax_clique_pivot_local", kcjax_clique_pivot_local_cuda}};
+          {"kcjax_clique_pivot_local", kcjax_clique_pivot_local_cuda},
+          {"kcjax_clique_maximal", kcjax_clique_maximal_cuda}};
 }
 #endif
 
