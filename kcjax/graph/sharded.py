@@ -344,12 +344,11 @@ def kronecker_edges(
         bit_dst = (r >= cut[0]) & (~bit_src | (r >= cut[2]))
         src = src | (bit_src.astype(xp.uint32) << xp.uint32(level))
         dst = dst | (bit_dst.astype(xp.uint32) << xp.uint32(level))
-    return _permute(src, scale, seed, xp).astype(xp.int32), _permute(dst, scale, seed, xp).astype(
-        xp.int32
-    )
+    src, dst = permute_ids(src, scale, seed, xp), permute_ids(dst, scale, seed, xp)
+    return src.astype(xp.int32), dst.astype(xp.int32)
 
 
-def _permute(x: Any, scale: int, seed: int, xp: Any) -> Any:
+def permute_ids(x: Any, scale: int, seed: int, xp: Any) -> Any:
     """A bijection of ``[0, 2^scale)``: rounds of an odd multiply, an add (mod 2^scale)
     and an xorshift (each invertible on scale-bit integers)."""
     if scale == 0:
