@@ -34,7 +34,11 @@ Groups:
 - 128-bit counts: ``limbs_add``, ``limbs_add_small``, ``limbs_rows_to_ints``.
 - BFS: ``bfs_native`` (the FFI call with every option), ``BFS_NATIVE_METHODS``,
   ``BFS_DIRECTIONS`` and ``BFS_BATCHES`` (name -> the handler's code),
-  ``BFS_GRID_BITMAP_MIN_VERTICES``.
+  ``BFS_GRID_BITMAP_MIN_VERTICES``; over a mesh: ``bfs_mesh`` (the traversal, with
+  ``one_device="steps"`` to force the level steps on one device), the level steps'
+  FFI calls (``bfs_mesh_push``, ``bfs_mesh_pull``), the partition's shard size
+  (``mesh_chunk_size``) and the mesh generator's hash stream (``kronecker_edges``,
+  ``kronecker_permute_ids``: the numpy twin is the host reference).
 - k-truss: the edge index (``truss_edge_index``, ``truss_build_edge_index``,
   ``truss_edge_list``), the store's size (``truss_store_entries``,
   ``truss_degree_bound_parts``), the raw target (``truss_call`` with
@@ -49,9 +53,7 @@ Groups:
   ``match_filter_round``, ``match_slots``, ``match_unpack``,
   ``match_to_mask``, ``match_from_mask``), the raw count
   (``match_count_kernel``) and the mesh deal (``match_deal_roots``).
-- BFS over a mesh: ``bfs_mesh`` (the level steps), ``bfs_mesh_push``,
-  ``bfs_mesh_pull``, ``kronecker_edges``, ``kronecker_permute``,
-  ``shard_chunk_size``; maximal cliques: ``clique_maximal`` (the raw target).
+- maximal cliques: ``clique_maximal`` (the raw target).
 - networkx backend: ``KcjaxGraph`` (the backend's graph class), the
   conversion's two paths (``nx_adjacency_csr``, ``nx_adjacency_csr_native``,
   ``nx_identity_labels``).
@@ -118,6 +120,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "BFS_DIRECTIONS": ("kcjax.traversal.kernels", "DIRECTIONS"),
     "BFS_GRID_BITMAP_MIN_VERTICES": ("kcjax.traversal.kernels", "GRID_BITMAP_MIN_VERTICES"),
     "BFS_NATIVE_METHODS": ("kcjax.traversal.kernels", "NATIVE_METHODS"),
+    "bfs_mesh": ("kcjax.traversal.mesh", "bfs_mesh"),
+    "bfs_mesh_push": ("kcjax.traversal.kernels", "mesh_push"),
+    "bfs_mesh_pull": ("kcjax.traversal.kernels", "mesh_pull"),
+    "mesh_chunk_size": ("kcjax.graph.sharded", "chunk_size"),
+    "kronecker_edges": ("kcjax.graph.sharded", "kronecker_edges"),
+    "kronecker_permute_ids": ("kcjax.graph.sharded", "permute_ids"),
     # k-truss
     "TRUSS_MODE_HINDEX": ("kcjax.truss.kernels", "MODE_HINDEX"),
     "TRUSS_SUPPORT_METHODS": ("kcjax.truss.kernels", "SUPPORT_METHODS"),
@@ -153,13 +161,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "match_from_mask": ("kcjax.match.filter", "from_mask"),
     "match_count_kernel": ("kcjax.match.kernels", "match_count"),
     "match_deal_roots": ("kcjax.match.sharded", "deal_roots"),
-    # BFS over a mesh
-    "bfs_mesh": ("kcjax.traversal.mesh", "bfs_mesh"),
-    "bfs_mesh_push": ("kcjax.traversal.kernels", "mesh_push"),
-    "bfs_mesh_pull": ("kcjax.traversal.kernels", "mesh_pull"),
-    "kronecker_edges": ("kcjax.graph.sharded", "kronecker_edges"),
-    "kronecker_permute": ("kcjax.graph.sharded", "_permute"),
-    "shard_chunk_size": ("kcjax.graph.sharded", "chunk_size"),
     # maximal cliques
     "clique_maximal": ("kcjax.cliques.kernels", "clique_maximal"),
     # the networkx backend

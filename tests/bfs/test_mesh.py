@@ -29,7 +29,6 @@ from scipy.sparse import csgraph
 
 import kcjax
 from kcjax import experimental
-from kcjax.experimental import bfs_mesh
 
 FORCED_DEVICES = 4
 KRON = (0.57, 0.19, 0.19)
@@ -84,7 +83,8 @@ def test_one_device_mesh_and_errors():
     _check(graph, kcjax.bfs_sharded(graph, sources, mesh), sources)
     split = kcjax.shard_graph(graph, mesh)
     for direction in ("auto", "top_down", "bottom_up"):  # the level steps on one device
-        out = kcjax.BFSResult(*bfs_mesh(split, sources, direction=direction, one_device="steps"))
+        steps = experimental.bfs_mesh(split, sources, direction=direction, one_device="steps")
+        out = kcjax.BFSResult(*steps)
         _check(graph, out, sources)
     one = kcjax.bfs(graph, 5, mesh=mesh)
     assert one.distances.shape == (graph.num_nodes,) and int(one.depth) >= 1
@@ -106,8 +106,9 @@ def test_generated_matches_host_reference_one_device(monkeypatch):
     mesh = jax.make_mesh((1,), ("v",), devices=jax.devices()[:1])
     for scale, edge_factor, rounds in ((6, 8, 1), (0, 4, 1), (3, 0, 1), (7, 8, 4)):
         # Rounds: a device builds its rows in slices when they hold more entries.
-        per_round = (2 * edge_factor << scale) // rounds
-        monkeypatch.setattr("kcjax.graph.sharded.ROUND_ENTRIES", per_round)
+        monkeypatch.setattr(
+            "kcjax.graph.sharded.ROUND_ENTRIES", (2 * edge_factor << scale) // rounds
+        )
         got = kcjax.generators.kronecker(scale, edge_factor, seed=5, mesh=mesh)
         ref = _host_kronecker(scale, edge_factor, 5)
         graph = got.to_graph()
@@ -119,7 +120,7 @@ def test_generated_matches_host_reference_one_device(monkeypatch):
 def test_id_permutation_is_a_bijection():
     for scale in (1, 5, 12):
         ids = np.arange(1 << scale, dtype=np.uint32)
-        out = experimental.kronecker_permute(ids, scale, seed=3, xp=np)
+        out = experimental.kronecker_permute_ids(ids, scale, seed=3, xp=np)
         assert np.array_equal(np.sort(out), ids)
 
 
@@ -177,7 +178,7 @@ def test_multidevice_distances_and_trees():
     graph = _random_graph(1)
     for mesh in _meshes():
         k = mesh.devices.size
-        c = experimental.shard_chunk_size(graph.num_nodes, k)
+        c = experimental.mesh_chunk_size(graph.num_nodes, k)
         # A source on every shard, an isolated one, the path's end.
         sources = np.array([*(d * c for d in range(k)), 289, 170], np.int32)
         for direction in ("auto", "top_down", "bottom_up"):
@@ -230,6 +231,8 @@ def test_multidevice_under_jit():
     closed = jax.jit(lambda s: kcjax.bfs(fresh, s, mesh=mesh).distances)
     np.testing.assert_array_equal(closed(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
     assert not isinstance(kcjax.shard_graph(fresh, mesh).cols, jax.core.Tracer)
+    constant = jax.jit(lambda: kcjax.bfs(fresh, 74, mesh=mesh).distances)  # a root constant
+    np.testing.assert_array_equal(constant(), kcjax.bfs(fresh, 74, mesh=mesh).distances)
     fresh_split = kcjax.shard_graph(fresh, mesh)
     inside = jax.jit(lambda s: kcjax.bfs(kcjax.prepare_bfs(fresh_split), s).distances)
     np.testing.assert_array_equal(inside(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
