@@ -2,8 +2,10 @@
 // jax.ffi.register_ffi_target, and the native edge-list reader.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "kcjax/bfs/targets.h"
@@ -129,6 +131,63 @@ py::tuple AdjacencyCsr(py::dict adj, py::object index_obj) {
                         num_loops);
 }
 
+// networkx's BFS order: layer d + 1 is the vertices not seen yet met scanning
+// layer d in order, each row (u's neighbours in networkx's adjacency order) in
+// order, each vertex at its first meeting; its parent is the u it was met from.
+// With dist (distances from layer 0) only neighbours at dist[u] + 1 are taken,
+// which are the same vertices when dist holds the true distances. Returns (order
+// int32[k], parent int32[k]: -1 in layer 0, sizes int64[layers]); layers past
+// depth_limit are not built.
+py::tuple BfsOrder(
+    py::array_t<int64_t, py::array::c_style | py::array::forcecast> indptr,
+    py::array_t<int32_t, py::array::c_style | py::array::forcecast> cols,
+    std::optional<py::array_t<int32_t, py::array::c_style | py::array::forcecast>> dist,
+    py::array_t<int64_t, py::array::c_style | py::array::forcecast> first, int64_t depth_limit) {
+  const int64_t n = static_cast<int64_t>(indptr.size()) - 1;
+  if (n < 0 || (dist && dist->size() != n)) throw py::value_error("dist must have n entries");
+  const int64_t* ip = indptr.data();
+  const int32_t* cl = cols.data();
+  const int32_t* ds = dist ? dist->data() : nullptr;
+  const int64_t* fs = first.data();
+  if (ip[0] != 0 || ip[n] != cols.size()) throw py::value_error("indptr does not match cols");
+  for (py::ssize_t i = 0; i < first.size(); ++i) {
+    if (fs[i] < 0 || fs[i] >= n) throw py::value_error("a first vertex is out of range");
+  }
+  std::vector<int32_t> order, parent;
+  std::vector<int64_t> sizes;
+  {
+    py::gil_scoped_release release;
+    std::vector<char> seen(static_cast<size_t>(n), 0);
+    for (py::ssize_t i = 0; i < first.size(); ++i) {  // repeated sources stay, as networkx's
+      seen[fs[i]] = 1;
+      order.push_back(static_cast<int32_t>(fs[i]));
+      parent.push_back(-1);
+    }
+    sizes.push_back(static_cast<int64_t>(order.size()));
+    size_t begin = 0;
+    for (int64_t depth = 0; depth < depth_limit; ++depth) {
+      const size_t end = order.size();
+      for (size_t k = begin; k < end; ++k) {
+        const int32_t u = order[k];
+        const int32_t next = ds != nullptr ? ds[u] + 1 : 0;
+        for (int64_t e = ip[u]; e < ip[u + 1]; ++e) {
+          const int32_t v = cl[e];
+          if (!seen[v] && (ds == nullptr || ds[v] == next)) {
+            seen[v] = 1;
+            order.push_back(v);
+            parent.push_back(u);
+          }
+        }
+      }
+      if (order.size() == end) break;
+      sizes.push_back(static_cast<int64_t>(order.size() - end));
+      begin = end;
+    }
+  }
+  return py::make_tuple(ToArrayOf(std::move(order)), ToArrayOf(std::move(parent)),
+                        ToArrayOf(std::move(sizes)));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_kcjax, m) {
@@ -190,6 +249,11 @@ PYBIND11_MODULE(_kcjax, m) {
       "lines). Raises ValueError naming the first malformed line.");
   m.def("is_range", &IsRange, py::arg("adj"),
         "Whether the keys of dict `adj` are the ints 0..n-1 in order.");
+  m.def("bfs_order", &BfsOrder, py::arg("indptr"), py::arg("cols"), py::arg("dist"),
+        py::arg("first"), py::arg("depth_limit"),
+        "networkx's BFS discovery order (dist: None, or the distances to follow): (order "
+        "int32[k], parent "
+        "int32[k] (-1 in layer 0), sizes int64[layers]).");
   m.def("adjacency_csr", &AdjacencyCsr, py::arg("adj"), py::arg("index"),
         "networkx's G._adj as (indptr int64[n + 1], cols int32[e], loop_free bool[...] or "
         "None, self loops): one pass over the dicts, ids = index[label] (index None: the "

@@ -97,3 +97,26 @@ def adjacency_csr(adj: dict, index: dict | None) -> tuple[np.ndarray, np.ndarray
       TypeError: when an adjacency is not a dict (or an int label is expected).
     """
     return _kcjax.adjacency_csr(adj, index)
+
+
+def bfs_order(
+    indptr: np.ndarray,
+    cols: np.ndarray,
+    dist: np.ndarray | None,
+    first: np.ndarray,
+    depth_limit: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """networkx's BFS discovery order (native, one pass over the scanned rows).
+
+    Args:
+      indptr: int64[n + 1] row pointers of ``cols``.
+      cols: int32 neighbour ids, each row in networkx's adjacency order.
+      dist: None (a plain BFS), or int32[n] distances from layer 0 to follow
+        (-1 unreached).
+      first: int64 ids of layer 0 (kept as given, repeats included).
+      depth_limit: the last layer built.
+
+    Returns:
+      (order int32[k], parent int32[k] with -1 in layer 0, sizes int64[layers]).
+    """
+    return _kcjax.bfs_order(indptr, cols, dist, first, depth_limit)

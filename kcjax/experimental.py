@@ -95,6 +95,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "clique_per_vertex": ("kcjax.cliques.kernels", "clique_per_vertex"),
     "clique_pivot": ("kcjax.cliques.kernels", "clique_pivot"),
     "clique_pivot_local": ("kcjax.cliques.kernels", "clique_pivot_local"),
+    "clique_maximal": ("kcjax.cliques.kernels", "clique_maximal"),
     # k-cliques: meshes
     "MESH_MIN_PIVOT_COST_PER_DEVICE": ("kcjax.cliques.sharded", "MESH_MIN_PIVOT_COST_PER_DEVICE"),
     "MESH_MIN_WORK_PER_DEVICE": ("kcjax.cliques.sharded", "MESH_MIN_WORK_PER_DEVICE"),
@@ -161,8 +162,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "match_from_mask": ("kcjax.match.filter", "from_mask"),
     "match_count_kernel": ("kcjax.match.kernels", "match_count"),
     "match_deal_roots": ("kcjax.match.sharded", "deal_roots"),
-    # maximal cliques
-    "clique_maximal": ("kcjax.cliques.kernels", "clique_maximal"),
     # the networkx backend
     "KcjaxGraph": ("kcjax.nx.convert", "KcjaxGraph"),
     "nx_adjacency_csr": ("kcjax.nx.convert", "_adjacency_csr"),

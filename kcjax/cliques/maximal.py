@@ -11,6 +11,7 @@ the CUDA handler (one thread per root; it reads the graph back to check it).
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Iterator
 
 import jax
@@ -135,11 +136,12 @@ def iter_maximal_cliques(
     indptr, indices, rank = _host_inputs(graph, order, platform)
     cpu = indptr.device
 
-    def search(start: int, step: int, capacity: int) -> tuple[int, int, tuple]:
+    def search(start: int, step: int, capacity: int) -> tuple[int, int, int, int, tuple]:
+        """(start, stop, cliques, entries, (verts, sizes)) of roots start..start+step."""
         stop = min(start + step, n)
         tasks = np.full(step, -1, np.int32)
         tasks[: stop - start] = np.arange(start, stop, dtype=np.int32)
-        out = kernels.clique_maximal(
+        verts, sizes, totals, _ = kernels.clique_maximal(
             indptr,
             indices,
             rank,
@@ -147,29 +149,34 @@ def iter_maximal_cliques(
             capacity=capacity,
             num_threads=num_threads,
         )
-        return start, stop, out
+        cliques, entries = (int(x) for x in np.asarray(totals))
+        return start, stop, cliques, entries, (verts, sizes)
 
     # Ranges of a power of two roots (the last one padded): few compiled shapes. The
-    # next range is dispatched before a batch is yielded, so the search runs (JAX's
-    # asynchronous dispatch) while the caller consumes the batch.
+    # next range is searched on a helper thread while the caller consumes a batch (the
+    # CPU handler runs on the thread that calls it).
     step = min(1 << (n - 1).bit_length(), _FIRST_STEP)
-    pending = search(0, step, batch)
-    while pending is not None:
-        start, stop, (verts, sizes, totals, _) = pending
-        cliques, entries = (int(x) for x in np.asarray(totals))
-        if entries > batch and stop - start > 1:
-            step = max(1, step // 2)
-            pending = search(start, step, batch)
-            continue
-        if entries > batch:  # one root alone holds more than a batch
-            if entries >= np.iinfo(np.int32).max:
-                raise ValueError(
-                    f"vertex {start}'s maximal cliques hold 2^31 or more vertex entries"
-                )
-            exact = min(1 << (entries - 1).bit_length(), np.iinfo(np.int32).max)
-            _, _, (verts, sizes, totals, _) = search(start, step, exact)
-        if entries < batch // 4:
-            step = min(step * 2, _MAX_STEP)
-        pending = search(stop, step, batch) if stop < n else None
-        if cliques:
-            yield np.asarray(verts)[:entries], np.asarray(sizes)[:cliques]
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kcjax-maximal") as ahead:
+        pending = ahead.submit(search, 0, step, batch)
+        try:
+            while pending is not None:
+                start, stop, cliques, entries, (verts, sizes) = pending.result()
+                if entries > batch and stop - start > 1:
+                    step = max(1, step // 2)
+                    pending = ahead.submit(search, start, step, batch)
+                    continue
+                if entries > batch:  # one root alone holds more than a batch
+                    if entries >= np.iinfo(np.int32).max:
+                        raise ValueError(
+                            f"vertex {start}'s maximal cliques hold 2^31 or more vertex entries"
+                        )
+                    exact = min(1 << (entries - 1).bit_length(), np.iinfo(np.int32).max)
+                    *_, (verts, sizes) = search(start, step, exact)
+                if entries < batch // 4:
+                    step = min(step * 2, _MAX_STEP)
+                pending = ahead.submit(search, stop, step, batch) if stop < n else None
+                if cliques:
+                    yield np.asarray(verts)[:entries], np.asarray(sizes)[:cliques]
+        finally:
+            if pending is not None:
+                pending.cancel()

@@ -98,7 +98,8 @@ NOTES: dict[str, str] = {
         "clique from kcjax.clique_number; other weights are declined."
     ),
     "bfs_edges": (
-        "Distances from kcjax's BFS; networkx's discovery order rebuilt per layer. "
+        "networkx's discovery order by one native pass over the adjacency in networkx's "
+        "order. "
         "``sort_neighbors`` is not supported."
     ),
     "shortest_path_length": "Unweighted forms only (``weight=None``).",

@@ -22,7 +22,7 @@ import numpy as np
 from kcjax.nx.convert import KcjaxGraph, paused_gc
 
 #: Vertex entries per batch of ``find_cliques``: the search of the next batch runs
-#: while the lists of one are built.
+#: (on a helper thread) while the lists of one are built.
 FIND_CLIQUES_BATCH = 1 << 18
 #: Root order of the searches: (degree, id), computed on the host from the CSR (a
 #: degeneracy order would take a peeling pass first; the searches cost alike).

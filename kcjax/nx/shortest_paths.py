@@ -1,8 +1,10 @@
-"""Unweighted shortest path lengths and eccentricities for networkx, from kcjax's BFS.
+"""Unweighted shortest path lengths and eccentricities for networkx.
 
 Dicts of lengths come in networkx's BFS discovery order (the order
-``single_source_shortest_path_length`` inserts them); all-pairs and
-eccentricity runs batch the sources through kcjax's bitset BFS.
+``single_source_shortest_path_length`` inserts them), one native pass per
+source (:func:`kcjax.nx.traversal.ordered_layers`); eccentricity and diameter
+batch the sources through kcjax's bitset BFS, and a source-target length
+takes one kcjax BFS.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from kcjax.nx.convert import KcjaxGraph
 from kcjax.nx.traversal import distance_rows, distances, ordered_layers
 
 
-def _lengths(g: KcjaxGraph, s: int, dist: np.ndarray, cutoff, source: Hashable) -> dict:
+def _lengths(g: KcjaxGraph, s: int, dist: np.ndarray | None, cutoff, source: Hashable) -> dict:
     """{node: hops} in networkx's insertion order (BFS discovery), keyed from ``source``."""
     limit = np.inf if cutoff is None else cutoff
     layers, _ = ordered_layers(g, np.array([s]), dist, limit)
@@ -37,25 +39,23 @@ def _source(g: KcjaxGraph, source: Hashable, role: str = "Source") -> int:
 def single_source_shortest_path_length(G, source, cutoff=None):
     """networkx.single_source_shortest_path_length: {node: hops} in BFS order."""
     s = _source(G, source)
-    return _lengths(G, s, distances(G, np.array([s])), cutoff, source)
+    return _lengths(G, s, None, cutoff, source)
 
 
 def single_target_shortest_path_length(G, target, cutoff=None):
     """networkx.single_target_shortest_path_length (undirected: the source form)."""
     t = _source(G, target, "Target")
-    return _lengths(G, t, distances(G, np.array([t])), cutoff, target)
+    return _lengths(G, t, None, cutoff, target)
 
 
 def all_pairs_shortest_path_length(G, cutoff=None):
-    """networkx.all_pairs_shortest_path_length: a generator of (node, {node: hops})."""
-    ids = np.arange(len(G), dtype=np.int32)
-    start = 0
-    for rows in distance_rows(G, ids):
-        for offset, dist in enumerate(rows):
-            s = start + offset
-            label = G.labels[s]
-            yield label, _lengths(G, s, dist, cutoff, label)
-        start += len(rows)
+    """networkx.all_pairs_shortest_path_length: a generator of (node, {node: hops}).
+
+    Each source's dict needs networkx's discovery order, one native pass per source
+    (:func:`ordered_layers`), which finds the distances too: no batched kcjax BFS
+    ahead of it (a batch of 256 sources was computed before the first item)."""
+    for s, label in enumerate(G.labels):
+        yield label, _lengths(G, s, None, cutoff, label)
 
 
 def shortest_path_length(G, source=None, target=None, weight=None, method="dijkstra"):

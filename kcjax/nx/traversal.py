@@ -1,16 +1,19 @@
-"""Breadth-first search for networkx: distances from kcjax, networkx's orders on the host.
+"""Breadth-first search for networkx: networkx's orders by a native pass on the host.
 
-kcjax's BFS gives every vertex's distance (and any valid parent). networkx's
-outputs follow its discovery order: layer d + 1 lists a vertex when the first
-vertex of layer d (in layer order) whose adjacency (in networkx's order) holds
-it is scanned, and that vertex is its parent. Given the distances this order is
-a vectorized pass per layer over the layer's edges (:func:`ordered_layers`), so
-``bfs_edges``, ``bfs_tree``, ``bfs_layers``, ``bfs_predecessors`` and
-``bfs_successors`` return exactly networkx's sequences, not only the same sets.
+networkx's outputs follow its discovery order: layer d + 1 lists a vertex when
+the first vertex of layer d (in layer order) whose adjacency (in networkx's
+order) holds it is scanned, and that vertex is its parent. That order is one
+native pass over the scanned rows in networkx's adjacency order
+(:func:`ordered_layers`), which finds the distances too, so ``bfs_edges``,
+``bfs_tree``, ``bfs_layers``, ``bfs_predecessors`` and ``bfs_successors``
+return exactly networkx's sequences, not only the same sets. kcjax's BFS
+serves the calls that need distances alone (``descendants_at_distance``
+beyond its host ball, eccentricities, source-target lengths).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterator
 from itertools import repeat
 from typing import Any
@@ -21,9 +24,6 @@ from kcjax.nx.convert import KcjaxGraph, paused_gc
 
 #: Sources per batched kcjax BFS call (the bitset batch serves 64 per word).
 SOURCE_BATCH = 256
-#: Layers whose BFS-DAG edges number at most this are ordered by a Python
-#: loop (a few microseconds) instead of ~15 numpy calls (tens of microseconds).
-SMALL_LAYER_EDGES = 48
 #: ``descendants_at_distance`` expands the source's ball on the host while its
 #: levels scan at most this many adjacency entries (a few numpy passes over
 #: them, under a millisecond), and runs kcjax's whole-component BFS beyond.
@@ -56,85 +56,45 @@ def distance_rows(g: KcjaxGraph, sources: np.ndarray) -> Iterator[np.ndarray]:
         yield np.asarray(bfs(g.graph, sources=chunk, parents=False).distances)
 
 
-def down_edges(g: KcjaxGraph, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The BFS DAG of ``dist``: each vertex's neighbours one hop farther, in networkx's order.
-
-    Returns:
-      (ptr, cols): int32[n + 1] row pointers and int32 neighbour ids; row u
-      lists the neighbours v of u with ``dist[v] == dist[u] + 1`` in u's
-      networkx adjacency order (empty for unreached u).
-    """
-    cols = g.nx_indices
-    degrees = g.derived("degrees", lambda: np.diff(g.indptr))
-    down = dist[cols] == np.repeat(dist + 1, degrees)
-    before = np.zeros(down.size + 1, dtype=np.int32)
-    np.cumsum(down, out=before[1:])
-    return before[g.indptr], np.compress(down, cols)
-
-
 def ordered_layers(
-    g: KcjaxGraph, first: np.ndarray, dist: np.ndarray, depth_limit: float = np.inf
+    g: KcjaxGraph,
+    first: np.ndarray,
+    dist: np.ndarray | None = None,
+    depth_limit: float = np.inf,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """networkx's BFS layers and tree parents, given the distances.
+    """networkx's BFS layers and tree parents.
 
     networkx scans layer d in order, each vertex's adjacency in order, and
-    appends every vertex not seen yet: layer d + 1 is the sequence of the BFS
-    DAG's edges out of layer d (:func:`down_edges`) in that scan order, each
-    vertex kept at its first occurrence, whose tail is its parent. Per layer
-    this is one gather of the layer's DAG rows and one scatter-min of
-    positions (a vertex is a candidate of one layer only, so the positions
-    need no reset); layers with few edges take a short Python loop instead
-    (:data:`SMALL_LAYER_EDGES`), so long paths cost per vertex, not per numpy call.
+    appends every vertex not seen yet: layer d + 1 is the neighbours of layer
+    d not met before, in that scan order, each kept at its first meeting,
+    whose scanned vertex is its parent. One native pass over the scanned rows
+    in networkx's adjacency order (``kcjax._native.bfs_order``, O(n + m) for
+    a whole component): the order needs that pass whatever computed the
+    distances, so single-source calls take no kcjax BFS (a device BFS plus
+    a numpy pass per layer over the BFS DAG cost more, see docs/networkx.md).
 
     Args:
       g: the graph.
       first: int ids of layer 0, in networkx's order.
-      dist: int32[n] distances from layer 0 (-1 unreached).
+      dist: None, or int32[n] distances from layer 0 (-1 unreached), e.g. a
+        row of kcjax's batched BFS: only neighbours one hop farther are taken.
       depth_limit: last layer to build.
 
     Returns:
       (layers, parents): layers[d] the int ids of layer d in discovery
       order; parents[d] (d >= 1) the id of each one's BFS parent (parents[0] empty).
     """
-    layer = np.asarray(first, dtype=np.int64)
-    layers, parents = [layer], [np.zeros(0, np.int64)]
-    if depth_limit < 1:
-        return layers, parents
-    ptr, cols = down_edges(g, dist)
-    out_degrees = np.diff(ptr)
-    first_at = np.full(len(g), np.iinfo(np.int32).max, dtype=np.int32)
-    depth = 0
-    while depth < depth_limit:
-        counts = out_degrees[layer]
-        ends = np.cumsum(counts, dtype=np.int32)
-        total = int(ends[-1]) if ends.size else 0
-        if total == 0:
-            break
-        if total <= SMALL_LAYER_EDGES:
-            layer, owner = _small_layer(layer.tolist(), ptr, cols)
-        else:
-            seq = np.arange(total, dtype=np.int32)
-            cand = cols[seq + np.repeat(ptr[layer] - ends + counts, counts)]
-            np.minimum.at(first_at, cand, seq)
-            keep = first_at[cand] == seq
-            owner = np.compress(keep, np.repeat(layer, counts))
-            layer = np.compress(keep, cand)
-        layers.append(layer)
-        parents.append(owner)
-        depth += 1
+    from kcjax import _native
+
+    # Layers d + 1 for every depth d < depth_limit (a float limit as networkx's cutoff).
+    limit = len(g) + 1 if depth_limit >= len(g) + 1 else math.ceil(depth_limit)
+    order, parent, sizes = _native.bfs_order(
+        g.indptr, g.nx_indices, dist, np.asarray(first, dtype=np.int64), limit
+    )
+    cuts = np.cumsum(sizes)[:-1]
+    layers = np.split(order, cuts)
+    parents = [np.zeros(0, np.int32), *np.split(parent, cuts)[1:]]
     return layers, parents
-
-
-def _small_layer(layer: list, ptr: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    seen, order, owner = set(), [], []
-    bounds = ptr[layer].tolist(), ptr[np.asarray(layer) + 1].tolist()
-    for u, a, b in zip(layer, *bounds, strict=True):
-        for v in cols[a:b].tolist():
-            if v not in seen:
-                seen.add(v)
-                order.append(v)
-                owner.append(u)
-    return np.array(order, dtype=np.int64), np.array(owner, dtype=np.int64)
 
 
 def _source_id(g: KcjaxGraph, source: Hashable) -> int:
@@ -149,7 +109,7 @@ def _tree(g: KcjaxGraph, source: Hashable, depth_limit: Any) -> tuple[np.ndarray
     """(parents, children): int64 ids of networkx's BFS tree edges, in its order."""
     s = _source_id(g, source)
     limit = len(g) if depth_limit is None else depth_limit
-    layers, parents = ordered_layers(g, np.array([s]), distances(g, np.array([s])), limit)
+    layers, parents = ordered_layers(g, np.array([s]), None, limit)
     if len(layers) == 1:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(parents[1:]), np.concatenate(layers[1:])
@@ -243,7 +203,7 @@ def bfs_layers(G, sources):
     ids = G.ids(first)
     if ids.size == 0:
         return
-    layers, _ = ordered_layers(G, ids, distances(G, ids))
+    layers, _ = ordered_layers(G, ids)
     yield first
     for layer in layers[1:]:
         yield G.to_labels(layer)
