@@ -34,7 +34,11 @@ Groups:
 - 128-bit counts: ``limbs_add``, ``limbs_add_small``, ``limbs_rows_to_ints``.
 - BFS: ``bfs_native`` (the FFI call with every option), ``BFS_NATIVE_METHODS``,
   ``BFS_DIRECTIONS`` and ``BFS_BATCHES`` (name -> the handler's code),
-  ``BFS_GRID_BITMAP_MIN_VERTICES``.
+  ``BFS_GRID_BITMAP_MIN_VERTICES``; over a mesh: ``bfs_mesh`` (the traversal, with
+  ``one_device="steps"`` to force the level steps on one device), the level steps'
+  FFI calls (``bfs_mesh_push``, ``bfs_mesh_pull``), the partition's shard size
+  (``mesh_chunk_size``) and the mesh generator's hash stream (``kronecker_edges``,
+  ``kronecker_permute_ids``: the numpy twin is the host reference).
 - k-truss: the edge index (``truss_edge_index``, ``truss_build_edge_index``,
   ``truss_edge_list``), the store's size (``truss_store_entries``,
   ``truss_degree_bound_parts``), the raw target (``truss_call`` with
@@ -49,8 +53,10 @@ Groups:
   ``match_filter_round``, ``match_slots``, ``match_unpack``,
   ``match_to_mask``, ``match_from_mask``), the raw count
   (``match_count_kernel``) and the mesh deal (``match_deal_roots``).
-- networkx backend: ``KcjaxGraph`` (the backend's graph class),
-  ``nx_adjacency_csr`` (the native conversion pass over ``G._adj``).
+- maximal cliques: ``clique_maximal`` (the raw target).
+- networkx backend: ``KcjaxGraph`` (the backend's graph class), the
+  conversion's two paths (``nx_adjacency_csr``, ``nx_adjacency_csr_native``,
+  ``nx_identity_labels``).
 - files and the command line: ``partial_file`` (a whole output or none),
   ``parse_k_values`` (how ``-k`` reads ``3`` or ``3-6``).
 
@@ -115,6 +121,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "BFS_DIRECTIONS": ("kcjax.traversal.kernels", "DIRECTIONS"),
     "BFS_GRID_BITMAP_MIN_VERTICES": ("kcjax.traversal.kernels", "GRID_BITMAP_MIN_VERTICES"),
     "BFS_NATIVE_METHODS": ("kcjax.traversal.kernels", "NATIVE_METHODS"),
+    "bfs_mesh": ("kcjax.traversal.mesh", "bfs_mesh"),
+    "bfs_mesh_push": ("kcjax.traversal.kernels", "mesh_push"),
+    "bfs_mesh_pull": ("kcjax.traversal.kernels", "mesh_pull"),
+    "mesh_chunk_size": ("kcjax.graph.sharded", "chunk_size"),
+    "kronecker_edges": ("kcjax.graph.sharded", "kronecker_edges"),
+    "kronecker_permute_ids": ("kcjax.graph.sharded", "permute_ids"),
     # k-truss
     "TRUSS_MODE_HINDEX": ("kcjax.truss.kernels", "MODE_HINDEX"),
     "TRUSS_SUPPORT_METHODS": ("kcjax.truss.kernels", "SUPPORT_METHODS"),
@@ -152,7 +164,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "match_deal_roots": ("kcjax.match.sharded", "deal_roots"),
     # the networkx backend
     "KcjaxGraph": ("kcjax.nx.convert", "KcjaxGraph"),
-    "nx_adjacency_csr": ("kcjax._native", "adjacency_csr"),
+    "nx_adjacency_csr": ("kcjax.nx.convert", "_adjacency_csr"),
+    "nx_adjacency_csr_native": ("kcjax._native", "adjacency_csr"),
+    "nx_identity_labels": ("kcjax.nx.convert", "_identity_labels"),
     # files and the command line
     "partial_file": ("kcjax._interrupts", "partial_file"),
     "parse_k_values": ("kcjax.cli", "_k_values"),

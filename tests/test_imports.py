@@ -70,6 +70,8 @@ def private_uses(path: Path) -> list[str]:
                     continue
                 if alias.name == "kcjax" or alias.asname is None:
                     kcjax_names.add(alias.asname or "kcjax")
+                elif alias.name == "kcjax.experimental":
+                    experimental_names.add(alias.asname)
                 what = _private(alias.name, None)
                 if what:
                     found.append((node.lineno, what))

@@ -17,7 +17,7 @@ import jax
 import numpy as np
 
 import kcjax
-from kcjax.traversal.mesh import bfs_mesh
+from kcjax.experimental import bfs_mesh
 
 with jax.default_device(jax.devices("cpu")[0]):
     gens = kcjax.generators

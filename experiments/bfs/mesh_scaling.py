@@ -50,8 +50,8 @@ import devtime  # noqa: E402
 from benchlib import write_results  # noqa: E402
 
 import kcjax  # noqa: E402
+from kcjax.experimental import bfs_mesh  # noqa: E402
 from kcjax.parallel import shard_map  # noqa: E402
-from kcjax.traversal.mesh import bfs_mesh  # noqa: E402
 
 _LOCAL = ("PushKernel", "PushChunkKernel", "PullKernel")
 _EXCHANGE = ("nccl", "all-gather", "all-to-all", "AllGather", "AllToAll")

@@ -344,12 +344,11 @@ def kronecker_edges(
         bit_dst = (r >= cut[0]) & (~bit_src | (r >= cut[2]))
         src = src | (bit_src.astype(xp.uint32) << xp.uint32(level))
         dst = dst | (bit_dst.astype(xp.uint32) << xp.uint32(level))
-    return _permute(src, scale, seed, xp).astype(xp.int32), _permute(dst, scale, seed, xp).astype(
-        xp.int32
-    )
+    src, dst = permute_ids(src, scale, seed, xp), permute_ids(dst, scale, seed, xp)
+    return src.astype(xp.int32), dst.astype(xp.int32)
 
 
-def _permute(x: Any, scale: int, seed: int, xp: Any) -> Any:
+def permute_ids(x: Any, scale: int, seed: int, xp: Any) -> Any:
     """A bijection of ``[0, 2^scale)``: rounds of an odd multiply, an add (mod 2^scale)
     and an xorshift (each invertible on scale-bit integers)."""
     if scale == 0:
@@ -455,8 +454,9 @@ def _count_kept(mesh, axis, scale, seed, abc, m, step, chunks, c, rounds):
         def one(k, total):
             first = k.astype(jnp.uint32) * jnp.uint32(step)
             rows, _, keep = _owned_entries(first, step, m, scale, seed, abc, base, c)
-            which = jnp.where(keep, rows // per, rounds)
-            return total.at[which].add(1, mode="drop")
+            # A reduction per round (a scatter-add would serialize on a few counters).
+            slices = [keep & (rows // per == r) for r in range(rounds)]
+            return total + jnp.stack([jnp.sum(x, dtype=jnp.int32) for x in slices])
 
         return jax.lax.fori_loop(0, chunks, one, jnp.zeros((rounds,), jnp.int32)) + 0 * token
 

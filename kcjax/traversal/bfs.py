@@ -9,7 +9,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from kcjax._args import check_choice
 from kcjax.graph.graph import Graph, home_device, int32_on
@@ -323,6 +323,8 @@ def _bfs_on_mesh(
         raise ValueError("hub_tau does not apply over a mesh (its rule counts edges, not hubs)")
     single = sources is None
     roots = _as_roots(source if single else sources, sharded.num_nodes, single)
+    if isinstance(roots, np.integer):  # kept on the mesh: nothing copied per call
+        roots = _root_on(int(roots), sharded.mesh)
     if (
         method == "auto"
         and sharded.num_nodes >= GRID_BITMAP_MIN_VERTICES
@@ -337,6 +339,14 @@ def _bfs_on_mesh(
     else:
         dist, par, depth = bfs_mesh(sharded, roots, direction=direction)
     return BFSResult(distances=dist, parents=par if parents else None, depth=depth)
+
+
+@functools.lru_cache(maxsize=4096)
+def _root_on(root: int, mesh: Mesh) -> jax.Array:
+    """An int32 root replicated over ``mesh``, cached (as ``int32_on`` for one device);
+    concrete also when first asked for inside a jit trace."""
+    with jax.ensure_compile_time_eval():
+        return jax.device_put(np.int32(root), NamedSharding(mesh, PartitionSpec()))
 
 
 def traversed_edges(graph: Graph, distances: Any) -> int | np.ndarray | jax.Array:

@@ -28,9 +28,7 @@ from reference import has_gpu, run_multidevice_tests
 from scipy.sparse import csgraph
 
 import kcjax
-from kcjax.graph import sharded
-from kcjax.traversal import kernels
-from kcjax.traversal.mesh import bfs_mesh
+from kcjax import experimental
 
 FORCED_DEVICES = 4
 KRON = (0.57, 0.19, 0.19)
@@ -69,7 +67,7 @@ def _random_graph(seed: int) -> kcjax.Graph:
 
 def _host_kronecker(scale: int, edge_factor: int, seed: int) -> kcjax.Graph:
     m = edge_factor << scale
-    src, dst = sharded.kronecker_edges(0, m, scale, seed, KRON, np)
+    src, dst = experimental.kronecker_edges(0, m, scale, seed, KRON, np)
     return kcjax.Graph.from_edges(src.astype(np.int64), dst.astype(np.int64), 1 << scale)
 
 
@@ -85,7 +83,8 @@ def test_one_device_mesh_and_errors():
     _check(graph, kcjax.bfs_sharded(graph, sources, mesh), sources)
     split = kcjax.shard_graph(graph, mesh)
     for direction in ("auto", "top_down", "bottom_up"):  # the level steps on one device
-        out = kcjax.BFSResult(*bfs_mesh(split, sources, direction=direction, one_device="steps"))
+        steps = experimental.bfs_mesh(split, sources, direction=direction, one_device="steps")
+        out = kcjax.BFSResult(*steps)
         _check(graph, out, sources)
     one = kcjax.bfs(graph, 5, mesh=mesh)
     assert one.distances.shape == (graph.num_nodes,) and int(one.depth) >= 1
@@ -107,7 +106,9 @@ def test_generated_matches_host_reference_one_device(monkeypatch):
     mesh = jax.make_mesh((1,), ("v",), devices=jax.devices()[:1])
     for scale, edge_factor, rounds in ((6, 8, 1), (0, 4, 1), (3, 0, 1), (7, 8, 4)):
         # Rounds: a device builds its rows in slices when they hold more entries.
-        monkeypatch.setattr(sharded, "ROUND_ENTRIES", (2 * edge_factor << scale) // rounds)
+        monkeypatch.setattr(
+            "kcjax.graph.sharded.ROUND_ENTRIES", (2 * edge_factor << scale) // rounds
+        )
         got = kcjax.generators.kronecker(scale, edge_factor, seed=5, mesh=mesh)
         ref = _host_kronecker(scale, edge_factor, 5)
         graph = got.to_graph()
@@ -119,7 +120,7 @@ def test_generated_matches_host_reference_one_device(monkeypatch):
 def test_id_permutation_is_a_bijection():
     for scale in (1, 5, 12):
         ids = np.arange(1 << scale, dtype=np.uint32)
-        out = sharded._permute(ids, scale, seed=3, xp=np)
+        out = experimental.kronecker_permute_ids(ids, scale, seed=3, xp=np)
         assert np.array_equal(np.sort(out), ids)
 
 
@@ -177,7 +178,7 @@ def test_multidevice_distances_and_trees():
     graph = _random_graph(1)
     for mesh in _meshes():
         k = mesh.devices.size
-        c = sharded.chunk_size(graph.num_nodes, k)
+        c = experimental.mesh_chunk_size(graph.num_nodes, k)
         # A source on every shard, an isolated one, the path's end.
         sources = np.array([*(d * c for d in range(k)), 289, 170], np.int32)
         for direction in ("auto", "top_down", "bottom_up"):
@@ -230,6 +231,8 @@ def test_multidevice_under_jit():
     closed = jax.jit(lambda s: kcjax.bfs(fresh, s, mesh=mesh).distances)
     np.testing.assert_array_equal(closed(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
     assert not isinstance(kcjax.shard_graph(fresh, mesh).cols, jax.core.Tracer)
+    constant = jax.jit(lambda: kcjax.bfs(fresh, 74, mesh=mesh).distances)  # a root constant
+    np.testing.assert_array_equal(constant(), kcjax.bfs(fresh, 74, mesh=mesh).distances)
     fresh_split = kcjax.shard_graph(fresh, mesh)
     inside = jax.jit(lambda s: kcjax.bfs(kcjax.prepare_bfs(fresh_split), s).distances)
     np.testing.assert_array_equal(inside(jnp.int32(74)), kcjax.bfs(fresh, 74).distances)
@@ -241,7 +244,7 @@ def test_multidevice_generated_graphs(monkeypatch):
     ref = _host_kronecker(9, 16, 11)
     sources = np.array([0, 1, 300, 511], np.int32)
     want = _scipy_distances(ref, sources)
-    monkeypatch.setattr(sharded, "ROUND_ENTRIES", 4096)  # 2 rounds on 2 devices, 4 on 1
+    monkeypatch.setattr("kcjax.graph.sharded.ROUND_ENTRIES", 4096)  # 2 rounds on 2 devices, 4 on 1
     for mesh in _meshes():
         got = kcjax.generators.kronecker(9, 16, seed=11, mesh=mesh)
         assert got.num_edges == ref.num_edges
@@ -301,8 +304,8 @@ def test_gpu_level_steps_match_cpu():
             out = {}
             for dev in (cpu, cuda):
                 args = jax.device_put((indptr, cols, front, visited), dev)
-                push = kernels.mesh_push(*args)
-                pull = kernels.mesh_pull(
+                push = experimental.bfs_mesh_push(*args)
+                pull = experimental.bfs_mesh_pull(
                     *jax.device_put((indptr, cols, whole, cand, np.int32(4), dist, parent), dev)
                 )
                 out[dev.platform] = (np.asarray(push), *map(np.asarray, pull))

@@ -329,10 +329,8 @@ def test_multidevice_every_method_counts_exactly(monkeypatch, method):
                 graph, range(1, KMAX + 1), method=method, mesh=mesh, split=split, num_threads=1
             )
             assert got == reference, (name, mesh.devices.size)
-            if method == "kcminer":
-                dag = kcjax.orient(graph)
-                direct = kcjax.count_cliques_sharded(dag, KMAX, mesh, strategy=split)
-                assert _ints(direct) == _single(dag), name
+    # (count_cliques_sharded itself: the eager counts above call it on every
+    # mesh and split; test_multidevice_under_jit traces it.)
 
 
 @multidevice

@@ -244,16 +244,15 @@ def test_conversion_is_cached_once_per_graph(monkeypatch):
 
 @pytest.mark.parametrize("name", ["sparse", "karate"])
 def test_native_conversion_equals_generic(name):
-    from kcjax.experimental import nx_adjacency_csr
-    from kcjax.nx import convert
+    from kcjax.experimental import nx_adjacency_csr, nx_adjacency_csr_native, nx_identity_labels
 
     G = GRAPHS[name]
     labels = list(G._adj)
     index = None
-    if not convert._identity_labels(labels):
+    if not nx_identity_labels(labels):
         index = dict(zip(labels, range(len(G)), strict=True))
-    native = nx_adjacency_csr(G._adj, index)
-    generic = convert._adjacency_csr(G._adj, labels, index)
+    native = nx_adjacency_csr_native(G._adj, index)
+    generic = nx_adjacency_csr(G._adj, labels, index)
     for a, b in zip(native[:2], generic[:2], strict=True):
         assert a.tolist() == b.tolist()
     assert native[3] == generic[3] == nx.number_of_selfloops(G)
