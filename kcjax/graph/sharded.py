@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +36,7 @@ from kcjax.graph.orient import memo
 from kcjax.parallel import constrain, mesh_axis, shard_map
 
 _WORD = 32
+_T = TypeVar("_T")
 #: Generated edges drawn at once per device by :func:`kronecker_sharded` (memory:
 #: a few int32 arrays of this length per device).
 GENERATE_CHUNK = 1 << 22
@@ -150,6 +152,18 @@ def to_host(x: jax.Array) -> np.ndarray:
     return np.asarray(multihost_utils.process_allgather(x, tiled=True))
 
 
+def concrete(compute: Callable[[], _T]) -> _T:
+    """``compute()`` with concrete results also when called inside a jit trace (for a
+    per-graph memo of a concrete graph): under a trace its eager work runs at trace
+    time (``jax.ensure_compile_time_eval``; JAX then embeds the arrays it reads as
+    constants, so the trace path is for small graphs or prepared ones); outside one it
+    runs as it is (its jitted calls take their arrays as arguments)."""
+    if not isinstance(jnp.zeros((), jnp.int32) + 0, jax.core.Tracer):
+        return compute()
+    with jax.ensure_compile_time_eval():
+        return compute()
+
+
 def chunk_size(num_nodes: int, parts: int) -> int:
     """Vertices per shard: n / parts rounded up to whole 32-bit words (at least one)."""
     return max(_WORD, -(-num_nodes // (parts * _WORD)) * _WORD)
@@ -185,12 +199,7 @@ def shard_graph(graph: Graph, mesh: Mesh, axis_name: Any = None) -> ShardedGraph
         )
     ids = ",".join(str(d.id) for d in mesh.devices.flat)
     key = f"mesh_partition:{mesh.axis_names}:{mesh.devices.shape}:{ids}:{axis}"
-
-    def build() -> ShardedGraph:
-        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
-            return _shard(graph, mesh, axis)
-
-    return memo(graph, key, build)
+    return memo(graph, key, lambda: concrete(lambda: _shard(graph, mesh, axis)))
 
 
 def _shard(graph: Graph, mesh: Mesh, axis: str) -> ShardedGraph:
@@ -251,11 +260,7 @@ def degree_ordered(graph: ShardedGraph) -> ShardedGraph:
     if isinstance(graph.cols, jax.core.Tracer):
         return _order_rows(graph)
 
-    def build() -> ShardedGraph:
-        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
-            return _order_rows(graph)
-
-    return memo(graph, "mesh_degree_ordered", build)
+    return memo(graph, "mesh_degree_ordered", lambda: concrete(lambda: _order_rows(graph)))
 
 
 @jax.jit

@@ -36,7 +36,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 
 from kcjax._native import bfs_policy
 from kcjax.graph.orient import memo
-from kcjax.graph.sharded import ShardedGraph
+from kcjax.graph.sharded import ShardedGraph, concrete
 from kcjax.parallel import constrain, shard_map
 from kcjax.traversal.kernels import (
     BATCHES,
@@ -97,11 +97,7 @@ def _whole(graph: ShardedGraph) -> tuple[jax.Array, jax.Array]:
     if isinstance(graph.cols, jax.core.Tracer):
         return view()
 
-    def build() -> tuple[jax.Array, jax.Array]:
-        with jax.ensure_compile_time_eval():  # concrete inside a jit trace too (memoized)
-            return view()
-
-    return memo(graph, "mesh_one_device_csr", build)
+    return memo(graph, "mesh_one_device_csr", lambda: concrete(view))
 
 
 @functools.partial(jax.jit, static_argnums=(3,))
