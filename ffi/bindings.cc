@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "kcjax/bfs/mesh.h"
 #include "kcjax/bfs/targets.h"
 #include "kcjax/cliques/targets.h"
 #include "kcjax/core/edge_list.h"
@@ -230,6 +231,10 @@ PYBIND11_MODULE(_kcjax, m) {
         return d;
       },
       "The BfsPolicy constants the multi-device BFS's direction rule reads in Python.");
+  m.def("bfs_mesh_queue_length", &kcjax::bfs::MeshQueueLength, py::arg("words"),
+        py::arg("entries"),
+        "int32 entries of kcjax_bfs_mesh_push's work space for a shard of `words` bitmap "
+        "words and `entries` column entries.");
   m.def(
       "parse_edge_list",
       [](py::bytes data) {

@@ -71,6 +71,12 @@ def bfs_policy() -> dict[str, int]:
     return dict(_kcjax.bfs_policy())
 
 
+def bfs_mesh_queue_length(words: int, entries: int) -> int:
+    """int32 entries of ``kcjax_bfs_mesh_push``'s work space (its ``queue`` result) for a
+    shard of ``words`` bitmap words and ``entries`` column entries."""
+    return int(_kcjax.bfs_mesh_queue_length(words, entries))
+
+
 def parse_edge_list(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
     """Native edge-list parser: (src int64[e], dst int64[e], lines read)."""
     return _kcjax.parse_edge_list(data)

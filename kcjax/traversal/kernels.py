@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax._native import call
+from kcjax._native import bfs_mesh_queue_length, call
 from kcjax.graph.graph import row_ids
 
 #: The methods of target ``kcjax_bfs`` (kcjax::BfsMethod): the ablation ladder
@@ -116,7 +116,7 @@ def bfs_native(
 
 
 def mesh_push(
-    indptr: jax.Array, cols: jax.Array, front: jax.Array, visited: jax.Array
+    indptr: jax.Array, cols: jax.Array, front: jax.Array, visited: jax.Array, bottom_up: jax.Array
 ) -> jax.Array:
     """Calls target ``kcjax_bfs_mesh_push`` (contract in ffi/include/kcjax/bfs/mesh.h):
     one shard's top-down expansion, inside ``shard_map``.
@@ -126,25 +126,35 @@ def mesh_push(
       cols: int32[e] global column ids.
       front: uint32[words]: the shard's frontier.
       visited: uint32[W]: every vertex reached so far (the whole graph).
+      bottom_up: bool or int32[]: a bottom-up level (nothing is pushed).
 
     Returns:
-      uint32[W]: the unvisited neighbours of the shard's frontier.
+      uint32[W]: the unvisited neighbours of the shard's frontier (zeros on a
+      bottom-up level).
     """
-    return call(
+    queue = bfs_mesh_queue_length(front.shape[0], cols.shape[0])
+    push, _ = call(
         "kcjax_bfs_mesh_push",
-        jax.ShapeDtypeStruct(visited.shape, jnp.uint32),
+        (
+            jax.ShapeDtypeStruct(visited.shape, jnp.uint32),
+            jax.ShapeDtypeStruct((queue,), jnp.int32),  # the CUDA kernels' work space
+        ),
         indptr,
         cols,
         front,
         visited,
+        jnp.asarray(bottom_up, jnp.int32),
     )
+    return push
 
 
 def mesh_pull(
     indptr: jax.Array,
     cols: jax.Array,
     front: jax.Array,
-    cand: jax.Array,
+    got: jax.Array,
+    seen: jax.Array,
+    bottom_up: jax.Array,
     level: jax.Array,
     dist: jax.Array,
     parent: jax.Array,
@@ -154,31 +164,37 @@ def mesh_pull(
     Args:
       indptr, cols: the shard's rows as for :func:`mesh_push`.
       front: uint32[W]: the whole frontier.
-      cand: uint32[words]: owned vertices to search for a frontier neighbour.
+      got: uint32[p * words]: the pushes each of the p devices sent to the shard's
+        vertices (read on top-down levels only).
+      seen: uint32[words]: the shard's vertices reached so far, updated in place.
+      bottom_up: bool or int32[]: a bottom-up level (every unseen vertex is a candidate;
+        top-down: the unseen ones some device pushed).
       level: int32[]: the frontier's distance.
       dist, parent: int32[c]: the shard's state, updated in place.
 
     Returns:
-      (dist, parent, next uint32[words], stats int32[2]): a candidate with a
-      frontier neighbour gets distance ``level + 1`` and that neighbour as its
-      parent, and its bit in ``next``; ``stats`` holds the number of ``next``'s
-      vertices and the sum of their degrees.
+      (dist, parent, seen, msg uint32[words + 2]): a candidate with a frontier
+      neighbour gets distance ``level + 1`` and that neighbour as its parent, and its
+      bit in ``seen`` and in ``msg``'s words; ``msg``'s last two entries hold their
+      number and the sum of their degrees (int32 bits).
     """
-    words = cand.shape[0]
+    words = seen.shape[0]
     return call(
         "kcjax_bfs_mesh_pull",
         (
             jax.ShapeDtypeStruct(dist.shape, jnp.int32),
             jax.ShapeDtypeStruct(parent.shape, jnp.int32),
             jax.ShapeDtypeStruct((words,), jnp.uint32),
-            jax.ShapeDtypeStruct((2,), jnp.int32),
+            jax.ShapeDtypeStruct((words + 2,), jnp.uint32),
         ),
         indptr,
         cols,
         front,
-        cand,
+        got,
+        seen,
+        jnp.asarray(bottom_up, jnp.int32),
         jnp.asarray(level, jnp.int32),
         dist,
         parent,
-        input_output_aliases={5: 0, 6: 1},
+        input_output_aliases={4: 2, 7: 0, 8: 1},
     )

@@ -10,18 +10,23 @@ a ``lax.while_loop`` over levels in which every device
    the frontier's edges pass the unexplored ones / ``kClusterAlpha``, back to
    top-down when the frontier shrinks below n / ``kBackToTopDown``);
 2. top-down: expands its own frontier vertices (``kcjax_bfs_mesh_push``: the
-   unvisited neighbours, as a bitmap of the whole graph), exchanges the
-   bitmap's slices with ``all_to_all`` and ORs what it receives (the pushes to
-   its vertices from every device); bottom-up: takes all its unvisited vertices;
-3. settles those candidates against the whole frontier
-   (``kcjax_bfs_mesh_pull``, the single-GPU bitmap variant's bottom-up search:
-   a candidate's first frontier neighbour is its parent);
+   unvisited neighbours, as a bitmap of the whole graph) and exchanges the
+   bitmap's slices with ``all_to_all`` (the pushes to its vertices from every
+   device); bottom-up the push is empty and exchanged all the same: the level's
+   direction is a device value, not a branch, since a ``lax.cond`` reads its
+   predicate back to the host;
+3. settles its candidates against the whole frontier (``kcjax_bfs_mesh_pull``,
+   the single-GPU bitmap variant's bottom-up search: a candidate's first frontier
+   neighbour is its parent); the candidates are its unvisited vertices that some
+   device pushed (top-down) or all of them (bottom-up);
 4. ``all_gather`` of every device's words of the new frontier, their
    number and degree sum: the next level's whole frontier bitmap (n / 8 bytes), ORed
    into the visited bitmap.
 
-Per level a device sends n / 8 bytes to gather the frontier and, top-down,
-n / 8 more for the pushes. On a mesh of one device the shard is the whole
+Per level a device sends n / 8 bytes to gather the frontier and n / 8 more for the
+pushes. The native steps only enqueue kernels, so XLA may record a level in a
+command buffer; the ``lax.while_loop`` over levels reads one flag per level back to
+the host. On a mesh of one device the shard is the whole
 graph, and the single-device traversal runs on it (``one_device``).
 """
 
@@ -144,17 +149,14 @@ def _traverse(
 
     def shard(indptr: jax.Array, cols: jax.Array, roots: jax.Array):
         me = jax.lax.axis_index(axis)
-        base = me * c
-        ids = base + jnp.arange(c, dtype=jnp.int32)
-        owned = _pack(ids < n)  # the padding past n is never a candidate
+        ids = me * c + jnp.arange(c, dtype=jnp.int32)
         degree = jnp.diff(indptr)
         total = jax.lax.psum(indptr[-1].astype(jnp.float32), axis)
 
-        def gather(words: jax.Array, stats: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-            """The whole frontier bitmap, its size (int32) and its edges (float32): each
-            shard's words and its stats (size, degree sum) in one all_gather."""
-            mine = jnp.concatenate([words, jax.lax.bitcast_convert_type(stats, jnp.uint32)])
-            every = jax.lax.all_gather(mine, axis).reshape(parts, words.shape[0] + 2)
+        def gather(msg: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+            """The whole frontier bitmap, its size (int32) and its edges (float32) from
+            every shard's message (its words, then its size and degree sum)."""
+            every = jax.lax.all_gather(msg, axis).reshape(parts, words + 2)
             stats = jax.lax.bitcast_convert_type(every[:, -2:], jnp.int32)
             count = jnp.sum(stats[:, 0], dtype=jnp.int32)
             return every[:, :-2].reshape(-1), count, jnp.sum(stats[:, 1].astype(jnp.float32))
@@ -174,32 +176,28 @@ def _traverse(
             parent = jnp.where(start, root, -1).astype(jnp.int32)
             front = _pack(start)
             stats = jnp.stack([jnp.sum(start), jnp.sum(jnp.where(start, degree, 0))])
-            whole, count, frontier_edges = gather(front, stats.astype(jnp.int32))
+            msg = jnp.concatenate([front, jax.lax.bitcast_convert_type(stats, jnp.uint32)])
+            whole, count, frontier_edges = gather(msg)
 
             def step(state):
                 (level, dist, parent, seen, front, whole, count, frontier_edges, visited,
                  bottom_up, prev, explored) = state  # fmt: skip
                 explored = explored + frontier_edges
                 bu = rule(bottom_up, count, prev, frontier_edges, total - explored)
-
-                def top_down(_):
-                    push = mesh_push(indptr, cols, front, visited).reshape(parts, words)
-                    got = jax.lax.all_to_all(push, axis, 0, 0, tiled=True)
-                    got = jax.lax.reduce(got, jnp.uint32(0), jax.lax.bitwise_or, (0,))
-                    return got & ~seen
-
-                def bottom(_):
-                    return owned & ~seen
-
-                cand = jax.lax.cond(bu, bottom, top_down, None)
-                dist, parent, nxt, stats = mesh_pull(indptr, cols, whole, cand, level, dist, parent)
-                whole_next, next_count, next_edges = gather(nxt, stats)
+                # Both directions run the same steps (no branch: a lax.cond reads its
+                # predicate back to the host); bottom-up, the push is empty.
+                push = mesh_push(indptr, cols, front, visited, bu).reshape(parts, words)
+                got = jax.lax.all_to_all(push, axis, 0, 0, tiled=True).reshape(-1)
+                dist, parent, seen, msg = mesh_pull(
+                    indptr, cols, whole, got, seen, bu, level, dist, parent
+                )
+                whole_next, next_count, next_edges = gather(msg)
                 return (
                     level + 1,
                     dist,
                     parent,
-                    seen | nxt,
-                    nxt,
+                    seen,
+                    msg[:words],
                     whole_next,
                     next_count,
                     next_edges,

@@ -315,24 +315,30 @@ def test_gpu_level_steps_match_cpu():
     cpu, cuda = jax.devices("cpu")[0], jax.devices("cuda")[0]
     for words, global_words, hub in ((4, 12, 5000), (37, 37, 100_000), (1, 3, 0)):
         indptr, cols, bits = _shard_inputs(rng, words, global_words, hub)
-        for p in (0.01, 0.3):
+        parts = global_words // words
+        for p, bottom_up in ((0.01, 0), (0.3, 0), (0.3, 1)):
             front, visited = bits(words, p), bits(global_words, 0.5)
-            whole, cand = bits(global_words, p), bits(words, 0.7)
+            whole, got, seen = bits(global_words, p), bits(parts * words, 0.3), bits(words, 0.4)
             c = 32 * words
             dist = np.where(rng.random(c) < 0.5, 3, -1).astype(np.int32)
             parent = np.full(c, -1, np.int32)
             out = {}
             for dev in (cpu, cuda):
-                args = jax.device_put((indptr, cols, front, visited), dev)
+                args = jax.device_put((indptr, cols, front, visited, np.int32(bottom_up)), dev)
                 push = experimental.bfs_mesh_push(*args)
                 pull = experimental.bfs_mesh_pull(
-                    *jax.device_put((indptr, cols, whole, cand, np.int32(4), dist, parent), dev)
+                    *jax.device_put(
+                        (indptr, cols, whole, got, seen, np.int32(bottom_up), np.int32(4), dist,
+                         parent),
+                        dev,
+                    )  # fmt: skip
                 )
                 out[dev.platform] = (np.asarray(push), *map(np.asarray, pull))
             np.testing.assert_array_equal(out["cpu"][0], out["gpu"][0])  # push bitmaps
+            assert out["gpu"][0].any() != bool(bottom_up)
             np.testing.assert_array_equal(out["cpu"][1], out["gpu"][1])  # distances
-            np.testing.assert_array_equal(out["cpu"][3], out["gpu"][3])  # next words
-            np.testing.assert_array_equal(out["cpu"][4], out["gpu"][4])  # their size, degrees
+            np.testing.assert_array_equal(out["cpu"][3], out["gpu"][3])  # seen
+            np.testing.assert_array_equal(out["cpu"][4], out["gpu"][4])  # next words, stats
             # Parents: any candidate's frontier neighbour.
             par = out["gpu"][2]
             reached = (out["gpu"][1] == 5) & (dist != 3)

@@ -279,7 +279,7 @@ def test_gpu_maximal_cliques_equal_cpu(seed):
     rng = np.random.default_rng(seed)
     g = nx.gnp_random_graph(400, 0.03, seed=seed)
     for _ in range(6):  # overlapping dense parts: big P and X sets
-        members = rng.choice(400, 70, replace=False).tolist()
+        members = rng.choice(400, 40, replace=False).tolist()
         g.add_edges_from(
             (a, b) for i, a in enumerate(members) for b in members[i + 1 :] if rng.random() < 0.8
         )

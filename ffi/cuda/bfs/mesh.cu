@@ -7,6 +7,8 @@
 //             every unvisited neighbour's bit is set in the push bitmap (atomicOr).
 //   MeshPull: settles candidates with the single-GPU bitmap variant's bottom-up
 //             search (bottom_up.cuh's SearchWord over the whole frontier bitmap).
+// Only kernels are enqueued (the buffers they count into are cleared by ZeroKernel,
+// not cudaMemset): XLA may record the handlers in a command buffer.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -48,12 +50,23 @@ __device__ __forceinline__ void PushBatch(const int32_t* cols, const uint32_t* v
     if (x[j] >= 0) PushOne(push, x[j], seen[j]);
 }
 
-// A frontier vertex of degree < kSmallMax is walked by its lane; a larger one is cut into
-// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel.
+// Zeroes words[0, n) and, with thread 0, *count.
 __global__ void __launch_bounds__(kThreads)
-    PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited, uint32_t* push,
-               int2* queue, int32_t* queued) {
+    ZeroKernel(uint32_t* words, int64_t n, int32_t* count) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    words[i] = 0;
+  if (count != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *count = 0;
+}
+
+// A frontier vertex of degree < kSmallMax is walked by its lane; a larger one is cut into
+// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel. Nothing on a
+// bottom-up level.
+__global__ void __launch_bounds__(kThreads)
+    PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited,
+               const int32_t* bottom_up, uint32_t* push, int2* queue, int32_t* queued) {
   constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
+  if (__ldg(bottom_up) != 0) return;
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
@@ -100,9 +113,11 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    PullKernel(MeshShard s, const uint32_t* front, const uint32_t* cand, const int32_t* level,
-               int32_t* dist, int32_t* parent, uint32_t* next, int32_t* stats) {
+    PullKernel(MeshShard s, const uint32_t* front, const uint32_t* got, int64_t parts,
+               const int32_t* bottom_up, const int32_t* level, int32_t* dist, int32_t* parent,
+               uint32_t* seen, uint32_t* msg) {
   const int lane = LaneId();
+  const bool bottom = __ldg(bottom_up) != 0;
   const int32_t reached = __ldg(level) + 1;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   // The next frontier's size and degree sum: per warp over its words, then per block, then
@@ -110,9 +125,15 @@ __global__ void __launch_bounds__(kThreads)
   int32_t found_count = 0, found_degrees = 0;
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
        w < s.words; w += warps) {
-    const uint32_t bits = __ldg(cand + w);
+    // The word's candidates: lane r < parts reads device r's pushes, the warp ORs them.
+    uint32_t pushed = 0;
+    if (!bottom)
+      for (int64_t r = lane; r < parts; r += kWarp) pushed |= __ldg(got + r * s.words + w);
+    const uint32_t cand = bottom ? ~0u : __reduce_or_sync(kFull, pushed);
+    const uint32_t had = seen[w];
+    const uint32_t bits = cand & ~had;
     if (bits == 0) {  // warp-uniform
-      if (lane == 0) next[w] = 0;
+      if (lane == 0) msg[w] = 0;
       continue;
     }
     const bool mine = (bits >> lane) & 1u;
@@ -126,7 +147,10 @@ __global__ void __launch_bounds__(kThreads)
       ++found_count;
       found_degrees += static_cast<int32_t>(hi - lo);
     }
-    if (lane == 0) next[w] = hit;
+    if (lane == 0) {
+      msg[w] = hit;
+      seen[w] = had | hit;
+    }
   }
   __shared__ int32_t totals[2];
   if (threadIdx.x == 0) totals[0] = totals[1] = 0;
@@ -138,6 +162,7 @@ __global__ void __launch_bounds__(kThreads)
     atomicAdd(&totals[1], found_degrees);
   }
   __syncthreads();
+  int32_t* stats = reinterpret_cast<int32_t*>(msg + s.words);
   if (threadIdx.x == 0 && totals[0] != 0) {
     atomicAdd(stats, totals[0]);
     atomicAdd(stats + 1, totals[1]);
@@ -152,24 +177,17 @@ int Blocks(int64_t words, int num_sms) {
 
 }  // namespace
 
-size_t MeshPushQueueBytes(const MeshShard& s, int64_t entries) {
-  // At most entries / chunk + one partial chunk per vertex of degree >= kSmallMax.
-  const int64_t chunks = entries / BfsPolicy::kMeshChunkEdges +
-                         std::min<int64_t>(s.words * kWarp, entries / BfsPolicy::kSmallMax) + 1;
-  return static_cast<size_t>(chunks + 1) * sizeof(int2);  // the count first, then the chunks
-}
-
 cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
-                     uint32_t* push, void* queue, int num_sms, cudaStream_t stream) {
-  auto* queued = static_cast<int32_t*>(queue);
-  auto* chunks = static_cast<int2*>(queue) + 1;
-  cudaError_t err = cudaMemsetAsync(push, 0, s.global_words * sizeof(uint32_t), stream);
-  if (err != cudaSuccess) return err;
-  err = cudaMemsetAsync(queued, 0, sizeof(int32_t), stream);
-  if (err != cudaSuccess) return err;
-  if (s.words == 0) return cudaSuccess;
-  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, push, chunks,
-                                                                queued);
+                     const int32_t* bottom_up, uint32_t* push, int32_t* queue, int num_sms,
+                     cudaStream_t stream) {
+  int32_t* queued = queue;
+  auto* chunks = reinterpret_cast<int2*>(queue + 2);
+  ZeroKernel<<<Blocks(CeilDiv(s.global_words, kWarp), num_sms), kThreads, 0, stream>>>(
+      push, s.global_words, queued);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess || s.words == 0) return err;
+  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, bottom_up, push,
+                                                                chunks, queued);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   PushChunkKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(s, visited, push,
@@ -177,13 +195,15 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
   return cudaGetLastError();
 }
 
-cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
-                     const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
-                     int32_t* stats, int num_sms, cudaStream_t stream) {
-  const cudaError_t err = cudaMemsetAsync(stats, 0, 2 * sizeof(int32_t), stream);
+cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
+                     int64_t parts, const int32_t* bottom_up, const int32_t* level, int32_t* dist,
+                     int32_t* parent, uint32_t* seen, uint32_t* msg, int num_sms,
+                     cudaStream_t stream) {
+  ZeroKernel<<<1, kWarp, 0, stream>>>(msg + s.words, 2, nullptr);
+  const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
-  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, cand, level, dist, parent,
-                                                                next, stats);
+  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, got, parts, bottom_up,
+                                                                level, dist, parent, seen, msg);
   return cudaGetLastError();
 }
 

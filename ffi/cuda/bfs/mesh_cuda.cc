@@ -9,75 +9,80 @@
 #include "kcjax/bfs/mesh.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/limits.h"
-#include "kcjax/cuda/scratch.h"
 
 namespace ffi = xla::ffi;
 
 namespace {
+
+// Copies `count` 4-byte words unless the two buffers are one (an aliased operand).
+template <typename T>
+cudaError_t Copy(T* to, const T* from, int64_t count, cudaStream_t stream) {
+  if (to == from || count == 0) return cudaSuccess;
+  return cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+}
 
 kcjax::cuda::MeshShard Shard(const ffi::Buffer<ffi::S32>& indptr, const ffi::Buffer<ffi::S32>& cols,
                              const kcjax::bfs::MeshShape& shape) {
   return {indptr.typed_data(), cols.typed_data(), shape.words, shape.global_words};
 }
 
-ffi::Error MeshPushCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
-                        ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
-                        ffi::Buffer<ffi::U32> front, ffi::Buffer<ffi::U32> visited,
-                        ffi::ResultBuffer<ffi::U32> push) {
+ffi::Error MeshPushCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<ffi::S32> indptr,
+                        ffi::Buffer<ffi::S32> cols, ffi::Buffer<ffi::U32> front,
+                        ffi::Buffer<ffi::U32> visited, ffi::Buffer<ffi::S32> bottom_up,
+                        ffi::ResultBuffer<ffi::U32> push, ffi::ResultBuffer<ffi::S32> queue) {
   const kcjax::Reporter rep("kcjax_bfs_mesh_push", "CUDA");
   kcjax::bfs::MeshShape shape;
-  if (auto err = kcjax::bfs::CheckPush(rep, indptr, cols, front, visited, push, &shape);
+  if (auto err =
+          kcjax::bfs::CheckPush(rep, indptr, cols, front, visited, bottom_up, push, queue, &shape);
       err.failure())
     return err;
   int num_sms = 0;
   cudaError_t err = kcjax::cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
-  kcjax::cuda::DeviceScratch memory(scratch, stream);
-  const kcjax::cuda::MeshShard shard = Shard(indptr, cols, shape);
-  const size_t bytes = kcjax::cuda::MeshPushQueueBytes(shard, shape.e);
-  void* queue = memory.Allocate(bytes);
-  if (queue == nullptr) return rep.Exhausted(bytes, "the queue of frontier edge chunks");
-  err = kcjax::cuda::MeshPush(shard, front.typed_data(), visited.typed_data(), push->typed_data(),
-                              queue, num_sms, stream);
+  err = kcjax::cuda::MeshPush(Shard(indptr, cols, shape), front.typed_data(), visited.typed_data(),
+                              bottom_up.typed_data(), push->typed_data(), queue->typed_data(),
+                              num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("top-down push kernels", err);
   return ffi::Error::Success();
 }
 
 ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<ffi::S32> indptr,
                         ffi::Buffer<ffi::S32> cols, ffi::Buffer<ffi::U32> front,
-                        ffi::Buffer<ffi::U32> cand, ffi::Buffer<ffi::S32> level,
+                        ffi::Buffer<ffi::U32> got, ffi::Buffer<ffi::U32> seen_in,
+                        ffi::Buffer<ffi::S32> bottom_up, ffi::Buffer<ffi::S32> level,
                         ffi::Buffer<ffi::S32> dist_in, ffi::Buffer<ffi::S32> parent_in,
                         ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent,
-                        ffi::ResultBuffer<ffi::U32> next, ffi::ResultBuffer<ffi::S32> stats) {
+                        ffi::ResultBuffer<ffi::U32> seen, ffi::ResultBuffer<ffi::U32> msg) {
   const kcjax::Reporter rep("kcjax_bfs_mesh_pull", "CUDA");
   kcjax::bfs::MeshShape shape;
-  if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, cand, level, dist_in, parent_in,
-                                       dist, parent, next, stats, &shape);
+  if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, got, seen_in, bottom_up, level,
+                                       dist_in, parent_in, dist, parent, seen, msg, &shape);
       err.failure())
     return err;
-  const size_t bytes = shape.words * 32 * sizeof(int32_t);
   // Aliased operands share the results' memory; copy where XLA gave other buffers.
-  cudaError_t err = cudaSuccess;
-  if (dist->typed_data() != dist_in.typed_data())
-    err = cudaMemcpyAsync(dist->typed_data(), dist_in.typed_data(), bytes, cudaMemcpyDeviceToDevice,
-                          stream);
-  if (err == cudaSuccess && parent->typed_data() != parent_in.typed_data())
-    err = cudaMemcpyAsync(parent->typed_data(), parent_in.typed_data(), bytes,
-                          cudaMemcpyDeviceToDevice, stream);
-  if (err != cudaSuccess) return rep.Cuda("copying dist and parent", err);
+  cudaError_t err = Copy(dist->typed_data(), dist_in.typed_data(), 32 * shape.words, stream);
+  if (err == cudaSuccess)
+    err = Copy(parent->typed_data(), parent_in.typed_data(), 32 * shape.words, stream);
+  if (err == cudaSuccess) err = Copy(seen->typed_data(), seen_in.typed_data(), shape.words, stream);
+  if (err != cudaSuccess) return rep.Cuda("copying dist, parent and seen", err);
   int num_sms = 0;
   err = kcjax::cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
-  err = kcjax::cuda::MeshPull(Shard(indptr, cols, shape), front.typed_data(), cand.typed_data(),
-                              level.typed_data(), dist->typed_data(), parent->typed_data(),
-                              next->typed_data(), stats->typed_data(), num_sms, stream);
+  err = kcjax::cuda::MeshPull(Shard(indptr, cols, shape), front.typed_data(), got.typed_data(),
+                              shape.parts, bottom_up.typed_data(), level.typed_data(),
+                              dist->typed_data(), parent->typed_data(), seen->typed_data(),
+                              msg->typed_data(), num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pull kernel", err);
   return ffi::Error::Success();
 }
 
 }  // namespace
 
+// Command-buffer compatible: the handlers only enqueue work on their stream (no scratch,
+// no memset, no read-back), so XLA may record a level's steps with its other operations.
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cuda, MeshPushCuda,
-                              kcjax::bfs::BindMeshPush(kcjax::CudaBinding()));
+                              kcjax::bfs::BindMeshPush(kcjax::CudaBinding()),
+                              {xla::ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cuda, MeshPullCuda,
-                              kcjax::bfs::BindMeshPull(kcjax::CudaBinding()));
+                              kcjax::bfs::BindMeshPull(kcjax::CudaBinding()),
+                              {xla::ffi::Traits::kCmdBufferCompatible});

@@ -12,26 +12,39 @@
 //   args  indptr  int32[c + 1], cols int32[e]
 //         front   uint32[words]   the shard's frontier (its owned vertices)
 //         visited uint32[W]       every vertex reached so far, the whole graph
+//         bottom_up int32[]       nonzero on a bottom-up level: nothing is pushed
 //   ret   push    uint32[W]       bit x set iff x is an unvisited neighbour of
-//                                 a frontier vertex of the shard
+//                                 a frontier vertex of the shard (all zero on
+//                                 a bottom-up level)
+//         queue   int32[MeshQueueLength(words, e)]  work space, contents unspecified
 // "kcjax_bfs_mesh_pull" (settles the shard's candidates against the frontier):
 //   args  indptr, cols as above
 //         front   uint32[W]       the whole frontier (all shards' words)
-//         cand    uint32[words]   owned vertices to search (top-down: those
-//                                 pushed to; bottom-up: every unvisited one)
+//         got     uint32[p * words]  the pushes every device (row d) sent to the
+//                                 shard's vertices; read on top-down levels only
+//         seen    uint32[words]   the shard's vertices reached so far; aliased to
+//                                 ret seen
+//         bottom_up int32[]       as for the push
 //         level   int32[]         the frontier's distance
 //         dist    int32[c]        aliased to ret dist (updated in place)
 //         parent  int32[c]        aliased to ret parent (updated in place)
 //   ret   dist, parent            a candidate with a frontier neighbour gets
-//                                 dist = level + 1 and that neighbour as parent
-//         next    uint32[words]   the candidates so reached (the next frontier)
-//         stats   int32[2]        their number and the sum of their degrees (< 2^31: a
+//                                 dist = level + 1 and that neighbour as parent;
+//                                 the candidates are the unseen vertices that some
+//                                 row of got has (top-down) or all unseen ones
+//                                 (bottom-up)
+//         seen                    seen | next
+//         msg     uint32[words + 2]  the candidates so reached (the next
+//                                 frontier's words), then their number and the
+//                                 sum of their degrees (int32 bits, < 2^31: a
 //                                 shard's entries)
 // Which frontier neighbour becomes the parent may differ between CPU (the
 // first in row order) and CUDA (the first a warp's batch meets); distances and
-// bitmaps are identical.
+// bitmaps are identical. The CUDA handlers only enqueue kernels (no scratch, no
+// memset, no read-back): XLA may record them in a command buffer.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -56,7 +69,18 @@ struct MeshShape {
   int64_t words = 0;
   int64_t global_words = 0;
   int64_t e = 0;
+  int64_t parts = 0;  // rows of the pull's got
 };
+
+// int32 entries of the push's work space for a shard of `words` words and `e` column
+// entries: a count and a pad (the pairs 8-byte aligned), then (vertex, chunk) pairs, at
+// most e / kMeshChunkEdges whole chunks plus one partial chunk per frontier vertex of
+// degree >= kSmallMax.
+inline int64_t MeshQueueLength(int64_t words, int64_t e) {
+  const int64_t chunks = e / BfsPolicy::kMeshChunkEdges +
+                         std::min<int64_t>(32 * words, e / BfsPolicy::kSmallMax) + 1;
+  return 2 + 2 * chunks;
+}
 
 inline xla::ffi::Error CheckShard(const Reporter& rep,
                                   const xla::ffi::Buffer<xla::ffi::S32>& indptr,
@@ -84,7 +108,9 @@ auto BindMeshPush(Binding&& binding) {
       .template Arg<Buffer<S32>>()   // cols
       .template Arg<Buffer<U32>>()   // front (owned words)
       .template Arg<Buffer<U32>>()   // visited (whole graph)
-      .template Ret<Buffer<U32>>();  // push (whole graph)
+      .template Arg<Buffer<S32>>()   // bottom_up
+      .template Ret<Buffer<U32>>()   // push (whole graph)
+      .template Ret<Buffer<S32>>();  // queue (work space)
 }
 
 template <typename Binding>
@@ -94,53 +120,68 @@ auto BindMeshPull(Binding&& binding) {
       .template Arg<Buffer<S32>>()   // indptr
       .template Arg<Buffer<S32>>()   // cols
       .template Arg<Buffer<U32>>()   // front (whole graph)
-      .template Arg<Buffer<U32>>()   // cand (owned words)
+      .template Arg<Buffer<U32>>()   // got (a row per device)
+      .template Arg<Buffer<U32>>()   // seen (aliased)
+      .template Arg<Buffer<S32>>()   // bottom_up
       .template Arg<Buffer<S32>>()   // level
       .template Arg<Buffer<S32>>()   // dist (aliased)
       .template Arg<Buffer<S32>>()   // parent (aliased)
       .template Ret<Buffer<S32>>()   // dist
       .template Ret<Buffer<S32>>()   // parent
-      .template Ret<Buffer<U32>>()   // next
-      .template Ret<Buffer<S32>>();  // stats
+      .template Ret<Buffer<U32>>()   // seen
+      .template Ret<Buffer<U32>>();  // msg
 }
 
 inline xla::ffi::Error CheckPush(const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
                                  const xla::ffi::Buffer<xla::ffi::S32>& cols,
                                  const xla::ffi::Buffer<xla::ffi::U32>& front,
                                  const xla::ffi::Buffer<xla::ffi::U32>& visited,
-                                 xla::ffi::ResultBuffer<xla::ffi::U32>& push, MeshShape* shape) {
+                                 const xla::ffi::Buffer<xla::ffi::S32>& bottom_up,
+                                 xla::ffi::ResultBuffer<xla::ffi::U32>& push,
+                                 xla::ffi::ResultBuffer<xla::ffi::S32>& queue, MeshShape* shape) {
   const int64_t words = static_cast<int64_t>(front.element_count());
   const int64_t global_words = static_cast<int64_t>(visited.element_count());
   if (auto err = CheckShard(rep, indptr, cols, words, global_words, shape); err.failure())
     return err;
+  if (bottom_up.element_count() != 1) return rep.Invalid("bottom_up must be an int32 scalar");
   if (static_cast<int64_t>(push->element_count()) != global_words)
     return rep.Invalid("push must have as many words as visited");
+  if (static_cast<int64_t>(queue->element_count()) != MeshQueueLength(words, shape->e))
+    return rep.Invalid("queue must be int32[" + std::to_string(MeshQueueLength(words, shape->e)) +
+                       "] (bfs_mesh_queue_length)");
   return xla::ffi::Error::Success();
 }
 
 inline xla::ffi::Error CheckPull(
     const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
     const xla::ffi::Buffer<xla::ffi::S32>& cols, const xla::ffi::Buffer<xla::ffi::U32>& front,
-    const xla::ffi::Buffer<xla::ffi::U32>& cand, const xla::ffi::Buffer<xla::ffi::S32>& level,
+    const xla::ffi::Buffer<xla::ffi::U32>& got, const xla::ffi::Buffer<xla::ffi::U32>& seen_in,
+    const xla::ffi::Buffer<xla::ffi::S32>& bottom_up, const xla::ffi::Buffer<xla::ffi::S32>& level,
     const xla::ffi::Buffer<xla::ffi::S32>& dist_in,
     const xla::ffi::Buffer<xla::ffi::S32>& parent_in, xla::ffi::ResultBuffer<xla::ffi::S32>& dist,
-    xla::ffi::ResultBuffer<xla::ffi::S32>& parent, xla::ffi::ResultBuffer<xla::ffi::U32>& next,
-    xla::ffi::ResultBuffer<xla::ffi::S32>& stats, MeshShape* shape) {
-  const int64_t words = static_cast<int64_t>(cand.element_count());
+    xla::ffi::ResultBuffer<xla::ffi::S32>& parent, xla::ffi::ResultBuffer<xla::ffi::U32>& seen,
+    xla::ffi::ResultBuffer<xla::ffi::U32>& msg, MeshShape* shape) {
+  const int64_t words = static_cast<int64_t>(seen_in.element_count());
   if (auto err =
           CheckShard(rep, indptr, cols, words, static_cast<int64_t>(front.element_count()), shape);
       err.failure())
     return err;
   const int64_t c = 32 * words;
-  if (level.element_count() != 1) return rep.Invalid("level must be an int32 scalar");
+  const int64_t rows = static_cast<int64_t>(got.element_count());
+  if (words == 0 ? rows != 0 : rows % words != 0)
+    return rep.Invalid("got must be uint32[devices * words]");
+  shape->parts = words == 0 ? 0 : rows / words;
+  if (bottom_up.element_count() != 1 || level.element_count() != 1)
+    return rep.Invalid("bottom_up and level must be int32 scalars");
   if (static_cast<int64_t>(dist_in.element_count()) != c ||
       static_cast<int64_t>(parent_in.element_count()) != c ||
       static_cast<int64_t>(dist->element_count()) != c ||
       static_cast<int64_t>(parent->element_count()) != c)
     return rep.Invalid("dist and parent must be int32[32 * words]");
-  if (static_cast<int64_t>(next->element_count()) != words)
-    return rep.Invalid("next must be uint32[words]");
-  if (stats->element_count() != 2) return rep.Invalid("stats must be int32[2]");
+  if (static_cast<int64_t>(seen->element_count()) != words)
+    return rep.Invalid("seen must be uint32[words]");
+  if (static_cast<int64_t>(msg->element_count()) != words + 2)
+    return rep.Invalid("msg must be uint32[words + 2]");
   return xla::ffi::Error::Success();
 }
 

@@ -16,18 +16,19 @@ struct MeshShard {
   int64_t global_words;   // bitmap words of the whole graph
 };
 
-// Bytes of MeshPush's scratch for a shard of `entries` column entries (its chunk queue).
-size_t MeshPushQueueBytes(const MeshShard& s, int64_t entries);
-
-// Top-down: push[W] = the unvisited neighbours of the shard's frontier `front[words]`;
-// `queue`: MeshPushQueueBytes of scratch.
+// Top-down: push[W] = the unvisited neighbours of the shard's frontier `front[words]`
+// (all zero where *bottom_up != 0); `queue`: int32[MeshQueueLength] of work space.
 cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
-                     uint32_t* push, void* queue, int num_sms, cudaStream_t stream);
+                     const int32_t* bottom_up, uint32_t* push, int32_t* queue, int num_sms,
+                     cudaStream_t stream);
 
-// Settles the candidates `cand[words]` against the whole frontier `front[W]`: dist,
-// parent (updated in place), the next frontier's words and `stats[2]`: its size and degree sum.
-cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* cand,
-                     const int32_t* level, int32_t* dist, int32_t* parent, uint32_t* next,
-                     int32_t* stats, int num_sms, cudaStream_t stream);
+// Settles the candidates (bottom-up: every vertex not in `seen[words]`; top-down: those
+// some row of `got[parts * words]` has) against the whole frontier `front[W]`: dist,
+// parent and seen updated in place, msg[words + 2] = the next frontier's words, its size
+// and degree sum.
+cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
+                     int64_t parts, const int32_t* bottom_up, const int32_t* level, int32_t* dist,
+                     int32_t* parent, uint32_t* seen, uint32_t* msg, int num_sms,
+                     cudaStream_t stream);
 
 }  // namespace kcjax::cuda
