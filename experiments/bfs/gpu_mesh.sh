@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The multi-device BFS on a machine of several GPUs (issue 47), after
 # `bash experiments/device/gpu_check.sh build`:
-#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [cmdbuf] [big] [sanitize] [processes]   (default: tests bench)
+#   bash experiments/bfs/gpu_mesh.sh [tests] [bench] [cmdbuf] [base] [big] [sanitize] [processes]   (default: tests bench)
 # tests: tests/bfs/test_mesh.py's GPU and multi-device tests on the GPUs ($OUT/test_mesh.log;
 #        MESH_TEST_K replaces the -k expression, e.g. "gpu" for the GPU tests alone);
 # bench: experiments/bfs/mesh_scaling.py, Kronecker 24 and 26 on 1, 2 and 4 GPUs beside the
 #        single-GPU kcjax.bfs ($OUT/bfs_mesh.json, .txt);
 # cmdbuf: bench again with XLA's command buffers widened to loops, conditionals and
 #        collectives (MESH_CMDBUF_FLAGS; $OUT/bfs_mesh_cmdbuf.json, .txt);
+# base:  bench on .gpu/base.tar (a git archive of the change's base, built here) with
+#        MESH_BASE_ARGS, for an A/B in one call ($OUT/bfs_mesh_base.json, .txt);
 # processes: 2 processes x 2 GPUs under jax.distributed ($OUT/mesh_process{0,1}.log);
 # sanitize: compute-sanitizer memcheck of the level steps' kernels ($OUT/sanitize_mesh.log);
 # big:   scale 27 on 4 GPUs only ($OUT/bfs_mesh_big.json; MESH_BIG_ARGS replaces
@@ -36,6 +38,13 @@ for s in "${stages[@]}"; do
         ${MESH_CMDBUF_ARGS:-${MESH_BENCH_ARGS:-}} --out "$OUT/bfs_mesh_cmdbuf.json" \
         2>"$OUT/bfs_mesh_cmdbuf.log" | tee "$OUT/bfs_mesh_cmdbuf.txt"
       [[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; tail -30 "$OUT/bfs_mesh_cmdbuf.log"; }
+      ;;
+    base)
+      build_base mesh || { status=1; tail -20 "$OUT/build_base.log"; continue; }
+      PYTHONPATH=/tmp/kcjax-mesh-base timeout -s KILL "${MESH_BENCH_TIMEOUT:-330}" "$PY" -P \
+        experiments/bfs/mesh_scaling.py ${MESH_BASE_ARGS:-${MESH_BENCH_ARGS:-}} \
+        --out "$OUT/bfs_mesh_base.json" 2>"$OUT/bfs_mesh_base.log" | tee "$OUT/bfs_mesh_base.txt"
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; tail -30 "$OUT/bfs_mesh_base.log"; }
       ;;
     big)
       timeout -s KILL "${MESH_BIG_TIMEOUT:-300}" "$PY" -P experiments/bfs/mesh_scaling.py \
@@ -75,7 +84,7 @@ print("2 processes x 2 GPUs:", "distances equal" if ok else "MISMATCH", rows[0][
 sys.exit(0 if ok else 1)
 PYEOF
       ;;
-    *) echo "unknown stage $s (tests, bench, cmdbuf, big, sanitize, processes)"; status=1 ;;
+    *) echo "unknown stage $s (tests, bench, cmdbuf, base, big, sanitize, processes)"; status=1 ;;
   esac
 done
 exit $status
