@@ -228,9 +228,10 @@ PYBIND11_MODULE(_kcjax, m) {
         py::dict d;
         d["cluster_alpha"] = kcjax::BfsPolicy::kClusterAlpha;
         d["back_to_top_down"] = kcjax::BfsPolicy::kBackToTopDown;
+        d["mesh_levels_per_read"] = kcjax::BfsPolicy::kMeshLevelsPerRead;
         return d;
       },
-      "The BfsPolicy constants the multi-device BFS's direction rule reads in Python.");
+      "The BfsPolicy constants the multi-device BFS's level loop reads in Python.");
   m.def("bfs_mesh_queue_length", &kcjax::bfs::MeshQueueLength, py::arg("words"),
         py::arg("entries"),
         "int32 entries of kcjax_bfs_mesh_push's work space for a shard of `words` bitmap "

@@ -67,7 +67,7 @@ def call(
 
 def bfs_policy() -> dict[str, int]:
     """The ``BfsPolicy`` constants that Python code reads (the multi-device BFS's
-    direction rule): ``cluster_alpha`` and ``back_to_top_down``."""
+    level loop): ``cluster_alpha``, ``back_to_top_down`` and ``mesh_levels_per_read``."""
     return dict(_kcjax.bfs_policy())
 
 

@@ -163,26 +163,26 @@ def _per_level(acts: list[tuple[str, int, int]]) -> list[dict[str, float]]:
 def _breakdown(fn, parts: int, words: int) -> dict:
     """One traversal on the first GPU (median of 3 calls): busy seconds of the level
     steps' kernels (local), of NCCL's (exchange) and of the rest, and the idle time
-    inside the span (host round trips, launch gaps); its levels and top-down levels
-    (pull and push launches) and the bytes each device sends (every level's all_gather
-    of the frontier words, every top-down level's all_to_all of the pushes: (p - 1) / p
-    of the whole bitmap each); the first call cut into levels. Empty without a GPU."""
+    inside the span (host round trips, launch gaps); its level steps (pull launches:
+    the traversal's levels and the idle ones run past its end before the loop's next
+    test) and the bytes each device sends (every step's all_gather of the frontier
+    words and all_to_all of the pushes: (p - 1) / p of the whole bitmap each); the
+    first call cut into levels. Empty without a GPU."""
     calls = devtime.call_activities(fn, 3)
     if not calls or not any(calls):
         return {}
     rows = []
     for acts in calls:
-        split = {"local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0, "levels": 0, "top_down": 0}
+        split = {"local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0, "levels": 0}
         for name, s, e in acts:
             split[_kind(name)] += (e - s) * 1e-9
             split["levels"] += "PullKernel" in name
-            split["top_down"] += "PushKernel" in name and "Chunk" not in name
         span = (max(e for _, _, e in acts) - min(s for _, s, _ in acts)) * 1e-9 if acts else 0.0
         split["idle_s"] = span - _union([(s, e) for _, s, e in acts]) if acts else 0.0
         rows.append(split)
     out = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     share = 4 * words * (parts - 1) // max(parts, 1)  # bytes of the bitmap that leave a device
-    out["sent_bytes"] = int((out["levels"] + out["top_down"]) * (share + 8))
+    out["sent_bytes"] = int(out["levels"] * (2 * share + 8))
     out["per_level"] = _per_level(calls[-1])
     return out
 
@@ -302,8 +302,8 @@ def _time_row(args, clock, fn, split, sources, reference, k, method="mesh") -> d
         f"{row['hmean_gteps_seed']:.2f} seed), median {row['median_s'] * 1e3:.2f} ms, "
         f"local {row.get('local_s', 0) * 1e3:.2f} ms, exchange "
         f"{row.get('exchange_s', 0) * 1e3:.2f} ms, other {row.get('other_s', 0) * 1e3:.2f} ms, "
-        f"idle {row.get('idle_s', 0) * 1e3:.2f} ms, levels {row.get('levels', '-')} (top-down "
-        f"{row.get('top_down', '-')}), sent {row.get('sent_bytes', 0) / 2**20:.1f} MiB, "
+        f"idle {row.get('idle_s', 0) * 1e3:.2f} ms, steps {row.get('levels', '-')}, "
+        f"sent {row.get('sent_bytes', 0) / 2**20:.1f} MiB, "
         f"valid {row['validated']}, equal {same}",
         flush=True,
     )

@@ -116,7 +116,7 @@ def bfs_native(
 
 
 def mesh_push(
-    indptr: jax.Array, cols: jax.Array, front: jax.Array, visited: jax.Array, bottom_up: jax.Array
+    indptr: jax.Array, cols: jax.Array, front: jax.Array, visited: jax.Array, mode: jax.Array
 ) -> jax.Array:
     """Calls target ``kcjax_bfs_mesh_push`` (contract in ffi/include/kcjax/bfs/mesh.h):
     one shard's top-down expansion, inside ``shard_map``.
@@ -126,11 +126,12 @@ def mesh_push(
       cols: int32[e] global column ids.
       front: uint32[words]: the shard's frontier.
       visited: uint32[W]: every vertex reached so far (the whole graph).
-      bottom_up: bool or int32[]: a bottom-up level (nothing is pushed).
+      mode: int32[]: the level's direction, 0 top-down, 1 bottom-up, 2 none (an
+        empty frontier).
 
     Returns:
-      uint32[W]: the unvisited neighbours of the shard's frontier (zeros on a
-      bottom-up level).
+      uint32[W]: top-down, the unvisited neighbours of the shard's frontier; zeros
+      otherwise.
     """
     queue = bfs_mesh_queue_length(front.shape[0], cols.shape[0])
     push, _ = call(
@@ -143,7 +144,7 @@ def mesh_push(
         cols,
         front,
         visited,
-        jnp.asarray(bottom_up, jnp.int32),
+        jnp.asarray(mode, jnp.int32),
     )
     return push
 
@@ -154,7 +155,7 @@ def mesh_pull(
     front: jax.Array,
     got: jax.Array,
     seen: jax.Array,
-    bottom_up: jax.Array,
+    mode: jax.Array,
     level: jax.Array,
     dist: jax.Array,
     parent: jax.Array,
@@ -167,8 +168,8 @@ def mesh_pull(
       got: uint32[p * words]: the pushes each of the p devices sent to the shard's
         vertices (read on top-down levels only).
       seen: uint32[words]: the shard's vertices reached so far, updated in place.
-      bottom_up: bool or int32[]: a bottom-up level (every unseen vertex is a candidate;
-        top-down: the unseen ones some device pushed).
+      mode: int32[]: as for :func:`mesh_push`; the candidates are the unseen vertices
+        some device pushed (0), every unseen vertex (1) or none (2).
       level: int32[]: the frontier's distance.
       dist, parent: int32[c]: the shard's state, updated in place.
 
@@ -192,7 +193,7 @@ def mesh_pull(
         front,
         got,
         seen,
-        jnp.asarray(bottom_up, jnp.int32),
+        jnp.asarray(mode, jnp.int32),
         jnp.asarray(level, jnp.int32),
         dist,
         parent,

@@ -24,10 +24,12 @@ a ``lax.while_loop`` over levels in which every device
    into the visited bitmap.
 
 Per level a device sends n / 8 bytes to gather the frontier and n / 8 more for the
-pushes. The native steps only enqueue kernels, so XLA may record a level in a
-command buffer; the ``lax.while_loop`` over levels reads one flag per level back to
-the host. On a mesh of one device the shard is the whole
-graph, and the single-device traversal runs on it (``one_device``).
+pushes. The ``lax.while_loop`` over levels reads the frontier's size back to the
+host, which stalls every device; its body runs ``mesh_levels_per_read`` levels
+(BfsPolicy), a level past the end doing nothing but its two exchanges. The native
+steps only enqueue kernels, so XLA may record them in a command buffer. On a mesh of
+one device the shard is the whole graph, and the single-device traversal runs on it
+(``one_device``).
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def bfs_mesh(
         direction=DIRECTIONS[direction],
         alpha=int(policy["cluster_alpha"]),
         beta=int(policy["back_to_top_down"]),
+        levels_per_read=int(policy["mesh_levels_per_read"]),
     )
 
 
@@ -137,9 +140,15 @@ def _pack(bits: jax.Array) -> jax.Array:
     return jnp.sum(bits.reshape(-1, _WORD).astype(jnp.uint32) * weights, axis=1, dtype=jnp.uint32)
 
 
-@functools.partial(jax.jit, static_argnames=("direction", "alpha", "beta"))
+@functools.partial(jax.jit, static_argnames=("direction", "alpha", "beta", "levels_per_read"))
 def _traverse(
-    graph: ShardedGraph, roots: jax.Array, *, direction: int, alpha: int, beta: int
+    graph: ShardedGraph,
+    roots: jax.Array,
+    *,
+    direction: int,
+    alpha: int,
+    beta: int,
+    levels_per_read: int,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     axis, parts, c, n = graph.axis, graph.parts, graph.chunk, graph.num_nodes
     roots = jnp.asarray(roots, jnp.int32)
@@ -184,16 +193,19 @@ def _traverse(
                  bottom_up, prev, explored) = state  # fmt: skip
                 explored = explored + frontier_edges
                 bu = rule(bottom_up, count, prev, frontier_edges, total - explored)
-                # Both directions run the same steps (no branch: a lax.cond reads its
-                # predicate back to the host); bottom-up, the push is empty.
-                push = mesh_push(indptr, cols, front, visited, bu).reshape(parts, words)
+                # Every level runs the same steps (no branch: a lax.cond reads its
+                # predicate back to the host): the mode says top-down (0), bottom-up (1)
+                # or past the end (2: nothing pushed, no candidates).
+                live = count > 0
+                mode = jnp.where(live, bu.astype(jnp.int32), 2)
+                push = mesh_push(indptr, cols, front, visited, mode).reshape(parts, words)
                 got = jax.lax.all_to_all(push, axis, 0, 0, tiled=True).reshape(-1)
                 dist, parent, seen, msg = mesh_pull(
-                    indptr, cols, whole, got, seen, bu, level, dist, parent
+                    indptr, cols, whole, got, seen, mode, level, dist, parent
                 )
                 whole_next, next_count, next_edges = gather(msg)
                 return (
-                    level + 1,
+                    level + live.astype(jnp.int32),
                     dist,
                     parent,
                     seen,
@@ -221,7 +233,13 @@ def _traverse(
                 jnp.int32(0),
                 jnp.float32(0),
             )
-            state = jax.lax.while_loop(lambda st: st[6] > 0, step, state)
+
+            def steps(state):
+                for _ in range(levels_per_read):
+                    state = step(state)
+                return state
+
+            state = jax.lax.while_loop(lambda st: st[6] > 0, steps, state)
             return state[1], state[2]
 
         return jax.lax.map(one, roots)

@@ -316,7 +316,7 @@ def test_gpu_level_steps_match_cpu():
     for words, global_words, hub in ((4, 12, 5000), (37, 37, 100_000), (1, 3, 0)):
         indptr, cols, bits = _shard_inputs(rng, words, global_words, hub)
         parts = global_words // words
-        for p, bottom_up in ((0.01, 0), (0.3, 0), (0.3, 1)):
+        for p, mode in ((0.01, 0), (0.3, 0), (0.3, 1), (0.3, 2)):  # top-down, bottom-up, idle
             front, visited = bits(words, p), bits(global_words, 0.5)
             whole, got, seen = bits(global_words, p), bits(parts * words, 0.3), bits(words, 0.4)
             c = 32 * words
@@ -324,18 +324,14 @@ def test_gpu_level_steps_match_cpu():
             parent = np.full(c, -1, np.int32)
             out = {}
             for dev in (cpu, cuda):
-                args = jax.device_put((indptr, cols, front, visited, np.int32(bottom_up)), dev)
+                args = jax.device_put((indptr, cols, front, visited, np.int32(mode)), dev)
                 push = experimental.bfs_mesh_push(*args)
-                pull = experimental.bfs_mesh_pull(
-                    *jax.device_put(
-                        (indptr, cols, whole, got, seen, np.int32(bottom_up), np.int32(4), dist,
-                         parent),
-                        dev,
-                    )  # fmt: skip
-                )
+                state = (whole, got, seen, np.int32(mode), np.int32(4), dist, parent)
+                pull = experimental.bfs_mesh_pull(*jax.device_put((indptr, cols, *state), dev))
                 out[dev.platform] = (np.asarray(push), *map(np.asarray, pull))
             np.testing.assert_array_equal(out["cpu"][0], out["gpu"][0])  # push bitmaps
-            assert out["gpu"][0].any() != bool(bottom_up)
+            if mode:  # nothing pushed; nothing reached past the end
+                assert not out["gpu"][0].any() and (mode == 1 or not out["gpu"][4].any())
             np.testing.assert_array_equal(out["cpu"][1], out["gpu"][1])  # distances
             np.testing.assert_array_equal(out["cpu"][3], out["gpu"][3])  # seen
             np.testing.assert_array_equal(out["cpu"][4], out["gpu"][4])  # next words, stats

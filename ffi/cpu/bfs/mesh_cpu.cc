@@ -17,17 +17,17 @@ inline bool Bit(const uint32_t* bits, int32_t v) { return (bits[v >> 5] >> (v & 
 
 ffi::Error MeshPushCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
                        ffi::Buffer<ffi::U32> front, ffi::Buffer<ffi::U32> visited,
-                       ffi::Buffer<ffi::S32> bottom_up, ffi::ResultBuffer<ffi::U32> push,
+                       ffi::Buffer<ffi::S32> mode, ffi::ResultBuffer<ffi::U32> push,
                        ffi::ResultBuffer<ffi::S32> queue) {
   const Reporter rep("kcjax_bfs_mesh_push", "CPU");
   bfs::MeshShape shape;
-  if (auto err = bfs::CheckPush(rep, indptr, cols, front, visited, bottom_up, push, queue, &shape);
+  if (auto err = bfs::CheckPush(rep, indptr, cols, front, visited, mode, push, queue, &shape);
       err.failure())
     return err;
   uint32_t* out = push->typed_data();
   std::fill(out, out + shape.global_words, 0u);
   queue->typed_data()[0] = 0;  // the CUDA twin's work space; nothing queued here
-  if (bottom_up.typed_data()[0] != 0) return ffi::Error::Success();
+  if (mode.typed_data()[0] != 0) return ffi::Error::Success();
   const int32_t* ip = indptr.typed_data();
   const int32_t* col = cols.typed_data();
   const uint32_t* fr = front.typed_data();
@@ -46,14 +46,14 @@ ffi::Error MeshPushCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
 
 ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
                        ffi::Buffer<ffi::U32> front, ffi::Buffer<ffi::U32> got,
-                       ffi::Buffer<ffi::U32> seen_in, ffi::Buffer<ffi::S32> bottom_up,
+                       ffi::Buffer<ffi::U32> seen_in, ffi::Buffer<ffi::S32> mode,
                        ffi::Buffer<ffi::S32> level, ffi::Buffer<ffi::S32> dist_in,
                        ffi::Buffer<ffi::S32> parent_in, ffi::ResultBuffer<ffi::S32> dist,
                        ffi::ResultBuffer<ffi::S32> parent, ffi::ResultBuffer<ffi::U32> seen,
                        ffi::ResultBuffer<ffi::U32> msg) {
   const Reporter rep("kcjax_bfs_mesh_pull", "CPU");
   bfs::MeshShape shape;
-  if (auto err = bfs::CheckPull(rep, indptr, cols, front, got, seen_in, bottom_up, level, dist_in,
+  if (auto err = bfs::CheckPull(rep, indptr, cols, front, got, seen_in, mode, level, dist_in,
                                 parent_in, dist, parent, seen, msg, &shape);
       err.failure())
     return err;
@@ -69,13 +69,13 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
   const int32_t* col = cols.typed_data();
   const uint32_t* fr = front.typed_data();
   const uint32_t* pushed = got.typed_data();
-  const bool bottom = bottom_up.typed_data()[0] != 0;
+  const int32_t how = mode.typed_data()[0];
   uint32_t* out = msg->typed_data();
   const int32_t reached = level.typed_data()[0] + 1;
   int64_t next_count = 0, next_edges = 0;
   for (int64_t w = 0; w < words; ++w) {
-    uint32_t cand = bottom ? ~0u : 0u;
-    for (int64_t r = 0; !bottom && r < shape.parts; ++r) cand |= pushed[r * words + w];
+    uint32_t cand = how == 1 ? ~0u : 0u;
+    for (int64_t r = 0; how == 0 && r < shape.parts; ++r) cand |= pushed[r * words + w];
     uint32_t hit = 0;
     for (uint32_t bits = cand & ~sn[w]; bits != 0; bits &= bits - 1) {
       const int b = __builtin_ctz(bits);

@@ -60,13 +60,13 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // A frontier vertex of degree < kSmallMax is walked by its lane; a larger one is cut into
-// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel. Nothing on a
-// bottom-up level.
+// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel. Nothing
+// unless *mode is 0 (top-down).
 __global__ void __launch_bounds__(kThreads)
     PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited,
-               const int32_t* bottom_up, uint32_t* push, int2* queue, int32_t* queued) {
+               const int32_t* mode, uint32_t* push, int2* queue, int32_t* queued) {
   constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
-  if (__ldg(bottom_up) != 0) return;
+  if (__ldg(mode) != 0) return;
   const int lane = LaneId();
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
@@ -114,10 +114,10 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void __launch_bounds__(kThreads)
     PullKernel(MeshShard s, const uint32_t* front, const uint32_t* got, int64_t parts,
-               const int32_t* bottom_up, const int32_t* level, int32_t* dist, int32_t* parent,
+               const int32_t* mode, const int32_t* level, int32_t* dist, int32_t* parent,
                uint32_t* seen, uint32_t* msg) {
   const int lane = LaneId();
-  const bool bottom = __ldg(bottom_up) != 0;
+  const int32_t how = __ldg(mode);
   const int32_t reached = __ldg(level) + 1;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   // The next frontier's size and degree sum: per warp over its words, then per block, then
@@ -127,9 +127,9 @@ __global__ void __launch_bounds__(kThreads)
        w < s.words; w += warps) {
     // The word's candidates: lane r < parts reads device r's pushes, the warp ORs them.
     uint32_t pushed = 0;
-    if (!bottom)
+    if (how == 0)
       for (int64_t r = lane; r < parts; r += kWarp) pushed |= __ldg(got + r * s.words + w);
-    const uint32_t cand = bottom ? ~0u : __reduce_or_sync(kFull, pushed);
+    const uint32_t cand = how == 0 ? __reduce_or_sync(kFull, pushed) : how == 1 ? ~0u : 0u;
     const uint32_t had = seen[w];
     const uint32_t bits = cand & ~had;
     if (bits == 0) {  // warp-uniform
@@ -178,7 +178,7 @@ int Blocks(int64_t words, int num_sms) {
 }  // namespace
 
 cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* visited,
-                     const int32_t* bottom_up, uint32_t* push, int32_t* queue, int num_sms,
+                     const int32_t* mode, uint32_t* push, int32_t* queue, int num_sms,
                      cudaStream_t stream) {
   int32_t* queued = queue;
   auto* chunks = reinterpret_cast<int2*>(queue + 2);
@@ -186,7 +186,7 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
       push, s.global_words, queued);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
-  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, bottom_up, push,
+  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, mode, push,
                                                                 chunks, queued);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
@@ -196,13 +196,13 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
 }
 
 cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
-                     int64_t parts, const int32_t* bottom_up, const int32_t* level, int32_t* dist,
+                     int64_t parts, const int32_t* mode, const int32_t* level, int32_t* dist,
                      int32_t* parent, uint32_t* seen, uint32_t* msg, int num_sms,
                      cudaStream_t stream) {
   ZeroKernel<<<1, kWarp, 0, stream>>>(msg + s.words, 2, nullptr);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
-  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, got, parts, bottom_up,
+  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, got, parts, mode,
                                                                 level, dist, parent, seen, msg);
   return cudaGetLastError();
 }

@@ -28,19 +28,19 @@ kcjax::cuda::MeshShard Shard(const ffi::Buffer<ffi::S32>& indptr, const ffi::Buf
 
 ffi::Error MeshPushCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<ffi::S32> indptr,
                         ffi::Buffer<ffi::S32> cols, ffi::Buffer<ffi::U32> front,
-                        ffi::Buffer<ffi::U32> visited, ffi::Buffer<ffi::S32> bottom_up,
+                        ffi::Buffer<ffi::U32> visited, ffi::Buffer<ffi::S32> mode,
                         ffi::ResultBuffer<ffi::U32> push, ffi::ResultBuffer<ffi::S32> queue) {
   const kcjax::Reporter rep("kcjax_bfs_mesh_push", "CUDA");
   kcjax::bfs::MeshShape shape;
   if (auto err =
-          kcjax::bfs::CheckPush(rep, indptr, cols, front, visited, bottom_up, push, queue, &shape);
+          kcjax::bfs::CheckPush(rep, indptr, cols, front, visited, mode, push, queue, &shape);
       err.failure())
     return err;
   int num_sms = 0;
   cudaError_t err = kcjax::cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   err = kcjax::cuda::MeshPush(Shard(indptr, cols, shape), front.typed_data(), visited.typed_data(),
-                              bottom_up.typed_data(), push->typed_data(), queue->typed_data(),
+                              mode.typed_data(), push->typed_data(), queue->typed_data(),
                               num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("top-down push kernels", err);
   return ffi::Error::Success();
@@ -49,13 +49,13 @@ ffi::Error MeshPushCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
 ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<ffi::S32> indptr,
                         ffi::Buffer<ffi::S32> cols, ffi::Buffer<ffi::U32> front,
                         ffi::Buffer<ffi::U32> got, ffi::Buffer<ffi::U32> seen_in,
-                        ffi::Buffer<ffi::S32> bottom_up, ffi::Buffer<ffi::S32> level,
+                        ffi::Buffer<ffi::S32> mode, ffi::Buffer<ffi::S32> level,
                         ffi::Buffer<ffi::S32> dist_in, ffi::Buffer<ffi::S32> parent_in,
                         ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent,
                         ffi::ResultBuffer<ffi::U32> seen, ffi::ResultBuffer<ffi::U32> msg) {
   const kcjax::Reporter rep("kcjax_bfs_mesh_pull", "CUDA");
   kcjax::bfs::MeshShape shape;
-  if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, got, seen_in, bottom_up, level,
+  if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, got, seen_in, mode, level,
                                        dist_in, parent_in, dist, parent, seen, msg, &shape);
       err.failure())
     return err;
@@ -69,7 +69,7 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
   err = kcjax::cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
   err = kcjax::cuda::MeshPull(Shard(indptr, cols, shape), front.typed_data(), got.typed_data(),
-                              shape.parts, bottom_up.typed_data(), level.typed_data(),
+                              shape.parts, mode.typed_data(), level.typed_data(),
                               dist->typed_data(), parent->typed_data(), seen->typed_data(),
                               msg->typed_data(), num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pull kernel", err);

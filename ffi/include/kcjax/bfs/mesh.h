@@ -12,10 +12,12 @@
 //   args  indptr  int32[c + 1], cols int32[e]
 //         front   uint32[words]   the shard's frontier (its owned vertices)
 //         visited uint32[W]       every vertex reached so far, the whole graph
-//         bottom_up int32[]       nonzero on a bottom-up level: nothing is pushed
-//   ret   push    uint32[W]       bit x set iff x is an unvisited neighbour of
-//                                 a frontier vertex of the shard (all zero on
-//                                 a bottom-up level)
+//         mode    int32[]         the level's direction: 0 top-down, 1 bottom-up,
+//                                 2 none (the frontier is empty: a level run
+//                                 past the traversal's end does nothing)
+//   ret   push    uint32[W]       top-down: bit x set iff x is an unvisited
+//                                 neighbour of a frontier vertex of the shard;
+//                                 all zero otherwise
 //         queue   int32[MeshQueueLength(words, e)]  work space, contents unspecified
 // "kcjax_bfs_mesh_pull" (settles the shard's candidates against the frontier):
 //   args  indptr, cols as above
@@ -24,15 +26,15 @@
 //                                 shard's vertices; read on top-down levels only
 //         seen    uint32[words]   the shard's vertices reached so far; aliased to
 //                                 ret seen
-//         bottom_up int32[]       as for the push
+//         mode    int32[]         as for the push
 //         level   int32[]         the frontier's distance
 //         dist    int32[c]        aliased to ret dist (updated in place)
 //         parent  int32[c]        aliased to ret parent (updated in place)
 //   ret   dist, parent            a candidate with a frontier neighbour gets
 //                                 dist = level + 1 and that neighbour as parent;
 //                                 the candidates are the unseen vertices that some
-//                                 row of got has (top-down) or all unseen ones
-//                                 (bottom-up)
+//                                 row of got has (mode 0), all unseen ones (mode 1)
+//                                 or none (mode 2)
 //         seen                    seen | next
 //         msg     uint32[words + 2]  the candidates so reached (the next
 //                                 frontier's words), then their number and the
@@ -108,7 +110,7 @@ auto BindMeshPush(Binding&& binding) {
       .template Arg<Buffer<S32>>()   // cols
       .template Arg<Buffer<U32>>()   // front (owned words)
       .template Arg<Buffer<U32>>()   // visited (whole graph)
-      .template Arg<Buffer<S32>>()   // bottom_up
+      .template Arg<Buffer<S32>>()   // mode
       .template Ret<Buffer<U32>>()   // push (whole graph)
       .template Ret<Buffer<S32>>();  // queue (work space)
 }
@@ -122,7 +124,7 @@ auto BindMeshPull(Binding&& binding) {
       .template Arg<Buffer<U32>>()   // front (whole graph)
       .template Arg<Buffer<U32>>()   // got (a row per device)
       .template Arg<Buffer<U32>>()   // seen (aliased)
-      .template Arg<Buffer<S32>>()   // bottom_up
+      .template Arg<Buffer<S32>>()   // mode
       .template Arg<Buffer<S32>>()   // level
       .template Arg<Buffer<S32>>()   // dist (aliased)
       .template Arg<Buffer<S32>>()   // parent (aliased)
@@ -136,14 +138,14 @@ inline xla::ffi::Error CheckPush(const Reporter& rep, const xla::ffi::Buffer<xla
                                  const xla::ffi::Buffer<xla::ffi::S32>& cols,
                                  const xla::ffi::Buffer<xla::ffi::U32>& front,
                                  const xla::ffi::Buffer<xla::ffi::U32>& visited,
-                                 const xla::ffi::Buffer<xla::ffi::S32>& bottom_up,
+                                 const xla::ffi::Buffer<xla::ffi::S32>& mode,
                                  xla::ffi::ResultBuffer<xla::ffi::U32>& push,
                                  xla::ffi::ResultBuffer<xla::ffi::S32>& queue, MeshShape* shape) {
   const int64_t words = static_cast<int64_t>(front.element_count());
   const int64_t global_words = static_cast<int64_t>(visited.element_count());
   if (auto err = CheckShard(rep, indptr, cols, words, global_words, shape); err.failure())
     return err;
-  if (bottom_up.element_count() != 1) return rep.Invalid("bottom_up must be an int32 scalar");
+  if (mode.element_count() != 1) return rep.Invalid("mode must be an int32 scalar");
   if (static_cast<int64_t>(push->element_count()) != global_words)
     return rep.Invalid("push must have as many words as visited");
   if (static_cast<int64_t>(queue->element_count()) != MeshQueueLength(words, shape->e))
@@ -156,7 +158,7 @@ inline xla::ffi::Error CheckPull(
     const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
     const xla::ffi::Buffer<xla::ffi::S32>& cols, const xla::ffi::Buffer<xla::ffi::U32>& front,
     const xla::ffi::Buffer<xla::ffi::U32>& got, const xla::ffi::Buffer<xla::ffi::U32>& seen_in,
-    const xla::ffi::Buffer<xla::ffi::S32>& bottom_up, const xla::ffi::Buffer<xla::ffi::S32>& level,
+    const xla::ffi::Buffer<xla::ffi::S32>& mode, const xla::ffi::Buffer<xla::ffi::S32>& level,
     const xla::ffi::Buffer<xla::ffi::S32>& dist_in,
     const xla::ffi::Buffer<xla::ffi::S32>& parent_in, xla::ffi::ResultBuffer<xla::ffi::S32>& dist,
     xla::ffi::ResultBuffer<xla::ffi::S32>& parent, xla::ffi::ResultBuffer<xla::ffi::U32>& seen,
@@ -171,8 +173,8 @@ inline xla::ffi::Error CheckPull(
   if (words == 0 ? rows != 0 : rows % words != 0)
     return rep.Invalid("got must be uint32[devices * words]");
   shape->parts = words == 0 ? 0 : rows / words;
-  if (bottom_up.element_count() != 1 || level.element_count() != 1)
-    return rep.Invalid("bottom_up and level must be int32 scalars");
+  if (mode.element_count() != 1 || level.element_count() != 1)
+    return rep.Invalid("mode and level must be int32 scalars");
   if (static_cast<int64_t>(dist_in.element_count()) != c ||
       static_cast<int64_t>(parent_in.element_count()) != c ||
       static_cast<int64_t>(dist->element_count()) != c ||

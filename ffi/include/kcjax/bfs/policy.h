@@ -128,6 +128,10 @@ struct BfsPolicy {
   // Multi-device BFS: resident blocks per SM of its level-step kernels (grid-stride over
   // bitmap words; enough warps in flight to hide the L2 latency of their gathers).
   static constexpr int kMeshBlocksPerSm = 8;
+  // Multi-device BFS: levels run between two host reads of the frontier's size (the
+  // lax.while_loop's test, a device-to-host copy that stalls every device and lets their
+  // launches drift apart); a level run past the end is idle (two exchanges of n / 8 bytes).
+  static constexpr int kMeshLevelsPerRead = 4;
 };
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
