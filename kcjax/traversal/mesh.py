@@ -160,6 +160,9 @@ def _traverse(
         me = jax.lax.axis_index(axis)
         ids = me * c + jnp.arange(c, dtype=jnp.int32)
         degree = jnp.diff(indptr)
+        # Isolated vertices (and the padding past n) start as seen: no level can reach them,
+        # and a bottom-up level would search each of them again.
+        isolated = _pack(degree == 0)
         total = jax.lax.psum(indptr[-1].astype(jnp.float32), axis)
 
         def gather(msg: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -223,7 +226,7 @@ def _traverse(
                 jnp.int32(0),
                 dist,
                 parent,
-                front,
+                front | isolated,
                 front,
                 whole,
                 count,

@@ -1,6 +1,7 @@
 // CUDA kernels of the multi-device BFS's level steps (contract in kcjax/bfs/mesh.h,
-// host interface in kcjax/bfs/mesh_cuda.h). A warp serves one bitmap word of the
-// shard's owned vertices at a time (grid-stride over words).
+// host interface in kcjax/bfs/mesh_cuda.h). A warp takes 32 bitmap words of the shard's
+// owned vertices at once, a lane each (one coalesced load; grid-stride over words), then
+// works through the non-empty ones together, a lane per vertex.
 //   MeshPush: top-down. A frontier vertex of degree < kSmallMax is walked by its lane,
 //             larger ones are cut into chunks of kMeshChunkEdges edges, queued and walked
 //             a warp per chunk by a second kernel (the frontier's edges spread evenly);
@@ -59,37 +60,47 @@ __global__ void __launch_bounds__(kThreads)
   if (count != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *count = 0;
 }
 
-// A frontier vertex of degree < kSmallMax is walked by its lane; a larger one is cut into
-// chunks of kMeshChunkEdges edges, queued (vertex, chunk) for PushChunkKernel. Nothing
-// unless *mode is 0 (top-down).
+// One frontier word w's vertices (`bits`), by the whole warp: a vertex of degree <
+// kSmallMax is walked by its lane; a larger one is cut into chunks of kMeshChunkEdges edges,
+// queued (vertex, chunk) for PushChunkKernel.
+__device__ __forceinline__ void PushWord(const MeshShard& s, const uint32_t* visited,
+                                         uint32_t* push, int2* queue, int32_t* queued, int64_t w,
+                                         uint32_t bits, int lane) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
+  const bool mine = (bits >> lane) & 1u;
+  const int64_t u = w * kWarp + lane;
+  const int64_t lo = mine ? __ldg(s.indptr + u) : 0, hi = mine ? __ldg(s.indptr + u + 1) : 0;
+  const int64_t deg = hi - lo;
+  if (mine && deg < BfsPolicy::kSmallMax) {
+    for (int64_t e0 = lo; e0 < hi; e0 += kBatch) PushBatch(s.cols, visited, push, e0, hi, 1);
+  }
+  for (unsigned big = __ballot_sync(kFull, mine && deg >= BfsPolicy::kSmallMax); big != 0;
+       big &= big - 1) {
+    const int o = __ffs(big) - 1;
+    const int64_t odeg = __shfl_sync(kFull, deg, o);
+    const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk);
+    int32_t at = 0;
+    if (lane == 0) at = atomicAdd(queued, chunks);
+    at = __shfl_sync(kFull, at, 0);
+    const int32_t vertex = static_cast<int32_t>(w * kWarp + o);
+    for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i);
+  }
+}
+
+// Top-down (*mode 0; nothing otherwise): a warp takes 32 frontier words at once, a lane each
+// (one coalesced load: a sparse frontier leaves most empty), then walks the non-empty ones.
 __global__ void __launch_bounds__(kThreads)
     PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited,
                const int32_t* mode, uint32_t* push, int2* queue, int32_t* queued) {
-  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
   if (__ldg(mode) != 0) return;
   const int lane = LaneId();
-  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
-  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-       w < s.words; w += warps) {
-    const uint32_t bits = __ldg(front + w);
-    if (bits == 0) continue;  // warp-uniform
-    const bool mine = (bits >> lane) & 1u;
-    const int64_t u = w * kWarp + lane;
-    const int64_t lo = mine ? __ldg(s.indptr + u) : 0, hi = mine ? __ldg(s.indptr + u + 1) : 0;
-    const int64_t deg = hi - lo;
-    if (mine && deg < BfsPolicy::kSmallMax) {
-      for (int64_t e0 = lo; e0 < hi; e0 += kBatch) PushBatch(s.cols, visited, push, e0, hi, 1);
-    }
-    for (unsigned big = __ballot_sync(kFull, mine && deg >= BfsPolicy::kSmallMax); big != 0;
-         big &= big - 1) {
-      const int o = __ffs(big) - 1;
-      const int64_t odeg = __shfl_sync(kFull, deg, o);
-      const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk);
-      int32_t at = 0;
-      if (lane == 0) at = atomicAdd(queued, chunks);
-      at = __shfl_sync(kFull, at, 0);
-      const int32_t vertex = static_cast<int32_t>(w * kWarp + o);
-      for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;  // words a round
+  for (int64_t base = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp * kWarp;
+       base < s.words; base += step) {
+    const uint32_t word = base + lane < s.words ? __ldg(front + base + lane) : 0u;
+    for (unsigned todo = __ballot_sync(kFull, word != 0); todo != 0; todo &= todo - 1) {
+      const int src = __ffs(todo) - 1;
+      PushWord(s, visited, push, queue, queued, base + src, __shfl_sync(kFull, word, src), lane);
     }
   }
 }
@@ -119,37 +130,44 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = LaneId();
   const int32_t how = __ldg(mode);
   const int32_t reached = __ldg(level) + 1;
-  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   // The next frontier's size and degree sum: per warp over its words, then per block, then
   // one atomic per block (an atomic per word serialized on two addresses).
   int32_t found_count = 0, found_degrees = 0;
-  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-       w < s.words; w += warps) {
-    // The word's candidates: lane r < parts reads device r's pushes, the warp ORs them.
-    uint32_t pushed = 0;
-    if (how == 0)
-      for (int64_t r = lane; r < parts; r += kWarp) pushed |= __ldg(got + r * s.words + w);
-    const uint32_t cand = how == 0 ? __reduce_or_sync(kFull, pushed) : how == 1 ? ~0u : 0u;
-    const uint32_t had = seen[w];
-    const uint32_t bits = cand & ~had;
-    if (bits == 0) {  // warp-uniform
-      if (lane == 0) msg[w] = 0;
-      continue;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;  // words a round
+  for (int64_t base = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp * kWarp;
+       base < s.words; base += step) {
+    // 32 words at once, a lane each (coalesced loads): the candidates (top-down: the
+    // pushes of every device ORed; bottom-up: all) not yet seen.
+    const int64_t mine_w = base + lane;
+    uint32_t bits_l = 0, had_l = 0;
+    if (mine_w < s.words) {
+      uint32_t cand = how == 1 ? ~0u : 0u;
+      for (int64_t r = 0; how == 0 && r < parts; ++r) cand |= __ldg(got + r * s.words + mine_w);
+      had_l = seen[mine_w];
+      bits_l = cand & ~had_l;
+      if (bits_l == 0) msg[mine_w] = 0;
     }
-    const bool mine = (bits >> lane) & 1u;
-    const int64_t v = w * kWarp + lane;
-    const int64_t lo = mine ? __ldg(s.indptr + v) : 0, hi = mine ? __ldg(s.indptr + v + 1) : 0;
-    const int32_t found = bfs::SearchWord<true>(s.cols, front, bits, lo, hi);
-    const unsigned hit = __ballot_sync(kFull, found >= 0);
-    if (found >= 0) {
-      dist[v] = reached;
-      parent[v] = found;
-      ++found_count;
-      found_degrees += static_cast<int32_t>(hi - lo);
-    }
-    if (lane == 0) {
-      msg[w] = hit;
-      seen[w] = had | hit;
+    // Then the warp settles the non-empty words one after another, a lane per vertex.
+    for (unsigned todo = __ballot_sync(kFull, bits_l != 0); todo != 0; todo &= todo - 1) {
+      const int src = __ffs(todo) - 1;
+      const int64_t w = base + src;
+      const uint32_t bits = __shfl_sync(kFull, bits_l, src);
+      const uint32_t had = __shfl_sync(kFull, had_l, src);
+      const bool mine = (bits >> lane) & 1u;
+      const int64_t v = w * kWarp + lane;
+      const int64_t lo = mine ? __ldg(s.indptr + v) : 0, hi = mine ? __ldg(s.indptr + v + 1) : 0;
+      const int32_t found = bfs::SearchWord<true>(s.cols, front, bits, lo, hi);
+      const unsigned hit = __ballot_sync(kFull, found >= 0);
+      if (found >= 0) {
+        dist[v] = reached;
+        parent[v] = found;
+        ++found_count;
+        found_degrees += static_cast<int32_t>(hi - lo);
+      }
+      if (lane == 0) {
+        msg[w] = hit;
+        seen[w] = had | hit;
+      }
     }
   }
   __shared__ int32_t totals[2];
@@ -186,8 +204,8 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
       push, s.global_words, queued);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
-  PushKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, visited, mode, push,
-                                                                chunks, queued);
+  const int blocks = Blocks(CeilDiv(s.words, kWarp), num_sms);  // a lane per word
+  PushKernel<<<blocks, kThreads, 0, stream>>>(s, front, visited, mode, push, chunks, queued);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   PushChunkKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(s, visited, push,
@@ -202,8 +220,9 @@ cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* 
   ZeroKernel<<<1, kWarp, 0, stream>>>(msg + s.words, 2, nullptr);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
-  PullKernel<<<Blocks(s.words, num_sms), kThreads, 0, stream>>>(s, front, got, parts, mode,
-                                                                level, dist, parent, seen, msg);
+  const int blocks = Blocks(CeilDiv(s.words, kWarp), num_sms);  // a lane per word
+  PullKernel<<<blocks, kThreads, 0, stream>>>(s, front, got, parts, mode, level, dist, parent,
+                                              seen, msg);
   return cudaGetLastError();
 }
 
