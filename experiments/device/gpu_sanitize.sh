@@ -10,7 +10,10 @@
 # compiled under the tool: the workloads are deterministic, and the flags below are
 # part of the cache key, so the second run finds every program. Each process has its
 # own time limit (TEST_TIMEOUT, SANITIZE_TIMEOUT); a summary table is printed last and
-# the logs come back in $OUT/results.tgz.
+# the logs come back in $OUT/results.tgz. SANITIZE_ARGS: more compute-sanitizer options;
+# over several GPUs NCCL's and XLA's set-up calls return API errors (209: no kernel image,
+# 704: peer access already enabled) that memcheck counts as errors: "--report-api-errors no"
+# leaves only the kernels' own errors in the summary.
 #
 #   bash experiments/device/gpu_sanitize.sh
 #   WORKLOADS=experiments/truss/sanitize_run.py SANITIZE_TOOLS=racecheck TESTS= \
@@ -55,7 +58,7 @@ for w in $WORKLOADS; do
   for tool in $SANITIZE_TOOLS; do
     # --kernel-name kns=kcjax: only kcjax's kernels are instrumented (XLA's are not ours).
     XLA_FLAGS="$SANITIZE_XLA_FLAGS" timeout -s KILL "${SANITIZE_TIMEOUT:-420}" compute-sanitizer \
-      --tool "$tool" --kernel-name kns=kcjax "$PY" -P "$w" \
+      --tool "$tool" --kernel-name kns=kcjax ${SANITIZE_ARGS:-} "$PY" -P "$w" \
       >"$OUT/sanitize_$(name "$w")_$tool.log" 2>&1 &
   done
 done
