@@ -12,223 +12,22 @@ of G (networkx "subgraph isomorphism").
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kcjax import _wide
-from kcjax._args import as_int, check_choice
+from kcjax._args import as_int
 from kcjax.errors import ListingOverflowError
-from kcjax.graph.graph import Graph
 from kcjax.graph.labeled import LabeledGraph
-from kcjax.graph.orient import memo
-from kcjax.match import kernels
+from kcjax.match import inputs, kernels
 from kcjax.match import plan as _plan
-from kcjax.match.plan import Order, Prepared, QuerySpec, Switches, query_spec
-
-Engine = Literal["dfs", "prefix_tree", "flat", "dense"]
-#: Search engines: the native depth-first kernels ("dfs"); level-by-level
-#: expansion in JAX with partial embeddings as a prefix tree ({vid, parent})
-#: or flat rows; a dense adjacency-matrix formulation for small graphs.
-ENGINES: tuple[str, ...] = ("dfs", "prefix_tree", "flat", "dense")
-ORDERS: tuple[str, ...] = tuple(_plan.ORDER_CODES)
-
-
-def _check(data: Any, engine: str, order: str) -> None:
-    if not isinstance(data, LabeledGraph):
-        raise TypeError(
-            f"data must be a kcjax LabeledGraph (kcjax.load_labeled, LabeledGraph.from_networkx),"
-            f" got {type(data).__name__}"
-        )
-    check_choice(engine, "engine", ENGINES)
-    check_choice(order, "order", ORDERS)
-
-
-def _round_up(x: int) -> int:
-    """Shape bucket: powers of two up to 2^10, then steps of an eighth of a power of two."""
-    x = max(int(x), 32)
-    if x <= 1 << 10:
-        return 1 << (x - 1).bit_length()
-    step = 1 << ((x - 1).bit_length() - 3)
-    return -(-x // step) * step
-
-
-def _traced(data: LabeledGraph) -> bool:
-    return isinstance(data.labels, jax.core.Tracer) or isinstance(
-        data.graph.indices, jax.core.Tracer
-    )
-
-
-def _graph_prep(data: LabeledGraph) -> _plan.GraphPrep:
-    """The data graph's :class:`~kcjax.match.plan.GraphPrep`, built once per graph.
-
-    Eagerly the graph is padded to a shape bucket (isolated padding vertices,
-    never candidates; padding CSR entries past indptr[n]) so that one
-    compilation serves every graph of a bucket, and the result is memoized
-    per (graph, labels) (:func:`kcjax.clear_memo` forgets it). Traced graphs
-    are prepared inline, unpadded.
-    """
-    if _traced(data):
-        return _plan.graph_prep(data, jnp.int32(data.num_nodes))
-    table = memo(data.graph, "match_graph_prep", dict)
-    hit = table.get(id(data.labels))
-    if hit is not None and hit[0]() is data.labels:
-        return hit[1]
-    g = data.graph
-    n, e = g.num_nodes, int(g.indices.shape[0])
-    n_pad, e_pad = _round_up(n), _round_up(e)
-    padded = data
-    if (n_pad, e_pad) != (n, e):
-        pad_v, pad_e = n_pad - n, e_pad - e
-        padded = LabeledGraph(
-            graph=Graph(
-                jnp.pad(g.indptr, (0, pad_v), mode="edge"), jnp.pad(g.indices, (0, pad_e)), n_pad
-            ),
-            labels=jnp.pad(data.labels, (0, pad_v)),
-        )
-    prep = _plan.graph_prep(padded, jnp.int32(n))
-    table[id(data.labels)] = (weakref.ref(data.labels), prep)
-    return prep
-
-
-def _query(query: LabeledGraph | QuerySpec) -> QuerySpec:
-    """:func:`~kcjax.match.plan.query_spec`, memoized per query graph (no transfer per call)."""
-    if isinstance(query, QuerySpec) or not isinstance(query, LabeledGraph) or _traced(query):
-        return query_spec(query)
-    table = memo(query.graph, "match_query_spec", dict)
-    hit = table.get(id(query.labels))
-    if hit is not None and hit[0]() is query.labels:
-        return hit[1]
-    spec = query_spec(query)
-    table[id(query.labels)] = (weakref.ref(query.labels), spec)
-    return spec
-
-
-@functools.lru_cache(maxsize=256)
-def _components(spec: QuerySpec) -> int:
-    return spec.components()
-
-
-@functools.lru_cache(maxsize=256)
-def _packed_on(spec: QuerySpec, sharding: Any) -> jax.Array:
-    return jax.device_put(_plan.pack(spec), sharding)
-
-
-def _packed(spec: QuerySpec, data: LabeledGraph) -> jax.Array:
-    """The query's :func:`~kcjax.match.plan.pack` array where ``data`` lives (cached)."""
-    if _traced(data):
-        return jnp.asarray(_plan.pack(spec))
-    sharding = data.labels.sharding
-    if len(sharding.device_set) != 1:
-        return jnp.asarray(_plan.pack(spec))
-    return _packed_on(spec, jax.sharding.SingleDeviceSharding(next(iter(sharding.device_set))))
-
-
-def _switches(
-    induced: bool, blacklist: bool, refine: bool, dominance: bool, order: str
-) -> Switches:
-    return Switches(
-        induced=bool(induced),
-        blacklist=bool(blacklist),
-        refine=bool(refine),
-        dominance=bool(dominance),
-        order=_plan.ORDER_CODES[order],
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def _flags_on(fl: tuple[int, ...], sharding: Any) -> jax.Array:
-    return jax.device_put(np.asarray(fl, np.int32), sharding)
-
-
-def _flags(sw: Switches, data: LabeledGraph) -> jax.Array:
-    """The traced switches (:func:`~kcjax.match.plan.flags`) where ``data`` lives (cached)."""
-    fl = _plan.flags(sw)
-    sharding = None if _traced(data) else data.labels.sharding
-    if sharding is None or len(sharding.device_set) != 1:
-        return jnp.asarray(fl)
-    device = next(iter(sharding.device_set))
-    return _flags_on(tuple(fl.tolist()), jax.sharding.SingleDeviceSharding(device))
-
-
-def prepare_match(
-    data: LabeledGraph,
-    query: LabeledGraph | QuerySpec,
-    *,
-    induced: bool = False,
-    blacklist: bool = True,
-    refine: bool = True,
-    dominance: bool = True,
-    order: Order = "estimate",
-    rounds: int | None = None,
-) -> Prepared:
-    """Pruned data graph and search plan of (data, query); jit-able in ``data``.
-
-    See :mod:`kcjax.match.plan` for the stages and the switches. Eagerly the
-    data graph is padded to a shape bucket (isolated padding vertices, never
-    candidates), so the plan's vertex arrays may be longer than ``data``'s.
-    ``rounds``: the most filter rounds (default
-    :attr:`kcjax.match.plan.PlanPolicy.rounds`); they stop at the fixpoint.
-    """
-    _check(data, "dfs", order)
-    args, static = _plan_inputs(data, query, induced, blacklist, refine, dominance, order, rounds)
-    return _plan.prepare_packed(*args, **static)
-
-
-def _plan_inputs(
-    data: LabeledGraph,
-    query: LabeledGraph | QuerySpec,
-    induced: bool,
-    blacklist: bool,
-    refine: bool,
-    dominance: bool,
-    order: str,
-    rounds: int | None,
-) -> tuple[tuple[Any, Any, Any], dict[str, Any]]:
-    """The plan's device inputs (graph side, packed query, switches; each cached) and
-    its static options."""
-    spec = _query(query)
-    rounds = _plan.POLICY.rounds if rounds is None else as_int(rounds, "rounds", minimum=0)
-    sw = _switches(induced, blacklist, refine, dominance, order)
-    static = dict(q=spec.size, comps=_components(spec), blacklist=sw.blacklist, rounds=rounds)
-    return (_graph_prep(data), _packed(spec, data), _flags(sw, data)), static
-
-
-def _plan_count(
-    gp: _plan.GraphPrep,
-    packed: jax.Array,
-    fl: jax.Array,
-    *,
-    q: int,
-    comps: int,
-    blacklist: bool,
-    rounds: int,
-    num_threads: int,
-) -> tuple[Prepared, jax.Array]:
-    """The plan (on the data graph's prepared side) and its count, uint32[4] limbs."""
-    sw = _plan.traced_switches(blacklist, fl)
-    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
-    return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
-
-
-_PLAN_STATIC = ("q", "comps", "blacklist", "rounds", "num_threads")
-
-
-@functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
-def _plan_and_count(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
-    """The plan and its count in one program, for a listing sized by the count."""
-    return _plan_count(gp, packed, fl, **static)
-
-
-@functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
-def _count_program(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
-    """Plan and search of one count in one program: uint32[4] limbs (the plan's
-    arrays stay inside the program)."""
-    return _plan_count(gp, packed, fl, **static)[1]
+from kcjax.match.inputs import Engine, prepare_match
+from kcjax.match.plan import Order, Prepared, QuerySpec
+from kcjax.match.sharded import count_embeddings_sharded
 
 
 def count_embeddings_limbs(
@@ -264,21 +63,21 @@ def count_embeddings_limbs(
     Returns:
       uint32[4]: the count as a 128-bit little-endian integer (mod 2^128).
     """
-    _check(data, "dfs", order)
-    spec = _query(query)
-    sw = _switches(induced, blacklist, refine, dominance, order)
-    gp, packed, fl = _graph_prep(data), _packed(spec, data), _flags(sw, data)
+    inputs.check(data, "dfs", order)
+    spec = inputs.query_of(query)
+    sw = inputs.switches(induced, blacklist, refine, dominance, order)
+    gp, packed, fl = inputs.graph_prep(data), inputs.packed(spec, data), inputs.flags(sw, data)
     static = dict(
         q=spec.size,
-        comps=_components(spec),
+        comps=inputs.components(spec),
         blacklist=sw.blacklist,
         rounds=_plan.POLICY.rounds,
         num_threads=int(num_threads),
     )
     if compact is None:
         compact = int(data.graph.indices.shape[0]) > _plan.POLICY.compact_min_entries
-    if _traced(data) or not blacklist or not compact:
-        return _count_program(gp, packed, fl, **static)
+    if inputs.traced(data) or not blacklist or not compact:
+        return inputs.count_program(gp, packed, fl, **static)
     c = _plan.first_pass(gp, packed, q=spec.size)
     n_alive, e_alive = (int(x) for x in np.asarray(c.sizes))
     n_full, e_full = gp.real.shape[0], gp.indices.shape[0]
@@ -365,7 +164,7 @@ def count_embeddings(
     Returns:
       The exact count (a Python int; 128-bit on the device).
     """
-    _check(data, engine, order)
+    inputs.check(data, engine, order)
     if mesh is not None and engine != "dfs":
         raise ValueError("mesh= needs engine='dfs'")
     if engine == "dfs":
@@ -379,7 +178,6 @@ def count_embeddings(
         )
         if mesh is None:
             return _wide.to_int(count_embeddings_limbs(data, query, **switches))
-        from kcjax.match.sharded import count_embeddings_sharded
 
         return _wide.to_int(
             count_embeddings_sharded(data, query, mesh, axis_name=axis_name, **switches)
@@ -441,12 +239,14 @@ def find_embeddings(
       Under jit: ``(int32[capacity, |V(q)|] with rows past the count -1 (sorted
       rows first), uint32[4] number found (> capacity on overflow), bool overflow)``.
     """
-    _check(data, engine, order)
-    spec = _query(query)
-    traced = _traced(data)
+    inputs.check(data, engine, order)
+    spec = inputs.query_of(query)
+    traced = inputs.traced(data)
     if engine == "dfs" and not traced and limit is None:
-        args, static = _plan_inputs(data, spec, induced, blacklist, refine, False, order, None)
-        p, limbs = _plan_and_count(*args, **static, num_threads=int(num_threads))
+        args, static = inputs.plan_inputs(
+            data, spec, induced, blacklist, refine, False, order, None
+        )
+        p, limbs = inputs.plan_and_count(*args, **static, num_threads=int(num_threads))
         total = _wide.to_int(limbs)
         cap = total if capacity is None else int(capacity)
         if total > cap:
@@ -527,7 +327,7 @@ def iter_embeddings(
       int32[c, |V(q)|] arrays (c <= batch but for the case above), together
       exactly the embeddings of :func:`find_embeddings`.
     """
-    _check(data, "dfs", order)
+    inputs.check(data, "dfs", order)
     batch = as_int(batch, "batch", minimum=1)
     p = prepare_match(
         data,
@@ -597,7 +397,7 @@ def match_stats(
       vertex ``cand_label``, ``cand_profile`` (after the first pass) and
       ``cand_final`` (after the rounds).
     """
-    spec = _query(query)
+    spec = inputs.query_of(query)
     p = prepare_match(
         data,
         spec,

@@ -22,6 +22,7 @@ from jax.sharding import PartitionSpec as P
 from kcjax._wide import psum
 from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
+from kcjax.match.inputs import prepare_match
 from kcjax.match.plan import Order, Prepared, QuerySpec
 from kcjax.parallel import mesh_axis, shard_map, to_global
 
@@ -76,7 +77,6 @@ def count_embeddings_sharded(
     Returns:
       uint32[4] limbs of the exact count, replicated over ``mesh``.
     """
-    from kcjax.match.count import prepare_match
 
     axis_name = mesh_axis(mesh, axis_name)
     p = prepare_match(

@@ -1,0 +1,222 @@
+"""The inputs of a matching plan, each prepared once and reused: the data graph's
+prepared side (padded to a shape bucket, memoized per graph and labels), the query's
+spec and packed array, the switches as a device array, and the compiled programs that
+plan and count. :func:`prepare_match` builds a plan from them; the counting, listing
+and sharded front ends (``count.py``, ``sharded.py``) call them.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kcjax._args import as_int, check_choice
+from kcjax.graph.graph import Graph
+from kcjax.graph.labeled import LabeledGraph
+from kcjax.graph.orient import memo
+from kcjax.match import kernels
+from kcjax.match import plan as _plan
+from kcjax.match.plan import Order, Prepared, QuerySpec, Switches, query_spec
+
+Engine = Literal["dfs", "prefix_tree", "flat", "dense"]
+#: Search engines: the native depth-first kernels ("dfs"); level-by-level
+#: expansion in JAX with partial embeddings as a prefix tree ({vid, parent})
+#: or flat rows; a dense adjacency-matrix formulation for small graphs.
+ENGINES: tuple[str, ...] = ("dfs", "prefix_tree", "flat", "dense")
+ORDERS: tuple[str, ...] = tuple(_plan.ORDER_CODES)
+
+
+def check(data: Any, engine: str, order: str) -> None:
+    if not isinstance(data, LabeledGraph):
+        raise TypeError(
+            f"data must be a kcjax LabeledGraph (kcjax.load_labeled, LabeledGraph.from_networkx),"
+            f" got {type(data).__name__}"
+        )
+    check_choice(engine, "engine", ENGINES)
+    check_choice(order, "order", ORDERS)
+
+
+def round_up(x: int) -> int:
+    """Shape bucket: powers of two up to 2^10, then steps of an eighth of a power of two."""
+    x = max(int(x), 32)
+    if x <= 1 << 10:
+        return 1 << (x - 1).bit_length()
+    step = 1 << ((x - 1).bit_length() - 3)
+    return -(-x // step) * step
+
+
+def traced(data: LabeledGraph) -> bool:
+    return isinstance(data.labels, jax.core.Tracer) or isinstance(
+        data.graph.indices, jax.core.Tracer
+    )
+
+
+def graph_prep(data: LabeledGraph) -> _plan.GraphPrep:
+    """The data graph's :class:`~kcjax.match.plan.GraphPrep`, built once per graph.
+
+    Eagerly the graph is padded to a shape bucket (isolated padding vertices,
+    never candidates; padding CSR entries past indptr[n]) so that one
+    compilation serves every graph of a bucket, and the result is memoized
+    per (graph, labels) (:func:`kcjax.clear_memo` forgets it). Traced graphs
+    are prepared inline, unpadded.
+    """
+    if traced(data):
+        return _plan.graph_prep(data, jnp.int32(data.num_nodes))
+    table = memo(data.graph, "match_graph_prep", dict)
+    hit = table.get(id(data.labels))
+    if hit is not None and hit[0]() is data.labels:
+        return hit[1]
+    g = data.graph
+    n, e = g.num_nodes, int(g.indices.shape[0])
+    n_pad, e_pad = round_up(n), round_up(e)
+    padded = data
+    if (n_pad, e_pad) != (n, e):
+        pad_v, pad_e = n_pad - n, e_pad - e
+        padded = LabeledGraph(
+            graph=Graph(
+                jnp.pad(g.indptr, (0, pad_v), mode="edge"), jnp.pad(g.indices, (0, pad_e)), n_pad
+            ),
+            labels=jnp.pad(data.labels, (0, pad_v)),
+        )
+    prep = _plan.graph_prep(padded, jnp.int32(n))
+    table[id(data.labels)] = (weakref.ref(data.labels), prep)
+    return prep
+
+
+def query_of(query: LabeledGraph | QuerySpec) -> QuerySpec:
+    """:func:`~kcjax.match.plan.query_spec`, memoized per query graph (no transfer per call)."""
+    if isinstance(query, QuerySpec) or not isinstance(query, LabeledGraph) or traced(query):
+        return query_spec(query)
+    table = memo(query.graph, "match_query_spec", dict)
+    hit = table.get(id(query.labels))
+    if hit is not None and hit[0]() is query.labels:
+        return hit[1]
+    spec = query_spec(query)
+    table[id(query.labels)] = (weakref.ref(query.labels), spec)
+    return spec
+
+
+@functools.lru_cache(maxsize=256)
+def components(spec: QuerySpec) -> int:
+    return spec.components()
+
+
+@functools.lru_cache(maxsize=256)
+def _packed_on(spec: QuerySpec, sharding: Any) -> jax.Array:
+    return jax.device_put(_plan.pack(spec), sharding)
+
+
+def packed(spec: QuerySpec, data: LabeledGraph) -> jax.Array:
+    """The query's :func:`~kcjax.match.plan.pack` array where ``data`` lives (cached)."""
+    if traced(data):
+        return jnp.asarray(_plan.pack(spec))
+    sharding = data.labels.sharding
+    if len(sharding.device_set) != 1:
+        return jnp.asarray(_plan.pack(spec))
+    return _packed_on(spec, jax.sharding.SingleDeviceSharding(next(iter(sharding.device_set))))
+
+
+def switches(induced: bool, blacklist: bool, refine: bool, dominance: bool, order: str) -> Switches:
+    return Switches(
+        induced=bool(induced),
+        blacklist=bool(blacklist),
+        refine=bool(refine),
+        dominance=bool(dominance),
+        order=_plan.ORDER_CODES[order],
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _flags_on(fl: tuple[int, ...], sharding: Any) -> jax.Array:
+    return jax.device_put(np.asarray(fl, np.int32), sharding)
+
+
+def flags(sw: Switches, data: LabeledGraph) -> jax.Array:
+    """The traced switches (:func:`~kcjax.match.plan.flags`) where ``data`` lives (cached)."""
+    fl = _plan.flags(sw)
+    sharding = None if traced(data) else data.labels.sharding
+    if sharding is None or len(sharding.device_set) != 1:
+        return jnp.asarray(fl)
+    device = next(iter(sharding.device_set))
+    return _flags_on(tuple(fl.tolist()), jax.sharding.SingleDeviceSharding(device))
+
+
+def prepare_match(
+    data: LabeledGraph,
+    query: LabeledGraph | QuerySpec,
+    *,
+    induced: bool = False,
+    blacklist: bool = True,
+    refine: bool = True,
+    dominance: bool = True,
+    order: Order = "estimate",
+    rounds: int | None = None,
+) -> Prepared:
+    """Pruned data graph and search plan of (data, query); jit-able in ``data``.
+
+    See :mod:`kcjax.match.plan` for the stages and the switches. Eagerly the
+    data graph is padded to a shape bucket (isolated padding vertices, never
+    candidates), so the plan's vertex arrays may be longer than ``data``'s.
+    ``rounds``: the most filter rounds (default
+    :attr:`kcjax.match.plan.PlanPolicy.rounds`); they stop at the fixpoint.
+    """
+    check(data, "dfs", order)
+    args, static = plan_inputs(data, query, induced, blacklist, refine, dominance, order, rounds)
+    return _plan.prepare_packed(*args, **static)
+
+
+def plan_inputs(
+    data: LabeledGraph,
+    query: LabeledGraph | QuerySpec,
+    induced: bool,
+    blacklist: bool,
+    refine: bool,
+    dominance: bool,
+    order: str,
+    rounds: int | None,
+) -> tuple[tuple[Any, Any, Any], dict[str, Any]]:
+    """The plan's device inputs (graph side, packed query, switches; each cached) and
+    its static options."""
+    spec = query_of(query)
+    rounds = _plan.POLICY.rounds if rounds is None else as_int(rounds, "rounds", minimum=0)
+    sw = switches(induced, blacklist, refine, dominance, order)
+    static = dict(q=spec.size, comps=components(spec), blacklist=sw.blacklist, rounds=rounds)
+    return (graph_prep(data), packed(spec, data), flags(sw, data)), static
+
+
+def _plan_count(
+    gp: _plan.GraphPrep,
+    packed: jax.Array,
+    fl: jax.Array,
+    *,
+    q: int,
+    comps: int,
+    blacklist: bool,
+    rounds: int,
+    num_threads: int,
+) -> tuple[Prepared, jax.Array]:
+    """The plan (on the data graph's prepared side) and its count, uint32[4] limbs."""
+    sw = _plan.traced_switches(blacklist, fl)
+    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
+    return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
+
+
+_PLAN_STATIC = ("q", "comps", "blacklist", "rounds", "num_threads")
+
+
+@functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
+def plan_and_count(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
+    """The plan and its count in one program, for a listing sized by the count."""
+    return _plan_count(gp, packed, fl, **static)
+
+
+@functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
+def count_program(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
+    """Plan and search of one count in one program: uint32[4] limbs (the plan's
+    arrays stay inside the program)."""
+    return _plan_count(gp, packed, fl, **static)[1]
