@@ -1,21 +1,21 @@
 """Counting embeddings over the devices of a mesh: roots dealt by cost, exact psum.
 
 The plan (pruned graph, candidate bitmaps, level masks) is built once and
-replicated; the first matched query vertex's candidates (the roots) are dealt
-to the devices of one mesh axis by estimated cost (longest first, each to the
-least loaded device; cost = level-1 chunks of the root, i.e. its degree in
-the pruned graph), every device runs the native counter on its roots, and
-the 128-bit counts are summed exactly (:func:`kcjax.psum_limbs`).
+replicated device to device; the first matched query vertex's candidates (the
+roots) are dealt to the devices of one mesh axis by estimated cost on the
+plan's device (heaviest first, in a snake over the devices; cost = level-1
+chunks of the root, i.e. its degree in the pruned graph): nothing is read
+back to the host. Every device runs the native counter on its roots, and the
+128-bit counts are summed exactly (:func:`kcjax.psum_limbs`).
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
 from typing import Any
 
 import jax
-import numpy as np
+import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -27,29 +27,34 @@ from kcjax.match.plan import Order, Prepared, QuerySpec
 from kcjax.parallel import mesh_axis, shard_map, to_global
 
 
-def deal_roots(p: Prepared, shards: int) -> tuple[np.ndarray, np.ndarray]:
-    """Roots per device by estimated cost.
+@functools.partial(jax.jit, static_argnames=("shards",))
+def deal_roots(p: Prepared, shards: int) -> tuple[jax.Array, jax.Array]:
+    """Roots per device by estimated cost, on the plan's device.
+
+    The roots, heaviest first (a root's cost: its task chunks), are dealt in a
+    snake over the devices (0, 1, .., D-1, D-1, .., 0, 0, ..), so each device
+    gets every D-th root by rank, its heavy ones first; unused slots sort last.
 
     Returns:
-      (int32[D, r] roots, -1 padded; int32[D, r + 1] their task_ptr rows).
+      (int32[D, r] roots, -1 padded; int32[D, r + 1] their task_ptr rows), r =
+      ceil(roots / D).
     """
-    roots = np.asarray(p.roots)
-    chunks = np.diff(np.asarray(p.task_ptr)).astype(np.int64)
-    valid = np.nonzero(roots >= 0)[0]
-    per = [[] for _ in range(shards)]
-    heap = [(0, d) for d in range(shards)]
-    for i in valid[np.argsort(-chunks[valid], kind="stable")]:
-        load, d = heapq.heappop(heap)
-        per[d].append(i)
-        heapq.heappush(heap, (load + int(chunks[i]) + 1, d))
-    width = max(1, max(len(x) for x in per))
-    out = np.full((shards, width), -1, np.int32)
-    ptr = np.zeros((shards, width + 1), np.int32)
-    for d, idx in enumerate(per):
-        out[d, : len(idx)] = roots[idx]
-        ptr[d, 1 : len(idx) + 1] = np.cumsum(chunks[idx])
-        ptr[d, len(idx) + 1 :] = ptr[d, len(idx)]
-    return out, ptr
+    roots = p.roots
+    chunks = jnp.diff(p.task_ptr).astype(jnp.int32)
+    width = max(1, -(-roots.shape[0] // shards))
+    pad = width * shards - roots.shape[0]
+    valid = roots >= 0
+    key = jnp.pad(jnp.where(valid, chunks, -1), (0, pad), constant_values=-1)
+    order = jnp.argsort(-key, stable=True)
+    roots = jnp.pad(jnp.where(valid, roots, -1), (0, pad), constant_values=-1)[order]
+    chunks = jnp.maximum(key[order], 0)
+    # Rank j goes to row j // D, device j % D on even rows and D - 1 - j % D on odd ones.
+    rows = jnp.arange(width)[:, None]
+    snake = jnp.where(rows % 2 == 0, jnp.arange(shards), shards - 1 - jnp.arange(shards))
+    rank = rows * shards + snake  # [r, D]: the rank each (row, device) slot takes
+    dealt, cost = roots[rank].T, chunks[rank].T
+    zero = jnp.zeros((shards, 1), jnp.int32)
+    return dealt, jnp.concatenate([zero, jnp.cumsum(cost, axis=1, dtype=jnp.int32)], axis=1)
 
 
 def count_embeddings_sharded(
@@ -90,7 +95,7 @@ def count_embeddings_sharded(
     )
     roots, ptr = deal_roots(p, mesh.shape[axis_name])
     replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P(axis_name))
-    p = jax.tree.map(lambda x: to_global(np.asarray(x), replicated), p)
+    p = jax.tree.map(lambda x: to_global(x, replicated), p)  # device to device
     return _sharded(
         p,
         to_global(roots, split),

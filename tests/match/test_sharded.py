@@ -20,14 +20,23 @@ multidevice = pytest.mark.skipif(
 )
 
 
-def test_deal_roots_partitions_every_root():
-    g = random_labeled(24, 0.3, 2, seed=5)
+@pytest.mark.parametrize("shards", [1, 3, 4])
+def test_deal_roots_partitions_every_root(shards):
+    g = random_labeled(40, 0.3, 2, seed=5)
     d, q = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(walk_query(g, 4, seed=3))
     p = prepare_match(d, q)
-    roots, ptr = deal_roots(p, 3)
-    want = np.asarray(p.roots)
+    roots, ptr = map(np.asarray, deal_roots(p, shards))
+    want, task_ptr = np.asarray(p.roots), np.asarray(p.task_ptr)
     assert sorted(roots[roots >= 0].tolist()) == sorted(want[want >= 0].tolist())
-    assert ptr.shape == (3, roots.shape[1] + 1) and np.all(np.diff(ptr, axis=1) >= 0)
+    assert ptr.shape == (shards, roots.shape[1] + 1) and np.all(ptr[:, 0] == 0)
+    # Each dealt root keeps its own chunk count; padding slots take none.
+    cost = dict(zip(want.tolist(), np.diff(task_ptr).tolist(), strict=True))
+    got = np.diff(ptr, axis=1)
+    assert np.all(got[roots < 0] == 0)
+    assert all(got[roots == r][0] == cost[r] for r in want[want >= 0].tolist())
+    # The snake deal: every device within the heaviest root of the lightest one.
+    loads = ptr[:, -1]
+    assert loads.max() - loads.min() <= max(cost.values())
 
 
 def test_forced_host_devices_subprocess():
