@@ -288,6 +288,17 @@ def stages(names: Sequence[str], *, quiet: bool) -> Iterator[Callable[[str], Non
         bar.close()
 
 
+def threads(text: str) -> int:
+    """``--threads``: a CPU thread count, 0 for all cores (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"invalid thread count {text!r} (expected N >= 0)")
+    return value
+
+
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     """Runs ``fn`` to completion (device work included); (result, seconds)."""
     start = time.perf_counter()

@@ -169,7 +169,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "nx_identity_labels": ("kcjax.nx.convert", "_identity_labels"),
     # files and the command line
     "partial_file": ("kcjax._interrupts", "partial_file"),
-    "parse_k_values": ("kcjax.cli", "_k_values"),
+    "parse_k_values": ("kcjax.cliques.command", "_k_values"),
 }
 
 __all__ = sorted([*_EXPORTS, "every_mesh_device"])

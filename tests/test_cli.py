@@ -96,7 +96,7 @@ def test_count_interrupted(capsys, graph_file, monkeypatch):
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "count_cliques", interrupt)
+    monkeypatch.setattr("kcjax.cliques.command.count_cliques", interrupt)
     code, out, err = run(capsys, "count", graph_file, "-k", "3", "--json")
     assert code == 130
     assert out == ""
