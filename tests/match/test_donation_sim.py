@@ -1,4 +1,4 @@
-"""The CUDA kernel's work donation, emulated on the CPU (experiments/match/donation_sim.cc).
+"""The CUDA kernel's work donation, emulated on the CPU (tests/reference/donation_sim.cc).
 
 The emulation runs the count kernel's unit loop with the warp's lanes as a
 loop and splits work at every check; every split must leave the count exact
@@ -30,7 +30,7 @@ import kcjax
 from kcjax import LabeledGraph
 from kcjax.experimental import prepare_match
 
-SRC = Path(__file__).resolve().parents[2] / "experiments" / "match" / "donation_sim.cc"
+SRC = Path(__file__).resolve().parents[1] / "reference" / "donation_sim.cc"
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
 
