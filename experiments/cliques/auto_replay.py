@@ -61,8 +61,7 @@ KMAX = auto.AUTO_MAX_SIZE + 1
 def builder(name: str):
     """The graph of a recorded row, by name."""
     known = auto_validation.VALIDATION | auto_graphs.PUBLIC | auto_graphs.ADVERSARIAL
-    extra = getattr(auto_graphs, "NEW_PUBLIC", {}) | getattr(auto_graphs, "NEW_ADVERSARIAL", {})
-    known |= extra
+    known |= auto_graphs.HELDOUT_PUBLIC | auto_graphs.HELDOUT_ADVERSARIAL
     return known[name] if name in known else (lambda: load_graph(name))
 
 
