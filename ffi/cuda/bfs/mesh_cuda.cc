@@ -14,7 +14,7 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-// Copies `count` 4-byte words unless the two buffers are one (an aliased operand).
+// Copies `count` elements unless the two buffers are one (an aliased operand).
 template <typename T>
 cudaError_t Copy(T* to, const T* from, int64_t count, cudaStream_t stream) {
   if (to == from || count == 0) return cudaSuccess;
