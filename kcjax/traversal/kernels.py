@@ -180,13 +180,15 @@ def mesh_pull(
       number and the sum of their degrees (int32 bits).
     """
     words = seen.shape[0]
-    return call(
+    queue = bfs_mesh_queue_length(words, cols.shape[0])
+    *out, _ = call(
         "kcjax_bfs_mesh_pull",
         (
             jax.ShapeDtypeStruct(dist.shape, jnp.int32),
             jax.ShapeDtypeStruct(parent.shape, jnp.int32),
             jax.ShapeDtypeStruct((words,), jnp.uint32),
             jax.ShapeDtypeStruct((words + 2,), jnp.uint32),
+            jax.ShapeDtypeStruct((queue,), jnp.int32),  # the CUDA kernels' work space
         ),
         indptr,
         cols,
@@ -199,3 +201,4 @@ def mesh_pull(
         parent,
         input_output_aliases={4: 2, 7: 0, 8: 1},
     )
+    return tuple(out)

@@ -319,6 +319,10 @@ def test_gpu_level_steps_match_cpu():
         for p, mode in ((0.01, 0), (0.3, 0), (0.3, 1), (0.3, 2)):  # top-down, bottom-up, idle
             front, visited = bits(words, p), bits(global_words, 0.5)
             whole, got, seen = bits(global_words, p), bits(parts * words, 0.3), bits(words, 0.4)
+            # The longest row a top-down candidate: the CUDA pull searches it in chunks.
+            v = int(np.argmax(np.diff(indptr)))
+            got[v >> 5] |= np.uint32(1 << (v & 31))
+            seen[v >> 5] &= ~np.uint32(1 << (v & 31))
             c = 32 * words
             dist = np.where(rng.random(c) < 0.5, 3, -1).astype(np.int32)
             parent = np.full(c, -1, np.int32)

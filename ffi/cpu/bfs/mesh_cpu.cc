@@ -50,11 +50,11 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
                        ffi::Buffer<ffi::S32> level, ffi::Buffer<ffi::S32> dist_in,
                        ffi::Buffer<ffi::S32> parent_in, ffi::ResultBuffer<ffi::S32> dist,
                        ffi::ResultBuffer<ffi::S32> parent, ffi::ResultBuffer<ffi::U32> seen,
-                       ffi::ResultBuffer<ffi::U32> msg) {
+                       ffi::ResultBuffer<ffi::U32> msg, ffi::ResultBuffer<ffi::S32> queue) {
   const Reporter rep("kcjax_bfs_mesh_pull", "CPU");
   bfs::MeshShape shape;
   if (auto err = bfs::CheckPull(rep, indptr, cols, front, got, seen_in, mode, level, dist_in,
-                                parent_in, dist, parent, seen, msg, &shape);
+                                parent_in, dist, parent, seen, msg, queue, &shape);
       err.failure())
     return err;
   const int64_t words = shape.words, c = 32 * words;
@@ -70,6 +70,7 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
   const uint32_t* fr = front.typed_data();
   const uint32_t* pushed = got.typed_data();
   const int32_t how = mode.typed_data()[0];
+  queue->typed_data()[0] = 0;  // the CUDA twin's work space; nothing queued here
   uint32_t* out = msg->typed_data();
   const int32_t reached = level.typed_data()[0] + 1;
   int64_t next_count = 0, next_edges = 0;

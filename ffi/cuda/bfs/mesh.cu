@@ -7,7 +7,10 @@
 //             a warp per chunk by a second kernel (the frontier's edges spread evenly);
 //             every unvisited neighbour's bit is set in the push bitmap (atomicOr).
 //   MeshPull: settles candidates with the single-GPU bitmap variant's bottom-up
-//             search (bottom_up.cuh's SearchWord over the whole frontier bitmap).
+//             search (bottom_up.cuh's SearchWord over the whole frontier bitmap); on a
+//             top-down level a candidate of degree >= kMeshPullChunkMin is cut into
+//             chunks like the push's, searched a warp per chunk by a second kernel, the
+//             first frontier neighbour found taking the parent (atomicCAS).
 // Only kernels are enqueued (the buffers they count into are cleared by ZeroKernel,
 // not cudaMemset): XLA may record the handlers in a command buffer.
 #include <cuda_runtime.h>
@@ -126,7 +129,8 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     PullKernel(MeshShard s, const uint32_t* front, const uint32_t* got, int64_t parts,
                const int32_t* mode, const int32_t* level, int32_t* dist, int32_t* parent,
-               uint32_t* seen, uint32_t* msg) {
+               uint32_t* seen, uint32_t* msg, int2* queue, int32_t* queued) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
   const int lane = LaneId();
   const int32_t how = __ldg(mode);
   const int32_t reached = __ldg(level) + 1;
@@ -156,7 +160,20 @@ __global__ void __launch_bounds__(kThreads)
       const bool mine = (bits >> lane) & 1u;
       const int64_t v = w * kWarp + lane;
       const int64_t lo = mine ? __ldg(s.indptr + v) : 0, hi = mine ? __ldg(s.indptr + v + 1) : 0;
-      const int32_t found = bfs::SearchWord<true>(s.cols, front, bits, lo, hi);
+      // Top-down, a long list goes to PullChunkKernel in chunks (queued here).
+      const unsigned long_lists =
+          how == 0 ? __ballot_sync(kFull, mine && hi - lo >= BfsPolicy::kMeshPullChunkMin) : 0u;
+      for (unsigned todo = long_lists; todo != 0; todo &= todo - 1) {
+        const int o = __ffs(todo) - 1;
+        const int64_t odeg = __shfl_sync(kFull, hi - lo, o);
+        const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk);
+        int32_t at = 0;
+        if (lane == 0) at = atomicAdd(queued, chunks);
+        at = __shfl_sync(kFull, at, 0);
+        const int32_t vertex = static_cast<int32_t>(w * kWarp + o);
+        for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i);
+      }
+      const int32_t found = bfs::SearchWord<true>(s.cols, front, bits & ~long_lists, lo, hi);
       const unsigned hit = __ballot_sync(kFull, found >= 0);
       if (found >= 0) {
         dist[v] = reached;
@@ -184,6 +201,44 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0 && totals[0] != 0) {
     atomicAdd(stats, totals[0]);
     atomicAdd(stats + 1, totals[1]);
+  }
+}
+
+// The queued chunks of long candidate lists, a warp each: a frontier neighbour found
+// becomes the vertex's parent if none is yet (atomicCAS on parent, -1 while unreached);
+// the winner sets the vertex's distance, its bits in msg and seen, and counts it.
+__global__ void __launch_bounds__(kThreads)
+    PullChunkKernel(MeshShard s, const uint32_t* front, const int32_t* level, int32_t* dist,
+                    int32_t* parent, uint32_t* seen, uint32_t* msg, const int2* queue,
+                    const int32_t* queued) {
+  constexpr int kChunk = BfsPolicy::kMeshChunkEdges;
+  constexpr int kStep = kWarp * bfs::kBatchOf<true>;
+  const int lane = LaneId();
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  const int32_t count = *queued;
+  const int32_t reached = __ldg(level) + 1;
+  int32_t* stats = reinterpret_cast<int32_t*>(msg + s.words);
+  for (int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp; i < count;
+       i += warps) {
+    const int2 q = queue[i];
+    const int64_t row = __ldg(s.indptr + q.x), end = __ldg(s.indptr + q.x + 1);
+    const int64_t start = row + int64_t{q.y} * kChunk, hi = min(start + kChunk, end);
+    if (*reinterpret_cast<volatile int32_t*>(parent + q.x) >= 0) continue;  // found already
+    for (int64_t e0 = start; e0 < hi; e0 += kStep) {
+      const int32_t hit = bfs::FrontierNeighbour<true>(s.cols, front, e0 + lane, hi, kWarp);
+      const unsigned any = __ballot_sync(kFull, hit >= 0);
+      if (any == 0) continue;
+      const int32_t par = __shfl_sync(kFull, hit, __ffs(any) - 1);
+      if (lane == 0 && atomicCAS(parent + q.x, -1, par) == -1) {
+        dist[q.x] = reached;
+        const uint32_t bit = 1u << (q.x & 31);
+        atomicOr(msg + (q.x >> 5), bit);
+        atomicOr(seen + (q.x >> 5), bit);
+        atomicAdd(stats, 1);
+        atomicAdd(stats + 1, static_cast<int32_t>(end - row));
+      }
+      break;
+    }
   }
 }
 
@@ -215,14 +270,20 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
 
 cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
                      int64_t parts, const int32_t* mode, const int32_t* level, int32_t* dist,
-                     int32_t* parent, uint32_t* seen, uint32_t* msg, int num_sms,
+                     int32_t* parent, uint32_t* seen, uint32_t* msg, int32_t* queue, int num_sms,
                      cudaStream_t stream) {
-  ZeroKernel<<<1, kWarp, 0, stream>>>(msg + s.words, 2, nullptr);
-  const cudaError_t err = cudaGetLastError();
+  int32_t* queued = queue;
+  auto* chunks = reinterpret_cast<int2*>(queue + 2);
+  ZeroKernel<<<1, kWarp, 0, stream>>>(msg + s.words, 2, queued);
+  cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
   const int blocks = Blocks(CeilDiv(s.words, kWarp), num_sms);  // a lane per word
   PullKernel<<<blocks, kThreads, 0, stream>>>(s, front, got, parts, mode, level, dist, parent,
-                                              seen, msg);
+                                              seen, msg, chunks, queued);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  PullChunkKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(
+      s, front, level, dist, parent, seen, msg, chunks, queued);
   return cudaGetLastError();
 }
 

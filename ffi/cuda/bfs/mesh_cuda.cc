@@ -52,11 +52,13 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
                         ffi::Buffer<ffi::S32> mode, ffi::Buffer<ffi::S32> level,
                         ffi::Buffer<ffi::S32> dist_in, ffi::Buffer<ffi::S32> parent_in,
                         ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent,
-                        ffi::ResultBuffer<ffi::U32> seen, ffi::ResultBuffer<ffi::U32> msg) {
+                        ffi::ResultBuffer<ffi::U32> seen, ffi::ResultBuffer<ffi::U32> msg,
+                        ffi::ResultBuffer<ffi::S32> queue) {
   const kcjax::Reporter rep("kcjax_bfs_mesh_pull", "CUDA");
   kcjax::bfs::MeshShape shape;
   if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, got, seen_in, mode, level,
-                                       dist_in, parent_in, dist, parent, seen, msg, &shape);
+                                       dist_in, parent_in, dist, parent, seen, msg, queue,
+                                       &shape);
       err.failure())
     return err;
   // Aliased operands share the results' memory; copy where XLA gave other buffers.
@@ -71,7 +73,7 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
   err = kcjax::cuda::MeshPull(Shard(indptr, cols, shape), front.typed_data(), got.typed_data(),
                               shape.parts, mode.typed_data(), level.typed_data(),
                               dist->typed_data(), parent->typed_data(), seen->typed_data(),
-                              msg->typed_data(), num_sms, stream);
+                              msg->typed_data(), queue->typed_data(), num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pull kernel", err);
   return ffi::Error::Success();
 }

@@ -40,6 +40,7 @@
 //                                 frontier's words), then their number and the
 //                                 sum of their degrees (int32 bits, < 2^31: a
 //                                 shard's entries)
+//         queue   int32[MeshQueueLength(words, e)]  work space, contents unspecified
 // Which frontier neighbour becomes the parent may differ between CPU (the
 // first in row order) and CUDA (the first a warp's batch meets); distances and
 // bitmaps are identical. The CUDA handlers only enqueue kernels (no scratch, no
@@ -75,9 +76,9 @@ struct MeshShape {
 };
 
 // int32 entries of the push's work space for a shard of `words` words and `e` column
-// entries: a count and a pad (the pairs 8-byte aligned), then (vertex, chunk) pairs, at
-// most e / kMeshChunkEdges whole chunks plus one partial chunk per frontier vertex of
-// degree >= kSmallMax.
+// entries (the push's and the pull's): a count and a pad (the pairs 8-byte aligned), then
+// (vertex, chunk) pairs, at most e / kMeshChunkEdges whole chunks plus one partial chunk
+// per vertex of degree >= kSmallMax.
 inline int64_t MeshQueueLength(int64_t words, int64_t e) {
   const int64_t chunks = e / BfsPolicy::kMeshChunkEdges +
                          std::min<int64_t>(32 * words, e / BfsPolicy::kSmallMax) + 1;
@@ -131,7 +132,8 @@ auto BindMeshPull(Binding&& binding) {
       .template Ret<Buffer<S32>>()   // dist
       .template Ret<Buffer<S32>>()   // parent
       .template Ret<Buffer<U32>>()   // seen
-      .template Ret<Buffer<U32>>();  // msg
+      .template Ret<Buffer<U32>>()   // msg
+      .template Ret<Buffer<S32>>();  // queue (work space)
 }
 
 inline xla::ffi::Error CheckPush(const Reporter& rep, const xla::ffi::Buffer<xla::ffi::S32>& indptr,
@@ -162,7 +164,8 @@ inline xla::ffi::Error CheckPull(
     const xla::ffi::Buffer<xla::ffi::S32>& dist_in,
     const xla::ffi::Buffer<xla::ffi::S32>& parent_in, xla::ffi::ResultBuffer<xla::ffi::S32>& dist,
     xla::ffi::ResultBuffer<xla::ffi::S32>& parent, xla::ffi::ResultBuffer<xla::ffi::U32>& seen,
-    xla::ffi::ResultBuffer<xla::ffi::U32>& msg, MeshShape* shape) {
+    xla::ffi::ResultBuffer<xla::ffi::U32>& msg, xla::ffi::ResultBuffer<xla::ffi::S32>& queue,
+    MeshShape* shape) {
   const int64_t words = static_cast<int64_t>(seen_in.element_count());
   if (auto err =
           CheckShard(rep, indptr, cols, words, static_cast<int64_t>(front.element_count()), shape);
@@ -184,6 +187,9 @@ inline xla::ffi::Error CheckPull(
     return rep.Invalid("seen must be uint32[words]");
   if (static_cast<int64_t>(msg->element_count()) != words + 2)
     return rep.Invalid("msg must be uint32[words + 2]");
+  if (static_cast<int64_t>(queue->element_count()) != MeshQueueLength(words, shape->e))
+    return rep.Invalid("queue must be int32[" + std::to_string(MeshQueueLength(words, shape->e)) +
+                       "] (bfs_mesh_queue_length)");
   return xla::ffi::Error::Success();
 }
 

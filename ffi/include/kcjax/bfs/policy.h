@@ -132,6 +132,10 @@ struct BfsPolicy {
   // lax.while_loop's test, a device-to-host copy that stalls every device and lets their
   // launches drift apart); a level run past the end is idle (two exchanges of n / 8 bytes).
   static constexpr int kMeshLevelsPerRead = 4;
+  // Multi-device BFS, top-down pull: a candidate of at least this degree is searched for
+  // its parent in kMeshChunkEdges chunks over the whole grid, not by one warp (a pushed
+  // hub's frontier neighbour may sit deep in a list of millions).
+  static constexpr int kMeshPullChunkMin = 2048;
 };
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
