@@ -25,8 +25,8 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
 // Settles the candidates (*mode 0, top-down: the vertices not in `seen[words]` that some
 // row of `got[parts * words]` has; 1, bottom-up: every vertex not in seen; 2: none)
 // against the whole frontier `front[W]`: dist, parent and seen updated in place,
-// msg[words + 2] = the next frontier's words, its size and degree sum; `queue`: int32[MeshQueueLength]
-// of work space.
+// msg[words + 2] = the next frontier's words, its size and degree sum; `queue`:
+// int32[MeshQueueLength] of work space.
 cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
                      int64_t parts, const int32_t* mode, const int32_t* level, int32_t* dist,
                      int32_t* parent, uint32_t* seen, uint32_t* msg, int32_t* queue, int num_sms,
