@@ -24,7 +24,7 @@ from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
 from kcjax.match.inputs import prepare_match
 from kcjax.match.plan import Order, Prepared, QuerySpec
-from kcjax.parallel import mesh_axis, shard_map, to_global
+from kcjax.parallel import mesh_axis, shard_map, tree_to_global
 
 
 @functools.partial(jax.jit, static_argnames=("shards",))
@@ -95,11 +95,12 @@ def count_embeddings_sharded(
     )
     roots, ptr = deal_roots(p, mesh.shape[axis_name])
     replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P(axis_name))
-    p = jax.tree.map(lambda x: to_global(x, replicated), p)  # device to device
+    # Device to device, one batched put for the plan and the deal.
+    p, roots, ptr = tree_to_global((p, roots, ptr), (replicated, split, split))
     return _sharded(
         p,
-        to_global(roots, split),
-        to_global(ptr, split),
+        roots,
+        ptr,
         mesh=mesh,
         axis_name=axis_name,
         num_threads=num_threads,
