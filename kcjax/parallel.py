@@ -199,24 +199,6 @@ def to_global(x: jax.Array | np.ndarray, sharding: NamedSharding) -> jax.Array:
     return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
 
 
-def tree_to_global(tree: Any, shardings: Any) -> Any:
-    """:func:`to_global` over a pytree, ``shardings`` a pytree prefix of it.
-
-    Where every sharding is addressable by this process the leaves travel in
-    one batched ``jax.device_put`` (one host call for the whole tree, not one
-    per leaf); else leaf by leaf as :func:`to_global`.
-    """
-    leaves = jax.tree.leaves(shardings, is_leaf=lambda x: isinstance(x, NamedSharding))
-    if all(s.is_fully_addressable for s in leaves):
-        return jax.device_put(tree, shardings)
-    return jax.tree.map(
-        lambda s, sub: jax.tree.map(lambda x: to_global(x, s), sub),
-        shardings,
-        tree,
-        is_leaf=lambda x: isinstance(x, NamedSharding),
-    )
-
-
 def sub_mesh(mesh: Mesh, axis_name: Any, size: int) -> Mesh:
     """The mesh of the first ``size`` devices along ``axis_name`` (other axes whole).
 

@@ -53,7 +53,7 @@ import kcjax  # noqa: E402
 from kcjax.experimental import bfs_mesh  # noqa: E402
 from kcjax.parallel import shard_map  # noqa: E402
 
-_LOCAL = ("PushKernel", "PushChunkKernel", "PullKernel")
+_LOCAL = ("PushKernel", "PushChunkKernel", "PullKernel", "PullChunkKernel")
 _EXCHANGE = ("nccl", "all-gather", "all-to-all", "AllGather", "AllToAll")
 
 

@@ -4,8 +4,9 @@
 #   bash experiments/match/gpu_mesh.sh [scaling] [base] [profile]   (default: scaling profile)
 # scaling: experiments/match/scaling.py on MATCH_DEVICES (default 1,2) with MATCH_SCALING_ARGS
 #          ($OUT/match_mesh.json, .txt);
-# base:    the same on .gpu/base.tar (a git archive of the change's base, built here), for an
-#          A/B in one call ($OUT/match_mesh_base.json, .txt);
+# base:    the same on .gpu/base.tar (a git archive of the change's base, built here, or
+#          MATCH_BASE_PATH: a base already installed, e.g. by experiments/bfs/gpu_mesh.sh base at
+#          /tmp/kcjax-mesh-base), for an A/B in one call ($OUT/match_mesh_base.json, .txt);
 # profile: experiments/match/mesh_host_profile.py on MATCH_PROFILE_QUERIES, where a short
 #          mesh call's host time goes ($OUT/match_mesh_profile.json, .txt).
 # shellcheck source=experiments/device/preamble.sh
@@ -26,8 +27,11 @@ for s in "${stages[@]}"; do
   case "$s" in
     scaling) scaling "" match_mesh || status=1 ;;
     base)
-      build_base match || { status=1; tail -20 "$OUT/build_base.log"; continue; }
-      scaling /tmp/kcjax-match-base match_mesh_base || status=1
+      base=${MATCH_BASE_PATH:-/tmp/kcjax-match-base}
+      if [[ -z ${MATCH_BASE_PATH:-} ]]; then
+        build_base match || { status=1; tail -20 "$OUT/build_base.log"; continue; }
+      fi
+      scaling "$base" match_mesh_base || status=1
       ;;
     profile)
       timeout -s KILL "${MATCH_PROFILE_TIMEOUT:-120}" "$PY" -P experiments/match/mesh_host_profile.py \

@@ -1,12 +1,14 @@
 """Counting embeddings over the devices of a mesh: roots dealt by cost, exact psum.
 
-The plan (pruned graph, candidate bitmaps, level masks) is built once and
-replicated device to device; the first matched query vertex's candidates (the
-roots) are dealt to the devices of one mesh axis by estimated cost on the
-plan's device (heaviest first, in a snake over the devices; cost = level-1
-chunks of the root, i.e. its degree in the pruned graph): nothing is read
-back to the host. Every device runs the native counter on its roots, and the
-128-bit counts are summed exactly (:func:`kcjax.psum_limbs`).
+The plan (pruned graph, candidate bitmaps, level masks) is built once, on
+one device; the first matched query vertex's candidates (the roots) are
+dealt to the devices of one mesh axis by estimated cost there (heaviest
+first, in a snake over the devices; cost = level-1 chunks of the root, i.e.
+its degree in the pruned graph); the arrays the count reads and the deal are
+packed into one array, replicated device to device: nothing is read back to
+the host, and the host places one array, not one per plan array. Every
+device runs the native counter on its roots, and the 128-bit counts are
+summed exactly (:func:`kcjax.psum_limbs`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -24,7 +27,7 @@ from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
 from kcjax.match.inputs import prepare_match
 from kcjax.match.plan import Order, Prepared, QuerySpec
-from kcjax.parallel import mesh_axis, shard_map, tree_to_global
+from kcjax.parallel import mesh_axis, shard_map, to_global
 
 
 @functools.partial(jax.jit, static_argnames=("shards",))
@@ -93,26 +96,72 @@ def count_embeddings_sharded(
         dominance=dominance,
         order=order,
     )
-    roots, ptr = deal_roots(p, mesh.shape[axis_name])
-    replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P(axis_name))
-    # Device to device, one batched put for the plan and the deal.
-    p, roots, ptr = tree_to_global((p, roots, ptr), (replicated, split, split))
+    shards = mesh.shape[axis_name]
+    packed = _deal_and_pack(p, shards)
+    layout = tuple((x.shape, x.dtype) for x in _counted(p))
+    # One array copied device to device: a put per plan array costs the host about
+    # 0.1 ms each (a short query's mesh call was mostly that).
+    packed = to_global(packed, NamedSharding(mesh, P()))
     return _sharded(
-        p,
-        roots,
-        ptr,
+        packed,
+        layout=layout,
+        shards=shards,
         mesh=mesh,
         axis_name=axis_name,
         num_threads=num_threads,
     )
 
 
-@functools.partial(jax.jit, static_argnames=("mesh", "axis_name", "num_threads"))
-def _sharded(p, roots, ptr, *, mesh, axis_name, num_threads):
-    def local(p, roots, ptr):
-        limbs = kernels.match_count(p, roots.reshape(-1), ptr.reshape(-1), num_threads=num_threads)
+def _counted(p: Prepared) -> tuple[jax.Array, ...]:
+    """The plan arrays the count reads (:func:`kcjax.match.kernels.match_count`)."""
+    return (p.indptr, p.indices, p.mult, p.cand, p.plan, p.lists, p.leaf_sum)
+
+
+@functools.partial(jax.jit, static_argnames=("shards",))
+def _deal_and_pack(p: Prepared, shards: int) -> jax.Array:
+    """int32[total]: the counted plan arrays, then the deal's roots and task rows
+    (:func:`deal_roots`), flattened end to end (uint32 bit for bit)."""
+    roots, ptr = deal_roots(p, shards)
+    parts = [*_counted(p), roots, ptr]
+    return jnp.concatenate([jax.lax.bitcast_convert_type(x, jnp.int32).reshape(-1) for x in parts])
+
+
+def _unpack(packed: jax.Array, layout: tuple) -> tuple[list[jax.Array], int]:
+    """The arrays of :func:`_deal_and_pack` back (``layout``: the counted plan arrays'
+    shapes and dtypes), and the offset of the deal's roots."""
+    out, at = [], 0
+    for shape, dtype in layout:
+        size = int(np.prod(shape, dtype=np.int64))
+        out.append(jax.lax.bitcast_convert_type(packed[at : at + size].reshape(shape), dtype))
+        at += size
+    return out, at
+
+
+@functools.partial(
+    jax.jit, static_argnames=("layout", "shards", "mesh", "axis_name", "num_threads")
+)
+def _sharded(packed, *, layout, shards, mesh, axis_name, num_threads):
+    def local(packed):
+        (indptr, indices, mult, cand, plan, lists, leaf_sum), at = _unpack(packed, layout)
+        width = ((packed.shape[0] - at) // shards - 1) // 2  # roots a device
+        dev = jax.lax.axis_index(axis_name)
+        roots = packed[at : at + shards * width].reshape(shards, width)[dev]
+        ptr = packed[at + shards * width :].reshape(shards, width + 1)[dev]
+        p = Prepared(  # the count reads neither the order nor the statistics
+            indptr=indptr,
+            indices=indices,
+            mult=mult,
+            cand=cand,
+            plan=plan,
+            lists=lists,
+            roots=roots,
+            task_ptr=ptr,
+            order=jnp.zeros(0, jnp.int32),
+            leaf_sum=leaf_sum,
+            rounds=jnp.int32(0),
+            stats=jnp.zeros(0, jnp.int32),
+        )
+        limbs = kernels.match_count(p, roots, ptr, num_threads=num_threads)
         return psum(limbs[0], axis_name)
 
-    return shard_map(local, mesh, in_specs=(P(), P(axis_name), P(axis_name)), out_specs=P())(
-        p, roots, ptr
-    )
+    return shard_map(local, mesh, in_specs=(P(),), out_specs=P())(packed)

@@ -160,21 +160,24 @@ __global__ void __launch_bounds__(kThreads)
       const bool mine = (bits >> lane) & 1u;
       const int64_t v = w * kWarp + lane;
       const int64_t lo = mine ? __ldg(s.indptr + v) : 0, hi = mine ? __ldg(s.indptr + v + 1) : 0;
-      // Top-down, a long list goes to PullChunkKernel in chunks (queued here).
+      // Top-down, a long list's first chunk is searched here, its rest (where that chunk
+      // holds no frontier neighbour) by PullChunkKernel in chunks (queued here): a level
+      // with a large frontier finds most parents in a list's first entries (hubs first).
       const unsigned long_lists =
           how == 0 ? __ballot_sync(kFull, mine && hi - lo >= BfsPolicy::kMeshPullChunkMin) : 0u;
-      for (unsigned todo = long_lists; todo != 0; todo &= todo - 1) {
+      const bool cut = (long_lists >> lane) & 1u;
+      const int32_t found = bfs::SearchWord<true>(s.cols, front, bits, lo, cut ? lo + kChunk : hi);
+      const unsigned hit = __ballot_sync(kFull, found >= 0);
+      for (unsigned todo = long_lists & ~hit; todo != 0; todo &= todo - 1) {
         const int o = __ffs(todo) - 1;
         const int64_t odeg = __shfl_sync(kFull, hi - lo, o);
-        const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk);
+        const int32_t chunks = static_cast<int32_t>((odeg + kChunk - 1) / kChunk) - 1;
         int32_t at = 0;
         if (lane == 0) at = atomicAdd(queued, chunks);
         at = __shfl_sync(kFull, at, 0);
         const int32_t vertex = static_cast<int32_t>(w * kWarp + o);
-        for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i);
+        for (int32_t i = lane; i < chunks; i += kWarp) queue[at + i] = make_int2(vertex, i + 1);
       }
-      const int32_t found = bfs::SearchWord<true>(s.cols, front, bits & ~long_lists, lo, hi);
-      const unsigned hit = __ballot_sync(kFull, found >= 0);
       if (found >= 0) {
         dist[v] = reached;
         parent[v] = found;
