@@ -27,7 +27,7 @@ from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
 from kcjax.match.inputs import prepare_match
 from kcjax.match.plan import Order, Prepared, QuerySpec
-from kcjax.parallel import mesh_axis, shard_map, to_global
+from kcjax.parallel import mesh_axis, shard_map, sub_mesh, to_global
 
 
 @functools.partial(jax.jit, static_argnames=("shards",))
@@ -83,7 +83,9 @@ def count_embeddings_sharded(
       num_threads: CPU worker threads per device (0: all cores).
 
     Returns:
-      uint32[4] limbs of the exact count, replicated over ``mesh``.
+      uint32[4] limbs of the exact count, replicated over the devices that
+      counted: at most one per root of the plan (a plan with one root counts on
+      the plan's device alone).
     """
 
     axis_name = mesh_axis(mesh, axis_name)
@@ -96,7 +98,12 @@ def count_embeddings_sharded(
         dominance=dominance,
         order=order,
     )
-    shards = mesh.shape[axis_name]
+    # A device without a root only adds its placement and launch: use at most one
+    # device per root (one read-back of the plan's root count).
+    shards = min(mesh.shape[axis_name], int(_root_count(p)))
+    if shards <= 1:
+        return _count_here(p, num_threads=num_threads)
+    mesh = sub_mesh(mesh, axis_name, shards)
     packed = _deal_and_pack(p, shards)
     layout = tuple((x.shape, x.dtype) for x in _counted(p))
     # One array copied device to device: a put per plan array costs the host about
@@ -110,6 +117,17 @@ def count_embeddings_sharded(
         axis_name=axis_name,
         num_threads=num_threads,
     )
+
+
+@jax.jit
+def _root_count(p: Prepared) -> jax.Array:
+    return jnp.sum(p.roots >= 0, dtype=jnp.int32)
+
+
+@functools.partial(jax.jit, static_argnames=("num_threads",))
+def _count_here(p: Prepared, *, num_threads: int) -> jax.Array:
+    """The count on the plan's device alone: uint32[4] limbs."""
+    return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
 def _counted(p: Prepared) -> tuple[jax.Array, ...]:

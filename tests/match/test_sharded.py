@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax
+import networkx as nx
 import numpy as np
 import pytest
 from reference import run_multidevice_tests
@@ -63,3 +64,24 @@ def test_multidevice_twins_past_2_64():
     mesh = jax.make_mesh((FORCED_DEVICES,), ("d",))
     star, q, expect = twin_star(2000, 7)
     assert kcjax.count_embeddings(star, q, mesh=mesh) == expect
+
+
+@multidevice
+@pytest.mark.parametrize("rare", [1, 2, 3])
+def test_multidevice_fewer_roots_than_devices(rare):
+    """A plan with fewer roots than devices counts on one device per root (the
+    plan's device alone for one root); the count is unchanged."""
+    g = random_labeled(30, 0.3, 2, seed=rare)
+    hubs = sorted(g, key=lambda v: -g.degree(v))[:rare]
+    for v in hubs:
+        g.nodes[v]["label"] = 2  # a label only the roots carry
+    a, b = sorted(g[hubs[0]])[:2]
+    q = nx.Graph([(0, 1), (0, 2)])
+    for u, v in zip((0, 1, 2), (hubs[0], a, b), strict=True):
+        q.nodes[u]["label"] = g.nodes[v]["label"]
+    d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
+    roots = np.asarray(prepare_match(d, qq).roots)
+    assert np.count_nonzero(roots >= 0) <= rare < FORCED_DEVICES
+    mesh = jax.make_mesh((FORCED_DEVICES,), ("d",))
+    ref = len(nx_embeddings(g, q))
+    assert kcjax.count_embeddings(d, qq, mesh=mesh, num_threads=1) == ref > 0
