@@ -157,7 +157,7 @@ def count_embeddings(
         matrix, eager; small data graphs, always blacklist and GVSM order).
       mesh: a ``jax.sharding.Mesh``: deal the roots over ``axis_name``'s
         devices by estimated cost and sum the counts exactly ("dfs" only;
-        every device of the axis runs).
+        at most one device per root runs, the plan's device alone for one).
       axis_name: the mesh axis (default: its first).
       num_threads: CPU worker threads (0: all cores).
 
