@@ -27,10 +27,12 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "BFSValidationError": ("kcjax.traversal.validate", "BFSValidationError"),
     "DAG": ("kcjax.graph.orient", "DAG"),
     "ENUMERATION_METHODS": ("kcjax.cliques.kernels", "ENUMERATION_METHODS"),
-    "METHODS": ("kcjax.cliques.count", "METHODS"),
+    "CLIQUE_METHODS": ("kcjax.cliques.count", "METHODS"),
     "ORDERS": ("kcjax.graph.orient", "ORDERS"),
     "STRATEGIES": ("kcjax.graph.tasks", "STRATEGIES"),
     "TRUSS_METHODS": ("kcjax.truss.truss", "METHODS"),
+    "MATCH_METHODS": ("kcjax.match.inputs", "METHODS"),
+    "MATCH_ORDERS": ("kcjax.match.inputs", "ORDERS"),
     "CanonReport": ("kcjax.graph.graph", "CanonReport"),
     "CliqueCostEstimate": ("kcjax.cliques.auto", "CliqueCostEstimate"),
     "Graph": ("kcjax.graph.graph", "Graph"),
@@ -136,7 +138,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from kcjax._native import built_with_cuda
     from kcjax._wide import psum as psum_limbs
     from kcjax.cliques.auto import CliqueCostEstimate, clique_cost_estimate, transitivity
-    from kcjax.cliques.count import METHODS, count_all_cliques, count_cliques, limbs_to_int
+    from kcjax.cliques.count import METHODS as CLIQUE_METHODS
+    from kcjax.cliques.count import count_all_cliques, count_cliques, limbs_to_int
     from kcjax.cliques.dense import count_cliques_dense
     from kcjax.cliques.kernels import ENUMERATION_METHODS, count_cliques_limbs
     from kcjax.cliques.listing import clique_number, iter_cliques, list_cliques
@@ -158,6 +161,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         iter_embeddings,
         match_stats,
     )
+    from kcjax.match.inputs import METHODS as MATCH_METHODS
+    from kcjax.match.inputs import ORDERS as MATCH_ORDERS
     from kcjax.parallel import initialize_from_env_or_args
     from kcjax.traversal.bfs import METHODS as BFS_METHODS
     from kcjax.traversal.bfs import BFSGraph, BFSResult, bfs, prepare_bfs, traversed_edges

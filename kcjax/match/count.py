@@ -23,15 +23,15 @@ from kcjax import _wide
 from kcjax._args import as_int
 from kcjax.errors import ListingOverflowError
 from kcjax.graph.labeled import LabeledGraph
-from kcjax.match import inputs, kernels
+from kcjax.match import dense, inputs, kernels
 from kcjax.match import plan as _plan
-from kcjax.match.inputs import Engine, prepare_match
+from kcjax.match.inputs import Method, prepare_match
 from kcjax.match.plan import Order, Prepared, QuerySpec
 from kcjax.match.sharded import count_embeddings_sharded
 
 
 def count_embeddings_limbs(
-    data: LabeledGraph,
+    graph: LabeledGraph,
     query: LabeledGraph | QuerySpec,
     *,
     induced: bool = False,
@@ -42,7 +42,7 @@ def count_embeddings_limbs(
     num_threads: int = 0,
     compact: bool | None = None,
 ) -> jax.Array:
-    """Counts embeddings of ``query`` in ``data`` on the device; jit-able in ``data``.
+    """Counts embeddings of ``query`` in ``graph`` on the device; jit-able in ``graph``.
 
     Compacted (eagerly, ``compact``): two dispatches and one small transfer:
     the first filter pass and the subgraph its survivors induce (one
@@ -53,7 +53,7 @@ def count_embeddings_limbs(
     query-independent side are cached per query and per graph.
 
     Args:
-      data, query, induced, blacklist, refine, dominance, order, num_threads: as
+      graph, query, induced, blacklist, refine, dominance, order, num_threads: as
         :func:`count_embeddings` (native depth-first engine).
       compact: shrink the graph to the first pass's survivors before the rest
         of the plan (eager only). None: when the graph has more than
@@ -63,10 +63,10 @@ def count_embeddings_limbs(
     Returns:
       uint32[4]: the count as a 128-bit little-endian integer (mod 2^128).
     """
-    inputs.check(data, "dfs", order)
+    inputs.check(graph, "dfs", order)
     spec = inputs.query_of(query)
     sw = inputs.switches(induced, blacklist, refine, dominance, order)
-    gp, packed, fl = inputs.graph_prep(data), inputs.packed(spec, data), inputs.flags(sw, data)
+    gp, packed, fl = inputs.graph_prep(graph), inputs.packed(spec, graph), inputs.flags(sw, graph)
     static = dict(
         q=spec.size,
         comps=inputs.components(spec),
@@ -75,8 +75,8 @@ def count_embeddings_limbs(
         num_threads=int(num_threads),
     )
     if compact is None:
-        compact = int(data.graph.indices.shape[0]) > _plan.POLICY.compact_min_entries
-    if inputs.traced(data) or not blacklist or not compact:
+        compact = int(graph.graph.indices.shape[0]) > _plan.POLICY.compact_min_entries
+    if inputs.traced(graph) or not blacklist or not compact:
         return inputs.count_program(gp, packed, fl, **static)
     c = _plan.first_pass(gp, packed, q=spec.size)
     n_alive, e_alive = (int(x) for x in np.asarray(c.sizes))
@@ -119,7 +119,7 @@ def _count_compacted(
 
 
 def count_embeddings(
-    data: LabeledGraph,
+    graph: LabeledGraph,
     query: LabeledGraph | QuerySpec,
     *,
     induced: bool = False,
@@ -127,19 +127,19 @@ def count_embeddings(
     refine: bool = True,
     dominance: bool = True,
     order: Order = "estimate",
-    engine: Engine = "dfs",
+    method: Method = "dfs",
     mesh: Any = None,
     axis_name: Any = None,
     num_threads: int = 0,
 ) -> int:
-    """Counts the embeddings of ``query`` in ``data`` exactly.
+    """Counts the embeddings of ``query`` in ``graph`` exactly.
 
     Semantics in the module docstring (non-induced by default). Pruning
     stages and the order are described in :mod:`kcjax.match.plan`; each is a
     switch here for ablations, and every setting gives the same count.
 
     Args:
-      data: the labeled data graph.
+      graph: the labeled data graph.
       query: the labeled query graph (concrete, 1..32 vertices).
       induced: also map non-edges to non-edges.
       blacklist: iterated neighbour-label pre-pruning (False: one filter pass).
@@ -152,7 +152,7 @@ def count_embeddings(
       order: "estimate" (the smallest estimated search tree, from the
         candidate counts and the candidate edges between query neighbours),
         "gvsm" (greedy on GVSM's g) or "naive" (breadth-first by id).
-      engine: "dfs" (native kernels, the default), "prefix_tree" or "flat"
+      method: "dfs" (native kernels, the default), "prefix_tree" or "flat"
         (level-by-level expansion in JAX, chunked, eager), "dense" (adjacency
         matrix, eager; small data graphs, always blacklist and GVSM order).
       mesh: a ``jax.sharding.Mesh``: deal the roots over ``axis_name``'s
@@ -164,10 +164,10 @@ def count_embeddings(
     Returns:
       The exact count (a Python int; 128-bit on the device).
     """
-    inputs.check(data, engine, order)
-    if mesh is not None and engine != "dfs":
-        raise ValueError("mesh= needs engine='dfs'")
-    if engine == "dfs":
+    inputs.check(graph, method, order)
+    if mesh is not None and method != "dfs":
+        raise ValueError("mesh= needs method='dfs'")
+    if method == "dfs":
         switches = dict(
             induced=induced,
             blacklist=blacklist,
@@ -177,20 +177,18 @@ def count_embeddings(
             num_threads=num_threads,
         )
         if mesh is None:
-            return _wide.to_int(count_embeddings_limbs(data, query, **switches))
+            return _wide.to_int(count_embeddings_limbs(graph, query, **switches))
 
         return _wide.to_int(
-            count_embeddings_sharded(data, query, mesh, axis_name=axis_name, **switches)
+            count_embeddings_sharded(graph, query, mesh, axis_name=axis_name, **switches)
         )
-    from kcjax.match import levels
-
-    if engine == "dense":
+    if method == "dense":
         p = prepare_match(
-            data, query, induced=induced, blacklist=True, refine=refine, dominance=False
+            graph, query, induced=induced, blacklist=True, refine=refine, dominance=False
         )
-        return levels.count_dense(data, p)
+        return dense.count_dense(graph, p)
     p = prepare_match(
-        data,
+        graph,
         query,
         induced=induced,
         blacklist=blacklist,
@@ -198,11 +196,11 @@ def count_embeddings(
         dominance=False,
         order=order,
     )
-    return levels.count_levels(p, storage=engine)
+    return dense.count_levels(p, storage=method)
 
 
 def find_embeddings(
-    data: LabeledGraph,
+    graph: LabeledGraph,
     query: LabeledGraph | QuerySpec,
     *,
     induced: bool = False,
@@ -211,10 +209,10 @@ def find_embeddings(
     blacklist: bool = True,
     refine: bool = True,
     order: Order = "estimate",
-    engine: Engine = "dfs",
+    method: Method = "dfs",
     num_threads: int = 0,
 ) -> Any:
-    """Lists the embeddings of ``query`` in ``data``.
+    """Lists the embeddings of ``query`` in ``graph``.
 
     Eagerly with no ``limit``, the embeddings are counted first and listed
     into an exactly sized array; a ``capacity`` below their number raises
@@ -224,11 +222,11 @@ def find_embeddings(
     overflow flag (never a silent truncation).
 
     Args:
-      data, query, induced, blacklist, refine, order, num_threads: as in
+      graph, query, induced, blacklist, refine, order, num_threads: as in
         :func:`count_embeddings` (listing does not share branches).
       limit: eagerly, stop after this many embeddings.
       capacity: rows to allocate (required under jit).
-      engine: "dfs" (native kernels) or, eagerly without ``limit``,
+      method: "dfs" (native kernels) or, eagerly without ``limit``,
         "prefix_tree" / "flat" (the level engines, bounded device memory).
 
     Returns:
@@ -239,12 +237,12 @@ def find_embeddings(
       Under jit: ``(int32[capacity, |V(q)|] with rows past the count -1 (sorted
       rows first), uint32[4] number found (> capacity on overflow), bool overflow)``.
     """
-    inputs.check(data, engine, order)
+    inputs.check(graph, method, order)
     spec = inputs.query_of(query)
-    traced = inputs.traced(data)
-    if engine == "dfs" and not traced and limit is None:
+    traced = inputs.traced(graph)
+    if method == "dfs" and not traced and limit is None:
         args, static = inputs.plan_inputs(
-            data, spec, induced, blacklist, refine, False, order, None
+            graph, spec, induced, blacklist, refine, False, order, None
         )
         p, limbs = inputs.plan_and_count(*args, **static, num_threads=int(num_threads))
         total = _wide.to_int(limbs)
@@ -254,7 +252,7 @@ def find_embeddings(
         rows, _ = _list(p, max(cap, 1), num_threads)
         return np.asarray(rows)[:total]
     p = prepare_match(
-        data,
+        graph,
         spec,
         induced=induced,
         blacklist=blacklist,
@@ -262,17 +260,15 @@ def find_embeddings(
         dominance=False,
         order=order,
     )
-    if engine in ("prefix_tree", "flat"):
+    if method in ("prefix_tree", "flat"):
         if traced or limit is not None:
-            raise ValueError(f"engine={engine!r} lists eagerly and without a limit")
-        from kcjax.match import levels
-
-        rows = levels.list_levels(p, storage=engine)
+            raise ValueError(f"method={method!r} lists eagerly and without a limit")
+        rows = dense.list_levels(p, storage=method)
         if rows.shape[0] == 0:
             return np.zeros((0, spec.size), np.int32)
         return np.asarray(_finish_rows(jnp.asarray(rows), p.order))
-    if engine != "dfs":
-        raise ValueError(f"find_embeddings supports engines dfs, prefix_tree, flat; got {engine!r}")
+    if method != "dfs":
+        raise ValueError(f"find_embeddings supports methods dfs, prefix_tree, flat; got {method!r}")
     if traced:
         if capacity is None:
             raise ValueError("find_embeddings under jit needs a static capacity")
@@ -305,7 +301,7 @@ def _list(p: Prepared, capacity: int, num_threads: int) -> tuple[jax.Array, jax.
 
 
 def iter_embeddings(
-    data: LabeledGraph,
+    graph: LabeledGraph,
     query: LabeledGraph | QuerySpec,
     *,
     induced: bool = False,
@@ -327,10 +323,10 @@ def iter_embeddings(
       int32[c, |V(q)|] arrays (c <= batch but for the case above), together
       exactly the embeddings of :func:`find_embeddings`.
     """
-    inputs.check(data, "dfs", order)
+    inputs.check(graph, "dfs", order)
     batch = as_int(batch, "batch", minimum=1)
     p = prepare_match(
-        data,
+        graph,
         query,
         induced=induced,
         blacklist=blacklist,
@@ -369,7 +365,7 @@ def iter_embeddings(
 
 
 def match_stats(
-    data: LabeledGraph,
+    graph: LabeledGraph,
     query: LabeledGraph | QuerySpec,
     *,
     induced: bool = False,
@@ -379,7 +375,7 @@ def match_stats(
     order: Order = "estimate",
     rounds: int | None = None,
 ) -> dict[str, Any]:
-    """What the pruning stages did for (data, query), as plain Python values.
+    """What the pruning stages did for (graph, query), as plain Python values.
 
     The plan is the one :func:`count_embeddings` searches (same switches and
     rounds), built by the diagnostic program that also returns the statistics.
@@ -399,7 +395,7 @@ def match_stats(
     """
     spec = inputs.query_of(query)
     p = prepare_match(
-        data,
+        graph,
         spec,
         induced=induced,
         blacklist=blacklist,

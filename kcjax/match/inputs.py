@@ -23,21 +23,23 @@ from kcjax.match import kernels
 from kcjax.match import plan as _plan
 from kcjax.match.plan import Order, Prepared, QuerySpec, Switches, query_spec
 
-Engine = Literal["dfs", "prefix_tree", "flat", "dense"]
-#: Search engines: the native depth-first kernels ("dfs"); level-by-level
-#: expansion in JAX with partial embeddings as a prefix tree ({vid, parent})
-#: or flat rows; a dense adjacency-matrix formulation for small graphs.
-ENGINES: tuple[str, ...] = ("dfs", "prefix_tree", "flat", "dense")
+Method = Literal["dfs", "prefix_tree", "flat", "dense"]
+#: Matching methods (``kcjax.MATCH_METHODS``), the default first: the native
+#: depth-first kernels ("dfs"); level-by-level expansion in JAX with partial
+#: embeddings as a prefix tree ({vid, parent}) or flat rows; a dense
+#: adjacency-matrix formulation for small graphs.
+METHODS: tuple[str, ...] = ("dfs", "prefix_tree", "flat", "dense")
+#: Matching orders (``kcjax.MATCH_ORDERS``), the default first.
 ORDERS: tuple[str, ...] = tuple(_plan.ORDER_CODES)
 
 
-def check(data: Any, engine: str, order: str) -> None:
-    if not isinstance(data, LabeledGraph):
+def check(graph: Any, method: str, order: str) -> None:
+    if not isinstance(graph, LabeledGraph):
         raise TypeError(
-            f"data must be a kcjax LabeledGraph (kcjax.load_labeled, LabeledGraph.from_networkx),"
-            f" got {type(data).__name__}"
+            f"graph must be a kcjax LabeledGraph (kcjax.load_labeled, LabeledGraph.from_networkx),"
+            f" got {type(graph).__name__}"
         )
-    check_choice(engine, "engine", ENGINES)
+    check_choice(method, "method", METHODS)
     check_choice(order, "order", ORDERS)
 
 

@@ -84,12 +84,12 @@ ENGINE_CASES = [(c, i) for c, i in zip(CASES, IDS, strict=True) if c[1] in (2, 5
 @pytest.mark.parametrize(
     ("name", "size", "g", "q"), [c for c, _ in ENGINE_CASES], ids=[i for _, i in ENGINE_CASES]
 )
-@pytest.mark.parametrize("engine", ["prefix_tree", "flat", "dense"])
-def test_engines_same_count(name, size, g, q, engine):
+@pytest.mark.parametrize("method", ["prefix_tree", "flat", "dense"])
+def test_methods_same_count(name, size, g, q, method):
     d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
     for induced in (False, True):
         ref = len(nx_embeddings(g, q, induced=induced))
-        assert kcjax.count_embeddings(d, qq, induced=induced, engine=engine) == ref
+        assert kcjax.count_embeddings(d, qq, induced=induced, method=method) == ref
 
 
 @pytest.mark.parametrize(("name", "size", "g", "q"), CASES[::2], ids=IDS[::2])
@@ -103,14 +103,14 @@ def test_listing_is_networkx_set(platform, name, size, g, q):
         assert [tuple(r) for r in rows.tolist()] == sorted(ref)
 
 
-@pytest.mark.parametrize("engine", ["prefix_tree", "flat"])
-def test_level_engine_listing(engine):
+@pytest.mark.parametrize("method", ["prefix_tree", "flat"])
+def test_level_method_listing(method):
     g = _data("few_labels")
     for size in (1, 5):
         q = walk_query(g, size, seed=size)
         d, qq = LabeledGraph.from_networkx(g), LabeledGraph.from_networkx(q)
         ref = nx_embeddings(g, q, induced=True)
-        rows = kcjax.find_embeddings(d, qq, induced=True, engine=engine)
+        rows = kcjax.find_embeddings(d, qq, induced=True, method=method)
         assert [tuple(r) for r in rows.tolist()] == sorted(ref)
 
 
@@ -247,8 +247,8 @@ def test_bad_inputs():
         kcjax.count_embeddings(d, big)
     with pytest.raises(TypeError, match="LabeledGraph"):
         kcjax.count_embeddings(kcjax.Graph.from_edges([0], [1]), d)
-    with pytest.raises(ValueError, match="engine"):
-        kcjax.count_embeddings(d, d, engine="nope")
+    with pytest.raises(ValueError, match="method"):
+        kcjax.count_embeddings(d, d, method="nope")
     with pytest.raises(ValueError, match="order"):
         kcjax.count_embeddings(d, d, order="nope")
 

@@ -252,8 +252,8 @@ def count_dense(data: LabeledGraph, p: Prepared) -> int:
     n = data.num_nodes
     if n > POLICY.dense_max_nodes:
         raise ValueError(
-            f"engine='dense' handles up to {POLICY.dense_max_nodes} vertices, got {n}; "
-            "use engine='dfs'"
+            f"method='dense' handles up to {POLICY.dense_max_nodes} vertices, got {n}; "
+            "use method='dfs'"
         )
     adj = _dense_adjacency(data.graph.indptr, data.graph.indices, n)
     bits = np.unpackbits(np.asarray(p.cand).view(np.uint8), axis=1, bitorder="little")[:, :n]
