@@ -1,7 +1,7 @@
 """The edge index of a Graph and the typed wrappers of targets ``kcjax_truss`` and
 ``kcjax_truss_triangle_edges``.
 
-Contracts of the targets: ffi/include/kcjax/truss/truss.h.
+Contracts of the targets: ffi/include/kcjax/truss/truss.h (policy.h, args.h beside it).
 """
 
 from __future__ import annotations

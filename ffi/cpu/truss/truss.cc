@@ -6,7 +6,7 @@
 // with k <= 3 is one pass of early-exit intersections (no supports, no peeling).
 // kHIndex lists every triangle once into per-edge stores and runs the h-index
 // update from a work queue (one thread, in place), as the GPU does in rounds.
-#include "kcjax/truss/truss.h"
+#include "kcjax/truss/args.h"
 
 #include <algorithm>
 #include <atomic>

@@ -44,6 +44,7 @@
 
 #include "common.cuh"
 #include "hindex.cuh"
+#include "kcjax/truss/args.h"
 #include "peel.cuh"
 #include "prefilter.cuh"
 #include "support.cuh"
