@@ -107,6 +107,7 @@ def _phases(data, query, repeats: int) -> dict[str, float]:
             q=spec.size,
             comps=x.match_components(spec),
             blacklist=True,
+            order=x.MatchSwitches().order,
             rounds=x.MATCH_POLICY.rounds,
             num_threads=0,
         )

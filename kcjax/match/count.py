@@ -71,6 +71,7 @@ def count_embeddings_limbs(
         q=spec.size,
         comps=inputs.components(spec),
         blacklist=sw.blacklist,
+        order=sw.order,
         rounds=_plan.POLICY.rounds,
         num_threads=int(num_threads),
     )
@@ -96,7 +97,8 @@ def _pow2(x: int, floor: int) -> int:
 
 
 @functools.partial(
-    jax.jit, static_argnames=("n", "e", "q", "comps", "blacklist", "rounds", "num_threads")
+    jax.jit,
+    static_argnames=("n", "e", "q", "comps", "blacklist", "order", "rounds", "num_threads"),
 )
 def _count_compacted(
     c: _plan.Compacted,
@@ -108,12 +110,13 @@ def _count_compacted(
     q: int,
     comps: int,
     blacklist: bool,
+    order: int,
     rounds: int,
     num_threads: int,
 ) -> jax.Array:
     """The rest of the plan and the search on the first pass's subgraph: uint32[4] limbs."""
     gp, cand0 = _plan.shrink(c, n, e)
-    sw = _plan.traced_switches(blacklist, fl)
+    sw = _plan.traced_switches(blacklist, order, fl)
     p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds, cand0=cand0)
     return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 

@@ -187,7 +187,9 @@ def plan_inputs(
     spec = query_of(query)
     rounds = _plan.POLICY.rounds if rounds is None else as_int(rounds, "rounds", minimum=0)
     sw = switches(induced, blacklist, refine, dominance, order)
-    static = dict(q=spec.size, comps=components(spec), blacklist=sw.blacklist, rounds=rounds)
+    static = dict(
+        q=spec.size, comps=components(spec), blacklist=sw.blacklist, order=sw.order, rounds=rounds
+    )
     return (graph_prep(data), packed(spec, data), flags(sw, data)), static
 
 
@@ -199,16 +201,17 @@ def _plan_count(
     q: int,
     comps: int,
     blacklist: bool,
+    order: int,
     rounds: int,
     num_threads: int,
 ) -> tuple[Prepared, jax.Array]:
     """The plan (on the data graph's prepared side) and its count, uint32[4] limbs."""
-    sw = _plan.traced_switches(blacklist, fl)
+    sw = _plan.traced_switches(blacklist, order, fl)
     p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
     return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
-_PLAN_STATIC = ("q", "comps", "blacklist", "rounds", "num_threads")
+_PLAN_STATIC = ("q", "comps", "blacklist", "order", "rounds", "num_threads")
 
 
 @functools.partial(jax.jit, static_argnames=_PLAN_STATIC)

@@ -107,8 +107,10 @@ POLICY = PlanPolicy()
 class Switches(NamedTuple):
     """The plan's switches.
 
-    ``blacklist`` is static (it picks the program); the others may be traced
-    booleans (:func:`flags`), so one compilation serves every ablation variant.
+    ``blacklist`` and ``order`` are static in the plan's programs (each picks
+    the program: only the order asked for is traced, which keeps a first call's
+    tracing short); the others may be traced booleans (:func:`flags`), so one
+    compilation serves every ablation variant of them.
 
     Attributes:
       induced: non-edges of the query map to non-edges.
@@ -127,18 +129,19 @@ class Switches(NamedTuple):
 
 
 def flags(sw: Switches) -> np.ndarray:
-    """int32[4]: the traced switches (induced, refine, dominance, order code)."""
-    return np.asarray([sw.induced, sw.refine, sw.dominance, sw.order], np.int32)
+    """int32[3]: the traced switches (induced, refine, dominance)."""
+    return np.asarray([sw.induced, sw.refine, sw.dominance], np.int32)
 
 
-def traced_switches(blacklist: bool, fl: jax.Array) -> Switches:
-    """:class:`Switches` from the static ``blacklist`` and a :func:`flags` array."""
+def traced_switches(blacklist: bool, order: int, fl: jax.Array) -> Switches:
+    """:class:`Switches` from the static ``blacklist`` and order code and a
+    :func:`flags` array."""
     return Switches(
         induced=fl[0] != 0,
         blacklist=blacklist,
         refine=fl[1] != 0,
         dominance=fl[2] != 0,
-        order=fl[3],
+        order=order,
     )
 
 
@@ -611,7 +614,7 @@ def _compact(gp: GraphPrep, valid: jax.Array) -> tuple[jax.Array, jax.Array]:
     return indptr, indices
 
 
-@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "rounds"))
+@functools.partial(jax.jit, static_argnames=("q", "comps", "blacklist", "order", "rounds"))
 def prepare_packed(
     gp: GraphPrep,
     packed: jax.Array,
@@ -620,6 +623,7 @@ def prepare_packed(
     q: int,
     comps: int,
     blacklist: bool,
+    order: int = ORDER_CODES["estimate"],
     rounds: int = POLICY.rounds,
 ) -> Prepared:
     """Prunes the data graph for a query and builds the search plan; jit-able.
@@ -630,9 +634,10 @@ def prepare_packed(
       fl: :func:`flags` of the switches.
       q: query size; comps: its connected components.
       blacklist: run the filter rounds (:class:`Switches`).
+      order: the matching order's code (:data:`ORDER_CODES`).
       rounds: the most filter rounds (with ``blacklist``; they stop at the fixpoint).
     """
-    sw = traced_switches(blacklist, fl)
+    sw = traced_switches(blacklist, order, fl)
     return plan(gp, unpack(packed, q), sw, comps=comps, rounds=rounds)
 
 
@@ -762,16 +767,24 @@ def plan(
     kinds = jnp.sum(qa.nlc > 0, axis=1)
     freq = jnp.sum(by_label & keep[:, None], axis=0, dtype=jnp.int32)
     g = freq.astype(jnp.float32) / jnp.maximum(deg_q * kinds, 1).astype(jnp.float32)
-    code = jnp.asarray(sw.order)
-    lvl = jnp.where(
-        code == ORDER_CODES["naive"],
-        qa.naive,
-        jnp.where(
-            code == ORDER_CODES["gvsm"],
-            _greedy_order(qa.adj, g),
-            _estimate_order(qa.adj, cand & keep2[:, None], gp, valid),
-        ),
-    )
+    orders = {
+        ORDER_CODES["naive"]: lambda: qa.naive,
+        ORDER_CODES["gvsm"]: lambda: _greedy_order(qa.adj, g),
+        ORDER_CODES["estimate"]: lambda: _estimate_order(qa.adj, cand & keep2[:, None], gp, valid),
+    }
+    if isinstance(sw.order, int):  # static: only the order asked for is traced
+        lvl = orders[sw.order]()
+    else:
+        code = jnp.asarray(sw.order)
+        lvl = jnp.where(
+            code == ORDER_CODES["naive"],
+            orders[ORDER_CODES["naive"]](),
+            jnp.where(
+                code == ORDER_CODES["gvsm"],
+                orders[ORDER_CODES["gvsm"]](),
+                orders[ORDER_CODES["estimate"]](),
+            ),
+        )
     cand_levels = cand.T[lvl] & keep2[None, :]
     adj_l = qa.adj[lvl][:, lvl]
     below = jnp.arange(q)[None, :] < jnp.arange(q)[:, None]
