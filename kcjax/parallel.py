@@ -199,6 +199,11 @@ def to_global(x: jax.Array | np.ndarray, sharding: NamedSharding) -> jax.Array:
     return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
 
 
+def multi_process(mesh: Mesh) -> bool:
+    """Whether ``mesh`` holds devices of other processes than this one."""
+    return any(d.process_index != jax.process_index() for d in mesh.devices.flat)
+
+
 def sub_mesh(mesh: Mesh, axis_name: Any, size: int) -> Mesh:
     """The mesh of the first ``size`` devices along ``axis_name`` (other axes whole).
 

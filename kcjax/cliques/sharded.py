@@ -63,7 +63,7 @@ from kcjax.graph.tasks import (
     split_sizes,
     split_tasks,
 )
-from kcjax.parallel import constrain, mesh_axis, shard_map, sub_mesh, to_global
+from kcjax.parallel import constrain, mesh_axis, multi_process, shard_map, sub_mesh, to_global
 
 #: An eager count over a mesh runs on D' = floor(work / MESH_MIN_WORK_PER_DEVICE)
 #: devices of the axis (at least 1, at most all), where the work is the
@@ -481,7 +481,7 @@ def mesh_devices(
     """
     axis_name = mesh_axis(mesh, axis_name)
     length = mesh.shape[axis_name]
-    if length == 1 or _multi_process(mesh):
+    if length == 1 or multi_process(mesh):
         return length
     if method == "pivot":
         work, per_device = _pivot_work(dag, k), MESH_MIN_PIVOT_COST_PER_DEVICE
@@ -490,10 +490,6 @@ def mesh_devices(
     if per_device <= 0 or not math.isfinite(work):
         return length
     return max(1, min(length, int(work // per_device)))
-
-
-def _multi_process(mesh: Mesh) -> bool:
-    return any(d.process_index != jax.process_index() for d in mesh.devices.flat)
 
 
 def _enumeration_work(dag: DAG, k: int, per_vertex: bool) -> float:

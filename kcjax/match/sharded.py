@@ -27,7 +27,7 @@ from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
 from kcjax.match.inputs import prepare_match
 from kcjax.match.plan import Order, Prepared, QuerySpec
-from kcjax.parallel import mesh_axis, shard_map, sub_mesh, to_global
+from kcjax.parallel import mesh_axis, multi_process, shard_map, sub_mesh, to_global
 
 
 @functools.partial(jax.jit, static_argnames=("shards",))
@@ -85,7 +85,7 @@ def count_embeddings_sharded(
     Returns:
       uint32[4] limbs of the exact count, replicated over the devices that
       counted: at most one per root of the plan (a plan with one root counts on
-      the plan's device alone).
+      the plan's device alone), every device of a mesh of several processes.
     """
 
     axis_name = mesh_axis(mesh, axis_name)
@@ -98,12 +98,14 @@ def count_embeddings_sharded(
         dominance=dominance,
         order=order,
     )
-    # A device without a root only adds its placement and launch: use at most one
-    # device per root (one read-back of the plan's root count).
-    shards = min(mesh.shape[axis_name], int(_root_count(p)))
-    if shards <= 1:
-        return _count_here(p, num_threads=num_threads)
-    mesh = sub_mesh(mesh, axis_name, shards)
+    shards = mesh.shape[axis_name]
+    if not multi_process(mesh):  # a mesh of several processes runs whole
+        # A device without a root only adds its placement and launch: use at most one
+        # device per root (one read-back of the plan's root count).
+        shards = min(shards, int(_root_count(p)))
+        if shards <= 1:
+            return _count_here(p, num_threads=num_threads)
+        mesh = sub_mesh(mesh, axis_name, shards)
     packed = _deal_and_pack(p, shards)
     layout = tuple((x.shape, x.dtype) for x in _counted(p))
     # One array copied device to device: a put per plan array costs the host about
