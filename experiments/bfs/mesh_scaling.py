@@ -21,6 +21,9 @@ vertices, the sum of distances and the depth).
 
 On one device ``kcjax.bfs(..., mesh=)`` runs the single-device kernel on the shard (there is
 nothing to exchange); the row "mesh-steps" times the multi-device level steps forced there.
+--levels-per-read N,M adds rows "mesh-N-levels-a-read" on every mesh of 2 or more devices: the
+level loop reading the frontier's size every N levels instead of the policy's
+kMeshLevelsPerRead (no rebuild; the same distances).
 
 Progress lines carry the seconds since the scale began; --scale-budget-s guards each scale
 (phases not begun by then are skipped). Validation (on the devices) covers the first
@@ -349,6 +352,31 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
             return kcjax.bfs(split, s)
 
         rows.append(_guarded(clock, _time_row, args, clock, fn, split, sources, reference, k))
+        if k > 1:
+            ordered = kcjax.prepare_bfs(split) if gpus[0].platform == "gpu" else split
+            for per_read in (int(x) for x in args.levels_per_read.split(",") if x):
+                if clock.out_of_time(f"{per_read} levels a read on {k} device(s)"):
+                    break
+
+                def swept(s, ordered=ordered, per_read=per_read):
+                    return bfs_mesh(
+                        ordered, np.int32(s), direction="auto", levels_per_read=per_read
+                    )[0]
+
+                rows.append(
+                    _guarded(
+                        clock,
+                        _time_row,
+                        args,
+                        clock,
+                        _Dist(swept),
+                        split,
+                        sources,
+                        reference,
+                        k,
+                        f"mesh-{per_read}-levels-a-read",
+                    )
+                )
         if k == 1 and not clock.out_of_time("the level steps on one device"):
             # kcjax.bfs runs the one-device kernel there; the level steps forced:
             ordered = kcjax.prepare_bfs(split) if gpus[0].platform == "gpu" else split
@@ -433,6 +461,12 @@ def main() -> None:
         type=float,
         default=140.0,
         help="time guard per scale: phases not begun by then are skipped",
+    )
+    p.add_argument(
+        "--levels-per-read",
+        default="",
+        help="comma-separated levels between the level loop's reads to time beside the "
+        "policy's on every mesh of 2 or more devices (rows mesh-N-levels-a-read)",
     )
     p.add_argument("--no-single", action="store_true", help="skip the single-GPU kcjax.bfs")
     p.add_argument("--big", action="store_true", help="also --big-scales on the largest mesh")

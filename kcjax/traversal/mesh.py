@@ -41,6 +41,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec
 
+from kcjax._args import as_int
 from kcjax._native import bfs_policy
 from kcjax.graph.orient import memo
 from kcjax.graph.sharded import ShardedGraph, concrete
@@ -58,7 +59,12 @@ _WORD = 32
 
 
 def bfs_mesh(
-    graph: ShardedGraph, roots: Any, *, direction: str, one_device: str = "kernel"
+    graph: ShardedGraph,
+    roots: Any,
+    *,
+    direction: str,
+    one_device: str = "kernel",
+    levels_per_read: int | None = None,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Distances, parents and depths from each root over the graph's mesh; one program.
 
@@ -71,6 +77,9 @@ def bfs_mesh(
         another) on the shard's arrays, which are the whole graph: nothing to
         exchange, so nothing of the level loop to pay for; ``"steps"`` runs the
         level steps as on several devices (for measurements).
+      levels_per_read: levels the level loop runs between two reads of the
+        frontier's size (``None``: ``BfsPolicy::kMeshLevelsPerRead``; another
+        value for measurements: every value gives the same result).
 
     Returns:
       (dist int32[..., n], parent int32[..., n], depth int32[...]) for roots of
@@ -78,17 +87,20 @@ def bfs_mesh(
     """
     if one_device not in ("kernel", "steps"):
         raise ValueError(f"one_device must be 'kernel' or 'steps', got {one_device!r}")
+    policy = bfs_policy()
+    if levels_per_read is None:
+        levels_per_read = int(policy["mesh_levels_per_read"])
+    levels_per_read = as_int(levels_per_read, "levels_per_read", minimum=1)
     if graph.parts == 1 and one_device == "kernel":
         indptr, indices = _whole(graph)
         return _one_device(indptr, indices, roots, DIRECTIONS[direction])
-    policy = bfs_policy()
     return _traverse(
         graph,
         roots,
         direction=DIRECTIONS[direction],
         alpha=int(policy["cluster_alpha"]),
         beta=int(policy["back_to_top_down"]),
-        levels_per_read=int(policy["mesh_levels_per_read"]),
+        levels_per_read=levels_per_read,
     )
 
 

@@ -87,6 +87,13 @@ def test_one_device_mesh_and_errors():
         steps = experimental.bfs_mesh(split, sources, direction=direction, one_device="steps")
         out = kcjax.BFSResult(*steps)
         _check(graph, out, sources)
+    for per_read in (1, 3):  # any number of levels between the loop's reads
+        steps = experimental.bfs_mesh(
+            split, sources, direction="auto", one_device="steps", levels_per_read=per_read
+        )
+        _check(graph, kcjax.BFSResult(*steps), sources)
+    with pytest.raises(ValueError, match="levels_per_read"):
+        experimental.bfs_mesh(split, sources, direction="auto", levels_per_read=0)
     one = kcjax.bfs(graph, 5, mesh=mesh)
     assert one.distances.shape == (graph.num_nodes,) and int(one.depth) >= 1
     assert kcjax.bfs(graph, 5, mesh=mesh, parents=False).parents is None
