@@ -8,9 +8,10 @@
 //             every unvisited neighbour's bit is set in the push bitmap (atomicOr).
 //   MeshPull: settles candidates with the single-GPU bitmap variant's bottom-up
 //             search (bottom_up.cuh's SearchWord over the whole frontier bitmap); on a
-//             top-down level a candidate of degree >= kMeshPullChunkMin is cut into
-//             chunks like the push's, searched a warp per chunk by a second kernel, the
-//             first frontier neighbour found taking the parent (atomicCAS).
+//             top-down level a candidate of degree >= kMeshPullChunkMin has its first
+//             chunk searched there and, where that holds no frontier neighbour, the rest
+//             cut into chunks like the push's, searched a warp per chunk by a second
+//             kernel, the first frontier neighbour found taking the parent (atomicCAS).
 // Only kernels are enqueued (the buffers they count into are cleared by ZeroKernel,
 // not cudaMemset): XLA may record the handlers in a command buffer.
 #include <cuda_runtime.h>
