@@ -18,7 +18,7 @@ import numpy as np
 from kcjax._command import UsageError, output_file, output_path, print_json, progress_bar, timed
 from kcjax.graph.labeled import load_labeled
 from kcjax.match.count import count_embeddings, iter_embeddings
-from kcjax.match.plan import query_spec
+from kcjax.match.query import query_spec
 from kcjax.parallel import device_mesh, parse_devices
 
 

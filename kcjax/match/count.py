@@ -26,7 +26,8 @@ from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import dense, inputs, kernels
 from kcjax.match import plan as _plan
 from kcjax.match.inputs import Method, prepare_match
-from kcjax.match.plan import Order, Prepared, QuerySpec
+from kcjax.match.plan import Order, Prepared
+from kcjax.match.query import QuerySpec, unpack
 from kcjax.match.sharded import count_embeddings_sharded
 
 
@@ -117,7 +118,7 @@ def _count_compacted(
     """The rest of the plan and the search on the first pass's subgraph: uint32[4] limbs."""
     gp, cand0 = _plan.shrink(c, n, e)
     sw = _plan.traced_switches(blacklist, order, fl)
-    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds, cand0=cand0)
+    p = _plan.plan(gp, unpack(packed, q), sw, comps=comps, rounds=rounds, cand0=cand0)
     return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 

@@ -10,7 +10,7 @@ degrees so that no chunk produces more than :attr:`LevelPolicy.chunk`
 candidates, and the chunks are expanded depth-first, so device memory stays
 bounded by about ``q * chunk`` entries whatever the number of partial
 embeddings. These engines run eagerly (sizes are data-dependent) on the
-plan of :func:`kcjax.match.plan.prepare` without branch sharing.
+plan of :func:`kcjax.match.inputs.prepare_match` without branch sharing.
 """
 
 from __future__ import annotations

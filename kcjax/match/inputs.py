@@ -21,7 +21,11 @@ from kcjax.graph.labeled import LabeledGraph
 from kcjax.graph.orient import memo
 from kcjax.match import kernels
 from kcjax.match import plan as _plan
-from kcjax.match.plan import Order, Prepared, QuerySpec, Switches, query_spec
+from kcjax.match import prep as _prep
+from kcjax.match import query as _query
+from kcjax.match.plan import Order, Prepared, Switches
+from kcjax.match.prep import GraphPrep
+from kcjax.match.query import QuerySpec, query_spec
 
 Method = Literal["dfs", "prefix_tree", "flat", "dense"]
 #: Matching methods (``kcjax.MATCH_METHODS``), the default first: the native
@@ -58,8 +62,8 @@ def traced(data: LabeledGraph) -> bool:
     )
 
 
-def graph_prep(data: LabeledGraph) -> _plan.GraphPrep:
-    """The data graph's :class:`~kcjax.match.plan.GraphPrep`, built once per graph.
+def graph_prep(data: LabeledGraph) -> GraphPrep:
+    """The data graph's :class:`~kcjax.match.prep.GraphPrep`, built once per graph.
 
     Eagerly the graph is padded to a shape bucket (isolated padding vertices,
     never candidates; padding CSR entries past indptr[n]) so that one
@@ -68,7 +72,7 @@ def graph_prep(data: LabeledGraph) -> _plan.GraphPrep:
     are prepared inline, unpadded.
     """
     if traced(data):
-        return _plan.graph_prep(data, jnp.int32(data.num_nodes))
+        return _prep.graph_prep(data, jnp.int32(data.num_nodes))
     table = memo(data.graph, "match_graph_prep", dict)
     hit = table.get(id(data.labels))
     if hit is not None and hit[0]() is data.labels:
@@ -85,13 +89,13 @@ def graph_prep(data: LabeledGraph) -> _plan.GraphPrep:
             ),
             labels=jnp.pad(data.labels, (0, pad_v)),
         )
-    prep = _plan.graph_prep(padded, jnp.int32(n))
+    prep = _prep.graph_prep(padded, jnp.int32(n))
     table[id(data.labels)] = (weakref.ref(data.labels), prep)
     return prep
 
 
 def query_of(query: LabeledGraph | QuerySpec) -> QuerySpec:
-    """:func:`~kcjax.match.plan.query_spec`, memoized per query graph (no transfer per call)."""
+    """:func:`~kcjax.match.query.query_spec`, memoized per query graph (no transfer per call)."""
     if isinstance(query, QuerySpec) or not isinstance(query, LabeledGraph) or traced(query):
         return query_spec(query)
     table = memo(query.graph, "match_query_spec", dict)
@@ -110,16 +114,16 @@ def components(spec: QuerySpec) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _packed_on(spec: QuerySpec, sharding: Any) -> jax.Array:
-    return jax.device_put(_plan.pack(spec), sharding)
+    return jax.device_put(_query.pack(spec), sharding)
 
 
 def packed(spec: QuerySpec, data: LabeledGraph) -> jax.Array:
-    """The query's :func:`~kcjax.match.plan.pack` array where ``data`` lives (cached)."""
+    """The query's :func:`~kcjax.match.query.pack` array where ``data`` lives (cached)."""
     if traced(data):
-        return jnp.asarray(_plan.pack(spec))
+        return jnp.asarray(_query.pack(spec))
     sharding = data.labels.sharding
     if len(sharding.device_set) != 1:
-        return jnp.asarray(_plan.pack(spec))
+        return jnp.asarray(_query.pack(spec))
     return _packed_on(spec, jax.sharding.SingleDeviceSharding(next(iter(sharding.device_set))))
 
 
@@ -194,7 +198,7 @@ def plan_inputs(
 
 
 def _plan_count(
-    gp: _plan.GraphPrep,
+    gp: GraphPrep,
     packed: jax.Array,
     fl: jax.Array,
     *,
@@ -207,7 +211,7 @@ def _plan_count(
 ) -> tuple[Prepared, jax.Array]:
     """The plan (on the data graph's prepared side) and its count, uint32[4] limbs."""
     sw = _plan.traced_switches(blacklist, order, fl)
-    p = _plan.plan(gp, _plan.unpack(packed, q), sw, comps=comps, rounds=rounds)
+    p = _plan.plan(gp, _query.unpack(packed, q), sw, comps=comps, rounds=rounds)
     return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
 
 
@@ -215,13 +219,13 @@ _PLAN_STATIC = ("q", "comps", "blacklist", "order", "rounds", "num_threads")
 
 
 @functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
-def plan_and_count(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
+def plan_and_count(gp: GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
     """The plan and its count in one program, for a listing sized by the count."""
     return _plan_count(gp, packed, fl, **static)
 
 
 @functools.partial(jax.jit, static_argnames=_PLAN_STATIC)
-def count_program(gp: _plan.GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
+def count_program(gp: GraphPrep, packed: jax.Array, fl: jax.Array, **static: Any):
     """Plan and search of one count in one program: uint32[4] limbs (the plan's
     arrays stay inside the program)."""
     return _plan_count(gp, packed, fl, **static)[1]

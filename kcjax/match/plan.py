@@ -1,10 +1,11 @@
 """Query analysis, pruning and the matching order (the stages before the search).
 
 The plan of one call is one jitted program (:func:`prepare_packed`) with no
-host round trip: the query enters as one small int32 array (:func:`pack`,
-cached per query by the callers), the data-graph side that does not depend
-on the query (padding, CSR row ids, twin classes) is a :class:`GraphPrep`
-built once per data graph, and the filter rounds run in one FFI call
+host round trip: the query enters as one small int32 array
+(:func:`kcjax.match.query.pack`, cached per query by the callers), the
+data-graph side that does not depend on the query (padding, CSR row ids,
+twin classes) is a :class:`kcjax.match.prep.GraphPrep` built once per data
+graph, and the filter rounds run in one FFI call
 (:mod:`kcjax.match.filter`) that loops on the device and stops at the
 fixpoint (at most :attr:`PlanPolicy.rounds` rounds), so no loop waits on
 the host. One compilation serves every query of a size on a data-graph shape
@@ -77,11 +78,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kcjax.graph.labeled import LabeledGraph
 from kcjax.match.filter import filter_rounds, to_mask
-
-#: Largest query handled (level masks are 32-bit words).
-MAX_QUERY = 32
+from kcjax.match.prep import GraphPrep
+from kcjax.match.query import QueryArrays, unpack
 
 Order = Literal["estimate", "gvsm", "naive"]
 #: Matching orders, by their code in :func:`flags`.
@@ -145,185 +144,6 @@ def traced_switches(blacklist: bool, order: int, fl: jax.Array) -> Switches:
     )
 
 
-@dataclasses.dataclass(frozen=True)
-class QuerySpec:
-    """A concrete query graph on the host (hashable: a static jit argument).
-
-    Attributes:
-      labels: label of query vertex i.
-      edges: undirected edges (u, v), u < v, sorted, no duplicates.
-    """
-
-    labels: tuple[int, ...]
-    edges: tuple[tuple[int, int], ...]
-
-    @property
-    def size(self) -> int:
-        return len(self.labels)
-
-    def adjacency(self) -> np.ndarray:
-        """bool[q, q] adjacency matrix."""
-        a = np.zeros((self.size, self.size), bool)
-        for u, v in self.edges:
-            a[u, v] = a[v, u] = True
-        return a
-
-    def components(self) -> int:
-        """Number of connected components."""
-        adj, seen, comps = self.adjacency(), np.zeros(self.size, bool), 0
-        for s in range(self.size):
-            if seen[s]:
-                continue
-            comps += 1
-            stack = [s]
-            seen[s] = True
-            while stack:
-                u = stack.pop()
-                for w in np.nonzero(adj[u] & ~seen)[0]:
-                    seen[w] = True
-                    stack.append(int(w))
-        return comps
-
-    def naive_order(self) -> np.ndarray:
-        """Breadth-first order by vertex id (each component from its lowest id)."""
-        adj, seen, order = self.adjacency(), np.zeros(self.size, bool), []
-        for s in range(self.size):
-            if seen[s]:
-                continue
-            seen[s] = True
-            queue = [s]
-            while queue:
-                u = queue.pop(0)
-                order.append(u)
-                for w in np.nonzero(adj[u] & ~seen)[0]:
-                    seen[w] = True
-                    queue.append(int(w))
-        return np.asarray(order, np.int32)
-
-
-def query_spec(query: LabeledGraph | QuerySpec) -> QuerySpec:
-    """The host spec of a concrete query graph.
-
-    Raises:
-      TypeError: the query is traced (close over it instead of passing it
-        through jit) or not a LabeledGraph.
-      ValueError: the query is empty or has more than 32 vertices.
-    """
-    if isinstance(query, QuerySpec):
-        spec = query
-    else:
-        if not isinstance(query, LabeledGraph):
-            raise TypeError(f"query must be a kcjax LabeledGraph, got {type(query).__name__}")
-        if isinstance(query.labels, jax.core.Tracer) or isinstance(
-            query.graph.indices, jax.core.Tracer
-        ):
-            raise TypeError(
-                "the query must be concrete: close over it instead of passing it to jit"
-            )
-        src, dst = query.edge_arrays()
-        spec = QuerySpec(
-            labels=tuple(int(x) for x in np.asarray(query.labels)),
-            edges=tuple(sorted(zip(src.tolist(), dst.tolist(), strict=True))),
-        )
-    if not 1 <= spec.size <= MAX_QUERY:
-        raise ValueError(f"query size must be in [1, {MAX_QUERY}], got {spec.size}")
-    return spec
-
-
-class QueryArrays(NamedTuple):
-    """Arrays of a query (q vertices; label slots padded to q)."""
-
-    qlabels: jax.Array  # int32[q]: distinct query labels ascending, padded with the largest
-    qlabel_index: jax.Array  # int32[q]: slot of vertex u's label in qlabels
-    adj: jax.Array  # bool[q, q]
-    nlc: jax.Array  # int32[q, q]: NLC[u, k] = neighbours of u with label slot k
-    naive: jax.Array  # int32[q]: the naive order
-
-
-def _query_numpy(spec: QuerySpec) -> QueryArrays:
-    """:class:`QueryArrays` fields as host numpy arrays."""
-    q = spec.size
-    lab = np.asarray(spec.labels, np.int64)
-    distinct = np.unique(lab)
-    qlabels = np.concatenate([distinct, np.full(q - distinct.size, distinct[-1])])
-    slot = np.searchsorted(distinct, lab)
-    adj = spec.adjacency()
-    nlc = np.zeros((q, q), np.int32)
-    for u in range(q):
-        np.add.at(nlc[u], slot[adj[u]], 1)
-    return QueryArrays(
-        qlabels=qlabels.astype(np.int32),
-        qlabel_index=slot.astype(np.int32),
-        adj=adj,
-        nlc=nlc,
-        naive=spec.naive_order(),
-    )
-
-
-def pack(spec: QuerySpec) -> np.ndarray:
-    """The query's arrays in one int32 host array (one transfer, cached per query).
-
-    Layout: label slots [q], label index [q], adjacency [q*q], NLC [q*q],
-    naive order [q].
-    """
-    qa = _query_numpy(spec)
-    parts = [
-        np.asarray(qa.qlabels),
-        np.asarray(qa.qlabel_index),
-        np.asarray(qa.adj, np.int32).reshape(-1),
-        np.asarray(qa.nlc).reshape(-1),
-        np.asarray(qa.naive),
-    ]
-    return np.concatenate(parts).astype(np.int32)
-
-
-def unpack(packed: jax.Array, q: int) -> QueryArrays:
-    """:class:`QueryArrays` from a :func:`pack` array (traceable)."""
-    o = np.cumsum([0, q, q, q * q, q * q, q])
-    return QueryArrays(
-        qlabels=packed[o[0] : o[1]],
-        qlabel_index=packed[o[1] : o[2]],
-        adj=packed[o[2] : o[3]].reshape(q, q) != 0,
-        nlc=packed[o[3] : o[4]].reshape(q, q),
-        naive=packed[o[4] : o[5]],
-    )
-
-
-class GraphPrep(NamedTuple):
-    """The query-independent side of a data graph (built once per graph).
-
-    Attributes:
-      indptr: int32[n + 1] CSR (possibly padded: isolated padding vertices).
-      indices: int32[e] columns; entries past indptr[n] are 0.
-      labels: int32[n].
-      rows: int32[e] the row of every entry.
-      live: bool[e] entry below indptr[n].
-      real: bool[n] a real (not padding) vertex.
-      twin_size: int32[n] size of the vertex's twin class (equal label and
-        neighbourhood) if it is the class representative, else 0.
-    """
-
-    indptr: jax.Array
-    indices: jax.Array
-    labels: jax.Array
-    rows: jax.Array
-    live: jax.Array
-    real: jax.Array
-    twin_size: jax.Array
-
-
-@jax.jit
-def graph_prep(data: LabeledGraph, num_valid: jax.Array) -> GraphPrep:
-    """:class:`GraphPrep` of ``data`` whose first ``num_valid`` vertices are real."""
-    g = data.graph
-    n, e = g.num_nodes, g.indices.shape[0]
-    live = jnp.arange(e) < g.indptr[n]
-    nbr = jnp.where(live, g.indices, 0)
-    real = jnp.arange(n) < num_valid
-    _, size = _twin_classes(g.indptr, nbr, real, data.labels)
-    return GraphPrep(g.indptr, nbr, data.labels, _rows(g.indptr, e), live, real, size)
-
-
 def task_width(q: int) -> int:
     """Level-1 entries per GPU task (task_ptr counts tasks of this width).
 
@@ -332,70 +152,6 @@ def task_width(q: int) -> int:
     counted level and a warp checks 32 entries at once.
     """
     return 32 if q <= 2 else 1
-
-
-def _rows(indptr: jax.Array, e: int) -> jax.Array:
-    """int32[e]: the row of every CSR entry (entries past indptr[n] get row n - 1).
-
-    A scatter and a cumulative sum (cheaper to compile than a repeat).
-    """
-    n = indptr.shape[0] - 1
-    mark = jnp.zeros(e + 1, jnp.int32).at[indptr[1:]].add(1)[:e]
-    return jnp.minimum(jnp.cumsum(mark, dtype=jnp.int32), max(n - 1, 0))
-
-
-def _mix(x: jax.Array, a: int, b: int) -> jax.Array:
-    h = (x.astype(jnp.uint32) + jnp.uint32(a)) * jnp.uint32(0x9E3779B1)
-    h = h ^ (h >> 15)
-    h = h * jnp.uint32(b)
-    return h ^ (h >> 13)
-
-
-def _twin_classes(
-    indptr: jax.Array, indices: jax.Array, keep: jax.Array, labels: jax.Array
-) -> tuple[jax.Array, jax.Array]:
-    """(is_rep bool[n], class size int32[n]) of kept vertices with equal label and row.
-
-    Vertices are sorted by (label, degree, two neighbourhood hashes); a vertex
-    joins its predecessor's class only if their rows are equal entry by entry,
-    so a hash collision can only split a class, never merge unequal rows.
-    """
-    n = indptr.shape[0] - 1
-    e = indices.shape[0]
-    deg = jnp.diff(indptr)
-    rows = _rows(indptr, e)
-    live = jnp.arange(e) < indptr[n]
-    h1 = jnp.zeros(n, jnp.uint32).at[rows].add(jnp.where(live, _mix(indices, 1, 0x85EBCA6B), 0))
-    h2 = jnp.zeros(n, jnp.uint32).at[rows].add(jnp.where(live, _mix(indices, 7, 0xC2B2AE35), 0))
-    vid = jnp.arange(n, dtype=jnp.int32)
-    gone = (~keep).astype(jnp.int32)
-    *_, perm = jax.lax.sort((gone, labels, deg, h1, h2, vid), num_keys=6)
-    prev = jnp.concatenate([jnp.array([-1], jnp.int32), perm[:-1]])
-    pv = jnp.maximum(prev, 0)
-    same_key = (
-        (prev >= 0)
-        & keep[perm]
-        & keep[pv]
-        & (labels[perm] == labels[pv])
-        & (deg[perm] == deg[pv])
-        & (h1[perm] == h1[pv])
-        & (h2[perm] == h2[pv])
-    )
-    pred = jnp.full(n, -1, jnp.int32).at[perm].set(jnp.where(same_key, prev, -1))
-    r = rows
-    p = pred[r]
-    k = jnp.arange(e, dtype=jnp.int32) - indptr[r]
-    other = indices[jnp.clip(indptr[jnp.maximum(p, 0)] + k, 0, e - 1)]
-    mismatch = live & (p >= 0) & (other != indices)
-    row_bad = jnp.zeros(n, bool).at[r].max(mismatch)
-    joined = (pred >= 0) & ~row_bad  # equal to its predecessor in sorted order
-    joined_sorted = joined[perm]
-    pos = jnp.arange(n, dtype=jnp.int32)
-    start = jax.lax.cummax(jnp.where(joined_sorted, 0, pos))
-    size_sorted = jnp.zeros(n, jnp.int32).at[start].add(1)
-    is_rep = jnp.zeros(n, bool).at[perm].set(~joined_sorted) & keep
-    size = jnp.zeros(n, jnp.int32).at[perm].set(size_sorted)
-    return is_rep, jnp.where(is_rep, size, 0)
 
 
 def _pack_bits(mask: jax.Array) -> jax.Array:

@@ -26,7 +26,8 @@ from kcjax._wide import psum
 from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
 from kcjax.match.inputs import prepare_match
-from kcjax.match.plan import Order, Prepared, QuerySpec
+from kcjax.match.plan import Order, Prepared
+from kcjax.match.query import QuerySpec
 from kcjax.parallel import mesh_axis, multi_process, shard_map, sub_mesh, to_global
 
 
