@@ -80,6 +80,7 @@ TIMER = (
 )
 SETS = ("adversarial", "public", "shared", "validation")
 HELDOUT_SETS = ("heldout-public", "heldout-adversarial")
+THIRD_SETS = ("third-public", "third-adversarial")
 METHODS = ("kcminer", "pivot")
 RATIO, SLACK, FAST = 1.5, 3e-4, 1e-3
 
@@ -100,16 +101,20 @@ def builders(sets: list[str]) -> list[tuple[str, str, Callable[[], kcjax.Graph]]
             out += [(s, n, b) for n, b in auto_graphs.HELDOUT_PUBLIC.items()]
         elif s == "heldout-adversarial":
             out += [(s, n, b) for n, b in auto_graphs.HELDOUT_ADVERSARIAL.items()]
+        elif s == "third-public":
+            out += [(s, n, b) for n, b in auto_graphs.THIRD_PUBLIC.items()]
+        elif s == "third-adversarial":
+            out += [(s, n, b) for n, b in auto_graphs.THIRD_ADVERSARIAL.items()]
         else:
-            raise SystemExit(f"unknown set {s!r}; one of {SETS + HELDOUT_SETS}")
+            raise SystemExit(f"unknown set {s!r}; one of {SETS + HELDOUT_SETS + THIRD_SETS}")
     return out
 
 
 def known_counts() -> dict[tuple[str, int], int]:
-    """Exact counts from ../shared's ground truth, auto_public_counts.tsv and
-    auto_heldout_counts.tsv."""
+    """Exact counts from ../shared's ground truth, auto_public_counts.tsv,
+    auto_heldout_counts.tsv and auto_third_counts.tsv."""
     table = ground_truth()
-    for path in (auto_graphs.COUNTS, auto_graphs.HELDOUT_COUNTS):
+    for path in (auto_graphs.COUNTS, auto_graphs.HELDOUT_COUNTS, auto_graphs.THIRD_COUNTS):
         if path.exists():
             for line in path.read_text().splitlines()[1:]:
                 name, k, count, _ = line.split("\t")
@@ -284,6 +289,7 @@ def _new_picks(rows: list[dict]) -> dict[int, str]:
     the graph (the rule reads only the DAG, so any device gives the GPU pick)."""
     known = auto_validation.VALIDATION | auto_graphs.PUBLIC | auto_graphs.ADVERSARIAL
     known |= auto_graphs.HELDOUT_PUBLIC | auto_graphs.HELDOUT_ADVERSARIAL
+    known |= auto_graphs.THIRD_PUBLIC | auto_graphs.THIRD_ADVERSARIAL
     out, dags = {}, {}
     for r in rows:
         name = r["graph"]

@@ -4,6 +4,8 @@
     python -P experiments/cliques/auto_graphs.py counts [--names ...] [--ks 3-12] [--out F.tsv]
     python -P experiments/cliques/auto_graphs.py prepare-heldout [--dest .gpu/auto2]
     python -P experiments/cliques/auto_graphs.py counts --heldout [--names ...]
+    python -P experiments/cliques/auto_graphs.py prepare-third [--dest .gpu/auto3]
+    python -P experiments/cliques/auto_graphs.py counts --third [--names ...]
 
 ``prepare`` writes the public graphs that need a download or a slow
 generator to ``.gpu/auto/NAME.npz`` (ignored by git; it travels to the GPU
@@ -69,6 +71,15 @@ counts to ``experiments/results/cliques/auto_heldout_counts.tsv``:
   32-cliques less a perfect matching each, and a 40-clique less a perfect
   matching as a component of its own (its candidate sizes look like a
   clique's: the case the frozen rule is expected to lose).
+
+The third set (:data:`THIRD_PUBLIC`, :data:`THIRD_ADVERSARIAL`), chosen
+after the held-out check to judge the next change of the rule (no
+threshold has seen it); ``prepare-third`` writes the public ones to
+``.gpu/auto3/NAME.npz``, ``counts --third`` their exact counts to
+``experiments/results/cliques/auto_third_counts.tsv``: the German, French
+and Spanish LibreOffice thesauri (mythes-de, mythes-fr, mythes-es; the
+German one has a 94-clique), Knuth's word ladders on wamerican's 4- and
+6-letter words, and adversarial cases of new sizes and seeds.
 """
 
 from __future__ import annotations
@@ -566,6 +577,57 @@ HELDOUT_ADVERSARIAL: dict[str, Callable[[], kcjax.Graph]] = {
 }
 
 
+THIRD_DEST = ROOT / ".gpu" / "auto3"
+THIRD_COUNTS = ROOT / "experiments" / "results" / "cliques" / "auto_third_counts.tsv"
+
+#: Debian packages the third set's public graphs come from (``apt-get download``).
+THIRD_DEBS = ("mythes-de", "mythes-fr", "mythes-es", "wamerican")
+
+
+def prepare_third(dest: Path) -> None:
+    """Writes dest/NAME.npz for every :data:`THIRD_PUBLIC` graph (Debian
+    packages downloaded and unpacked in a temporary folder)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["apt-get", "download", *THIRD_DEBS], cwd=tmp, check=True)
+        for deb in Path(tmp).glob("*.deb"):
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
+        x = Path(tmp) / "x"
+        mythes = x / "usr/share/mythes"
+        built = {
+            f"thesaurus-{lang}": thesaurus_graph(next(mythes.glob(f"th_{lang}_*.dat")))
+            for lang in ("de", "fr", "es")
+        }
+        words = x / "usr/share/dict/american-english"
+        built["words4-ladder"] = word_ladder_graph(words, 4)
+        built["words6-ladder"] = word_ladder_graph(words, 6)
+        dest.mkdir(parents=True, exist_ok=True)
+        for name, (n, pairs) in built.items():
+            _pairs_graph(dest / f"{name}.npz", pairs, n)
+
+
+#: name -> builder: the third set (chosen after the held-out check; no
+#: threshold has seen it): public graphs from other Debian packages.
+THIRD_PUBLIC: dict[str, Callable[[], kcjax.Graph]] = {
+    name: (lambda name=name: _load(name, THIRD_DEST))
+    for name in (
+        "thesaurus-de",
+        "thesaurus-fr",
+        "thesaurus-es",
+        "words4-ladder",
+        "words6-ladder",
+    )
+}
+
+#: name -> builder: the third set's adversarial cases (new sizes and seeds).
+THIRD_ADVERSARIAL: dict[str, Callable[[], kcjax.Graph]] = {
+    "web200k+K100h300": lambda: hidden_clique(200_000, 4.0, 100, 300, seed=81),
+    "K56-matching28": lambda: clique_minus_matching(30_000, 56, 28, seed=82),
+    "moon-moser4x12": lambda: moon_moser(40_000, 12, 4, seed=83),
+    "hub+300xK24": lambda: hub_cliques(80_000, 300, 24, seed=84),
+    "40xK40-matching": lambda: many_near_cliques(80_000, 40, 40, seed=85),
+}
+
+
 def count_rows(
     names: list[str], ks: list[int], cpu_budget: float
 ) -> list[tuple[str, int, str, str]]:
@@ -574,7 +636,8 @@ def count_rows(
     took longer than ``cpu_budget`` seconds."""
     rows = []
     for name in names:
-        graph = (PUBLIC | ADVERSARIAL | HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL)[name]()
+        every = PUBLIC | ADVERSARIAL | HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL
+        graph = (every | THIRD_PUBLIC | THIRD_ADVERSARIAL)[name]()
         dag = kcjax.orient(graph)
         slow: set[str] = set()
         for k in ks:
@@ -601,15 +664,21 @@ def main(argv: list[str] | None = None) -> int:
     prep.add_argument("--dest", type=Path, default=DEST)
     held = sub.add_parser("prepare-heldout", help="fetch the held-out public graphs into --dest")
     held.add_argument("--dest", type=Path, default=HELDOUT_DEST)
+    third = sub.add_parser("prepare-third", help="fetch the third set's public graphs")
+    third.add_argument("--dest", type=Path, default=THIRD_DEST)
     cnt = sub.add_parser("counts", help="exact counts on the CPU, both methods")
     cnt.add_argument("--names", nargs="+", default=None)
     cnt.add_argument("--ks", default="3-12")
     cnt.add_argument("--cpu-budget", type=float, default=60.0)
     cnt.add_argument("--out", type=Path, default=None, help="default: the set's counts file")
     cnt.add_argument("--heldout", action="store_true", help="the held-out sets")
+    cnt.add_argument("--third", action="store_true", help="the third set")
     args = p.parse_args(argv)
     if args.cmd == "prepare-heldout":
         prepare_heldout(args.dest)
+        return 0
+    if args.cmd == "prepare-third":
+        prepare_third(args.dest)
         return 0
     if args.cmd == "prepare":
         fetch_graph_tool(args.dest)
@@ -617,8 +686,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lo, _, hi = args.ks.partition("-")
     ks = list(range(int(lo), int(hi or lo) + 1))
-    known = (HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL) if args.heldout else (PUBLIC | ADVERSARIAL)
-    args.out = args.out or (HELDOUT_COUNTS if args.heldout else COUNTS)
+    if args.third:
+        known, default_out = THIRD_PUBLIC | THIRD_ADVERSARIAL, THIRD_COUNTS
+    elif args.heldout:
+        known, default_out = HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL, HELDOUT_COUNTS
+    else:
+        known, default_out = PUBLIC | ADVERSARIAL, COUNTS
+    args.out = args.out or default_out
     names = args.names or list(known)
     rows = count_rows(names, ks, args.cpu_budget)
     old = {}

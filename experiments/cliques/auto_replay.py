@@ -62,6 +62,7 @@ def builder(name: str):
     """The graph of a recorded row, by name."""
     known = auto_validation.VALIDATION | auto_graphs.PUBLIC | auto_graphs.ADVERSARIAL
     known |= auto_graphs.HELDOUT_PUBLIC | auto_graphs.HELDOUT_ADVERSARIAL
+    known |= auto_graphs.THIRD_PUBLIC | auto_graphs.THIRD_ADVERSARIAL
     return known[name] if name in known else (lambda: load_graph(name))
 
 
