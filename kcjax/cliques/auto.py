@@ -156,7 +156,7 @@ AUTO_PIVOT_DEEPEST_MAX_BRANCHING = 3.0
 #: AUTO_IMPURE_MIN_ROOT_SHARE of it (one block, not spread clustering like
 #: co-authorship graphs'), near-clique pivoting is not taken: a 48-clique
 #: minus a perfect matching pivots 2.1-7.3x slower than KCMiner at k = 7..12.
-AUTO_IMPURE_MIN_BRANCHING = 0.5
+AUTO_IMPURE_MIN_BRANCHING = 0.6
 AUTO_IMPURE_MAX_CANDIDATES = 64.0
 AUTO_IMPURE_MAX_BOUND_RATIO = 3.0
 AUTO_IMPURE_MIN_ROOT_SHARE = 0.05
