@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import jax
 import numpy as np
 
-from kcjax._args import as_int
+from kcjax._args import as_int, check_choice
 from kcjax.cliques import kernels
 from kcjax.graph.graph import Graph
 from kcjax.graph.orient import ORDERS, Order, as_dag, memo
@@ -35,8 +35,7 @@ def _host_inputs(
     order and platform. The
     degree order ((degree, id) ascending, as :func:`kcjax.orient`'s) is computed on
     the host; the degeneracy order comes from :func:`kcjax.orient`."""
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    check_choice(order, "order", ORDERS)
 
     def compute() -> tuple[jax.Array, jax.Array, jax.Array]:
         n = graph.num_nodes

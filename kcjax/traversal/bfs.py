@@ -315,10 +315,8 @@ def _bfs_on_mesh(
         raise ValueError("give exactly one of source (one root) or sources (int32[s] roots)")
     if method not in ("auto", "dense"):
         raise ValueError(f"over a mesh method must be 'auto' or 'dense', got {method!r}")
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {tuple(DIRECTIONS)}, got {direction!r}")
-    if batch not in BATCHES:
-        raise ValueError(f"batch must be one of {tuple(BATCHES)}, got {batch!r}")
+    check_choice(direction, "direction", DIRECTIONS)
+    check_choice(batch, "batch", BATCHES)
     if hub_tau is not None:
         raise ValueError("hub_tau does not apply over a mesh (its rule counts edges, not hubs)")
     single = sources is None
