@@ -351,7 +351,12 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
         def fn(s, split=split):
             return kcjax.bfs(split, s)
 
-        rows.append(_guarded(clock, _time_row, args, clock, fn, split, sources, reference, k))
+        def timed(fn, method="mesh", k=k, split=split):
+            """One row of this device count (a failure is recorded, not raised)."""
+            row = _guarded(clock, _time_row, args, clock, fn, split, sources, reference, k, method)
+            rows.append(row)
+
+        timed(fn)
         if k > 1:
             ordered = kcjax.prepare_bfs(split) if gpus[0].platform == "gpu" else split
             for per_read in (int(x) for x in args.levels_per_read.split(",") if x):
@@ -363,20 +368,7 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
                         ordered, np.int32(s), direction="auto", levels_per_read=per_read
                     )[0]
 
-                rows.append(
-                    _guarded(
-                        clock,
-                        _time_row,
-                        args,
-                        clock,
-                        _Dist(swept),
-                        split,
-                        sources,
-                        reference,
-                        k,
-                        f"mesh-{per_read}-levels-a-read",
-                    )
-                )
+                timed(_Dist(swept), f"mesh-{per_read}-levels-a-read")
         if k == 1 and not clock.out_of_time("the level steps on one device"):
             # kcjax.bfs runs the one-device kernel there; the level steps forced:
             ordered = kcjax.prepare_bfs(split) if gpus[0].platform == "gpu" else split
@@ -384,20 +376,7 @@ def run_scale(args, scale: int, devices: list[int], rows: list[dict]) -> None:
             def steps(s, ordered=ordered):
                 return bfs_mesh(ordered, np.int32(s), direction="auto", one_device="steps")[0]
 
-            rows.append(
-                _guarded(
-                    clock,
-                    _time_row,
-                    args,
-                    clock,
-                    _Dist(steps),
-                    split,
-                    sources,
-                    reference,
-                    1,
-                    "mesh-steps",
-                )
-            )
+            timed(_Dist(steps), "mesh-steps")
         del split
         kcjax.clear_memo()  # this split's degree order and views: memory for the next
     if graph is None or args.no_single or clock.out_of_time("the single-GPU kcjax.bfs"):

@@ -467,14 +467,20 @@ def debian_depends_graph() -> tuple[int, list]:
     return len(ids), pairs
 
 
+def _unpacked_debs(debs: tuple[str, ...], tmp: Path) -> Path:
+    """Downloads the Debian packages ``debs`` into ``tmp`` (``apt-get download``,
+    nothing installed) and unpacks them all into ``tmp/x``, which it returns."""
+    subprocess.run(["apt-get", "download", *debs], cwd=tmp, check=True)
+    for deb in tmp.glob("*.deb"):
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp / "x")], check=True)
+    return tmp / "x"
+
+
 def prepare_heldout(dest: Path) -> None:
     """Writes dest/NAME.npz for every :data:`HELDOUT_PUBLIC` graph that needs a
     file (Debian packages downloaded and unpacked in a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["apt-get", "download", *HELDOUT_DEBS], cwd=tmp, check=True)
-        for deb in Path(tmp).glob("*.deb"):
-            subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
-        x = Path(tmp) / "x"
+        x = _unpacked_debs(HELDOUT_DEBS, Path(tmp))
         built = {
             "wordnet": wordnet_graph(x / "usr/share/wordnet"),
             "thesaurus-en": thesaurus_graph(x / "usr/share/mythes/th_en_US_v2.dat"),
@@ -588,10 +594,7 @@ def prepare_third(dest: Path) -> None:
     """Writes dest/NAME.npz for every :data:`THIRD_PUBLIC` graph (Debian
     packages downloaded and unpacked in a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["apt-get", "download", *THIRD_DEBS], cwd=tmp, check=True)
-        for deb in Path(tmp).glob("*.deb"):
-            subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
-        x = Path(tmp) / "x"
+        x = _unpacked_debs(THIRD_DEBS, Path(tmp))
         mythes = x / "usr/share/mythes"
         built = {
             f"thesaurus-{lang}": thesaurus_graph(next(mythes.glob(f"th_{lang}_*.dat")))
