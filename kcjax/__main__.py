@@ -3,7 +3,8 @@
 Importing jax takes a while; SIGINT or SIGTERM during it, or at any later
 stage, ends the process with one line and exit status 130 / 143
 (:mod:`kcjax._interrupts`), so this module installs that before it imports
-the command line.
+the command line. Once the command has returned, both signals are ignored
+while the interpreter shuts down: the exit status is the command's own.
 """
 
 import sys
@@ -13,7 +14,7 @@ from kcjax._interrupts import stop_cleanly
 
 def run() -> int:
     """Runs the ``kcjax`` command on ``sys.argv``; returns its exit status."""
-    with stop_cleanly("kcjax"):
+    with stop_cleanly("kcjax", ignore_after=True):
         from kcjax.cli import main
 
         return main()

@@ -7,7 +7,10 @@ threads and atexit hooks can crash the process. So the CLI routes both
 signals to a pipe (``signal.set_wakeup_fd``) that a watcher thread reads: on
 the first signal it removes the output files still being written, prints one
 line and ends the process at once with 128 + the signal number (130 for
-SIGINT, 143 for SIGTERM).
+SIGINT, 143 for SIGTERM). The process's entry point keeps both signals
+ignored once the command has returned, so a signal that lands while the
+interpreter shuts down cannot turn a finished run (its output complete) into
+a killed one.
 """
 
 from __future__ import annotations
@@ -28,11 +31,17 @@ _ACTIVE = False
 
 
 @contextlib.contextmanager
-def stop_cleanly(prog: str) -> Iterator[None]:
+def stop_cleanly(prog: str, *, ignore_after: bool = False) -> Iterator[None]:
     """Within this block, SIGINT / SIGTERM end the process cleanly (see module doc).
 
-    Must be entered from the main thread. Outside the block the previous
-    handlers are restored; a nested block changes nothing.
+    Must be entered from the main thread. A nested block changes nothing.
+
+    Args:
+      prog: the name the one stderr line starts with.
+      ignore_after: when the block ends without an exception, ignore both
+        signals from then on (for the process's entry point: the command's
+        result is complete, the process only shuts down). Otherwise, and
+        always after an exception, the previous handlers are restored.
     """
     global _ACTIVE
     if _ACTIVE:
@@ -47,12 +56,16 @@ def stop_cleanly(prog: str) -> Iterator[None]:
         target=_watch, args=(read_fd, prog), name="kcjax-signals", daemon=True
     )
     watcher.start()
+    finished = False
     try:
         yield
+        finished = True
     finally:
-        signal.set_wakeup_fd(old_fd)
+        # Handlers first, then the wakeup fd: a signal in between still
+        # reaches the watcher, never a restored default.
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if finished and ignore_after else handler)
+        signal.set_wakeup_fd(old_fd)
         os.close(write_fd)  # the watcher reads EOF and returns
         watcher.join()
         os.close(read_fd)

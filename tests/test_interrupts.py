@@ -97,8 +97,8 @@ def test_python_started_in_the_checkout_imports_the_package(code):
 @pytest.mark.parametrize(
     ("command", "delay_s"),
     [
-        (["truss", "--decompose", "-o", "OUT.txt"], 6.0),
-        (["bfs", "--sources", "512", "-o", "OUT.npy"], 6.0),
+        (["truss", "--decompose", "-o", "OUT.txt"], 6.0),  # decomposing
+        (["bfs", "--sources", "512", "-o", "OUT.txt"], 6.0),  # writing the text file
     ],
 )
 def test_family_commands_stop_cleanly(big_graph, tmp_path, command, delay_s):
@@ -163,3 +163,33 @@ def test_ctrl_c_stops_a_long_eager_count_within_a_second():
         pytest.skip(f"the count {line} before the signal on this machine")
     assert line == "interrupted"
     assert waited < 3.0, f"KeyboardInterrupt {waited:.1f} s after Ctrl-C"
+
+
+_LATE_SIGNAL = """
+import os, signal, sys, time
+from kcjax._interrupts import stop_cleanly
+with stop_cleanly("kcjax", ignore_after={ignore_after}):
+    print("done", flush=True)
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(0.2)
+"""
+
+
+@pytest.mark.parametrize("ignore_after", [True, False])
+def test_a_signal_after_the_command_returned(ignore_after):
+    """The entry point ignores a signal that lands after the command returned (its
+    output complete) while the process shuts down; a plain block restores the
+    previous handler: Python's, which ends the process by the signal (the failure
+    the entry point avoids)."""
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", _LATE_SIGNAL.format(ignore_after=ignore_after)],
+        env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout == "done\n"
+    if ignore_after:
+        assert done.returncode == 0, done.stderr
+    else:
+        assert done.returncode == -signal.SIGINT, done.stderr
