@@ -226,14 +226,13 @@ PYBIND11_MODULE(_kcjax, m) {
       "bfs_policy",
       []() {
         py::dict d;
-        d["cluster_alpha"] = kcjax::BfsPolicy::kClusterAlpha;
-        d["back_to_top_down"] = kcjax::BfsPolicy::kBackToTopDown;
-        d["mesh_levels_per_read"] = kcjax::BfsPolicy::kMeshLevelsPerRead;
+        d["cluster_alpha"] = kcjax::bfs::BfsPolicy::kClusterAlpha;
+        d["back_to_top_down"] = kcjax::bfs::BfsPolicy::kBackToTopDown;
+        d["mesh_levels_per_read"] = kcjax::bfs::BfsPolicy::kMeshLevelsPerRead;
         return d;
       },
       "The BfsPolicy constants the multi-device BFS's level loop reads in Python.");
-  m.def("bfs_mesh_queue_length", &kcjax::bfs::MeshQueueLength, py::arg("words"),
-        py::arg("entries"),
+  m.def("bfs_mesh_queue_length", &kcjax::bfs::MeshQueueLength, py::arg("words"), py::arg("entries"),
         "int32 entries of kcjax_bfs_mesh_push's work space for a shard of `words` bitmap "
         "words and `entries` column entries.");
   m.def(

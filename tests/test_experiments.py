@@ -38,6 +38,7 @@ def scripts():
                 "auto_graphs",
                 "auto_check",
                 "auto_replay",
+                "sass_compare",
             )
         }
     finally:
@@ -111,6 +112,31 @@ def test_ncu_table_pivots_metrics_per_launch(scripts):
         {"id": 1, "kernel": "Scan<int>", "t": 2.5},
     ]
     assert scripts["ncu_table"].rows("no profile") == []
+
+
+def test_sass_compare_normalizes_labels_blanks_and_moves(scripts):
+    sass = scripts["sass_compare"]
+
+    def listing(name: str, pad: int, label: int) -> str:
+        return "\n".join(
+            [
+                f'\t.section\t.text.{name},"ax",@progbits',
+                f"        /*0000*/  ISETP.GE.AND P0, PT,{' ' * pad}R0, 0x4, PT ;",
+                f"        /*0010*/  @P0 BRA `(.L_x_{label}) ;",
+                f".L_x_{label}:",
+                "        /*0020*/  EXIT ;",
+            ]
+        )
+
+    old, new = sass._functions(listing("K1", 1, 7)), sass._functions(listing("K2", 9, 3))
+    body = sass._normalized(old["K1"], {})
+    assert body == sass._normalized(new["K2"], {})
+    assert body[1] == "@P0 BRA `(L0) ;"
+    base = {"Kernel(View)": {"file": "a.cu", "body": body}}
+    moved = {"Kernel(View)": {"file": "b.cu", "body": body}}
+    assert [r["status"] for r in sass.compare(base, moved)] == ["identical"]
+    changed = {"Kernel(View)": {"file": "a.cu", "body": body[:1]}, "New()": moved["Kernel(View)"]}
+    assert [r["status"] for r in sass.compare(base, changed)] == ["differs", "only in tree"]
 
 
 def test_ncu_source_sums_opcodes_and_drops_repeated_launches(scripts):

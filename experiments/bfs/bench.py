@@ -75,7 +75,7 @@ TRUTH = SHARED / "bfs" / "bfs_truth.tsv"
 #: The issue's R-MAT parameters (a, b, c); Kronecker is (0.57, 0.19, 0.19).
 RMAT_ABC = (0.45, 0.15, 0.15)
 
-#: Mirror of kcjax::BfsPolicy / ClusterBottomUp (ffi/include/kcjax/bfs/policy.h) for
+#: Mirror of kcjax::bfs::BfsPolicy / ClusterBottomUp (ffi/include/kcjax/bfs/policy.h) for
 #: the level replay of the timeline section.
 CLUSTER_ALPHA, BACK_TO_TOP_DOWN = 15, 24
 

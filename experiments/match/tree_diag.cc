@@ -2,7 +2,7 @@
 // it with ctypes): the tree nodes per level, the source-list entries scanned
 // per level (the engine's per-lane work), the sum of the shortest backward
 // list per level (what an intersection from the shortest list reads), and the
-// nodes under each root. Same semantics as ffi/cpu/match/match_cpu.cc
+// nodes under each root. Same semantics as ffi/cpu/match/match.cc
 // (non-induced, multiplicities counted as weights); stops after node_cap nodes.
 #include <algorithm>
 #include <cstdint>

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/dag_check.h"
@@ -20,7 +21,7 @@
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::cliques {
 namespace {
 
 using Word = uint64_t;
@@ -344,11 +345,11 @@ ffi::Error CheckInputs(const Reporter& rep, ffi::Buffer<ffi::S32> indptr,
   if (indptr.element_count() < 1 || indices.element_count() != src.element_count()) {
     return rep.Invalid("indptr must be non-empty and src match indices");
   }
-  p->g = DagView{.indptr = indptr.typed_data(),
-                 .indices = indices.typed_data(),
-                 .src = src.typed_data(),
-                 .num_edges = static_cast<int64_t>(indices.element_count()),
-                 .num_nodes = static_cast<int64_t>(indptr.element_count()) - 1};
+  p->g = DagView{{.indptr = indptr.typed_data(),
+                  .indices = indices.typed_data(),
+                  .src = src.typed_data(),
+                  .num_edges = static_cast<int64_t>(indices.element_count()),
+                  .num_nodes = static_cast<int64_t>(indptr.element_count()) - 1}};
   if (ffi::Error err =
           ValidateDag(rep, p->g.indptr, p->g.num_nodes, p->g.indices, p->g.num_edges, p->g.src);
       !err.success()) {
@@ -483,11 +484,11 @@ ffi::Error CliquePerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cpu, kcjax::CliqueCountCpu,
-                              kcjax::BindCliqueCount(kcjax::CpuBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cpu, kcjax::CliqueListCpu,
-                              kcjax::BindCliqueList(kcjax::CpuBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu, kcjax::CliquePerVertexCpu,
-                              kcjax::BindCliquePerVertex(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cpu, kcjax::cliques::CliqueCountCpu,
+                              kcjax::cliques::BindCliqueCount(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cpu, kcjax::cliques::CliqueListCpu,
+                              kcjax::cliques::BindCliqueList(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cpu, kcjax::cliques::CliquePerVertexCpu,
+                              kcjax::cliques::BindCliquePerVertex(kcjax::CpuBinding()));

@@ -29,12 +29,13 @@
 #include <thread>
 #include <vector>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/cliques/policy.h"
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::cliques {
 namespace {
 
 inline int Popcount(uint64_t x) { return __builtin_popcountll(x); }
@@ -348,7 +349,7 @@ ffi::Error MaximalCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indice
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_maximal_cpu, kcjax::MaximalCpu,
-                              kcjax::BindMaximal(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_maximal_cpu, kcjax::cliques::MaximalCpu,
+                              kcjax::cliques::BindMaximal(kcjax::CpuBinding()));

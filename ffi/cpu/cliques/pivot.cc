@@ -44,6 +44,7 @@
 #include <thread>
 #include <vector>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/dag_check.h"
@@ -51,7 +52,7 @@
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::cliques {
 namespace {
 
 static_assert(CliquePolicy::kPivotResolveDepth >= 0 && CliquePolicy::kPivotResolveDepth <= 3,
@@ -588,10 +589,10 @@ ffi::Error PivotPerVertexCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32>
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu, kcjax::PivotCpu,
-                              kcjax::BindPivot(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cpu, kcjax::cliques::PivotCpu,
+                              kcjax::cliques::BindPivot(kcjax::CpuBinding()));
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu, kcjax::PivotPerVertexCpu,
-                              kcjax::BindPivotPerVertex(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cpu, kcjax::cliques::PivotPerVertexCpu,
+                              kcjax::cliques::BindPivotPerVertex(kcjax::CpuBinding()));

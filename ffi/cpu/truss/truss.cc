@@ -6,8 +6,6 @@
 // with k <= 3 is one pass of early-exit intersections (no supports, no peeling).
 // kHIndex lists every triangle once into per-edge stores and runs the h-index
 // update from a work queue (one thread, in place), as the GPU does in rounds.
-#include "kcjax/truss/args.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -16,25 +14,27 @@
 #include <thread>
 #include <vector>
 
+#include "kcjax/core/csr.h"
 #include "kcjax/core/ffi.h"
+#include "kcjax/truss/args.h"
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
-struct View {
-  const int32_t* indptr;
-  const int32_t* indices;
+// The call's graph: the symmetric CSR with the edge id of every entry and the
+// endpoints of every edge id, and the degree-oriented DAG with the edge id of
+// every DAG edge (m = dag.num_edges undirected edges).
+struct TrussView {
+  CsrView graph;
+  DagView dag;
   const int32_t* eid;
   const int32_t* esrc;
   const int32_t* edst;
-  const int32_t* dag_indptr;
-  const int32_t* dag_indices;
-  const int32_t* dag_src;
   const int32_t* dag_eid;
-  int64_t n;
-  int64_t m;
+
+  int64_t m() const { return dag.num_edges; }  // undirected edges
 };
 
 // Calls fn(a, b) for every common element of the sorted ranges [a0, a1) and
@@ -81,21 +81,21 @@ void ParallelFor(int64_t count, int threads, const std::function<void(int64_t, i
   for (auto& th : pool) th.join();
 }
 
-void CountSupport(const View& g, SupportMethod method, const std::vector<uint8_t>& alive,
+void CountSupport(const TrussView& g, SupportMethod method, const std::vector<uint8_t>& alive,
                   int threads, int32_t* sup) {
-  std::fill(sup, sup + g.m, 0);
+  std::fill(sup, sup + g.m(), 0);
   if (method == SupportMethod::kAuto) {
     method = ResolveSupport(method, std::count(alive.begin(), alive.end(), uint8_t{1}));
   }
   if (method == SupportMethod::kDag) {
-    ParallelFor(g.m, threads, [&](int64_t lo, int64_t hi) {
+    ParallelFor(g.m(), threads, [&](int64_t lo, int64_t hi) {
       for (int64_t d = lo; d < hi; ++d) {
         const int32_t e = g.dag_eid[d];
         if (!alive[e]) continue;
-        const int32_t a = g.dag_src[d], b = g.dag_indices[d];
+        const int32_t a = g.dag.src[d], b = g.dag.indices[d];
         int32_t own = 0;
-        Intersect(g.dag_indices, g.dag_indptr[a], g.dag_indptr[a + 1], g.dag_indptr[b],
-                  g.dag_indptr[b + 1], [&](int64_t i, int64_t j) {
+        Intersect(g.dag.indices, g.dag.indptr[a], g.dag.indptr[a + 1], g.dag.indptr[b],
+                  g.dag.indptr[b + 1], [&](int64_t i, int64_t j) {
                     const int32_t e1 = g.dag_eid[i], e2 = g.dag_eid[j];
                     if (!alive[e1] || !alive[e2]) return;
                     ++own;
@@ -106,25 +106,27 @@ void CountSupport(const View& g, SupportMethod method, const std::vector<uint8_t
       }
     });
   } else if (method == SupportMethod::kEdge) {
-    ParallelFor(g.m, threads, [&](int64_t lo, int64_t hi) {
+    ParallelFor(g.m(), threads, [&](int64_t lo, int64_t hi) {
       for (int64_t e = lo; e < hi; ++e) {
         if (!alive[e]) continue;
         const int32_t u = g.esrc[e], v = g.edst[e];
         int32_t c = 0;
-        Intersect(g.indices, g.indptr[u], g.indptr[u + 1], g.indptr[v], g.indptr[v + 1],
+        Intersect(g.graph.indices, g.graph.indptr[u], g.graph.indptr[u + 1], g.graph.indptr[v],
+                  g.graph.indptr[v + 1],
                   [&](int64_t i, int64_t j) { c += alive[g.eid[i]] && alive[g.eid[j]]; });
         sup[e] = c;
       }
     });
   } else {
     // The seed's vertex pass: vertex u, each higher neighbour v, |N(u) ∩ N(v)|.
-    ParallelFor(g.n, threads, [&](int64_t lo, int64_t hi) {
+    ParallelFor(g.graph.num_nodes, threads, [&](int64_t lo, int64_t hi) {
       for (int64_t u = lo; u < hi; ++u) {
-        for (int64_t p = g.indptr[u]; p < g.indptr[u + 1]; ++p) {
-          const int32_t v = g.indices[p], e = g.eid[p];
+        for (int64_t p = g.graph.indptr[u]; p < g.graph.indptr[u + 1]; ++p) {
+          const int32_t v = g.graph.indices[p], e = g.eid[p];
           if (v < u || !alive[e]) continue;
           int32_t c = 0;
-          Intersect(g.indices, g.indptr[u], g.indptr[u + 1], g.indptr[v], g.indptr[v + 1],
+          Intersect(g.graph.indices, g.graph.indptr[u], g.graph.indptr[u + 1], g.graph.indptr[v],
+                    g.graph.indptr[v + 1],
                     [&](int64_t i, int64_t j) { c += alive[g.eid[i]] && alive[g.eid[j]]; });
           sup[e] = c;
         }
@@ -154,14 +156,14 @@ int Threads(int32_t num_threads) {
 // Peels from level `level` on: at each level every live edge with support <= level
 // is removed (trussness level + 2), decrementing the two other edges of each live
 // triangle it closes. `single`: stop after the first level.
-void Peel(const View& g, std::vector<uint8_t>& alive, int32_t* sup, int32_t level, bool single,
+void Peel(const TrussView& g, std::vector<uint8_t>& alive, int32_t* sup, int32_t level, bool single,
           int32_t* truss) {
   int64_t remaining = std::count(alive.begin(), alive.end(), uint8_t{1});
   std::vector<int32_t> stack;
-  std::vector<uint8_t> queued(g.m, 0);
+  std::vector<uint8_t> queued(g.m(), 0);
   while (remaining > 0) {
     int32_t next_level = INT32_MAX;
-    for (int64_t e = 0; e < g.m; ++e) {
+    for (int64_t e = 0; e < g.m(); ++e) {
       if (!alive[e]) continue;
       if (sup[e] <= level) {
         stack.push_back(static_cast<int32_t>(e));
@@ -182,8 +184,8 @@ void Peel(const View& g, std::vector<uint8_t>& alive, int32_t* sup, int32_t leve
       --remaining;
       if (truss != nullptr) truss[e] = level + 2;
       const int32_t u = g.esrc[e], v = g.edst[e];
-      Intersect(g.indices, g.indptr[u], g.indptr[u + 1], g.indptr[v], g.indptr[v + 1],
-                [&](int64_t i, int64_t j) {
+      Intersect(g.graph.indices, g.graph.indptr[u], g.graph.indptr[u + 1], g.graph.indptr[v],
+                g.graph.indptr[v + 1], [&](int64_t i, int64_t j) {
                   const int32_t e1 = g.eid[i], e2 = g.eid[j];
                   if (!alive[e1] || !alive[e2]) return;
                   for (int32_t x : {e1, e2}) {
@@ -214,20 +216,20 @@ int64_t DegreeBound(const int32_t* indptr, const int32_t* esrc, const int32_t* e
 // The trussness of every edge by the local h-index update (kHIndex in truss.h).
 // Returns false, writing nothing, when the triangle store would pass
 // TrussPolicy::kHIndexMaxEntries.
-bool HIndexTruss(const View& g, int threads, int32_t* truss) {
-  std::vector<int32_t> t(g.m);
-  CountSupport(g, SupportMethod::kDag, std::vector<uint8_t>(g.m, 1), threads, t.data());
-  std::vector<int64_t> off(g.m + 1, 0);
-  for (int64_t e = 0; e < g.m; ++e) off[e + 1] = off[e] + t[e];
-  if (off[g.m] > TrussPolicy::kHIndexMaxEntries) return false;
+bool HIndexTruss(const TrussView& g, int threads, int32_t* truss) {
+  std::vector<int32_t> t(g.m());
+  CountSupport(g, SupportMethod::kDag, std::vector<uint8_t>(g.m(), 1), threads, t.data());
+  std::vector<int64_t> off(g.m() + 1, 0);
+  for (int64_t e = 0; e < g.m(); ++e) off[e + 1] = off[e] + t[e];
+  if (off[g.m()] > TrussPolicy::kHIndexMaxEntries) return false;
   // store[off[e] .. off[e + 1]): the other two edges of each triangle of e.
-  std::vector<std::pair<int32_t, int32_t>> store(off[g.m]);
+  std::vector<std::pair<int32_t, int32_t>> store(off[g.m()]);
   std::vector<int64_t> cursor(off.begin(), off.end() - 1);
-  for (int64_t d = 0; d < g.m; ++d) {
+  for (int64_t d = 0; d < g.m(); ++d) {
     const int32_t e = g.dag_eid[d];
-    const int32_t a = g.dag_src[d], b = g.dag_indices[d];
-    Intersect(g.dag_indices, g.dag_indptr[a], g.dag_indptr[a + 1], g.dag_indptr[b],
-              g.dag_indptr[b + 1], [&](int64_t i, int64_t j) {
+    const int32_t a = g.dag.src[d], b = g.dag.indices[d];
+    Intersect(g.dag.indices, g.dag.indptr[a], g.dag.indptr[a + 1], g.dag.indptr[b],
+              g.dag.indptr[b + 1], [&](int64_t i, int64_t j) {
                 const int32_t e1 = g.dag_eid[i], e2 = g.dag_eid[j];
                 store[cursor[e]++] = {e1, e2};
                 store[cursor[e1]++] = {e, e2};
@@ -235,8 +237,8 @@ bool HIndexTruss(const View& g, int threads, int32_t* truss) {
               });
   }
   std::deque<int32_t> queue;
-  std::vector<uint8_t> queued(g.m, 0);
-  for (int64_t e = 0; e < g.m; ++e) {
+  std::vector<uint8_t> queued(g.m(), 0);
+  for (int64_t e = 0; e < g.m(); ++e) {
     if (t[e] > 0) {
       queue.push_back(static_cast<int32_t>(e));
       queued[e] = 1;
@@ -270,7 +272,7 @@ bool HIndexTruss(const View& g, int threads, int32_t* truss) {
       }
     }
   }
-  for (int64_t e = 0; e < g.m; ++e) truss[e] = t[e] + 2;
+  for (int64_t e = 0; e < g.m(); ++e) truss[e] = t[e] + 2;
   return true;
 }
 
@@ -288,30 +290,34 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
       dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
       out->element_count(), out->element_type() == ffi::PRED, mode, method, store_entries);
   if (!bad.empty()) return report.Invalid(bad);
-  View g{indptr.typed_data(),        indices.typed_data(),       eid.typed_data(),
-         esrc.typed_data(),          edst.typed_data(),          dag_indptr.typed_data(),
-         dag_indices.typed_data(),   dag_src.typed_data(),       dag_eid.typed_data(),
-         indptr.element_count() - 1, indices.element_count() / 2};
+  const int64_t n = indptr.element_count() - 1, m = indices.element_count() / 2;
+  const TrussView g{
+      {indptr.typed_data(), indices.typed_data(), nullptr, 2 * m, n},
+      {{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(), m, n}},
+      eid.typed_data(),
+      esrc.typed_data(),
+      edst.typed_data(),
+      dag_eid.typed_data()};
   const int threads = Threads(num_threads);
   const int32_t k = std::max(kbuf.typed_data()[0], 2);
   const auto tmode = static_cast<TrussMode>(mode);
   if (tmode == TrussMode::kHIndex && store_entries >= 0 &&
-      store_entries < DegreeBound(g.indptr, g.esrc, g.edst, g.m)) {
+      store_entries < DegreeBound(g.graph.indptr, g.esrc, g.edst, g.m())) {
     return report.Invalid("store_entries is below the degree bound of the triangle store");
   }
   if (tmode == TrussMode::kKTruss && k <= 3) {  // no prefilter needed: see TriangleEdges
     bool* flags = out->typed_data<bool>();
     if (k == 2) {
-      std::fill(flags, flags + g.m, true);
+      std::fill(flags, flags + g.m(), true);
     } else {
-      TriangleEdges(g.indptr, g.indices, g.esrc, g.edst, g.m, threads, flags);
+      TriangleEdges(g.graph.indptr, g.graph.indices, g.esrc, g.edst, g.m(), threads, flags);
     }
     return ffi::Error::Success();
   }
-  std::vector<uint8_t> alive(g.m, 1);
+  std::vector<uint8_t> alive(g.m(), 1);
   if (tmode == TrussMode::kKTruss && core.element_count() > 0) {
     const int32_t* c = core.typed_data();
-    for (int64_t e = 0; e < g.m; ++e) {
+    for (int64_t e = 0; e < g.m(); ++e) {
       alive[e] = c[g.esrc[e]] >= k - 1 && c[g.edst[e]] >= k - 1;
     }
   }
@@ -322,14 +328,14 @@ ffi::Error TrussCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   if (tmode == TrussMode::kHIndex && HIndexTruss(g, threads, out->typed_data<int32_t>())) {
     return ffi::Error::Success();
   }
-  std::vector<int32_t> sup(g.m);
+  std::vector<int32_t> sup(g.m());
   CountSupport(g, static_cast<SupportMethod>(method), alive, threads, sup.data());
   if (tmode == TrussMode::kDecompose || tmode == TrussMode::kHIndex) {
     Peel(g, alive, sup.data(), 0, false, out->typed_data<int32_t>());
   } else {
     Peel(g, alive, sup.data(), k - 3, true, nullptr);
     bool* flags = out->typed_data<bool>();
-    for (int64_t e = 0; e < g.m; ++e) flags[e] = alive[e] != 0;
+    for (int64_t e = 0; e < g.m(); ++e) flags[e] = alive[e] != 0;
   }
   return ffi::Error::Success();
 }
@@ -347,9 +353,9 @@ ffi::Error TriangleEdgesCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> 
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::truss
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cpu, kcjax::TrussCpu,
-                              kcjax::BindTruss(kcjax::CpuBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cpu, kcjax::TriangleEdgesCpu,
-                              kcjax::BindTriangleEdges(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cpu, kcjax::truss::TrussCpu,
+                              kcjax::truss::BindTruss(kcjax::CpuBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cpu, kcjax::truss::TriangleEdgesCpu,
+                              kcjax::truss::BindTriangleEdges(kcjax::CpuBinding()));

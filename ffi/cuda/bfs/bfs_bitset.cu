@@ -14,7 +14,9 @@
 
 namespace cg = cooperative_groups;
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
+
+using namespace kcjax::cuda;  // the shared device primitives
 namespace {
 
 constexpr int kThreads = BfsPolicy::kBlockThreads;
@@ -163,4 +165,4 @@ cudaError_t RunBitset(const BfsProblem& p, const BfsPlan& plan, void* scratch,
                                      args, 0, stream);
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

@@ -56,13 +56,13 @@
 
 namespace cg = cooperative_groups;
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
+
+using namespace kcjax::cuda;  // the shared device primitives
 namespace {
 
 constexpr int kThreads = BfsPolicy::kClusterThreads;
 constexpr int kWarps = kThreads / kWarp;
-using bfs::kBatch;
-using bfs::NthBit;
 constexpr int kBuffers = 3;  // next-frontier slices and counters in rotation
 constexpr int kCounts = 2;   // per level: vertices reached, the sum of their degrees
 // Clusters of one launch at most (each takes sources round robin).
@@ -474,4 +474,4 @@ cudaError_t RunCluster(const BfsProblem& p, const BfsPlan& plan, cudaStream_t st
   return cudaLaunchKernelEx(&cfg, BfsClusterKernel, p, plan.words, slice);
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

@@ -13,20 +13,21 @@
 
 namespace ffi = xla::ffi;
 
+namespace kcjax::bfs {
 namespace {
 
 ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buffer<ffi::S32> indptr,
                    ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> sources, int32_t method,
                    int32_t direction, int32_t batch, int32_t hub_tau, int32_t cluster,
                    ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent) {
-  const kcjax::Reporter rep("kcjax_bfs", "CUDA");
-  kcjax::bfs::Shape shape;
-  if (auto err = kcjax::bfs::CheckArgs(rep, indptr, indices, sources, method, direction, batch,
-                                       cluster, dist, parent, &shape);
+  const Reporter rep("kcjax_bfs", "CUDA");
+  Shape shape;
+  if (auto err = CheckArgs(rep, indptr, indices, sources, method, direction, batch, cluster, dist,
+                           parent, &shape);
       err.failure()) {
     return err;
   }
-  kcjax::cuda::BfsProblem p;
+  BfsProblem p;
   p.indptr = indptr.typed_data();
   p.indices = indices.typed_data();
   p.sources = sources.typed_data();
@@ -39,28 +40,30 @@ ffi::Error BfsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::Buff
   p.parent = want_parents ? parent->typed_data() : nullptr;
   p.method = method;
   p.direction = direction;
-  p.bitset = batch == kcjax::kBfsBitset && p.s > 1;
-  p.tau = kcjax::HubTau(p.n, p.m, hub_tau);
+  p.bitset = batch == kBfsBitset && p.s > 1;
+  p.tau = HubTau(p.n, p.m, hub_tau);
   p.cluster = cluster;
 
   int num_sms = 0;
-  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  cudaError_t err = cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
-  kcjax::cuda::BfsPlan plan;
-  err = kcjax::cuda::PlanBfs(p, num_sms, &plan);
+  BfsPlan plan;
+  err = PlanBfs(p, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the BFS kernel (occupancy, cluster size)", err);
-  kcjax::cuda::DeviceScratch memory(scratch, stream);
+  cuda::DeviceScratch memory(scratch, stream);
   void* buf = nullptr;
   if (plan.scratch_bytes > 0) {
     buf = memory.Allocate(plan.scratch_bytes);
     if (buf == nullptr)
       return rep.Exhausted(plan.scratch_bytes, "the BFS queues and status arrays");
   }
-  err = kcjax::cuda::RunBfs(p, plan, buf, stream);
+  err = RunBfs(p, plan, buf, stream);
   if (err != cudaSuccess) return rep.Cuda("BFS kernel launch", err);
   return ffi::Error::Success();
 }
 
 }  // namespace
+}  // namespace kcjax::bfs
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, BfsCuda, kcjax::bfs::BindBfs(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cuda, kcjax::bfs::BfsCuda,
+                              kcjax::bfs::BindBfs(kcjax::CudaBinding()));

@@ -4,7 +4,7 @@
 #include "kcjax/bfs/bfs_cuda.h"
 #include "kcjax/bfs/policy.h"
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
 
 cudaError_t PlanBfs(const BfsProblem& p, int num_sms, BfsPlan* plan) {
   if (p.bitset) return PlanBitset(p, num_sms, plan);
@@ -37,4 +37,4 @@ cudaError_t RunBfs(const BfsProblem& p, const BfsPlan& plan, void* scratch, cuda
   return RunLevels(grid, plan, scratch, stream);
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

@@ -9,7 +9,7 @@
 //      class, a grid-wide prefix sum of the per-thread counts gives each
 //      thread its offsets, and a second pass writes the queues (no atomics);
 //      hubs (degree > τ) also go to a hub queue.
-//   B. direction: kcjax::NextBottomUp (hubs in the frontier / all hubs > γ).
+//   B. direction: kcjax::bfs::NextBottomUp (hubs in the frontier / all hubs > γ).
 //      At the switch level, the unvisited vertices are collected once.
 //   C. expansion: top-down per class (small: a thread, middle: a warp, large:
 //      a block, extreme: the whole grid per vertex); bottom-up per class too
@@ -53,7 +53,9 @@
 
 namespace cg = cooperative_groups;
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
+
+using namespace kcjax::cuda;  // the shared device primitives
 namespace {
 
 constexpr int kThreads = BfsPolicy::kBlockThreads;
@@ -941,4 +943,4 @@ cudaError_t RunLevels(const BfsProblem& p, const BfsPlan& plan, void* scratch,
   return cudaLaunchCooperativeKernel(SingleKernelFor(p), plan.grid, kThreads, args, 0, stream);
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

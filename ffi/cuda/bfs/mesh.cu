@@ -24,7 +24,9 @@
 #include "kcjax/bfs/policy.h"
 #include "kcjax/cuda/warp.cuh"
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
+
+using namespace kcjax::cuda;  // the shared device primitives
 namespace {
 
 constexpr int kThreads = BfsPolicy::kBlockThreads;
@@ -56,8 +58,7 @@ __device__ __forceinline__ void PushBatch(const int32_t* cols, const uint32_t* v
 }
 
 // Zeroes words[0, n) and, with thread 0, *count.
-__global__ void __launch_bounds__(kThreads)
-    ZeroKernel(uint32_t* words, int64_t n, int32_t* count) {
+__global__ void __launch_bounds__(kThreads) ZeroKernel(uint32_t* words, int64_t n, int32_t* count) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
     words[i] = 0;
@@ -94,8 +95,8 @@ __device__ __forceinline__ void PushWord(const MeshShard& s, const uint32_t* vis
 // Top-down (*mode 0; nothing otherwise): a warp takes 32 frontier words at once, a lane each
 // (one coalesced load: a sparse frontier leaves most empty), then walks the non-empty ones.
 __global__ void __launch_bounds__(kThreads)
-    PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited,
-               const int32_t* mode, uint32_t* push, int2* queue, int32_t* queued) {
+    PushKernel(MeshShard s, const uint32_t* front, const uint32_t* visited, const int32_t* mode,
+               uint32_t* push, int2* queue, int32_t* queued) {
   if (__ldg(mode) != 0) return;
   const int lane = LaneId();
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;  // words a round
@@ -272,9 +273,9 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
   return cudaGetLastError();
 }
 
-cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
-                     int64_t parts, const int32_t* mode, const int32_t* level, int32_t* dist,
-                     int32_t* parent, uint32_t* seen, uint32_t* msg, int32_t* queue, int num_sms,
+cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got, int64_t parts,
+                     const int32_t* mode, const int32_t* level, int32_t* dist, int32_t* parent,
+                     uint32_t* seen, uint32_t* msg, int32_t* queue, int num_sms,
                      cudaStream_t stream) {
   int32_t* queued = queue;
   auto* chunks = reinterpret_cast<int2*>(queue + 2);
@@ -282,8 +283,8 @@ cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* 
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess || s.words == 0) return err;
   const int blocks = Blocks(CeilDiv(s.words, kWarp), num_sms);  // a lane per word
-  PullKernel<<<blocks, kThreads, 0, stream>>>(s, front, got, parts, mode, level, dist, parent,
-                                              seen, msg, chunks, queued);
+  PullKernel<<<blocks, kThreads, 0, stream>>>(s, front, got, parts, mode, level, dist, parent, seen,
+                                              msg, chunks, queued);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   PullChunkKernel<<<num_sms * BfsPolicy::kMeshBlocksPerSm, kThreads, 0, stream>>>(
@@ -291,4 +292,4 @@ cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* 
   return cudaGetLastError();
 }
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

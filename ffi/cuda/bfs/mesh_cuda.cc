@@ -12,6 +12,7 @@
 
 namespace ffi = xla::ffi;
 
+namespace kcjax::bfs {
 namespace {
 
 // Copies `count` elements unless the two buffers are one (an aliased operand).
@@ -21,8 +22,8 @@ cudaError_t Copy(T* to, const T* from, int64_t count, cudaStream_t stream) {
   return cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyDeviceToDevice, stream);
 }
 
-kcjax::cuda::MeshShard Shard(const ffi::Buffer<ffi::S32>& indptr, const ffi::Buffer<ffi::S32>& cols,
-                             const kcjax::bfs::MeshShape& shape) {
+MeshShard Shard(const ffi::Buffer<ffi::S32>& indptr, const ffi::Buffer<ffi::S32>& cols,
+                const MeshShape& shape) {
   return {indptr.typed_data(), cols.typed_data(), shape.words, shape.global_words};
 }
 
@@ -30,18 +31,16 @@ ffi::Error MeshPushCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
                         ffi::Buffer<ffi::S32> cols, ffi::Buffer<ffi::U32> front,
                         ffi::Buffer<ffi::U32> visited, ffi::Buffer<ffi::S32> mode,
                         ffi::ResultBuffer<ffi::U32> push, ffi::ResultBuffer<ffi::S32> queue) {
-  const kcjax::Reporter rep("kcjax_bfs_mesh_push", "CUDA");
-  kcjax::bfs::MeshShape shape;
-  if (auto err =
-          kcjax::bfs::CheckPush(rep, indptr, cols, front, visited, mode, push, queue, &shape);
+  const Reporter rep("kcjax_bfs_mesh_push", "CUDA");
+  MeshShape shape;
+  if (auto err = CheckPush(rep, indptr, cols, front, visited, mode, push, queue, &shape);
       err.failure())
     return err;
   int num_sms = 0;
-  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  cudaError_t err = cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
-  err = kcjax::cuda::MeshPush(Shard(indptr, cols, shape), front.typed_data(), visited.typed_data(),
-                              mode.typed_data(), push->typed_data(), queue->typed_data(),
-                              num_sms, stream);
+  err = MeshPush(Shard(indptr, cols, shape), front.typed_data(), visited.typed_data(),
+                 mode.typed_data(), push->typed_data(), queue->typed_data(), num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("top-down push kernels", err);
   return ffi::Error::Success();
 }
@@ -54,11 +53,10 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
                         ffi::ResultBuffer<ffi::S32> dist, ffi::ResultBuffer<ffi::S32> parent,
                         ffi::ResultBuffer<ffi::U32> seen, ffi::ResultBuffer<ffi::U32> msg,
                         ffi::ResultBuffer<ffi::S32> queue) {
-  const kcjax::Reporter rep("kcjax_bfs_mesh_pull", "CUDA");
-  kcjax::bfs::MeshShape shape;
-  if (auto err = kcjax::bfs::CheckPull(rep, indptr, cols, front, got, seen_in, mode, level,
-                                       dist_in, parent_in, dist, parent, seen, msg, queue,
-                                       &shape);
+  const Reporter rep("kcjax_bfs_mesh_pull", "CUDA");
+  MeshShape shape;
+  if (auto err = CheckPull(rep, indptr, cols, front, got, seen_in, mode, level, dist_in, parent_in,
+                           dist, parent, seen, msg, queue, &shape);
       err.failure())
     return err;
   // Aliased operands share the results' memory; copy where XLA gave other buffers.
@@ -68,23 +66,23 @@ ffi::Error MeshPullCuda(cudaStream_t stream, ffi::ScratchAllocator, ffi::Buffer<
   if (err == cudaSuccess) err = Copy(seen->typed_data(), seen_in.typed_data(), shape.words, stream);
   if (err != cudaSuccess) return rep.Cuda("copying dist, parent and seen", err);
   int num_sms = 0;
-  err = kcjax::cuda::SmCount(&num_sms);
+  err = cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
-  err = kcjax::cuda::MeshPull(Shard(indptr, cols, shape), front.typed_data(), got.typed_data(),
-                              shape.parts, mode.typed_data(), level.typed_data(),
-                              dist->typed_data(), parent->typed_data(), seen->typed_data(),
-                              msg->typed_data(), queue->typed_data(), num_sms, stream);
+  err = MeshPull(Shard(indptr, cols, shape), front.typed_data(), got.typed_data(), shape.parts,
+                 mode.typed_data(), level.typed_data(), dist->typed_data(), parent->typed_data(),
+                 seen->typed_data(), msg->typed_data(), queue->typed_data(), num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pull kernel", err);
   return ffi::Error::Success();
 }
 
 }  // namespace
+}  // namespace kcjax::bfs
 
 // Command-buffer compatible: the handlers only enqueue work on their stream (no scratch,
 // no memset, no read-back), so XLA may record a level's steps with its other operations.
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cuda, MeshPushCuda,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cuda, kcjax::bfs::MeshPushCuda,
                               kcjax::bfs::BindMeshPush(kcjax::CudaBinding()),
                               {xla::ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cuda, MeshPullCuda,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cuda, kcjax::bfs::MeshPullCuda,
                               kcjax::bfs::BindMeshPull(kcjax::CudaBinding()),
                               {xla::ffi::Traits::kCmdBufferCompatible});

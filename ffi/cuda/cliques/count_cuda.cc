@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
@@ -16,15 +17,16 @@
 
 namespace ffi = xla::ffi;
 
+namespace kcjax::cliques {
 namespace {
 
-const kcjax::Reporter rep("kcjax_clique_count");
+const Reporter rep("kcjax_clique_count");
 
 // Pinned host memory for one TaskClasses per thread (a handler call reads it
 // back before it returns), or nullptr if it cannot be allocated.
-kcjax::cliques::TaskClasses* PinnedClasses() {
+TaskClasses* PinnedClasses() {
   struct Buffer {
-    kcjax::cliques::TaskClasses* p = nullptr;
+    TaskClasses* p = nullptr;
     bool tried = false;
     ~Buffer() {
       if (p != nullptr) cudaFreeHost(p);
@@ -34,8 +36,8 @@ kcjax::cliques::TaskClasses* PinnedClasses() {
   if (!buffer.tried) {
     buffer.tried = true;
     void* p = nullptr;
-    if (cudaMallocHost(&p, sizeof(kcjax::cliques::TaskClasses)) == cudaSuccess) {
-      buffer.p = static_cast<kcjax::cliques::TaskClasses*>(p);
+    if (cudaMallocHost(&p, sizeof(TaskClasses)) == cudaSuccess) {
+      buffer.p = static_cast<TaskClasses*>(p);
     } else {
       cudaGetLastError();  // clear it: the caller reads the classes back instead
     }
@@ -45,10 +47,10 @@ kcjax::cliques::TaskClasses* PinnedClasses() {
 
 // Phase 2: the persistent kernels per size class, planned from the read-back
 // classes, or from the max_degree hint when classes is nullptr.
-ffi::Error Solve(const kcjax::cliques::CountProblem& p, const kcjax::cliques::TaskClasses* classes,
-                 void* pre, int num_sms, kcjax::cuda::DeviceScratch& memory, cudaStream_t stream) {
-  kcjax::cliques::SolvePlan plan;
-  cudaError_t err = kcjax::cliques::PlanSolve(p, classes, num_sms, &plan);
+ffi::Error Solve(const CountProblem& p, const TaskClasses* classes, void* pre, int num_sms,
+                 cuda::DeviceScratch& memory, cudaStream_t stream) {
+  SolvePlan plan;
+  cudaError_t err = PlanSolve(p, classes, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the clique kernels (occupancy)", err);
   if (plan.scratch_bytes == 0) return ffi::Error::Success();
   void* work = memory.Allocate(plan.scratch_bytes);
@@ -58,10 +60,10 @@ ffi::Error Solve(const kcjax::cliques::CountProblem& p, const kcjax::cliques::Ta
         "the clique kernels (largest task key " +
             std::to_string(classes != nullptr ? classes->max_key : p.max_degree) +
             "; lower kmax, use a degeneracy/degree orientation, or free GPU memory)");
-  const kcjax::cuda::TaskLayout l = kcjax::cuda::TaskLayout::Make(p.num_tasks);
-  err = kcjax::cliques::LaunchSolve(p, plan, kcjax::cuda::TaskLayout::At<int32_t>(pre, l.vals_out),
-                                    kcjax::cuda::TaskLayout::At<uint32_t>(pre, l.keys_out),
-                                    kcjax::cliques::CountClasses(pre), work, stream);
+  const cuda::TaskLayout l = cuda::TaskLayout::Make(p.num_tasks);
+  err =
+      LaunchSolve(p, plan, cuda::TaskLayout::At<int32_t>(pre, l.vals_out),
+                  cuda::TaskLayout::At<uint32_t>(pre, l.keys_out), CountClasses(pre), work, stream);
   if (err != cudaSuccess) return rep.Cuda("clique kernel launch", err);
   return ffi::Error::Success();
 }
@@ -76,8 +78,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return rep.Invalid("all_edges needs an empty tasks array (got " +
                        std::to_string(tasks.element_count()) + " task ids)");
   const int64_t num_tasks = all_edges ? indices.element_count() : tasks.element_count();
-  if (ffi::Error e =
-          kcjax::CheckCliqueOperands(rep, indptr, indices, src, tasks, kmax, method, num_tasks);
+  if (ffi::Error e = CheckCliqueOperands(rep, indptr, indices, src, tasks, kmax, method, num_tasks);
       e.failure())
     return e;
   const auto out_dims = counts->dimensions();
@@ -85,7 +86,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     return rep.Invalid("counts must be uint32[kmax + 1, 4] = [" + std::to_string(kmax + 1) +
                        ", 4] (128-bit counts per clique size)");
 
-  kcjax::cliques::CountProblem p;
+  CountProblem p;
   p.dag.indptr = indptr.typed_data();
   p.dag.indices = indices.typed_data();
   p.dag.src = src.typed_data();
@@ -100,35 +101,33 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   p.counts = counts->typed_data();
 
   int num_sms = 0;
-  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  cudaError_t err = cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
 
-  kcjax::cuda::DeviceScratch memory(scratch, stream);
+  cuda::DeviceScratch memory(scratch, stream);
   // ---- Shallow counts: one kernel, nothing read back to the host. ----
-  if (kcjax::cliques::UseShallowPath(p)) {
-    void* work = memory.Allocate(kcjax::cliques::ShallowScratchBytes());
+  if (UseShallowPath(p)) {
+    void* work = memory.Allocate(ShallowScratchBytes());
     if (work == nullptr)
-      return rep.Exhausted(kcjax::cliques::ShallowScratchBytes(),
-                           "the shallow kernel's work counter");
-    err = kcjax::cliques::LaunchShallow(p, work, num_sms, stream);
+      return rep.Exhausted(ShallowScratchBytes(), "the shallow kernel's work counter");
+    err = LaunchShallow(p, work, num_sms, stream);
     if (err != cudaSuccess) return rep.Cuda("shallow clique kernel launch", err);
     return ffi::Error::Success();
   }
 
   // ---- Small route: one kernel; only its overflow flag comes back. ----
-  kcjax::cliques::TaskClasses* pinned = nullptr;
-  if (kcjax::cliques::UseSmallRoute(p) && (pinned = PinnedClasses()) != nullptr) {
-    if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "the small route's overflow flag");
+  TaskClasses* pinned = nullptr;
+  if (UseSmallRoute(p) && (pinned = PinnedClasses()) != nullptr) {
+    if (ffi::Error e = RequireNoCapture(rep, stream, "the small route's overflow flag");
         e.failure())
       return e;
-    void* work = memory.Allocate(kcjax::cliques::SmallRouteScratchBytes());
+    void* work = memory.Allocate(SmallRouteScratchBytes());
     if (work == nullptr)
-      return rep.Exhausted(kcjax::cliques::SmallRouteScratchBytes(),
-                           "the small-route kernel's work counter");
-    err = kcjax::cliques::LaunchSmallRoute(p, work, num_sms, stream);
+      return rep.Exhausted(SmallRouteScratchBytes(), "the small-route kernel's work counter");
+    err = LaunchSmallRoute(p, work, num_sms, stream);
     if (err != cudaSuccess) return rep.Cuda("small-route clique kernel launch", err);
-    err = cudaMemcpyAsync(&pinned->key_overflow, kcjax::cliques::SmallRouteOverflow(work),
-                          sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+    err = cudaMemcpyAsync(&pinned->key_overflow, SmallRouteOverflow(work), sizeof(int32_t),
+                          cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return rep.Cuda("copying the small route's flag to the host", err);
     err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) return rep.Cuda("small-route clique kernel", err);
@@ -138,25 +137,25 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
   }
 
   // ---- Phase 1: output zeroing, counts[3], task sizes, sort, classes. ----
-  const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
+  const size_t pre_bytes = cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
     return rep.Exhausted(pre_bytes,
                          "the task pre-pass (too many tasks for the free GPU memory: split the "
                          "task list)");
-  err = kcjax::cliques::LaunchPrepass(p, pre, num_sms, stream);
+  err = LaunchPrepass(p, pre, num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (kmax == 3 || p.num_tasks == 0) return ffi::Error::Success();
 
-  if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
-  kcjax::cliques::TaskClasses classes;
-  if (kcjax::cliques::UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
+  if (ffi::Error e = RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
+  TaskClasses classes;
+  if (UseDeviceBounds(p) && (pinned = PinnedClasses()) != nullptr) {
     // ---- Solve planned from the hint, queued right behind the pre-pass;
     // the classes come back on a side stream meanwhile. ----
     cudaEvent_t copied = nullptr;
     err = cudaEventCreateWithFlags(&copied, cudaEventDisableTiming);
     if (err != cudaSuccess) return rep.Cuda("creating an event", err);
-    err = kcjax::cliques::CopyClassesAsync(pre, pinned, copied, stream);
+    err = CopyClassesAsync(pre, pinned, copied, stream);
     ffi::Error solved = ffi::Error::Success();
     if (err == cudaSuccess) solved = Solve(p, nullptr, pre, num_sms, memory, stream);
     if (err == cudaSuccess) err = cudaEventSynchronize(copied);
@@ -167,18 +166,18 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     classes = *pinned;  // the kernels ran no task: plan from the classes below
   } else {
     // ---- Read the class boundaries back (sizes the solve phase exactly). ----
-    err = cudaMemcpyAsync(&classes, kcjax::cliques::CountClasses(pre), sizeof(classes),
-                          cudaMemcpyDeviceToHost, stream);
+    err = cudaMemcpyAsync(&classes, CountClasses(pre), sizeof(classes), cudaMemcpyDeviceToHost,
+                          stream);
     if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
     err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
   }
   if (classes.key_overflow) {  // the max_degree hint was below the true maximum
-    err = kcjax::cliques::LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
+    err = LaunchSortClasses(p, pre, /*full_keys=*/true, stream);
     if (err != cudaSuccess)
       return rep.Cuda("re-sorting the tasks (max_degree hint too small)", err);
-    err = cudaMemcpyAsync(&classes, kcjax::cliques::CountClasses(pre), sizeof(classes),
-                          cudaMemcpyDeviceToHost, stream);
+    err = cudaMemcpyAsync(&classes, CountClasses(pre), sizeof(classes), cudaMemcpyDeviceToHost,
+                          stream);
     if (err != cudaSuccess) return rep.Cuda("copying task classes to the host", err);
     err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) return rep.Cuda("re-sorting the tasks", err);
@@ -187,6 +186,7 @@ ffi::Error CliqueCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
 }
 
 }  // namespace
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, CliqueCountCuda,
-                              kcjax::BindCliqueCount(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_count_cuda, kcjax::cliques::CliqueCountCuda,
+                              kcjax::cliques::BindCliqueCount(kcjax::CudaBinding()));

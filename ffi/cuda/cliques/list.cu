@@ -2,7 +2,7 @@
 // host launchers (interface in kcjax/cliques/list_cuda.h; FFI handlers in
 // list_cuda.cc; reference semantics in ffi/cpu/cliques/count.cc).
 //
-// Strategy (one for every kcjax::CountMethod): sorted-list DFS, one warp per
+// Strategy (one for every kcjax::cliques::CountMethod): sorted-list DFS, one warp per
 // edge task e = (u, v), persistent grid pulling tasks from an atomic counter,
 // tasks sorted by d = |N+(u) ∩ N+(v)|, largest first.
 //

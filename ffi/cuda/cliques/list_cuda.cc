@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
@@ -23,36 +24,35 @@
 
 namespace ffi = xla::ffi;
 
+namespace kcjax::cliques {
 namespace {
-
-using kcjax::Reporter;
 
 // Runs the whole pipeline for a problem whose outputs are set.
 ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& scratch,
-               kcjax::cliques::ListProblem& p) {
+               ListProblem& p) {
   if (reinterpret_cast<uintptr_t>(p.counts) % 8 != 0)
     return rep.Internal("the count output is not 8-byte aligned");
   int num_sms = 0;
-  cudaError_t err = kcjax::cuda::SmCount(&num_sms);
+  cudaError_t err = cuda::SmCount(&num_sms);
   if (err != cudaSuccess) return rep.Cuda("querying the SM count", err);
 
   // ---- Phase 1: outputs, task sizes. ----
-  kcjax::cuda::DeviceScratch memory(scratch, stream);
-  const size_t pre_bytes = kcjax::cuda::TaskScratchBytes(p.num_tasks);
+  cuda::DeviceScratch memory(scratch, stream);
+  const size_t pre_bytes = cuda::TaskScratchBytes(p.num_tasks);
   void* pre = memory.Allocate(pre_bytes);
   if (pre == nullptr)
     return rep.Exhausted(pre_bytes,
                          "the task pre-pass (too many tasks for the free GPU "
                          "memory: split the task list)");
-  err = kcjax::cliques::LaunchListPrepass(p, pre, num_sms, stream);
+  err = LaunchListPrepass(p, pre, num_sms, stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass launch", err);
   if (p.num_tasks == 0) return ffi::Error::Success();
 
   // ---- Read the statistics back (sizes the arenas exactly). ----
-  if (ffi::Error e = kcjax::RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
-  kcjax::cliques::ListStats stats;
-  err = cudaMemcpyAsync(&stats, kcjax::cliques::ListPrepassStats(pre), sizeof(stats),
-                        cudaMemcpyDeviceToHost, stream);
+  if (ffi::Error e = RequireNoCapture(rep, stream, "task statistics"); e.failure()) return e;
+  ListStats stats;
+  err =
+      cudaMemcpyAsync(&stats, ListPrepassStats(pre), sizeof(stats), cudaMemcpyDeviceToHost, stream);
   if (err != cudaSuccess) return rep.Cuda("copying task statistics to the host", err);
   err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) return rep.Cuda("pre-pass execution", err);
@@ -62,8 +62,8 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
                        std::to_string(p.dag.num_edges) + ") nor -1 (padding)");
 
   // ---- Phase 2: sort, persistent DFS. ----
-  kcjax::cliques::ListPlan plan;
-  err = kcjax::cliques::PlanList(p, stats, num_sms, &plan);
+  ListPlan plan;
+  err = PlanList(p, stats, num_sms, &plan);
   if (err != cudaSuccess) return rep.Cuda("planning the listing kernel (occupancy)", err);
   if (plan.blocks == 0) return ffi::Error::Success();  // no task can hold a k-clique
   void* arena = memory.Allocate(plan.scratch_bytes);
@@ -74,15 +74,14 @@ ffi::Error Run(const Reporter& rep, cudaStream_t stream, ffi::ScratchAllocator& 
                              " bytes for k = " + std::to_string(p.k) +
                              " and a largest candidate set of " + std::to_string(plan.max_d) +
                              "; use a degeneracy orientation, a smaller k, or free GPU memory)");
-  err = kcjax::cliques::LaunchList(p, plan, pre, arena, stream);
+  err = LaunchList(p, plan, pre, arena, stream);
   if (err != cudaSuccess) return rep.Cuda("listing kernel launch (sort or DFS)", err);
   return ffi::Error::Success();
 }
 
-kcjax::cliques::ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr,
-                                        ffi::Buffer<ffi::S32>& indices, ffi::Buffer<ffi::S32>& src,
-                                        ffi::Buffer<ffi::S32>& tasks, int32_t k) {
-  kcjax::cliques::ListProblem p{};
+ListProblem MakeProblem(ffi::Buffer<ffi::S32>& indptr, ffi::Buffer<ffi::S32>& indices,
+                        ffi::Buffer<ffi::S32>& src, ffi::Buffer<ffi::S32>& tasks, int32_t k) {
+  ListProblem p{};
   p.dag.indptr = indptr.typed_data();
   p.dag.indices = indices.typed_data();
   p.dag.src = src.typed_data();
@@ -101,15 +100,15 @@ ffi::Error CliqueListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                           bool stop_when_full, ffi::ResultBuffer<ffi::S32> cliques,
                           ffi::ResultBuffer<ffi::U32> count) {
   const Reporter rep("kcjax_clique_list");
-  if (ffi::Error e = kcjax::CheckCliqueOperands(rep, indptr, indices, src, tasks, k, method,
-                                                tasks.element_count());
+  if (ffi::Error e =
+          CheckCliqueOperands(rep, indptr, indices, src, tasks, k, method, tasks.element_count());
       e.failure())
     return e;
   const auto dims = cliques->dimensions();
   if (dims.size() != 2 || dims[1] != k || count->element_count() != 4)
     return rep.Invalid("cliques must be int32[capacity, k] (k = " + std::to_string(k) +
                        ") and count uint32[4]");
-  kcjax::cliques::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
+  ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
   p.per_vertex = false;
   p.stop_when_full = stop_when_full;
   p.cliques = cliques->typed_data();
@@ -124,8 +123,8 @@ ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
                                int32_t method, float /*lam*/, int32_t /*num_threads*/,
                                ffi::ResultBuffer<ffi::U32> counts) {
   const Reporter rep("kcjax_clique_per_vertex");
-  if (ffi::Error e = kcjax::CheckCliqueOperands(rep, indptr, indices, src, tasks, k, method,
-                                                tasks.element_count());
+  if (ffi::Error e =
+          CheckCliqueOperands(rep, indptr, indices, src, tasks, k, method, tasks.element_count());
       e.failure())
     return e;
   const auto dims = counts->dimensions();
@@ -134,15 +133,16 @@ ffi::Error CliquePerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
     return rep.Invalid("counts must be uint32[num_nodes, 4] = [" +
                        std::to_string(indptr.element_count() - 1) +
                        ", 4] (128-bit counts per vertex)");
-  kcjax::cliques::ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
+  ListProblem p = MakeProblem(indptr, indices, src, tasks, k);
   p.per_vertex = true;
   p.counts = counts->typed_data();
   return Run(rep, stream, scratch, p);
 }
 
 }  // namespace
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cuda, CliqueListCuda,
-                              kcjax::BindCliqueList(kcjax::CudaBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda, CliquePerVertexCuda,
-                              kcjax::BindCliquePerVertex(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_list_cuda, kcjax::cliques::CliqueListCuda,
+                              kcjax::cliques::BindCliqueList(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_per_vertex_cuda, kcjax::cliques::CliquePerVertexCuda,
+                              kcjax::cliques::BindCliquePerVertex(kcjax::CudaBinding()));

@@ -17,13 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/core/ffi.h"
 #include "kcjax/cuda/scratch.h"
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::cliques {
 namespace {
 
 // Scratch memory for the threads' bitmap spaces, at most this much (the number of
@@ -166,7 +167,7 @@ ffi::Error MaximalCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_maximal_cuda, kcjax::MaximalCuda,
-                              kcjax::BindMaximal(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_maximal_cuda, kcjax::cliques::MaximalCuda,
+                              kcjax::cliques::BindMaximal(kcjax::CudaBinding()));

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "kcjax/cliques/args.h"
 #include "kcjax/cliques/cliques.h"
 #include "kcjax/cliques/policy.h"
 #include "kcjax/core/ffi.h"
@@ -26,7 +27,7 @@
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::cliques {
 namespace {
 
 // One call of either target: its error reporter, stream and scratch.
@@ -216,10 +217,10 @@ ffi::Error PivotPerVertexCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scr
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::cliques
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda, kcjax::PivotCuda,
-                              kcjax::BindPivot(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_cuda, kcjax::cliques::PivotCuda,
+                              kcjax::cliques::BindPivot(kcjax::CudaBinding()));
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda, kcjax::PivotPerVertexCuda,
-                              kcjax::BindPivotPerVertex(kcjax::CudaBinding()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_clique_pivot_local_cuda, kcjax::cliques::PivotPerVertexCuda,
+                              kcjax::cliques::BindPivotPerVertex(kcjax::CudaBinding()));

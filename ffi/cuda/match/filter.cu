@@ -1,5 +1,6 @@
-// CUDA handler of "kcjax_match_filter" (contract in kcjax/match/filter.h;
-// reference: ffi/cpu/match/filter_cpu.cc).
+// The filter rounds behind the CUDA handler of "kcjax_match_filter" (handler in
+// filter_cuda.cc, host interface in kcjax/match/filter_cuda.h, contract in
+// kcjax/match/filter.h; reference: ffi/cpu/match/filter.cc).
 //
 // One cooperative kernel runs every round: a warp per data vertex (grid
 // stride), rounds separated by grid syncs, and the loop stops on the device
@@ -30,7 +31,7 @@
 #include "kcjax/cuda/grid.cuh"
 #include "kcjax/cuda/limits.h"
 #include "kcjax/cuda/warp.cuh"
-#include "kcjax/match/filter.h"
+#include "kcjax/match/filter_cuda.h"
 #include "kcjax/match/policy.h"
 
 namespace ffi = xla::ffi;
@@ -42,23 +43,6 @@ namespace {
 using cuda::kFull;
 using FP = FilterPolicy;
 constexpr int kThreads = 32 * FP::kWarpsPerBlock;
-
-struct FilterArgs {
-  const int32_t* indptr;
-  const int32_t* indices;
-  const int32_t* slot;
-  const uint32_t* cand;  // round 0's input
-  uint32_t* out;         // written by the even rounds
-  uint32_t* spare;       // written by the odd rounds
-  const int32_t* need;
-  const uint32_t* adj;
-  const int32_t* refine;
-  int32_t* info;
-  int32_t* flags;  // three rotating "a vertex changed" flags (kcjax/cuda/grid.cuh)
-  int64_t n;
-  int32_t q;
-  int32_t rounds;
-};
 
 struct WarpTables {
   uint8_t grp[kMaxQuery][kMaxQuery];  // [slot k][query vertex u]
@@ -216,19 +200,10 @@ cudaError_t BlocksPerSm(int device, int* per_sm) {
   return err;
 }
 
-ffi::Error MatchFilterCuda(cudaStream_t stream, ffi::ScratchAllocator /*scratch*/,
-                           ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                           ffi::Buffer<ffi::S32> slot, ffi::Buffer<ffi::U32> cand,
-                           ffi::Buffer<ffi::S32> need, ffi::Buffer<ffi::U32> adj,
-                           ffi::Buffer<ffi::S32> refine, int32_t rounds,
-                           ffi::ResultBuffer<ffi::U32> out, ffi::ResultBuffer<ffi::S32> info,
-                           ffi::ResultBuffer<ffi::U32> work) {
-  const Reporter rep("kcjax_match_filter", "CUDA");
-  const FilterIo io{indptr, indices, slot, cand, need, adj, refine, out, info, work};
-  if (auto err = CheckFilter(rep, io, rounds); err.failure()) return err;
-  const int64_t n = static_cast<int64_t>(indptr.element_count()) - 1;
-  uint32_t* spare = work->typed_data();
-  auto* flags = reinterpret_cast<int32_t*>(spare + n);
+}  // namespace
+
+ffi::Error RunFilter(FilterArgs A, const Reporter& rep, cudaStream_t stream) {
+  const int64_t n = A.n;
   cudaError_t err = cudaSuccess;
   int device = 0, sms = 0, per_sm = 0;
   if ((err = cudaGetDevice(&device)) != cudaSuccess || (err = cuda::SmCount(&sms)) != cudaSuccess)
@@ -238,20 +213,6 @@ ffi::Error MatchFilterCuda(cudaStream_t stream, ffi::ScratchAllocator /*scratch*
   const int64_t wanted = (n + FP::kWarpsPerBlock - 1) / FP::kWarpsPerBlock;
   const int64_t resident = static_cast<int64_t>(std::min(per_sm, FP::kBlocksPerSm)) * sms;
   const int grid = static_cast<int>(std::max<int64_t>(1, std::min(resident, wanted)));
-  FilterArgs A{indptr.typed_data(),
-               indices.typed_data(),
-               slot.typed_data(),
-               cand.typed_data(),
-               out->typed_data(),
-               spare,
-               need.typed_data(),
-               adj.typed_data(),
-               refine.typed_data(),
-               info->typed_data(),
-               flags,
-               n,
-               static_cast<int32_t>(adj.element_count()),
-               rounds};
   void* args[] = {&A};
   err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(FilterKernel), dim3(grid),
                                     dim3(kThreads), args, 0, stream);
@@ -259,11 +220,4 @@ ffi::Error MatchFilterCuda(cudaStream_t stream, ffi::ScratchAllocator /*scratch*
   return ffi::Error::Success();
 }
 
-}  // namespace
 }  // namespace kcjax::match
-
-// Command-buffer compatible: the handler only enqueues work on its stream (no
-// allocation, no host read-back), so XLA may capture it with its neighbours.
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_filter_cuda, kcjax::match::MatchFilterCuda,
-                              kcjax::match::BindMatchFilter(kcjax::CudaBinding()),
-                              {xla::ffi::Traits::kCmdBufferCompatible});

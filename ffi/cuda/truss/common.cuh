@@ -25,7 +25,7 @@
 namespace ffi = xla::ffi;
 namespace cg = cooperative_groups;
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
 using cuda::kFull;
@@ -173,4 +173,4 @@ __device__ __forceinline__ bool WarpInTriangle(const int32_t* __restrict__ indpt
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::truss

@@ -31,7 +31,7 @@
 
 #include "support.cuh"
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
 constexpr int kHLane = TrussPolicy::kHIndexLane;
@@ -607,4 +607,4 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kHIndexBlocksPerSm)
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::truss

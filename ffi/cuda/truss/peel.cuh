@@ -4,7 +4,7 @@
 
 #include "common.cuh"
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
 // The peeling loop's state. Every field is the same in all threads that run a step:
@@ -383,4 +383,4 @@ __global__ void __launch_bounds__(kThreads, TrussPolicy::kPeelBlocksPerSm)
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::truss

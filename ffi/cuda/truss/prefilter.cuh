@@ -4,7 +4,7 @@
 
 #include "common.cuh"
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
 // The 3-truss in one pass: out[e] = edge e lies in a triangle (WarpInTriangle).
@@ -129,4 +129,4 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::truss

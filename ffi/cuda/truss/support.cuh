@@ -5,7 +5,7 @@
 
 #include "prefilter.cuh"
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
 // Each live triangle once from the degree-oriented DAG, the work split by probes
@@ -213,4 +213,4 @@ __global__ void SupportVertexKernel(Csr g, int32_t n, const int32_t* __restrict_
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::truss

@@ -1,7 +1,9 @@
-// CUDA handlers of "kcjax_truss" and "kcjax_truss_triangle_edges" (contracts in
-// kcjax/truss/truss.h); the twins of ffi/cpu/truss/truss.cc. The kernels are in
-// common.cuh (shared pieces), prefilter.cuh (the first kernels), support.cuh (the
-// support passes) and peel.cuh (the peeling kernel); this file launches them.
+// The launchers behind the CUDA handlers of "kcjax_truss" and
+// "kcjax_truss_triangle_edges" (handlers in truss_cuda.cc, host interface in
+// kcjax/truss/truss_cuda.h, contracts in kcjax/truss/truss.h; the twins of
+// ffi/cpu/truss/truss.cc). The kernels are in common.cuh (shared pieces),
+// prefilter.cuh (the first kernels), support.cuh (the support passes), peel.cuh (the
+// peeling kernel) and hindex.cuh (the h-index rounds); this file launches them.
 //
 // "kcjax_truss_triangle_edges" (the 3-truss) is one kernel: every edge looks for
 // one common neighbour of its ends and stops at the first (WarpInTriangle).
@@ -44,12 +46,12 @@
 
 #include "common.cuh"
 #include "hindex.cuh"
-#include "kcjax/truss/args.h"
+#include "kcjax/truss/truss_cuda.h"
 #include "peel.cuh"
 #include "prefilter.cuh"
 #include "support.cuh"
 
-namespace kcjax {
+namespace kcjax::truss {
 namespace {
 
 // Resident blocks per SM of the cooperative `Kernel` (kThreads, static shared memory
@@ -219,45 +221,27 @@ ffi::Error HIndexDecompose(cudaStream_t stream, cuda::DeviceScratch& scratch,
   return ffi::Error::Success();
 }
 
-ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
-                     ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                     ffi::Buffer<ffi::S32> eid, ffi::Buffer<ffi::S32> esrc,
-                     ffi::Buffer<ffi::S32> edst, ffi::Buffer<ffi::S32> dag_indptr,
-                     ffi::Buffer<ffi::S32> dag_indices, ffi::Buffer<ffi::S32> dag_src,
-                     ffi::Buffer<ffi::S32> dag_eid, ffi::Buffer<ffi::S32> core,
-                     ffi::Buffer<ffi::S32> kbuf, int32_t mode, int32_t method, int32_t num_threads,
-                     int64_t store_entries, ffi::Result<ffi::AnyBuffer> out) {
-  (void)num_threads;
-  const Reporter report("kcjax_truss", "CUDA");
-  const std::string bad = CheckTrussCall(
-      indptr.element_count(), indices.element_count(), eid.element_count(), esrc.element_count(),
-      edst.element_count(), dag_indptr.element_count(), dag_indices.element_count(),
-      dag_src.element_count(), dag_eid.element_count(), core.element_count(), kbuf.element_count(),
-      out->element_count(), out->element_type() == ffi::PRED, mode, method, store_entries);
-  if (!bad.empty()) return report.Invalid(bad);
-  const int32_t n = static_cast<int32_t>(indptr.element_count() - 1);
-  const int32_t m = static_cast<int32_t>(indices.element_count() / 2);
-  if (m == 0) return ffi::Error::Success();
-  const auto tmode = static_cast<TrussMode>(mode);
+}  // namespace
 
+ffi::Error RunTruss(const TrussProblem& p, cuda::DeviceScratch& scratch, const Reporter& report,
+                    cudaStream_t stream) {
+  const int32_t n = p.n, m = p.m;
+  const TrussMode tmode = p.mode;
   int sms = 0;
   cudaError_t err = cuda::SmCount(&sms);
   if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
 
-  cuda::DeviceScratch scratch(xla_scratch, stream);
-  Csr g{indptr.typed_data(), indices.typed_data(), eid.typed_data(),
-        esrc.typed_data(),   edst.typed_data(),    m};
-  const DagArgs dag{dag_indptr.typed_data(), dag_indices.typed_data(), dag_src.typed_data(),
-                    dag_eid.typed_data()};
-  if (tmode == TrussMode::kHIndex && store_entries >= 0) {
+  const Csr g{p.indptr, p.indices, p.eid, p.esrc, p.edst, m};
+  const DagArgs dag{p.dag_indptr, p.dag_indices, p.dag_src, p.dag_eid};
+  if (tmode == TrussMode::kHIndex && p.store_entries >= 0) {
     bool ran = false;
     ffi::Error status = HIndexDecompose(stream, scratch, report, sms, g, dag, nullptr,
-                                        store_entries, out->typed_data<int32_t>(), &ran);
+                                        p.store_entries, static_cast<int32_t*>(p.out), &ran);
     if (ran || !status.success()) return status;
   }
   const size_t m4 = static_cast<size_t>(m) * sizeof(int32_t);
   auto* tag = static_cast<int32_t*>(scratch.Allocate(m4));
-  int32_t* sup = tmode == TrussMode::kSupport ? out->typed_data<int32_t>()
+  int32_t* sup = tmode == TrussMode::kSupport ? static_cast<int32_t*>(p.out)
                                               : static_cast<int32_t*>(scratch.Allocate(m4));
   auto* slots = static_cast<Slot*>(scratch.Allocate(kSlots * sizeof(Slot)));
   auto* records = static_cast<PeelState*>(scratch.Allocate(2 * sizeof(PeelState)));
@@ -281,9 +265,9 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
     return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
   const bool ktruss = tmode == TrussMode::kKTruss;
-  const int32_t* small_k = ktruss ? kbuf.typed_data() : nullptr;
-  const bool use_core = ktruss && core.element_count() > 0;
-  bool* flags = ktruss ? out->typed_data<bool>() : nullptr;
+  const int32_t* small_k = ktruss ? p.k : nullptr;
+  const bool use_core = ktruss && p.core != nullptr;
+  bool* flags = ktruss ? static_cast<bool*>(p.out) : nullptr;
   // With the prefilter, the edges that pass it are listed (elist, their DAG edges in
   // dlist) and the support pass and the peeling work on that list. Lists alternate
   // between two places (the live lists and the item lists' space, free until the
@@ -297,16 +281,14 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
     err = cudaMemsetAsync(counts, 0, (kRecounts + 1) * sizeof(int32_t), stream);
     if (err != cudaSuccess) return report.Cuda("clearing the live counts", err);
   }
-  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, dag_eid.typed_data(), core.typed_data(),
-                                                      use_core, kbuf.typed_data(), tag, sup, slots,
-                                                      flags, use_core ? listed(0) : none);
+  InitKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(g, p.dag_eid, p.core, use_core, p.k, tag, sup,
+                                                      slots, flags, use_core ? listed(0) : none);
   // Listed work is grid-strided over a capped grid (its size is known on the device only).
   const int capped = TrussPolicy::kListBlocksPerSm * sms;
   auto support = [&](const LiveLists& lists) -> ffi::Error {
     const bool on_list = lists.elist != nullptr;
     // Without a list the pass counts all m edges: kAuto is resolved here.
-    const auto pass = on_list ? static_cast<SupportMethod>(method)
-                              : ResolveSupport(static_cast<SupportMethod>(method), m);
+    const auto pass = on_list ? p.method : ResolveSupport(p.method, m);
     switch (pass) {
       case SupportMethod::kDag: {
         // All m edges: every block resident at once; a list: the capped grid.
@@ -353,7 +335,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   if (tmode == TrussMode::kHIndex) {
     bool ran = false;
     ffi::Error status = HIndexDecompose(stream, scratch, report, sms, g, dag, sup, -1,
-                                        out->typed_data<int32_t>(), &ran);
+                                        static_cast<int32_t*>(p.out), &ran);
     if (ran || !status.success()) return status;
     if (!peel_buffers()) return report.Exhausted(m4 * 12, "the peeling frontiers and live lists");
   }
@@ -369,7 +351,7 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
                bufs[3],
                slots,
                records,
-               ktruss ? nullptr : out->typed_data<int32_t>(),
+               ktruss ? nullptr : static_cast<int32_t*>(p.out),
                small_k,
                flags,
                use_core ? counts + recounts : nullptr,
@@ -387,32 +369,15 @@ ffi::Error TrussCuda(cudaStream_t stream, ffi::ScratchAllocator xla_scratch,
   return ffi::Error::Success();
 }
 
-ffi::Error TriangleEdgesCuda(cudaStream_t stream, ffi::ScratchAllocator /*unused*/,
-                             ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                             ffi::Buffer<ffi::S32> esrc, ffi::Buffer<ffi::S32> edst,
-                             int32_t num_threads, ffi::ResultBuffer<ffi::PRED> out) {
-  (void)num_threads;
-  const Reporter report("kcjax_truss_triangle_edges", "CUDA");
-  const std::string bad =
-      CheckTriangleEdgesCall(indptr.element_count(), indices.element_count(), esrc.element_count(),
-                             edst.element_count(), out->element_count());
-  if (!bad.empty()) return report.Invalid(bad);
-  const int32_t m = static_cast<int32_t>(esrc.element_count());
-  if (m == 0) return ffi::Error::Success();
+ffi::Error RunTriangleEdges(const int32_t* indptr, const int32_t* indices, const int32_t* esrc,
+                            const int32_t* edst, int32_t m, bool* out, const Reporter& report,
+                            cudaStream_t stream) {
   int sms = 0;
   cudaError_t err = cuda::SmCount(&sms);
   if (err != cudaSuccess) return report.Cuda("querying the SM count", err);
-  TriangleEdgesKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(
-      indptr.typed_data(), indices.typed_data(), esrc.typed_data(), edst.typed_data(), m,
-      out->typed_data());
+  TriangleEdgesKernel<<<Blocks(m, sms), kThreads, 0, stream>>>(indptr, indices, esrc, edst, m, out);
   if ((err = cudaGetLastError()) != cudaSuccess) return report.Cuda("triangle-edges kernel", err);
   return ffi::Error::Success();
 }
 
-}  // namespace
-}  // namespace kcjax
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_cuda, kcjax::TrussCuda,
-                              kcjax::BindTruss(kcjax::CudaBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cuda, kcjax::TriangleEdgesCuda,
-                              kcjax::BindTriangleEdges(kcjax::CudaBinding()));
+}  // namespace kcjax::truss

@@ -6,9 +6,9 @@
 //         indices int32[..., m]      CSR columns (any order within a row)
 //         sources int32[..., s]      BFS roots; all leading dims and s are flattened
 //                                    into one list of S sources
-//   attrs method    int32  kcjax::BfsMethod (the ablation ladder)
-//         direction int32  kcjax::BfsDirection
-//         batch     int32  kcjax::BfsBatch: how several sources are served
+//   attrs method    int32  kcjax::bfs::BfsMethod (the ablation ladder)
+//         direction int32  kcjax::bfs::BfsDirection
+//         batch     int32  kcjax::bfs::BfsBatch: how several sources are served
 //         hub_tau   int32  hub degree threshold τ; < 0: BfsPolicy's rule
 //         cluster int32 kBfsCluster's blocks per cluster (1 to 16); < 0: the
 //                          policy's size for the graph (a launch choice: results

@@ -13,7 +13,7 @@
 
 #include "kcjax/cuda/limits.h"
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
 
 struct BfsProblem {
   const int32_t* indptr;   // device, int32[n + 1]
@@ -24,8 +24,8 @@ struct BfsProblem {
   int64_t s;
   int32_t* dist;      // device, int32[s, n]
   int32_t* parent;    // device, int32[s, n], or nullptr (no parents)
-  int32_t method;     // kcjax::BfsMethod
-  int32_t direction;  // kcjax::BfsDirection
+  int32_t method;     // kcjax::bfs::BfsMethod
+  int32_t direction;  // kcjax::bfs::BfsDirection
   bool bitset;        // serve the sources 64 at a time (kBfsBitset and s > 1)
   int64_t tau;        // hub degree threshold
   int32_t cluster;    // kBfsCluster: blocks per cluster (< 0: the policy's size)
@@ -62,7 +62,7 @@ cudaError_t RunCluster(const BfsProblem& p, const BfsPlan& plan, cudaStream_t st
 
 // Bytes rounded up to the scratch alignment (every piece of a plan's scratch).
 inline size_t AlignScratch(size_t bytes) {
-  return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+  return (bytes + cuda::kScratchAlign - 1) / cuda::kScratchAlign * cuda::kScratchAlign;
 }
 
 // Hands out a plan's scratch as consecutive pieces, each rounded up by AlignScratch
@@ -81,4 +81,4 @@ class ScratchCursor {
   char* at_;
 };
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

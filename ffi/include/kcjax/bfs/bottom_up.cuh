@@ -8,7 +8,7 @@
 #include "kcjax/bfs/policy.h"
 #include "kcjax/cuda/warp.cuh"
 
-namespace kcjax::cuda::bfs {
+namespace kcjax::bfs {
 
 inline constexpr int kBatch = BfsPolicy::kEdgeBatch;
 // The batch of a search on global-memory bitmaps (the grid kernel's bitmap variant) or on
@@ -16,8 +16,8 @@ inline constexpr int kBatch = BfsPolicy::kEdgeBatch;
 template <bool kGlobal>
 inline constexpr int kBatchOf = kGlobal ? BfsPolicy::kBitmapEdgeBatch : BfsPolicy::kEdgeBatch;
 inline constexpr int kGroupLanes = BfsPolicy::kClusterGroupLanes;
-inline constexpr int kGroups = kWarp / kGroupLanes;
-static_assert(kGroupLanes < kWarp && kWarp % kGroupLanes == 0, "groups tile the warp");
+inline constexpr int kGroups = cuda::kWarp / kGroupLanes;
+static_assert(kGroupLanes < cuda::kWarp && cuda::kWarp % kGroupLanes == 0, "groups tile the warp");
 
 // The position of the r-th (0-based) set bit of `bits` (r < popc(bits)).
 __device__ __forceinline__ int NthBit(uint32_t bits, int r) {
@@ -65,28 +65,29 @@ template <bool kGlobal>
 __device__ __forceinline__ int32_t GroupSearch(const int32_t* indices, const uint32_t* front,
                                                unsigned todo, int64_t lo, int64_t hi,
                                                int32_t found) {
-  const int lane = LaneId(), group = lane / kGroupLanes, glane = lane % kGroupLanes;
+  const int lane = cuda::LaneId(), group = lane / kGroupLanes, glane = lane % kGroupLanes;
   const unsigned mask = ((1u << kGroupLanes) - 1u) << (group * kGroupLanes);  // this group
   while (todo != 0) {
     const int take = min(__popc(todo), kGroups);
     const int o = group < take ? NthBit(todo, group) : -1;  // this group's vertex lane
-    const int64_t olo = __shfl_sync(kFull, lo, max(o, 0));
-    const int64_t ohi_any = __shfl_sync(kFull, hi, max(o, 0));
+    const int64_t olo = __shfl_sync(cuda::kFull, lo, max(o, 0));
+    const int64_t ohi_any = __shfl_sync(cuda::kFull, hi, max(o, 0));
     const int64_t ohi = o < 0 ? olo : ohi_any;
     int32_t par = -1;
     bool done = o < 0;
-    for (int64_t base = olo; __any_sync(kFull, !done); base += kGroupLanes * kBatchOf<kGlobal>) {
+    for (int64_t base = olo; __any_sync(cuda::kFull, !done);
+         base += kGroupLanes * kBatchOf<kGlobal>) {
       const int32_t h =
           done ? -1 : FrontierNeighbour<kGlobal>(indices, front, base + glane, ohi, kGroupLanes);
-      const unsigned hits = __ballot_sync(kFull, h >= 0) & mask;
-      const int32_t first = __shfl_sync(kFull, h, hits != 0 ? __ffs(hits) - 1 : lane);
+      const unsigned hits = __ballot_sync(cuda::kFull, h >= 0) & mask;
+      const int32_t first = __shfl_sync(cuda::kFull, h, hits != 0 ? __ffs(hits) - 1 : lane);
       if (!done && hits != 0) par = first;
       done = done || hits != 0 || base + kGroupLanes * kBatchOf<kGlobal> >= ohi;
     }
     // A taken vertex's lane reads its group's parent (group = its rank in todo).
-    const int rank = __popc(todo & LaneMaskLt());
+    const int rank = __popc(todo & cuda::LaneMaskLt());
     const bool taken = ((todo >> lane) & 1u) && rank < take;
-    const int32_t got = __shfl_sync(kFull, par, taken ? rank * kGroupLanes : 0);
+    const int32_t got = __shfl_sync(cuda::kFull, par, taken ? rank * kGroupLanes : 0);
     if (taken) found = got;
     for (int i = 0; i < take; ++i) todo &= todo - 1;
   }
@@ -104,7 +105,7 @@ __device__ __forceinline__ int32_t GroupSearch(const int32_t* indices, const uin
 template <bool kGlobal>
 __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint32_t* front,
                                               unsigned unreached, int64_t lo, int64_t hi) {
-  const int lane = LaneId();
+  const int lane = cuda::LaneId();
   const bool mine = (unreached >> lane) & 1u;
   const int64_t deg = hi - lo;
   int32_t found = -1;
@@ -112,7 +113,7 @@ __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint
     if (mine) found = FrontierNeighbour<kGlobal>(indices, front, lo, hi, 1);
     if (found < 0)
       lo = min(lo + kBatchOf<kGlobal>, hi);  // the rest of the list, whoever searches it
-    unreached &= __ballot_sync(kFull, found < 0);
+    unreached &= __ballot_sync(cuda::kFull, found < 0);
   }
   const bool open = (unreached >> lane) & 1u;          // mine, and not found by a first batch
   if (open && deg < BfsPolicy::kClusterGroupDegree) {  // a thread each
@@ -120,17 +121,17 @@ __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint
       found = FrontierNeighbour<kGlobal>(indices, front, e0, hi, 1);
   }
   const unsigned grouped = __ballot_sync(
-      kFull, open && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
+      cuda::kFull, open && deg >= BfsPolicy::kClusterGroupDegree && deg < BfsPolicy::kMiddleMax);
   found = GroupSearch<kGlobal>(indices, front, grouped, lo, hi, found);
-  const unsigned wide = __ballot_sync(kFull, open && deg >= BfsPolicy::kMiddleMax);
+  const unsigned wide = __ballot_sync(cuda::kFull, open && deg >= BfsPolicy::kMiddleMax);
   for (unsigned todo = wide; todo != 0; todo &= todo - 1) {  // the warp, one vertex each
     const int o = __ffs(todo) - 1;
-    const int64_t olo = __shfl_sync(kFull, lo, o), ohi = __shfl_sync(kFull, hi, o);
-    for (int64_t e0 = olo; e0 < ohi; e0 += kWarp * kBatchOf<kGlobal>) {
-      const int32_t hit = FrontierNeighbour<kGlobal>(indices, front, e0 + lane, ohi, kWarp);
-      const unsigned any = __ballot_sync(kFull, hit >= 0);
+    const int64_t olo = __shfl_sync(cuda::kFull, lo, o), ohi = __shfl_sync(cuda::kFull, hi, o);
+    for (int64_t e0 = olo; e0 < ohi; e0 += cuda::kWarp * kBatchOf<kGlobal>) {
+      const int32_t hit = FrontierNeighbour<kGlobal>(indices, front, e0 + lane, ohi, cuda::kWarp);
+      const unsigned any = __ballot_sync(cuda::kFull, hit >= 0);
       if (any != 0) {
-        const int32_t par = __shfl_sync(kFull, hit, __ffs(any) - 1);
+        const int32_t par = __shfl_sync(cuda::kFull, hit, __ffs(any) - 1);
         if (lane == o) found = par;
         break;
       }
@@ -139,4 +140,4 @@ __device__ __forceinline__ int32_t SearchWord(const int32_t* indices, const uint
   return found;
 }
 
-}  // namespace kcjax::cuda::bfs
+}  // namespace kcjax::bfs

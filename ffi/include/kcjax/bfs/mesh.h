@@ -80,8 +80,8 @@ struct MeshShape {
 // (vertex, chunk) pairs, at most e / kMeshChunkEdges whole chunks plus one partial chunk
 // per vertex of degree >= kSmallMax.
 inline int64_t MeshQueueLength(int64_t words, int64_t e) {
-  const int64_t chunks = e / BfsPolicy::kMeshChunkEdges +
-                         std::min<int64_t>(32 * words, e / BfsPolicy::kSmallMax) + 1;
+  const int64_t chunks =
+      e / BfsPolicy::kMeshChunkEdges + std::min<int64_t>(32 * words, e / BfsPolicy::kSmallMax) + 1;
   return 2 + 2 * chunks;
 }
 

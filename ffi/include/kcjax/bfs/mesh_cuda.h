@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace kcjax::cuda {
+namespace kcjax::bfs {
 
 struct MeshShard {
   const int32_t* indptr;  // device, int32[32 * words + 1], local offsets
@@ -27,9 +27,9 @@ cudaError_t MeshPush(const MeshShard& s, const uint32_t* front, const uint32_t* 
 // against the whole frontier `front[W]`: dist, parent and seen updated in place,
 // msg[words + 2] = the next frontier's words, its size and degree sum; `queue`:
 // int32[MeshQueueLength] of work space.
-cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got,
-                     int64_t parts, const int32_t* mode, const int32_t* level, int32_t* dist,
-                     int32_t* parent, uint32_t* seen, uint32_t* msg, int32_t* queue, int num_sms,
+cudaError_t MeshPull(const MeshShard& s, const uint32_t* front, const uint32_t* got, int64_t parts,
+                     const int32_t* mode, const int32_t* level, int32_t* dist, int32_t* parent,
+                     uint32_t* seen, uint32_t* msg, int32_t* queue, int num_sms,
                      cudaStream_t stream);
 
-}  // namespace kcjax::cuda
+}  // namespace kcjax::bfs

@@ -4,13 +4,9 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KCJAX_BFS_HD __host__ __device__
-#else
-#define KCJAX_BFS_HD
-#endif
+#include "kcjax/core/config.h"
 
-namespace kcjax {
+namespace kcjax::bfs {
 
 // The ablation ladder: each method adds one of Enterprise's techniques.
 enum BfsMethod : int32_t {
@@ -139,7 +135,7 @@ struct BfsPolicy {
 };
 
 // Hub threshold τ for a graph of n vertices and m CSR entries (override if >= 0).
-KCJAX_BFS_HD inline int64_t HubTau(int64_t n, int64_t m, int32_t override_tau) {
+KCJAX_HD inline int64_t HubTau(int64_t n, int64_t m, int32_t override_tau) {
   if (override_tau >= 0) return override_tau;
   const int64_t avg = n > 0 ? m / n : 0;
   const int64_t tau = avg * BfsPolicy::kHubDegreeFactor;
@@ -150,9 +146,9 @@ KCJAX_BFS_HD inline int64_t HubTau(int64_t n, int64_t m, int32_t override_tau) {
 //   bottom_up: the previous level's direction; frontier / prev_frontier: sizes
 //   of this level's and the previous level's frontiers; frontier_hubs /
 //   total_hubs: hubs in the frontier and in the graph.
-KCJAX_BFS_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bottom_up,
-                                      int64_t frontier, int64_t prev_frontier,
-                                      int64_t frontier_hubs, int64_t total_hubs, int64_t n) {
+KCJAX_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bottom_up,
+                                  int64_t frontier, int64_t prev_frontier, int64_t frontier_hubs,
+                                  int64_t total_hubs, int64_t n) {
   if (direction == kBfsTopDown) return false;
   if (direction == kBfsBottomUp) return true;
   if (method < kBfsDirection) return false;
@@ -167,9 +163,9 @@ KCJAX_BFS_HD inline bool NextBottomUp(int32_t method, int32_t direction, bool bo
 // edges exceed the unexplored edges / kClusterAlpha; back to top-down as NextBottomUp.
 //   frontier_edges: the sum of the frontier's degrees; unexplored_edges: the sum of
 //   the degrees of the vertices not yet reached.
-KCJAX_BFS_HD inline bool ClusterBottomUp(int32_t direction, bool bottom_up, int64_t frontier,
-                                         int64_t prev_frontier, int64_t frontier_edges,
-                                         int64_t unexplored_edges, int64_t n) {
+KCJAX_HD inline bool ClusterBottomUp(int32_t direction, bool bottom_up, int64_t frontier,
+                                     int64_t prev_frontier, int64_t frontier_edges,
+                                     int64_t unexplored_edges, int64_t n) {
   if (direction == kBfsTopDown) return false;
   if (direction == kBfsBottomUp) return true;
   if (!bottom_up) return frontier_edges * BfsPolicy::kClusterAlpha > unexplored_edges;
@@ -177,10 +173,10 @@ KCJAX_BFS_HD inline bool ClusterBottomUp(int32_t direction, bool bottom_up, int6
 }
 
 // Whether kBfsAutoMethod's grid traversal of an n-vertex graph tests bitmaps.
-KCJAX_BFS_HD inline bool GridBitmaps(int64_t n) { return n >= BfsPolicy::kGridBitmapMinVertices; }
+KCJAX_HD inline bool GridBitmaps(int64_t n) { return n >= BfsPolicy::kGridBitmapMinVertices; }
 
 // Whether kBfsAutoMethod takes kBfsCluster for a graph of m CSR entries (the CUDA
 // handler also needs the graph's bitmaps to fit a cluster's shared memory).
-KCJAX_BFS_HD inline bool SmallGraph(int64_t m) { return m <= BfsPolicy::kClusterAutoEdges; }
+KCJAX_HD inline bool SmallGraph(int64_t m) { return m <= BfsPolicy::kClusterAutoEdges; }
 
-}  // namespace kcjax
+}  // namespace kcjax::bfs

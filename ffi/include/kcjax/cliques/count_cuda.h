@@ -46,7 +46,7 @@ struct CountProblem {
                          // nullptr: task i is edge i (num_tasks == num_edges)
   int64_t num_tasks;
   int32_t kmax;        // >= 3
-  int32_t method;      // kcjax::CountMethod, validated by the caller
+  int32_t method;      // kcjax::cliques::CountMethod, validated by the caller
   float lam;           // < 0: CliquePolicy::Lambda
   int32_t max_degree;  // the DAG's largest out-degree if the caller knows it, else < 0
   uint32_t* counts;    // device, [kmax + 1][4] 128-bit little-endian limbs

@@ -8,7 +8,7 @@
 
 #include "kcjax/core/config.h"
 
-namespace kcjax {
+namespace kcjax::cliques {
 
 // Counting strategies, selectable from Python (kcjax.cliques.METHODS). All of
 // them return identical counts; they differ only in how candidate sets are
@@ -202,4 +202,4 @@ struct CliquePolicy {
   static constexpr int kElementwiseMaxBlocks = 4096;
 };
 
-}  // namespace kcjax
+}  // namespace kcjax::cliques

@@ -9,7 +9,7 @@
 #include "kcjax/truss/truss.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace kcjax {
+namespace kcjax::truss {
 
 // Shape and attribute checks shared by both handlers. Returns an empty string when valid.
 inline std::string CheckTrussCall(int64_t n1, int64_t nnz, int64_t eid, int64_t esrc, int64_t edst,
@@ -87,4 +87,4 @@ auto BindTriangleEdges(Binding&& binding) {
       .template Ret<Buffer<PRED>>();  // out
 }
 
-}  // namespace kcjax
+}  // namespace kcjax::truss

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace kcjax {
+namespace kcjax::truss {
 
 struct TrussPolicy {
   // CUDA launch shape: 8 warps per block keeps the persistent kernel's blocks co-resident.
@@ -111,4 +111,4 @@ struct TrussPolicy {
   static constexpr int kHIndexPendingPolls = 8;
 };
 
-}  // namespace kcjax
+}  // namespace kcjax::truss

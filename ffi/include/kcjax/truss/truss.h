@@ -16,8 +16,8 @@
 //         k           int32[1]      mode kKTruss: the k of the k-truss (a runtime
 //                                   value, so one executable serves every k; k <= 2
 //                                   keeps every edge); else ignored
-//   attrs mode        int32  kcjax::TrussMode
-//         method      int32  kcjax::SupportMethod (how supports are first counted)
+//   attrs mode        int32  kcjax::truss::TrussMode
+//         method      int32  kcjax::truss::SupportMethod (how supports are first counted)
 //         num_threads int32  CPU worker threads; 0: all cores (CUDA ignores)
 //         store_entries int64  kHIndex: at least the degree bound of the triangle
 //                             store, sum over edges {u, v} of min(deg u, deg v) - 1
@@ -70,7 +70,7 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_cuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(kcjax_truss_triangle_edges_cuda);
 #endif
 
-namespace kcjax {
+namespace kcjax::truss {
 
 enum class TrussMode : int32_t { kSupport = 0, kDecompose = 1, kKTruss = 2, kHIndex = 3 };
 inline constexpr int32_t kNumTrussModes = 4;
@@ -91,4 +91,4 @@ inline constexpr SupportMethod ResolveSupport(SupportMethod method, int64_t item
   return items <= TrussPolicy::kEdgeList ? SupportMethod::kEdge : SupportMethod::kDag;
 }
 
-}  // namespace kcjax
+}  // namespace kcjax::truss

@@ -1,5 +1,6 @@
-// CUDA handlers of "kcjax_match_count" and "kcjax_match_list" (contracts in
-// kcjax/match/match.h; reference: ffi/cpu/match/match_cpu.cc).
+// The search behind the CUDA handlers of "kcjax_match_count" and "kcjax_match_list"
+// (handlers in match_cuda.cc, host interface in kcjax/match/match_cuda.h, contracts
+// in kcjax/match/match.h; reference: ffi/cpu/match/match.cc).
 //
 // Warp-per-unit depth-first backtracking with work donation. A static unit is
 // one root and one chunk of task_width entries of its level-1 source list
@@ -37,8 +38,8 @@
 #include "kcjax/cuda/scratch.h"
 #include "kcjax/cuda/warp.cuh"
 #include "kcjax/cuda/wide.cuh"
-#include "kcjax/match/args.h"
 #include "kcjax/match/match.h"
+#include "kcjax/match/match_cuda.h"
 #include "kcjax/match/policy.h"
 
 namespace ffi = xla::ffi;
@@ -510,71 +511,41 @@ cudaError_t Launch(cudaStream_t stream, const MatchView& view, const int32_t* ro
   return cudaGetLastError();
 }
 
-ffi::Error MatchCountCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_alloc,
-                          ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                          ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
-                          ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
-                          ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                          ffi::Buffer<ffi::S32> leaf_sum, bool per_root, int32_t /*num_threads*/,
-                          int32_t task_width, ffi::ResultBuffer<ffi::U32> out) {
-  const Reporter rep("kcjax_match_count", "CUDA");
-  const Inputs in{indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum};
-  MatchView view;
-  if (auto err = CheckInputs(rep, in, task_width, &view); err.failure()) return err;
-  if (auto err = CheckCounts(rep, in, per_root, out); err.failure()) return err;
-  const int64_t r = static_cast<int64_t>(roots.element_count());
-  cudaError_t err = cudaMemsetAsync(out->typed_data(), 0, out->size_bytes(), stream);
+}  // namespace
+
+ffi::Error RunCount(const MatchSearch& s, bool per_root, uint32_t* out, size_t out_bytes,
+                    cuda::DeviceScratch& scratch, const Reporter& rep, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(out, 0, out_bytes, stream);
   if (err != cudaSuccess) return rep.Cuda("memset", err);
-  if (r == 0) return ffi::Error::Success();
-  cuda::DeviceScratch scratch(scratch_alloc, stream);
+  if (s.num_roots == 0) return ffi::Error::Success();
   WorkQueue* wq = NewQueue(scratch, stream, &err);
   if (wq == nullptr) return rep.Exhausted(sizeof(WorkQueue), "the work queue");
   if (err != cudaSuccess) return rep.Cuda("memset", err);
-  err = Launch<false>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, wq,
-                      reinterpret_cast<u64*>(out->typed_data()), per_root, nullptr, 0, nullptr);
+  err = Launch<false>(stream, s.view, s.roots, s.task_ptr, s.num_roots, s.task_width, wq,
+                      reinterpret_cast<u64*>(out), per_root, nullptr, 0, nullptr);
   if (err != cudaSuccess) return rep.Cuda("launch", err);
   return ffi::Error::Success();
 }
 
-ffi::Error MatchListCuda(cudaStream_t stream, ffi::ScratchAllocator scratch_alloc,
-                         ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
-                         ffi::Buffer<ffi::S32> mult, ffi::Buffer<ffi::U32> cand,
-                         ffi::Buffer<ffi::S32> plan, ffi::Buffer<ffi::S32> lists,
-                         ffi::Buffer<ffi::S32> roots, ffi::Buffer<ffi::S32> task_ptr,
-                         ffi::Buffer<ffi::S32> leaf_sum, int32_t /*num_threads*/,
-                         int32_t task_width, ffi::ResultBuffer<ffi::S32> rows,
-                         ffi::ResultBuffer<ffi::U32> found_out) {
-  const Reporter rep("kcjax_match_list", "CUDA");
-  const Inputs in{indptr, indices, mult, cand, plan, lists, roots, task_ptr, leaf_sum};
-  MatchView view;
-  if (auto err = CheckInputs(rep, in, task_width, &view); err.failure()) return err;
-  if (auto err = CheckListing(rep, view, rows, found_out); err.failure()) return err;
-  const int64_t cap = rows->dimensions()[0];
-  const int64_t r = static_cast<int64_t>(roots.element_count());
-  cudaError_t err = cudaMemsetAsync(rows->typed_data(), 0xff, rows->size_bytes(), stream);
+ffi::Error RunList(const MatchSearch& s, int32_t* rows, int64_t cap, uint32_t* found_out,
+                   cuda::DeviceScratch& scratch, const Reporter& rep, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(rows, 0xff, static_cast<size_t>(cap) * s.view.q * 4, stream);
   if (err != cudaSuccess) return rep.Cuda("memset", err);
-  cuda::DeviceScratch scratch(scratch_alloc, stream);
   auto* found = static_cast<u64*>(scratch.Allocate(sizeof(u64)));
   if (found == nullptr) return rep.Exhausted(sizeof(u64), "the embedding counter");
   if ((err = cudaMemsetAsync(found, 0, sizeof(u64), stream)) != cudaSuccess)
     return rep.Cuda("memset", err);
-  if (r > 0) {
+  if (s.num_roots > 0) {
     WorkQueue* wq = NewQueue(scratch, stream, &err);
     if (wq == nullptr) return rep.Exhausted(sizeof(WorkQueue), "the work queue");
     if (err != cudaSuccess) return rep.Cuda("memset", err);
-    err = Launch<true>(stream, view, roots.typed_data(), task_ptr.typed_data(), r, task_width, wq,
-                       nullptr, false, rows->typed_data(), cap, found);
+    err = Launch<true>(stream, s.view, s.roots, s.task_ptr, s.num_roots, s.task_width, wq, nullptr,
+                       false, rows, cap, found);
     if (err != cudaSuccess) return rep.Cuda("launch", err);
   }
-  StoreFound<<<1, 1, 0, stream>>>(found, cap, found_out->typed_data());
+  StoreFound<<<1, 1, 0, stream>>>(found, cap, found_out);
   if ((err = cudaGetLastError()) != cudaSuccess) return rep.Cuda("launch", err);
   return ffi::Error::Success();
 }
 
-}  // namespace
 }  // namespace kcjax::match
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_count_cuda, kcjax::match::MatchCountCuda,
-                              kcjax::match::BindMatchCount(kcjax::CudaBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_match_list_cuda, kcjax::match::MatchListCuda,
-                              kcjax::match::BindMatchList(kcjax::CudaBinding()));

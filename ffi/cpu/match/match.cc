@@ -8,6 +8,8 @@
 // non-adjacent to the images of its non-adjacency mask (induced), and used
 // fewer than mult[v] times so far. The last level is counted, not descended.
 // Worker threads take roots from an atomic counter.
+#include "kcjax/match/match.h"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -17,7 +19,6 @@
 
 #include "kcjax/core/ffi.h"
 #include "kcjax/match/args.h"
-#include "kcjax/match/match.h"
 
 namespace ffi = xla::ffi;
 

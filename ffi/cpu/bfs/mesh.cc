@@ -1,16 +1,17 @@
 // CPU handlers of the multi-device BFS's level steps "kcjax_bfs_mesh_push" and
 // "kcjax_bfs_mesh_pull" (contract in kcjax/bfs/mesh.h): the reference twins of
 // ffi/cuda/bfs/mesh.cu, one shard per call, serial.
+#include "kcjax/bfs/mesh.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-#include "kcjax/bfs/mesh.h"
 #include "kcjax/core/ffi.h"
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::bfs {
 namespace {
 
 inline bool Bit(const uint32_t* bits, int32_t v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
@@ -101,9 +102,9 @@ ffi::Error MeshPullCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> cols,
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::bfs
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cpu, kcjax::MeshPushCpu,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_push_cpu, kcjax::bfs::MeshPushCpu,
                               kcjax::bfs::BindMeshPush(kcjax::CpuBinding()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cpu, kcjax::MeshPullCpu,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_mesh_pull_cpu, kcjax::bfs::MeshPullCpu,
                               kcjax::bfs::BindMeshPull(kcjax::CpuBinding()));

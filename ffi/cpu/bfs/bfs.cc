@@ -1,12 +1,14 @@
 // CPU handler of "kcjax_bfs": the reference twin of the CUDA kernels.
 //
 // One source: a frontier queue, top-down or bottom-up per level by the same
-// rule the CUDA kernel applies (kcjax::NextBottomUp); bottom-up walks the
+// rule the CUDA kernel applies (kcjax::bfs::NextBottomUp); bottom-up walks the
 // list of still-unvisited vertices and keeps those it does not reach, the
 // seed's "previous queue minus what this level visited". Several sources with
 // kBfsBitset: groups of 64 traversals share one pull scan per level (bit b of
 // visited[v] / frontier[v] belongs to source b of the group). Groups, or single
 // sources, are spread over the cores.
+#include "kcjax/bfs/bfs.h"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -16,24 +18,17 @@
 #include <vector>
 
 #include "kcjax/bfs/args.h"
-#include "kcjax/bfs/bfs.h"
+#include "kcjax/core/csr.h"
 #include "kcjax/core/ffi.h"
 
 namespace ffi = xla::ffi;
 
-namespace kcjax {
+namespace kcjax::bfs {
 namespace {
 
-struct Csr {
-  const int32_t* indptr;
-  const int32_t* indices;
-  int64_t n;
-  int64_t m;
-};
-
-void BfsOne(const Csr& g, int32_t source, int32_t method, int32_t direction, int64_t tau,
+void BfsOne(const CsrView& g, int32_t source, int32_t method, int32_t direction, int64_t tau,
             int64_t total_hubs, int32_t* dist, int32_t* parent) {
-  const int64_t n = g.n;
+  const int64_t n = g.num_nodes;
   std::fill(dist, dist + n, -1);
   if (parent != nullptr) std::fill(parent, parent + n, -1);
   if (source < 0 || source >= n) return;
@@ -91,8 +86,9 @@ void BfsOne(const Csr& g, int32_t source, int32_t method, int32_t direction, int
 }
 
 // Bit-parallel BFS of up to 64 sources: dist/parent rows of the group's sources.
-void BfsBitset(const Csr& g, const int32_t* sources, int count, int32_t** dist, int32_t** parent) {
-  const int64_t n = g.n;
+void BfsBitset(const CsrView& g, const int32_t* sources, int count, int32_t** dist,
+               int32_t** parent) {
+  const int64_t n = g.num_nodes;
   std::vector<uint64_t> visited(n, 0), frontier(n, 0), next(n, 0);
   uint64_t full = 0;
   for (int b = 0; b < count; ++b) {
@@ -145,15 +141,15 @@ ffi::Error BfsCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
       err.failure()) {
     return err;
   }
-  Csr g{indptr.typed_data(), indices.typed_data(), shape.n, shape.m};
+  const CsrView g{indptr.typed_data(), indices.typed_data(), nullptr, shape.m, shape.n};
   const int64_t s = shape.s;
   const bool want_parents = shape.want_parents;
-  if (g.n == 0 || s == 0) return ffi::Error::Success();
-  if (g.indptr[g.n] != g.m) return rep.Invalid("indptr[n] must equal len(indices)");
+  if (g.num_nodes == 0 || s == 0) return ffi::Error::Success();
+  if (g.indptr[g.num_nodes] != g.num_edges) return rep.Invalid("indptr[n] must equal len(indices)");
 
-  const int64_t tau = HubTau(g.n, g.m, hub_tau);
+  const int64_t tau = HubTau(g.num_nodes, g.num_edges, hub_tau);
   int64_t total_hubs = 0;
-  for (int64_t v = 0; v < g.n; ++v) total_hubs += (g.indptr[v + 1] - g.indptr[v]) > tau;
+  for (int64_t v = 0; v < g.num_nodes; ++v) total_hubs += (g.indptr[v + 1] - g.indptr[v]) > tau;
 
   const int32_t* src = sources.typed_data();
   int32_t* d = dist->typed_data();
@@ -167,16 +163,16 @@ ffi::Error BfsCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
   auto work = [&]() {
     for (int64_t t; (t = next_task.fetch_add(1)) < tasks;) {
       if (!bitset) {
-        BfsOne(g, src[t], method, direction, tau, total_hubs, d + t * g.n,
-               p != nullptr ? p + t * g.n : nullptr);
+        BfsOne(g, src[t], method, direction, tau, total_hubs, d + t * g.num_nodes,
+               p != nullptr ? p + t * g.num_nodes : nullptr);
         continue;
       }
       const int64_t first = t * width;
       const int count = static_cast<int>(std::min(width, s - first));
       std::vector<int32_t*> drows(count), prows(count);
       for (int b = 0; b < count; ++b) {
-        drows[b] = d + (first + b) * g.n;
-        prows[b] = p != nullptr ? p + (first + b) * g.n : nullptr;
+        drows[b] = d + (first + b) * g.num_nodes;
+        prows[b] = p != nullptr ? p + (first + b) * g.num_nodes : nullptr;
       }
       BfsBitset(g, src + first, count, drows.data(), prows.data());
     }
@@ -189,7 +185,7 @@ ffi::Error BfsCpu(ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
 }
 
 }  // namespace
-}  // namespace kcjax
+}  // namespace kcjax::bfs
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cpu, kcjax::BfsCpu,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kcjax_bfs_cpu, kcjax::bfs::BfsCpu,
                               kcjax::bfs::BindBfs(kcjax::CpuBinding()));

@@ -1,5 +1,7 @@
 // CPU handler of "kcjax_match_filter" (contract in kcjax/match/filter.h): the
 // reference twin of the CUDA handler, one thread, a vertex at a time.
+#include "kcjax/match/filter.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -7,7 +9,6 @@
 #include <utility>
 
 #include "kcjax/core/ffi.h"
-#include "kcjax/match/filter.h"
 
 namespace ffi = xla::ffi;
 
