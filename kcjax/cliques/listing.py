@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import jax
@@ -235,13 +236,38 @@ def _list(
         take = min(capacity, dag.num_edges)
         rows = jnp.full((capacity, 2), -1, jnp.int32).at[:take].set(pairs[:take])
         return rows, _wide.from_int(dag.num_edges)
+    return _list_ids(
+        dag,
+        None if tasks is None else jnp.asarray(tasks, jnp.int32),
+        k=k,
+        capacity=capacity,
+        method=method,
+        num_threads=num_threads,
+        stop_when_full=stop_when_full,
+    )
+
+
+@functools.partial(
+    jax.jit, static_argnames=("k", "capacity", "method", "num_threads", "stop_when_full")
+)
+def _list_ids(
+    dag: DAG,
+    tasks: jax.Array | None,
+    *,
+    k: int,
+    capacity: int,
+    method: str,
+    num_threads: int,
+    stop_when_full: bool,
+) -> tuple[jax.Array, jax.Array]:
+    """The listing kernel and the map from ranks to original ids, one program (k >= 3)."""
     if tasks is None:
         tasks = jnp.arange(dag.num_edges, dtype=jnp.int32)
     ranks, count = kernels.clique_list(
         dag.indptr,
         dag.indices,
         dag.src,
-        jnp.asarray(tasks, jnp.int32),
+        tasks,
         k=k,
         capacity=capacity,
         method=ENUMERATION_METHODS[method],

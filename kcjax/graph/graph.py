@@ -66,11 +66,11 @@ class Graph:
         return jnp.diff(self.indptr)
 
     def edges(self) -> tuple[jax.Array, jax.Array]:
-        """Each undirected edge once, as (src, dst) int32[num_edges] with src < dst."""
-        rows = row_ids(self.indptr, self.indices.shape[0])
-        keep = rows < self.indices
-        (sel,) = jnp.nonzero(keep, size=self.num_edges)
-        return rows[sel], self.indices[sel]
+        """Each undirected edge once, as (src, dst) int32[num_edges] with src < dst.
+
+        One compiled program per graph size (eagerly too).
+        """
+        return _edges(self.indptr, self.indices, self.num_edges)
 
     @classmethod
     def from_edges(
@@ -284,6 +284,13 @@ def row_ids(indptr: jax.Array, nnz: int) -> jax.Array:
     """int32[nnz]: the row of every CSR entry."""
     n = indptr.shape[0] - 1
     return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr), total_repeat_length=nnz)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _edges(indptr: jax.Array, indices: jax.Array, num_edges: int) -> tuple[jax.Array, jax.Array]:
+    rows = row_ids(indptr, indices.shape[0])
+    (sel,) = jnp.nonzero(rows < indices, size=num_edges)
+    return rows[sel], indices[sel]
 
 
 def _canonicalize(src: Any, dst: Any, num_nodes: int) -> tuple[Graph, int, int]:

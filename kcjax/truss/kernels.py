@@ -85,9 +85,6 @@ def edge_index(graph: Graph) -> EdgeIndex:
     return memo(graph, "edge_index", lambda: build_edge_index(graph))
 
 
-_edges = jax.jit(Graph.edges)
-
-
 @jax.jit
 def degree_bound_parts(graph: Graph, src: jax.Array, dst: jax.Array) -> jax.Array:
     """Per 1024 edges, the sums of the high and low 16 bits of min(deg u, deg v) - 1
@@ -131,7 +128,7 @@ def degree_bound(graph: Graph) -> int:
 
 def edge_list(graph: Graph) -> tuple[jax.Array, jax.Array]:
     """``graph.edges()``, memoized per eager Graph."""
-    return memo(graph, "edges", lambda: _edges(graph))
+    return memo(graph, "edges", graph.edges)
 
 
 def k_argument(graph: Graph, k: int | jax.Array) -> int | jax.Array:
