@@ -297,29 +297,43 @@ def _canonicalize(src: Any, dst: Any, num_nodes: int) -> tuple[Graph, int, int]:
     """Symmetrizes, drops loops and duplicates; returns (graph, loops, nnz).
 
     src and dst are checked id arrays (numpy, or jax arrays left on their
-    device). The edge arrays are padded with self loops to :func:`_padded_size`.
+    device). The edge arrays are padded with self loops to :func:`_padded_size`
+    (numpy arrays on the host, so one program serves every size that pads to
+    the same length); one read-back gives the loops and the kept entries.
     """
     size = int(src.size)
-    pad = _padded_size(size) - size
-    src = jnp.asarray(src, jnp.int32)
-    dst = jnp.asarray(dst, jnp.int32)
-    loops = int(jnp.count_nonzero(src == dst))
-    if pad:
-        src = jnp.concatenate([src, jnp.zeros(pad, jnp.int32)])
-        dst = jnp.concatenate([dst, jnp.zeros(pad, jnp.int32)])
-    u, v = _sorted_symmetric(src, dst, jnp.int32(num_nodes))
-    first = _first_of_run(u, v, jnp.int32(num_nodes))
-    nnz = int(jnp.sum(first))
+    padded = _padded_size(size)
+    if isinstance(src, np.ndarray) and isinstance(dst, np.ndarray):
+        src, dst = _padded_host(src, padded), _padded_host(dst, padded)
+    u, v, first, counts = _sort_and_mark(src, dst, jnp.int32(num_nodes), jnp.int32(size), padded)
+    loops, nnz = (int(c) for c in np.asarray(counts))
     indptr, indices = _compact(u, v, first, num_nodes)
     return Graph(indptr=indptr, indices=indices[:nnz], num_nodes=num_nodes), loops, nnz
 
 
-@jax.jit
-def _sorted_symmetric(src: jax.Array, dst: jax.Array, n: jax.Array) -> tuple[jax.Array, jax.Array]:
+def _padded_host(ids: np.ndarray, padded: int) -> np.ndarray:
+    out = np.zeros(padded, np.int32)
+    out[: ids.size] = ids
+    return out
+
+
+@functools.partial(jax.jit, static_argnums=4)
+def _sort_and_mark(
+    src: jax.Array, dst: jax.Array, n: jax.Array, size: jax.Array, padded: int
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """The symmetrized entries sorted (u, v; self loops last), the first of each
+    run of equal entries that is no loop, and int32[2]: the self loops among the
+    first ``size`` edges, the kept entries."""
+    src, dst = src.astype(jnp.int32), dst.astype(jnp.int32)
+    if src.shape[0] < padded:
+        src = jnp.pad(src, (0, padded - src.shape[0]))
+        dst = jnp.pad(dst, (0, padded - dst.shape[0]))
+    loops = jnp.count_nonzero((src == dst) & (jnp.arange(padded) < size))
     u = jnp.concatenate([src, dst])
     v = jnp.concatenate([dst, src])
-    u = jnp.where(u == v, n, u)  # self loops sort to the end
-    return jax.lax.sort((u, v), num_keys=2)
+    u, v = jax.lax.sort((jnp.where(u == v, n, u), v), num_keys=2)
+    first = _first_of_run(u, v, n)
+    return u, v, first, jnp.stack([loops, jnp.sum(first)]).astype(jnp.int32)
 
 
 @jax.jit
