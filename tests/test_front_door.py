@@ -60,12 +60,14 @@ def graphs():
 # (name, call, programs it may run): one program unless the result's shape depends on
 # the data (a count sizes the listing; a mask's sizes shape the subgraph).
 CALLS = [
+    ("edges", lambda g, d, data, q: g.edges(), 1),
     ("bfs", lambda g, d, data, q: kcjax.bfs(g, 0), 1),
     ("bfs_sources", lambda g, d, data, q: kcjax.bfs(g, sources=[0, 5, 7]), 1),
     ("count_auto_dag", lambda g, d, data, q: kcjax.count_cliques(d, 4), 1),
     ("count_kcminer_graph", lambda g, d, data, q: kcjax.count_cliques(g, 5, method="kcminer"), 1),
     ("count_pivot_sizes", lambda g, d, data, q: kcjax.count_cliques(d, [3, 6], method="pivot"), 1),
     ("count_all", lambda g, d, data, q: kcjax.count_all_cliques(g), 1),
+    ("list_cliques", lambda g, d, data, q: kcjax.list_cliques(d, 4), 2),
     ("core_numbers", lambda g, d, data, q: kcjax.core_numbers(g), 1),
     ("edge_support", lambda g, d, data, q: kcjax.edge_support(g), 1),
     ("truss_numbers", lambda g, d, data, q: kcjax.truss_numbers(g), 1),
@@ -82,6 +84,17 @@ def test_eager_call_is_one_program(graphs, name, call, most):
     names, compiles = _programs(lambda: call(*graphs))
     assert len(names) <= most, f"{name} dispatched {names}"
     assert compiles == 0, f"{name} compiled {compiles} programs on its second call"
+
+
+def test_from_edges_runs_three_programs(graphs):
+    """Canonicalization: one program sorts and marks (shared by every size that pads
+    to the same length), one builds the CSR, one cuts the kept entries."""
+    src, dst = (np.asarray(a) for a in graphs[0].edges())
+    names, compiles = _programs(lambda: kcjax.Graph.from_edges(src, dst, 300))
+    assert len(names) <= 3, f"from_edges dispatched {names}"
+    assert compiles == 0
+    _, compiles = _programs(lambda: kcjax.Graph.from_edges(src[:-1], dst[:-1], 300))
+    assert compiles <= 1, "an edge fewer (the same padded length) compiled the sort again"
 
 
 def test_jitted_truss_numbers_with_capacity_matches_eager(graphs):

@@ -305,7 +305,7 @@ def _canonicalize(src: Any, dst: Any, num_nodes: int) -> tuple[Graph, int, int]:
     padded = _padded_size(size)
     if isinstance(src, np.ndarray) and isinstance(dst, np.ndarray):
         src, dst = _padded_host(src, padded), _padded_host(dst, padded)
-    u, v, first, counts = _sort_and_mark(src, dst, jnp.int32(num_nodes), jnp.int32(size), padded)
+    u, v, first, counts = _sort_and_mark(src, dst, np.int32(num_nodes), np.int32(size), padded)
     loops, nnz = (int(c) for c in np.asarray(counts))
     indptr, indices = _compact(u, v, first, num_nodes)
     return Graph(indptr=indptr, indices=indices[:nnz], num_nodes=num_nodes), loops, nnz
