@@ -8,6 +8,8 @@ removes nothing.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
 import pytest
@@ -48,6 +50,7 @@ def _inputs(n, p, labels, parts, seed, size):
 def test_filter_equals_reference(platform, case, refine, rounds):
     gp, qa, slot, by_label = jax.device_put(_inputs(*case), jax.devices(platform)[0])
 
+    @functools.partial(jax.jit, static_argnums=1)  # one program per case, not per op
     def round_fn(cand, ref):
         return x.match_filter_round(cand, gp, slot, qa, refine=ref)
 
