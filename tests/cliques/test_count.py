@@ -1,7 +1,9 @@
-"""k-clique counts against independent references, eagerly and under jit."""
+"""k-clique counts against independent references, eagerly and under jit, on
+every platform present (the ``platform`` fixture)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -10,7 +12,14 @@ import jax.numpy as jnp
 import networkx as nx
 import numpy as np
 import pytest
-from reference import clique_counts_networkx, edges_of, ground_truth, planted
+from reference import (
+    clique_counts_networkx,
+    edges_of,
+    ground_truth,
+    on_platform,
+    planted,
+    planted_dense,
+)
 
 import kcjax
 
@@ -44,11 +53,36 @@ def references() -> dict[str, dict[int, int]]:
 
 @pytest.mark.parametrize("method", ALL_METHODS)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_all_sizes_match_networkx(name, method, references):
+def test_all_sizes_match_networkx(name, method, references, platform):
     edges, n = CASES[name]
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
     got = kcjax.count_cliques(graph, range(1, KMAX + 1), method=method)
     assert got == references[name]
+
+
+PLANTED_KS = list(range(1, 11))
+
+
+@functools.cache
+def _planted_dense_dag(seed: int) -> kcjax.DAG:
+    with jax.default_device(jax.devices("cpu")[0]):
+        return kcjax.orient(kcjax.Graph.from_networkx(planted_dense(seed)))
+
+
+@functools.cache
+def _planted_dense_counts(seed: int, method: str) -> dict[int, int]:
+    with jax.default_device(jax.devices("cpu")[0]):
+        return kcjax.count_cliques(_planted_dense_dag(seed), PLANTED_KS, method=method)
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("seed", range(3))
+def test_dense_blocks_match_the_other_algorithm(seed, method, platform):
+    # About 1e7 10-cliques: each method on each platform against the other
+    # algorithm (pivoting against enumeration and back) on the CPU.
+    dag = on_platform(_planted_dense_dag(seed), platform)
+    other = "kcminer" if method == "pivot" else "pivot"
+    assert kcjax.count_cliques(dag, PLANTED_KS, method=method) == _planted_dense_counts(seed, other)
 
 
 @pytest.mark.parametrize("order", kcjax.ORDERS)
@@ -60,7 +94,7 @@ def test_single_k_and_orders(k, order, references):
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 9, 16, 17])
-def test_complete_graph_is_binomial(k):
+def test_complete_graph_is_binomial(k, platform):
     n = 16
     edges = np.array(list(itertools.combinations(range(n), 2)))
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1])
@@ -90,7 +124,7 @@ def test_empty_graph():
 
 
 @pytest.mark.parametrize("method", ["kcminer", "binary_search", "static_l2"])
-def test_under_jit_matches_eager(method, references):
+def test_under_jit_matches_eager(method, references, platform):
     edges, n = CASES["gnp45_0.25"]
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
 
@@ -103,7 +137,7 @@ def test_under_jit_matches_eager(method, references):
     assert got == {k: references["gnp45_0.25"][k] for k in range(1, 7)}
 
 
-def test_jit_single_k_returns_limbs(references):
+def test_jit_single_k_returns_limbs(references, platform):
     edges, n = CASES["planted"]
     graph = kcjax.Graph.from_edges(edges[:, 0], edges[:, 1], num_nodes=n)
     limbs = jax.jit(lambda g: kcjax.count_cliques(g, 6))(graph)
@@ -515,9 +549,8 @@ def test_handler_rejects_a_graph_that_is_not_oriented():
         ("ca-CondMat", range(3, 9), ("kcminer", "pivot")),
     ],
 )
-def test_real_graphs_match_ground_truth(shared_graph, name, ks, methods):
-    graph = shared_graph(name)
-    dag = kcjax.orient(graph)
+def test_real_graphs_match_ground_truth(shared_graph, name, ks, methods, platform):
+    dag = on_platform(kcjax.orient(shared_graph(name)), platform)
     truth = ground_truth()
     for method in methods:
         got = kcjax.count_cliques(dag, list(ks), method=method)

@@ -1,7 +1,9 @@
-"""Listing, streaming, per-vertex counts and the clique number."""
+"""Listing, streaming, per-vertex counts and the clique number, on every
+platform present (the ``platform`` fixture) where the op has a CUDA handler."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -9,7 +11,7 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
-from reference import ground_truth
+from reference import ground_truth, on_platform, planted_dense
 
 import kcjax
 
@@ -33,9 +35,9 @@ def case(request):
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("k", range(1, 9))
-def test_list_matches_networkx(case, k, method):
+def test_list_matches_networkx(case, k, method, platform):
     graph, _, cliques = case
-    got = kcjax.list_cliques(graph, k, method=method)
+    got = kcjax.list_cliques(on_platform(graph, platform), k, method=method)
     assert got.dtype == np.int32 and got.shape == (len(cliques.get(k, ())), k)
     assert np.all(np.diff(got, axis=1) > 0)  # rows ascending
     assert set(map(tuple, got.tolist())) == cliques.get(k, set())
@@ -98,14 +100,37 @@ def test_list_under_jit_reports_overflow(case):
 
 @pytest.mark.parametrize("method", ["auto", "pivot", "kcminer", "binary_search", "static_l1"])
 @pytest.mark.parametrize("k", range(1, 10))
-def test_per_vertex_counts(case, k, method):
+def test_per_vertex_counts(case, k, method, platform):
     graph, g, cliques = case
-    got = kcjax.clique_counts_per_vertex(graph, k, method=method)
+    got = kcjax.clique_counts_per_vertex(on_platform(graph, platform), k, method=method)
     want = np.zeros(g.number_of_nodes(), np.uint64)
     for c in cliques.get(k, ()):
         want[list(c)] += 1
     np.testing.assert_array_equal(got, want)
     assert int(got.sum()) == k * len(cliques.get(k, ()))
+
+
+@functools.cache
+def _planted_dense_dag(seed: int) -> kcjax.DAG:
+    with jax.default_device(jax.devices("cpu")[0]):
+        return kcjax.orient(kcjax.Graph.from_networkx(planted_dense(seed)))
+
+
+@functools.cache
+def _planted_dense_per_vertex(seed: int, k: int, method: str) -> np.ndarray:
+    with jax.default_device(jax.devices("cpu")[0]):
+        return kcjax.clique_counts_per_vertex(_planted_dense_dag(seed), k, method=method)
+
+
+@pytest.mark.parametrize("method", ["kcminer", "pivot"])
+@pytest.mark.parametrize("k", [3, 5, 7])
+def test_per_vertex_dense_blocks_match_the_other_algorithm(k, method, platform):
+    # Up to 3e7 7-cliques: each platform's counts against the other
+    # algorithm's (pivoting against enumeration and back) on the CPU.
+    dag = on_platform(_planted_dense_dag(k + 10), platform)
+    got = kcjax.clique_counts_per_vertex(dag, k, method=method)
+    other = "kcminer" if method == "pivot" else "pivot"
+    np.testing.assert_array_equal(got, _planted_dense_per_vertex(k + 10, k, other))
 
 
 def test_per_vertex_exact_past_2_64():
@@ -134,16 +159,18 @@ def test_per_vertex_rejects_unknown_method(case):
 
 
 @pytest.mark.parametrize("order", kcjax.ORDERS)
-def test_clique_number_and_one_largest_clique(case, order):
+def test_clique_number_and_one_largest_clique(case, order, platform):
     graph, g, cliques = case
-    omega, clique = kcjax.clique_number(graph, order=order)
+    omega, clique = kcjax.clique_number(on_platform(graph, platform), order=order)
     assert omega == max(cliques)
     assert tuple(clique.tolist()) in cliques[omega]
 
 
-def test_count_all_cliques(case):
+def test_count_all_cliques(case, platform):
     graph, _, cliques = case
-    assert kcjax.count_all_cliques(graph) == {k: len(v) for k, v in cliques.items()}
+    assert kcjax.count_all_cliques(on_platform(graph, platform)) == {
+        k: len(v) for k, v in cliques.items()
+    }
 
 
 def test_small_graphs():

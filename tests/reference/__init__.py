@@ -72,6 +72,19 @@ def planted(n: int, p: float, size: int, seed: int) -> nx.Graph:
     return g
 
 
+def planted_dense(seed: int, n: int = 300, p: float = 0.12, size: int = 40) -> nx.Graph:
+    """G(n, p) with a block of ``size`` random vertices at density 0.9: deep
+    levels and large candidate sets, past what networkx enumerates quickly
+    (the tests check such graphs' counts by the other algorithm)."""
+    g = nx.gnp_random_graph(n, p, seed=seed)
+    rng = np.random.default_rng(seed)
+    members = rng.choice(n, size, replace=False).tolist()
+    g.add_edges_from(
+        (a, b) for i, a in enumerate(members) for b in members[i + 1 :] if rng.random() < 0.9
+    )
+    return g
+
+
 def clique_counts_networkx(edges: np.ndarray, num_nodes: int, kmax: int) -> dict[int, int]:
     """{k: number of k-cliques} for k = 1..kmax by networkx's clique enumeration."""
     g = nx.Graph()
