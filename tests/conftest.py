@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import functools
 import gc
+import importlib.util
+import os
 
-import jax
-import pytest
-from reference import DATA_DIR, PLATFORMS
+# The suite compiles about 4,000 small XLA programs; on the CPU they compile in
+# about three quarters of the time without LLVM's optimizations (they are glue
+# around the native kernels, which are built optimized), and the whole suite runs
+# about a fifth faster. Set before JAX starts its backends (child processes
+# inherit it); kept off where a CUDA plugin is installed, so GPU programs compile
+# as users get them.
+if not any(importlib.util.find_spec(f"jax_cuda{v}_plugin") for v in (12, 13)):
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0"
+    ).strip()
 
-import kcjax
+import jax  # noqa: E402
+import pytest  # noqa: E402
+from reference import DATA_DIR, PLATFORMS  # noqa: E402
+
+import kcjax  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -3,8 +3,8 @@ baseline, method="dense" or bfs_sharded) and Kronecker graphs generated on a mes
 
 Distances are checked against scipy's BFS and the single-device kcjax.bfs, parents by
 Graph500 validation. Tests named ``test_multidevice_*`` need 4 devices: in a 1-device
-run ``test_forced_host_devices_subprocess`` runs them in a child pytest on 4 forced
-host CPU devices (on 1, 2 and 4 of them). Tests named ``test_gpu_*`` need CUDA: the
+run tests/test_multidevice.py runs them in a child pytest on 4 forced host CPU
+devices (on 1, 2 and 4 of them). Tests named ``test_gpu_*`` need CUDA: the
 level steps' CPU and CUDA handlers agree bit for bit, and the traversal over every
 visible GPU (up to 4) gives scipy's distances.
 """
@@ -25,20 +25,15 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference import has_gpu, run_multidevice_tests
+from reference import FORCED_DEVICES, has_gpu, multidevice
 from scipy.sparse import csgraph
 
 import kcjax
 from kcjax import experimental
 
-FORCED_DEVICES = 4
 KRON = (0.57, 0.19, 0.19)
 WORKER = Path(__file__).resolve().parent / "_mesh_worker.py"
 
-multidevice = pytest.mark.skipif(
-    jax.device_count() < FORCED_DEVICES,
-    reason="needs 4 devices; run by test_forced_host_devices_subprocess",
-)
 gpu = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA device")
 
 
@@ -192,12 +187,6 @@ def test_two_processes_two_devices_each():
         assert r["kron_edges"] == ref.num_edges and sum(r["kron_entries"]) == 2 * ref.num_edges
         np.testing.assert_array_equal(r["kron"], _scipy_distances(ref, sources))
     assert sorted(r["process_index"] for r in results) == [0, 1]
-
-
-def test_forced_host_devices_subprocess():
-    proc = run_multidevice_tests(__file__, FORCED_DEVICES)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
-    assert " passed" in proc.stdout and "failed" not in proc.stdout
 
 
 @multidevice

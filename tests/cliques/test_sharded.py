@@ -1,9 +1,9 @@
 """Multi-device and multi-host counting: task splits, the exact limb psum, shard_map, pmap.
 
 Tests named ``test_multidevice_*`` need 4 devices. In a normal (1-device) run
-``test_forced_host_devices_subprocess`` runs them in a child pytest with 4
-forced host CPU devices (the flag must be set before JAX starts); on a machine
-with 4 or more devices they run directly. The multi-process tests start
+tests/test_multidevice.py runs them in a child pytest with 4 forced host CPU
+devices (the flag must be set before JAX starts); on a machine with 4 or more
+devices they run directly. The multi-process tests start
 ``_two_process_worker.py`` processes on a local coordinator.
 """
 
@@ -25,21 +25,15 @@ import numpy as np
 import pytest
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
-from reference import clique_counts_networkx, ground_truth, run_multidevice_tests
+from reference import FORCED_DEVICES, clique_counts_networkx, ground_truth, multidevice
 
 import kcjax
 from kcjax import experimental as sharded
 from kcjax import parallel
 
 KMAX = 6
-FORCED_DEVICES = 4
 TESTS = Path(__file__).resolve().parent
 WORKER = TESTS / "_two_process_worker.py"
-
-multidevice = pytest.mark.skipif(
-    jax.device_count() < FORCED_DEVICES,
-    reason="needs 4 devices; run by test_forced_host_devices_subprocess",
-)
 
 
 def _graph(edges: np.ndarray, n: int) -> kcjax.Graph:
@@ -255,15 +249,6 @@ def test_initialize_rejects_bad_settings(monkeypatch, args, env, match):
         monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=match):
         kcjax.initialize_from_env_or_args(*args)
-
-
-@pytest.mark.skipif(
-    jax.device_count() >= FORCED_DEVICES, reason="the multidevice tests run directly"
-)
-def test_forced_host_devices_subprocess():
-    proc = run_multidevice_tests(__file__, FORCED_DEVICES)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
-    assert " passed" in proc.stdout and "failed" not in proc.stdout
 
 
 # ---------------------------------------------------- 4 devices (subprocess)
@@ -533,11 +518,25 @@ def _finish(procs: list[subprocess.Popen], timeout_s: float) -> list[tuple[int, 
     return results
 
 
-def test_two_processes_two_devices_each():
+@pytest.fixture(scope="module")
+def worker_runs() -> dict[str, object]:
+    """Two workers of one run, and a lone worker of another whose peer never
+    comes, started together: the lone one's wait overlaps the pair's work."""
     port = _free_port()
     # Process 0 gets its settings as arguments, process 1 from the environment.
     procs = [_start_worker(port, pid, 2, timeout_s=60, via_env=pid == 1) for pid in range(2)]
-    results = _finish(procs, timeout_s=180)
+    start = time.monotonic()
+    lone = _start_worker(_free_port(), 0, 2, timeout_s=1)
+    (lone_result,) = _finish([lone], timeout_s=60)
+    return {
+        "pair": _finish(procs, timeout_s=180),
+        "lone": lone_result,
+        "lone_s": time.monotonic() - start,
+    }
+
+
+def test_two_processes_two_devices_each(worker_runs):
+    results = worker_runs["pair"]
     parsed = []
     for rc, out, err in results:
         assert rc == 0, out[-2000:] + err[-4000:]
@@ -555,12 +554,10 @@ def test_two_processes_two_devices_each():
     assert parsed[0]["pairs"] == parsed[1]["pairs"]
 
 
-def test_missing_peer_fails_clearly():
-    start = time.monotonic()
-    (result,) = _finish([_start_worker(_free_port(), 0, 2, timeout_s=3)], timeout_s=60)
-    rc, out, err = result
+def test_missing_peer_fails_clearly(worker_runs):
+    rc, out, err = worker_runs["lone"]
     assert rc != 0
     assert "RESULT" not in out
     assert "process 0 of 2 gave up waiting for the other processes" in err
     assert "process ids 0..1" in err
-    assert time.monotonic() - start < 45
+    assert worker_runs["lone_s"] < 45

@@ -6,19 +6,13 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
-from reference import run_multidevice_tests
+from reference import FORCED_DEVICES, multidevice
 from reference.matching import nx_embeddings, random_labeled, twin_star, walk_query
 
 import kcjax
 from kcjax import LabeledGraph
 from kcjax.experimental import match_deal_roots as deal_roots
 from kcjax.experimental import prepare_match
-
-FORCED_DEVICES = 4
-multidevice = pytest.mark.skipif(
-    jax.device_count() < FORCED_DEVICES,
-    reason="needs 4 devices; run by test_forced_host_devices_subprocess",
-)
 
 
 @pytest.mark.parametrize("shards", [1, 3, 4])
@@ -38,12 +32,6 @@ def test_deal_roots_partitions_every_root(shards):
     # The snake deal: every device within the heaviest root of the lightest one.
     loads = ptr[:, -1]
     assert loads.max() - loads.min() <= max(cost.values())
-
-
-def test_forced_host_devices_subprocess():
-    proc = run_multidevice_tests(__file__, FORCED_DEVICES)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
-    assert " passed" in proc.stdout and "failed" not in proc.stdout
 
 
 @multidevice

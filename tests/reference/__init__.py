@@ -14,6 +14,7 @@ from pathlib import Path
 import jax
 import networkx as nx
 import numpy as np
+import pytest
 
 _ROOT = Path(__file__).resolve().parents[2]
 #: ../shared/data/graphs beside the repository (or a copy in .gpu/graphs, as
@@ -109,8 +110,19 @@ def ground_truth() -> dict[tuple[str, int], int]:
     return table
 
 
-def run_multidevice_tests(test_file: str, devices: int) -> subprocess.CompletedProcess:
-    """Runs the tests of ``test_file`` marked by name "multidevice" in a child
+#: The device count of the multidevice tests (forced host CPU devices without them).
+FORCED_DEVICES = 4
+
+#: Marks a test that needs FORCED_DEVICES devices: on a machine with fewer,
+#: tests/test_multidevice.py runs it in a child process on forced host devices.
+multidevice = pytest.mark.skipif(
+    jax.device_count() < FORCED_DEVICES,
+    reason="needs 4 devices; run by tests/test_multidevice.py",
+)
+
+
+def run_multidevice_tests(test_files: list[str], devices: int) -> subprocess.CompletedProcess:
+    """Runs the tests of ``test_files`` marked by name "multidevice" in one child
     pytest on ``devices`` forced CPU host devices (XLA's device count is fixed
     at startup, so it cannot be changed in this process)."""
     flags = os.environ.get("XLA_FLAGS", "")
@@ -120,5 +132,5 @@ def run_multidevice_tests(test_file: str, devices: int) -> subprocess.CompletedP
         XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={devices}".strip(),
     )
     cmd = [sys.executable, "-P", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    cmd += ["-k", "multidevice", str(Path(test_file).resolve())]
-    return subprocess.run(cmd, cwd=_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    cmd += ["-k", "multidevice", *(str(Path(f).resolve()) for f in test_files)]
+    return subprocess.run(cmd, cwd=_ROOT, env=env, capture_output=True, text=True, timeout=600)
