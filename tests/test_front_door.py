@@ -86,6 +86,21 @@ def test_eager_call_is_one_program(graphs, name, call, most):
     assert compiles == 0, f"{name} compiled {compiles} programs on its second call"
 
 
+def test_a_new_data_graph_is_prepared_in_one_program(graphs):
+    """A data graph's query-independent side (padded to its shape bucket) is one
+    program on its first count, the count another."""
+    _, _, data, query = graphs
+    labels = np.asarray(data.labels)
+
+    def first_count():  # new labels each call: the preparation is not memoized
+        fresh = kcjax.LabeledGraph(graph=data.graph, labels=jax.device_put(labels))
+        return kcjax.count_embeddings(fresh, query)
+
+    names, compiles = _programs(first_count)
+    assert len(names) <= 2, f"a first count dispatched {names}"
+    assert compiles == 0
+
+
 def test_from_edges_runs_three_programs(graphs):
     """Canonicalization: one program sorts and marks (shared by every size that pads
     to the same length), one builds the CSR, one cuts the kept entries."""

@@ -77,21 +77,25 @@ def graph_prep(data: LabeledGraph) -> GraphPrep:
     hit = table.get(id(data.labels))
     if hit is not None and hit[0]() is data.labels:
         return hit[1]
-    g = data.graph
-    n, e = g.num_nodes, int(g.indices.shape[0])
-    n_pad, e_pad = round_up(n), round_up(e)
-    padded = data
-    if (n_pad, e_pad) != (n, e):
-        pad_v, pad_e = n_pad - n, e_pad - e
-        padded = LabeledGraph(
-            graph=Graph(
-                jnp.pad(g.indptr, (0, pad_v), mode="edge"), jnp.pad(g.indices, (0, pad_e)), n_pad
-            ),
-            labels=jnp.pad(data.labels, (0, pad_v)),
-        )
-    prep = _prep.graph_prep(padded, jnp.int32(n))
+    n, e = data.graph.num_nodes, int(data.graph.indices.shape[0])
+    prep = _padded_prep(data, np.int32(n), n_pad=round_up(n), e_pad=round_up(e))
     table[id(data.labels)] = (weakref.ref(data.labels), prep)
     return prep
+
+
+@functools.partial(jax.jit, static_argnames=("n_pad", "e_pad"))
+def _padded_prep(data: LabeledGraph, num_valid: jax.Array, *, n_pad: int, e_pad: int) -> GraphPrep:
+    """:func:`kcjax.match.prep.graph_prep` of ``data`` padded to n_pad vertices and
+    e_pad CSR entries, in one program (padding vertices are isolated)."""
+    g = data.graph
+    pad_v, pad_e = n_pad - g.num_nodes, e_pad - g.indices.shape[0]
+    padded = LabeledGraph(
+        graph=Graph(
+            jnp.pad(g.indptr, (0, pad_v), mode="edge"), jnp.pad(g.indices, (0, pad_e)), n_pad
+        ),
+        labels=jnp.pad(data.labels, (0, pad_v)),
+    )
+    return _prep.graph_prep(padded, num_valid)
 
 
 def query_of(query: LabeledGraph | QuerySpec) -> QuerySpec:
