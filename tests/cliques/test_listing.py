@@ -11,7 +11,7 @@ import jax
 import networkx as nx
 import numpy as np
 import pytest
-from reference import ground_truth, on_platform, planted_dense
+from reference import ground_truth, on_platform, planted_dense_dag
 
 import kcjax
 
@@ -111,15 +111,9 @@ def test_per_vertex_counts(case, k, method, platform):
 
 
 @functools.cache
-def _planted_dense_dag(seed: int) -> kcjax.DAG:
-    with jax.default_device(jax.devices("cpu")[0]):
-        return kcjax.orient(kcjax.Graph.from_networkx(planted_dense(seed)))
-
-
-@functools.cache
 def _planted_dense_per_vertex(seed: int, k: int, method: str) -> np.ndarray:
     with jax.default_device(jax.devices("cpu")[0]):
-        return kcjax.clique_counts_per_vertex(_planted_dense_dag(seed), k, method=method)
+        return kcjax.clique_counts_per_vertex(planted_dense_dag(seed), k, method=method)
 
 
 @pytest.mark.parametrize("method", ["kcminer", "pivot"])
@@ -127,7 +121,7 @@ def _planted_dense_per_vertex(seed: int, k: int, method: str) -> np.ndarray:
 def test_per_vertex_dense_blocks_match_the_other_algorithm(k, method, platform):
     # Up to 3e7 7-cliques: each platform's counts against the other
     # algorithm's (pivoting against enumeration and back) on the CPU.
-    dag = on_platform(_planted_dense_dag(k + 10), platform)
+    dag = on_platform(planted_dense_dag(k + 10), platform)
     got = kcjax.clique_counts_per_vertex(dag, k, method=method)
     other = "kcminer" if method == "pivot" else "pivot"
     np.testing.assert_array_equal(got, _planted_dense_per_vertex(k + 10, k, other))

@@ -16,6 +16,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import kcjax
+
 _ROOT = Path(__file__).resolve().parents[2]
 #: ../shared/data/graphs beside the repository (or a copy in .gpu/graphs, as
 #: carried to the GPU machine); tests that need it skip when it is absent.
@@ -84,6 +86,13 @@ def planted_dense(seed: int, n: int = 300, p: float = 0.12, size: int = 40) -> n
         (a, b) for i, a in enumerate(members) for b in members[i + 1 :] if rng.random() < 0.9
     )
     return g
+
+
+@functools.cache
+def planted_dense_dag(seed: int) -> kcjax.DAG:
+    """:func:`planted_dense` oriented, on the CPU (cached: tests place it on each platform)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        return kcjax.orient(kcjax.Graph.from_networkx(planted_dense(seed)))
 
 
 def clique_counts_networkx(edges: np.ndarray, num_nodes: int, kmax: int) -> dict[int, int]:
