@@ -119,3 +119,24 @@ def _carry_halves(halves: jax.Array) -> jax.Array:
         carry = total >> 16
     digits = jnp.stack(digits, axis=-1)
     return digits[..., 0::2] | (digits[..., 1::2] << 16)
+
+
+def mul(a: jax.Array, b: jax.Array) -> jax.Array:
+    """The product of two 128-bit counts in uint32[..., 4] limbs, modulo 2^128.
+
+    Schoolbook over 16-bit digits: each digit product is below 2^32 and is
+    split into its halves before they are summed per column (at most 16
+    halves of 2^16 a column), then the carries are propagated.
+    """
+    a, b = jnp.asarray(a, jnp.uint32), jnp.asarray(b, jnp.uint32)
+    da = [a[..., i // 2] >> (16 * (i % 2)) & 0xFFFF for i in range(2 * LIMBS)]
+    db = [b[..., i // 2] >> (16 * (i % 2)) & 0xFFFF for i in range(2 * LIMBS)]
+    zero = jnp.zeros(jnp.broadcast_shapes(a.shape, b.shape)[:-1], jnp.uint32)
+    cols = [zero] * (2 * LIMBS)
+    for i in range(2 * LIMBS):
+        for j in range(2 * LIMBS - i):
+            p = da[i] * db[j]
+            cols[i + j] = cols[i + j] + (p & 0xFFFF)
+            if i + j + 1 < 2 * LIMBS:
+                cols[i + j + 1] = cols[i + j + 1] + (p >> 16)
+    return _carry_halves(jnp.stack(cols, axis=-1))

@@ -31,7 +31,7 @@ Groups:
   ``split_roots``, :func:`every_mesh_device`).
 - the graph core: ``read_edge_list`` (the native reader, no canonicalization),
   ``max_out_degree``, ``out_degree_moments``, ``dag_core_numbers``.
-- 128-bit counts: ``limbs_add``, ``limbs_add_small``, ``limbs_rows_to_ints``.
+- 128-bit counts: ``limbs_add``, ``limbs_add_small``, ``limbs_mul``, ``limbs_rows_to_ints``.
 - BFS: ``bfs_native`` (the FFI call with every option), ``BFS_NATIVE_METHODS``,
   ``BFS_DIRECTIONS`` and ``BFS_BATCHES`` (name -> the handler's code),
   ``BFS_GRID_BITMAP_MIN_VERTICES``; over a mesh: ``bfs_mesh`` (the traversal, with
@@ -45,7 +45,8 @@ Groups:
   ``truss_no_core``, ``truss_k_argument``, ``TRUSS_MODE_HINDEX``,
   ``TRUSS_SUPPORT_METHODS``).
 - matching: the plan (``prepare_match``, ``match_query_spec``,
-  ``MATCH_POLICY``, ``MatchSwitches``), the stages of one count
+  ``MATCH_POLICY``, ``MatchSwitches``), the query's automorphisms
+  (``match_symmetry``), the stages of one count
   (``match_query``, ``match_graph_prep``, ``match_packed_query``,
   ``match_flags``, ``match_components``, ``match_first_pass``,
   ``match_count_program``, ``match_count_compacted``, ``match_pow2``), the
@@ -114,6 +115,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # 128-bit counts
     "limbs_add": ("kcjax._wide", "add"),
     "limbs_add_small": ("kcjax._wide", "add_small"),
+    "limbs_mul": ("kcjax._wide", "mul"),
     "limbs_rows_to_ints": ("kcjax._wide", "rows_to_ints"),
     # BFS
     "bfs_native": ("kcjax.traversal.kernels", "bfs_native"),
@@ -143,6 +145,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "MatchSwitches": ("kcjax.match.plan", "Switches"),
     "prepare_match": ("kcjax.match.inputs", "prepare_match"),
     "match_query_spec": ("kcjax.match.query", "query_spec"),
+    "match_symmetry": ("kcjax.match.symmetry", "symmetry"),
     "match_query": ("kcjax.match.inputs", "query_of"),
     "match_graph_prep": ("kcjax.match.inputs", "graph_prep"),
     "match_packed_query": ("kcjax.match.inputs", "packed"),

@@ -40,6 +40,7 @@ def count_embeddings_limbs(
     refine: bool = True,
     dominance: bool = True,
     order: Order = "estimate",
+    symmetry: bool = True,
     num_threads: int = 0,
     compact: bool | None = None,
 ) -> jax.Array:
@@ -54,8 +55,8 @@ def count_embeddings_limbs(
     query-independent side are cached per query and per graph.
 
     Args:
-      graph, query, induced, blacklist, refine, dominance, order, num_threads: as
-        :func:`count_embeddings` (native depth-first engine).
+      graph, query, induced, blacklist, refine, dominance, order, symmetry,
+        num_threads: as :func:`count_embeddings` (native depth-first engine).
       compact: shrink the graph to the first pass's survivors before the rest
         of the plan (eager only). None: when the graph has more than
         ``PlanPolicy.compact_min_entries`` CSR entries (on smaller graphs the
@@ -66,7 +67,7 @@ def count_embeddings_limbs(
     """
     inputs.check(graph, "dfs", order)
     spec = inputs.query_of(query)
-    sw = inputs.switches(induced, blacklist, refine, dominance, order)
+    sw = inputs.switches(induced, blacklist, refine, dominance, order, symmetry)
     gp, packed, fl = inputs.graph_prep(graph), inputs.packed(spec, graph), inputs.flags(sw, graph)
     static = dict(
         q=spec.size,
@@ -119,7 +120,7 @@ def _count_compacted(
     gp, cand0 = _plan.shrink(c, n, e)
     sw = _plan.traced_switches(blacklist, order, fl)
     p = _plan.plan(gp, unpack(packed, q), sw, comps=comps, rounds=rounds, cand0=cand0)
-    return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
+    return kernels.count(p, num_threads=num_threads)
 
 
 def count_embeddings(
@@ -131,6 +132,7 @@ def count_embeddings(
     refine: bool = True,
     dominance: bool = True,
     order: Order = "estimate",
+    symmetry: bool = True,
     method: Method = "dfs",
     mesh: Any = None,
     axis_name: Any = None,
@@ -156,6 +158,11 @@ def count_embeddings(
       order: "estimate" (the smallest estimated search tree, from the
         candidate counts and the candidate edges between query neighbours),
         "gvsm" (greedy on GVSM's g) or "naive" (breadth-first by id).
+      symmetry: count one embedding per class of |Aut(query)| (those that
+        differ by an automorphism of the query) under order constraints and
+        multiply by |Aut(query)| ("dfs"; :mod:`kcjax.match.symmetry`), except
+        where two non-adjacent query vertices the constraints order share a
+        candidate class of twins (:mod:`kcjax.match.plan`, stage 5).
       method: "dfs" (native kernels, the default), "prefix_tree" or "flat"
         (level-by-level expansion in JAX, chunked, eager), "dense" (adjacency
         matrix, eager; small data graphs, always blacklist and GVSM order).
@@ -178,6 +185,7 @@ def count_embeddings(
             refine=refine,
             dominance=dominance,
             order=order,
+            symmetry=symmetry,
             num_threads=num_threads,
         )
         if mesh is None:
@@ -378,6 +386,7 @@ def match_stats(
     dominance: bool = True,
     order: Order = "estimate",
     rounds: int | None = None,
+    symmetry: bool = True,
 ) -> dict[str, Any]:
     """What the pruning stages did for (graph, query), as plain Python values.
 
@@ -393,9 +402,12 @@ def match_stats(
       (vertices left after the first filter pass), ``survivors`` and ``kept``
       (candidate of some query vertex after the rounds), ``classes``
       (representatives after branch sharing), ``twins`` (vertices folded into
-      a representative), ``order`` (query vertex per level), and per query
-      vertex ``cand_label``, ``cand_profile`` (after the first pass) and
-      ``cand_final`` (after the rounds).
+      a representative), ``order`` (query vertex per level),
+      ``automorphisms`` (|Aut(query)|), ``constraints`` (the order
+      constraints the count's search meets: pairs (a, b) for f(a) < f(b);
+      none with ``symmetry=False`` or where the plan keeps a twin class whole
+      instead), and per query vertex ``cand_label``, ``cand_profile`` (after
+      the first pass) and ``cand_final`` (after the rounds).
     """
     spec = inputs.query_of(query)
     p = prepare_match(
@@ -407,9 +419,11 @@ def match_stats(
         dominance=dominance,
         order=order,
         rounds=rounds,
+        symmetry=symmetry,
     )
     s = np.asarray(p.stats).tolist()
     q = spec.size
+    sym = spec.symmetry()
     return {
         "rounds": int(p.rounds),
         "rounds_run": s[5],
@@ -422,6 +436,10 @@ def match_stats(
         "classes": s[3],
         "twins": s[4],
         "order": np.asarray(p.order).tolist(),
+        "automorphisms": sym.size,
+        "constraints": [tuple(int(x) for x in ab) for ab in np.argwhere(sym.less)]
+        if _wide.to_int(p.scale) > 1
+        else [],
         "cand_label": s[7 : 7 + q],
         "cand_profile": s[7 + q : 7 + 2 * q],
         "cand_final": s[7 + 2 * q : 7 + 3 * q],

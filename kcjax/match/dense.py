@@ -145,7 +145,7 @@ class _Search:
 
     def _level(self, state, level: int) -> None:
         images = self._images(state)
-        back, nonadj_mask, row, length = (int(x) for x in self.plan[level])
+        back, nonadj_mask, row, length = (int(x) for x in self.plan[level, :4])
         back &= 0xFFFFFFFF
         nonadj_mask &= 0xFFFFFFFF
         bj = [j for j in range(level) if back >> j & 1]

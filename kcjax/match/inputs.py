@@ -131,13 +131,21 @@ def packed(spec: QuerySpec, data: LabeledGraph) -> jax.Array:
     return _packed_on(spec, jax.sharding.SingleDeviceSharding(next(iter(sharding.device_set))))
 
 
-def switches(induced: bool, blacklist: bool, refine: bool, dominance: bool, order: str) -> Switches:
+def switches(
+    induced: bool,
+    blacklist: bool,
+    refine: bool,
+    dominance: bool,
+    order: str,
+    symmetry: bool = False,
+) -> Switches:
     return Switches(
         induced=bool(induced),
         blacklist=bool(blacklist),
         refine=bool(refine),
         dominance=bool(dominance),
         order=_plan.ORDER_CODES[order],
+        symmetry=bool(symmetry),
     )
 
 
@@ -166,17 +174,22 @@ def prepare_match(
     dominance: bool = True,
     order: Order = "estimate",
     rounds: int | None = None,
+    symmetry: bool = False,
 ) -> Prepared:
     """Pruned data graph and search plan of (data, query); jit-able in ``data``.
 
-    See :mod:`kcjax.match.plan` for the stages and the switches. Eagerly the
+    See :mod:`kcjax.match.plan` for the stages and the switches (``symmetry``:
+    a plan to count with, :func:`kcjax.match.kernels.count`; listing needs
+    it off). Eagerly the
     data graph is padded to a shape bucket (isolated padding vertices, never
     candidates), so the plan's vertex arrays may be longer than ``data``'s.
     ``rounds``: the most filter rounds (default
     :attr:`kcjax.match.plan.PlanPolicy.rounds`); they stop at the fixpoint.
     """
     check(data, "dfs", order)
-    args, static = plan_inputs(data, query, induced, blacklist, refine, dominance, order, rounds)
+    args, static = plan_inputs(
+        data, query, induced, blacklist, refine, dominance, order, rounds, symmetry
+    )
     return _plan.prepare_packed(*args, **static)
 
 
@@ -189,14 +202,19 @@ def plan_inputs(
     dominance: bool,
     order: str,
     rounds: int | None,
+    symmetry: bool = False,
 ) -> tuple[tuple[Any, Any, Any], dict[str, Any]]:
     """The plan's device inputs (graph side, packed query, switches; each cached) and
     its static options."""
     spec = query_of(query)
     rounds = _plan.POLICY.rounds if rounds is None else as_int(rounds, "rounds", minimum=0)
-    sw = switches(induced, blacklist, refine, dominance, order)
+    sw = switches(induced, blacklist, refine, dominance, order, symmetry)
     static = dict(
-        q=spec.size, comps=components(spec), blacklist=sw.blacklist, order=sw.order, rounds=rounds
+        q=spec.size,
+        comps=components(spec),
+        blacklist=sw.blacklist,
+        order=sw.order,
+        rounds=rounds,
     )
     return (graph_prep(data), packed(spec, data), flags(sw, data)), static
 
@@ -216,7 +234,7 @@ def _plan_count(
     """The plan (on the data graph's prepared side) and its count, uint32[4] limbs."""
     sw = _plan.traced_switches(blacklist, order, fl)
     p = _plan.plan(gp, _query.unpack(packed, q), sw, comps=comps, rounds=rounds)
-    return p, kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
+    return p, kernels.count(p, num_threads=num_threads)
 
 
 _PLAN_STATIC = ("q", "comps", "blacklist", "order", "rounds", "num_threads")

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kcjax import _wide
 from kcjax._native import call
 from kcjax.match.plan import Prepared, task_width
 
@@ -37,11 +38,21 @@ def match_count(
     )
 
 
+def count(p: Prepared, *, num_threads: int = 0) -> jax.Array:
+    """The plan's count of embeddings over all its roots: uint32[4] limbs, the search's
+    count times the plan's ``scale`` (|Aut(q)| where it breaks the symmetry)."""
+    return _wide.mul(match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0], p.scale)
+
+
 @functools.partial(jax.jit, static_argnames=("capacity", "num_threads"))
 def match_list(
     p: Prepared, roots: jax.Array, task_ptr: jax.Array, *, capacity: int, num_threads: int = 0
 ) -> tuple[jax.Array, jax.Array]:
-    """Calls ``kcjax_match_list``: (int32[capacity, q] rows in level order, uint32[4] found)."""
+    """Calls ``kcjax_match_list``: (int32[capacity, q] rows in level order, uint32[4] found).
+
+    The plan must not break the query's symmetry (``symmetry=False``): the
+    rows are the embeddings that meet its constraints.
+    """
     q = p.plan.shape[0]
     return call(
         "kcjax_match_list",

@@ -66,6 +66,21 @@ Stages (GVSM's, each switchable for the ablation):
    the matched ones with the smallest g (a new component starts at its
    smallest g); ties by vertex id. Computed in rank space with 32-bit masks,
    unrolled. "naive": breadth-first by id.
+5. Symmetry breaking (``symmetry``): embeddings come in classes of |Aut(q)|
+   (:mod:`kcjax.match.symmetry`); the search counts the one member of each
+   class that meets the query's order constraints f(a) < f(b) (each checked
+   at the later of the two levels against the earlier image) and the count
+   is multiplied by |Aut(q)|, which is exact for any total order of the
+   data vertices. With branch sharing the order is class-major (a twin
+   class's members consecutive, classes by representative), so a constraint
+   between images in two classes is one between their representatives. Two
+   adjacent query vertices image into two classes (twins are never adjacent:
+   equal open neighbourhoods and no loops). Two non-adjacent ones could share
+   a class of several members, where the share of the members' orderings
+   that meets the constraints is not a product of per-level weights; where
+   their candidates share such a class the plan keeps the branch sharing
+   (which can be worth far more: a class of m twins folds up to m! branches)
+   and drops the constraints (``scale`` 1).
 """
 
 from __future__ import annotations
@@ -118,6 +133,8 @@ class Switches(NamedTuple):
       refine: the rounds also apply the neighbour-consistency and label-group tests.
       dominance: twins share one branch.
       order: the matching order's code (:data:`ORDER_CODES`).
+      symmetry: count one embedding per class of |Aut(q)| (stage 5) where
+        the constraints hold under branch sharing.
     """
 
     induced: bool | jax.Array = False
@@ -125,11 +142,12 @@ class Switches(NamedTuple):
     refine: bool | jax.Array = True
     dominance: bool | jax.Array = True
     order: int | jax.Array = 0
+    symmetry: bool | jax.Array = False
 
 
 def flags(sw: Switches) -> np.ndarray:
-    """int32[3]: the traced switches (induced, refine, dominance)."""
-    return np.asarray([sw.induced, sw.refine, sw.dominance], np.int32)
+    """int32[4]: the traced switches (induced, refine, dominance, symmetry)."""
+    return np.asarray([sw.induced, sw.refine, sw.dominance, sw.symmetry], np.int32)
 
 
 def traced_switches(blacklist: bool, order: int, fl: jax.Array) -> Switches:
@@ -141,6 +159,7 @@ def traced_switches(blacklist: bool, order: int, fl: jax.Array) -> Switches:
         refine=fl[1] != 0,
         dominance=fl[2] != 0,
         order=order,
+        symmetry=fl[3] != 0,
     )
 
 
@@ -172,7 +191,9 @@ class Prepared(NamedTuple):
       indices: int32[e] (entries past indptr[n] are padding).
       mult: int32[n] multiplicity (0: removed; 1 without dominance).
       cand: uint32[q, ceil(n/32)] candidate bitmap per level.
-      plan: int32[q, 4] per level [back mask, non-adjacency mask, list row, list length].
+      plan: int32[q, 6] per level [back mask, non-adjacency mask, list row, list
+        length, above mask, under mask] (the kernels' contract,
+        ffi/include/kcjax/match/match.h).
       lists: int32[c, n] candidate lists of the free levels (row 0: level 0,
         the roots), -1 padded.
       roots: int32[n] level-0 candidates, by degree class (largest bit length
@@ -182,6 +203,8 @@ class Prepared(NamedTuple):
       leaf_sum: int32[n] sum of mult over each vertex's neighbours that are
         candidates of the last level (the kernels' count of a last level with
         one backward neighbour).
+      scale: uint32[4] the factor of the search's count: |Aut(q)| as 128-bit
+        limbs where the plan breaks the query's symmetry, else 1.
       rounds: int32 filter rounds that removed a candidate.
       stats: int32[7 + 3q + R] (R = the ``rounds`` limit; none without
         ``blacklist``): [label matches, alive after the first pass, kept,
@@ -204,6 +227,7 @@ class Prepared(NamedTuple):
     leaf_sum: jax.Array
     rounds: jax.Array
     stats: jax.Array
+    scale: jax.Array
 
 
 def _covers(nlc_v: jax.Array, need: jax.Array) -> jax.Array:
@@ -515,6 +539,11 @@ def plan(
     keep = jnp.any(cand, axis=1)
     keep2 = keep & ((gp.twin_size > 0) | ~dom)
     mult = jnp.where(keep2, jnp.where(dom, gp.twin_size, 1), 0).astype(jnp.int32)
+    # Stage 5: the constraints hold under branch sharing unless two non-adjacent
+    # query vertices they order share a candidate class of several members.
+    shared = (cand & (mult > 1)[:, None]).astype(jnp.int32)
+    clash = jnp.any(qa.less & ~qa.adj & ((shared.T @ shared) > 0))
+    broken = jnp.asarray(sw.symmetry) & jnp.any(qa.less) & ~clash
     valid = gp.live & keep2[gp.rows] & keep2[gp.indices]
     if not sw.blacklist:
         valid = jnp.where(dom, valid, gp.live)
@@ -547,6 +576,9 @@ def plan(
     back = to_mask(adj_l & below)
     nonadj = to_mask(~adj_l & below)
     nonadj = jnp.where(jnp.asarray(sw.induced), nonadj, jnp.uint32(0))
+    less_l = qa.less[lvl][:, lvl]  # less_l[i, j]: f(level i) < f(level j)
+    above = jnp.where(broken, to_mask(less_l.T & below), jnp.uint32(0))  # img[j] < v
+    under = jnp.where(broken, to_mask(less_l & below), jnp.uint32(0))  # v < img[j]
     free = (back == 0).at[0].set(True)
     row = jnp.where(free, jnp.cumsum(free) - 1, -1).astype(jnp.int32)
     deg = jnp.diff(indptr)
@@ -567,6 +599,8 @@ def plan(
             jax.lax.bitcast_convert_type(nonadj, jnp.int32),
             row,
             jnp.where(row >= 0, list_len[jnp.maximum(row, 0)], 0),
+            jax.lax.bitcast_convert_type(above, jnp.int32),
+            jax.lax.bitcast_convert_type(under, jnp.int32),
         ],
         axis=1,
     )
@@ -613,4 +647,5 @@ def plan(
         leaf_sum=leaf_sum,
         rounds=rounds_used,
         stats=stats,
+        scale=jnp.where(broken, qa.aut, jnp.asarray([1, 0, 0, 0], jnp.uint32)),
     )

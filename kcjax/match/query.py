@@ -9,12 +9,14 @@ reads back as :class:`QueryArrays` (:func:`unpack`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import NamedTuple
 
 import jax
 import numpy as np
 
 from kcjax.graph.labeled import LabeledGraph
+from kcjax.match.symmetry import Symmetry, symmetry
 
 #: Largest query handled (level masks are 32-bit words).
 MAX_QUERY = 32
@@ -59,6 +61,10 @@ class QuerySpec:
                     stack.append(int(w))
         return comps
 
+    def symmetry(self) -> Symmetry:
+        """The automorphism group's size and order constraints (:mod:`kcjax.match.symmetry`)."""
+        return _symmetry(self)
+
     def naive_order(self) -> np.ndarray:
         """Breadth-first order by vertex id (each component from its lowest id)."""
         adj, seen, order = self.adjacency(), np.zeros(self.size, bool), []
@@ -74,6 +80,11 @@ class QuerySpec:
                     seen[w] = True
                     queue.append(int(w))
         return np.asarray(order, np.int32)
+
+
+@functools.lru_cache(maxsize=256)
+def _symmetry(spec: QuerySpec) -> Symmetry:
+    return symmetry(spec.labels, spec.edges)
 
 
 def query_spec(query: LabeledGraph | QuerySpec) -> QuerySpec:
@@ -113,6 +124,8 @@ class QueryArrays(NamedTuple):
     adj: jax.Array  # bool[q, q]
     nlc: jax.Array  # int32[q, q]: NLC[u, k] = neighbours of u with label slot k
     naive: jax.Array  # int32[q]: the naive order
+    less: jax.Array  # bool[q, q]: the symmetry-breaking constraints f(a) < f(b)
+    aut: jax.Array  # uint32[4]: |Aut(q)| as 128-bit limbs
 
 
 def _query_numpy(spec: QuerySpec) -> QueryArrays:
@@ -126,12 +139,15 @@ def _query_numpy(spec: QuerySpec) -> QueryArrays:
     nlc = np.zeros((q, q), np.int32)
     for u in range(q):
         np.add.at(nlc[u], slot[adj[u]], 1)
+    sym = spec.symmetry()
     return QueryArrays(
         qlabels=qlabels.astype(np.int32),
         qlabel_index=slot.astype(np.int32),
         adj=adj,
         nlc=nlc,
         naive=spec.naive_order(),
+        less=sym.less,
+        aut=np.asarray([sym.size >> (32 * i) & 0xFFFFFFFF for i in range(4)], np.uint32),
     )
 
 
@@ -139,7 +155,7 @@ def pack(spec: QuerySpec) -> np.ndarray:
     """The query's arrays in one int32 host array (one transfer, cached per query).
 
     Layout: label slots [q], label index [q], adjacency [q*q], NLC [q*q],
-    naive order [q].
+    naive order [q], symmetry constraints [q*q], |Aut(q)| limbs [4] (bit for bit).
     """
     qa = _query_numpy(spec)
     parts = [
@@ -148,17 +164,21 @@ def pack(spec: QuerySpec) -> np.ndarray:
         np.asarray(qa.adj, np.int32).reshape(-1),
         np.asarray(qa.nlc).reshape(-1),
         np.asarray(qa.naive),
+        np.asarray(qa.less, np.int32).reshape(-1),
+        np.asarray(qa.aut).view(np.int32),
     ]
     return np.concatenate(parts).astype(np.int32)
 
 
 def unpack(packed: jax.Array, q: int) -> QueryArrays:
     """:class:`QueryArrays` from a :func:`pack` array (traceable)."""
-    o = np.cumsum([0, q, q, q * q, q * q, q])
+    o = np.cumsum([0, q, q, q * q, q * q, q, q * q, 4])
     return QueryArrays(
         qlabels=packed[o[0] : o[1]],
         qlabel_index=packed[o[1] : o[2]],
         adj=packed[o[2] : o[3]].reshape(q, q) != 0,
         nlc=packed[o[3] : o[4]].reshape(q, q),
         naive=packed[o[4] : o[5]],
+        less=packed[o[5] : o[6]].reshape(q, q) != 0,
+        aut=jax.lax.bitcast_convert_type(packed[o[6] : o[7]], jax.numpy.uint32),
     )

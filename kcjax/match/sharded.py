@@ -22,7 +22,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from kcjax._wide import psum
+from kcjax import _wide
 from kcjax.graph.labeled import LabeledGraph
 from kcjax.match import kernels
 from kcjax.match.inputs import prepare_match
@@ -72,12 +72,13 @@ def count_embeddings_sharded(
     refine: bool = True,
     dominance: bool = True,
     order: Order = "estimate",
+    symmetry: bool = True,
     num_threads: int = 0,
 ) -> jax.Array:
     """Counts embeddings over ``mesh``'s devices (eager; see the module docstring).
 
     Args:
-      data, query, induced, blacklist, refine, dominance, order: as in
+      data, query, induced, blacklist, refine, dominance, order, symmetry: as in
         :func:`kcjax.count_embeddings`.
       mesh: the devices; roots are split over one axis, replicated over others.
       axis_name: the axis to split over (``None``: the mesh's only axis).
@@ -98,6 +99,7 @@ def count_embeddings_sharded(
         refine=refine,
         dominance=dominance,
         order=order,
+        symmetry=symmetry,
     )
     shards = mesh.shape[axis_name]
     if not multi_process(mesh):  # a mesh of several processes runs whole
@@ -130,12 +132,12 @@ def _root_count(p: Prepared) -> jax.Array:
 @functools.partial(jax.jit, static_argnames=("num_threads",))
 def _count_here(p: Prepared, *, num_threads: int) -> jax.Array:
     """The count on the plan's device alone: uint32[4] limbs."""
-    return kernels.match_count(p, p.roots, p.task_ptr, num_threads=num_threads)[0]
+    return kernels.count(p, num_threads=num_threads)
 
 
 def _counted(p: Prepared) -> tuple[jax.Array, ...]:
-    """The plan arrays the count reads (:func:`kcjax.match.kernels.match_count`)."""
-    return (p.indptr, p.indices, p.mult, p.cand, p.plan, p.lists, p.leaf_sum)
+    """The plan arrays the count reads (:func:`kcjax.match.kernels.count`)."""
+    return (p.indptr, p.indices, p.mult, p.cand, p.plan, p.lists, p.leaf_sum, p.scale)
 
 
 @functools.partial(jax.jit, static_argnames=("shards",))
@@ -163,7 +165,7 @@ def _unpack(packed: jax.Array, layout: tuple) -> tuple[list[jax.Array], int]:
 )
 def _sharded(packed, *, layout, shards, mesh, axis_name, num_threads):
     def local(packed):
-        (indptr, indices, mult, cand, plan, lists, leaf_sum), at = _unpack(packed, layout)
+        (indptr, indices, mult, cand, plan, lists, leaf_sum, scale), at = _unpack(packed, layout)
         width = ((packed.shape[0] - at) // shards - 1) // 2  # roots a device
         dev = jax.lax.axis_index(axis_name)
         roots = packed[at : at + shards * width].reshape(shards, width)[dev]
@@ -181,8 +183,9 @@ def _sharded(packed, *, layout, shards, mesh, axis_name, num_threads):
             leaf_sum=leaf_sum,
             rounds=jnp.int32(0),
             stats=jnp.zeros(0, jnp.int32),
+            scale=scale,
         )
         limbs = kernels.match_count(p, roots, ptr, num_threads=num_threads)
-        return psum(limbs[0], axis_name)
+        return _wide.mul(_wide.psum(limbs[0], axis_name), scale)
 
     return shard_map(local, mesh, in_specs=(P(),), out_specs=P())(packed)

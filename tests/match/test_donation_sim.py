@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pytest
 from reference.matching import (
@@ -62,16 +63,21 @@ def _run(lib, p, every: int) -> tuple[int, int]:
 def test_donation_random(sim, seed, induced):
     g = random_labeled(28, 0.3, 2 + seed % 3, seed=seed)
     d = LabeledGraph.from_networkx(g)
-    for size in (3, 4, 5, 6):
-        q = walk_query(g, size, seed=seed + size)
+    cycle = nx.cycle_graph(4)  # 4 automorphisms: the order masks of symmetry breaking
+    nx.set_node_attributes(cycle, {v: v % 2 for v in cycle}, "label")
+    for size, q in [(s, walk_query(g, s, seed=seed + s)) for s in (3, 4, 5, 6)] + [(4, cycle)]:
         ref = len(nx_embeddings(g, q, induced=induced))
         for dominance in (True, False):
             p = prepare_match(
-                d, LabeledGraph.from_networkx(q), induced=induced, dominance=dominance
+                d,
+                LabeledGraph.from_networkx(q),
+                induced=induced,
+                dominance=dominance,
+                symmetry=True,
             )
             for every in (0, 1, 3):
                 got, _ = _run(sim, p, every)
-                assert got == ref, (size, dominance, every)
+                assert got * kcjax.limbs_to_int(p.scale) == ref, (size, dominance, every)
 
 
 @pytest.mark.parametrize("query", ["query_dense_16_1", "query_dense_24_1", "query_sparse_16_2"])

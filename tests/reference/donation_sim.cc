@@ -5,7 +5,8 @@
 // each donated unit is itself split again. The count must equal the plain
 // search's: tests/match/test_donation_sim.py checks it against networkx.
 // Same plan layout and semantics as kcjax/match/match.h (weights by mult,
-// the leaf_sum shortcut, induced masks); it mirrors the kernel line by line.
+// the leaf_sum shortcut, induced masks, order masks); it mirrors the kernel
+// line by line.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -15,6 +16,8 @@ namespace {
 using u128 = unsigned __int128;
 constexpr int kMaxQuery = 32;
 constexpr int kLeafGap = 2;
+// The plan row's columns (kcjax/match/match.h, PlanCol).
+enum PlanCol : int { kBack = 0, kNonAdj, kListRow, kListLen, kAbove, kUnder, kPlanCols };
 
 struct View {
   int32_t n, q;
@@ -54,7 +57,7 @@ void SetImage(const View& m, Stack& s, int l, int32_t v, uint32_t w) {
 }
 
 void InitLevel(const View& m, Stack& s, int l, int32_t first, int32_t last) {
-  const uint32_t back = static_cast<uint32_t>(m.plan[4 * l]);
+  const uint32_t back = static_cast<uint32_t>(m.plan[kPlanCols * l + kBack]);
   int32_t pivot = -1, best = -1;
   for (uint32_t b = back; b; b &= b - 1) {
     const int j = __builtin_ctz(b);
@@ -69,11 +72,16 @@ void InitLevel(const View& m, Stack& s, int l, int32_t first, int32_t last) {
 
 uint32_t Check(const View& m, const Stack& s, int l, int32_t v) {
   if (v < 0 || v >= m.n || !InCand(m, l, v)) return 0;
+  const int32_t* row = m.plan + kPlanCols * l;
+  for (uint32_t b = static_cast<uint32_t>(row[kAbove]); b; b &= b - 1)
+    if (v <= s.img[__builtin_ctz(b)]) return 0;
+  for (uint32_t b = static_cast<uint32_t>(row[kUnder]); b; b &= b - 1)
+    if (v >= s.img[__builtin_ctz(b)]) return 0;
   int used = 0;
   for (int j = 0; j < l; ++j) used += s.img[j] == v;
   if (used >= m.mult[v]) return 0;
-  const uint32_t back = static_cast<uint32_t>(m.plan[4 * l]);
-  const uint32_t nonadj = static_cast<uint32_t>(m.plan[4 * l + 1]);
+  const uint32_t back = static_cast<uint32_t>(row[kBack]);
+  const uint32_t nonadj = static_cast<uint32_t>(row[kNonAdj]);
   const uint32_t others = back & ~(1u << s.pivot[l]);
   const int32_t rv = m.ip[v], dv = m.ip[v + 1] - rv;
   for (uint32_t b = others; b; b &= b - 1) {
@@ -162,8 +170,9 @@ u128 Run(const View& m, Stack& s, int l0, int ri, int every, int& clock, std::ve
       SetImage(m, s, level, v, static_cast<uint32_t>(m.mult[v] - used));
       ++level;
       InitLevel(m, s, level, 0, -1);
-      const uint32_t back = static_cast<uint32_t>(m.plan[4 * level]);
-      if (level == q - 1 && level >= 2 && m.plan[4 * level + 1] == 0 &&
+      const int32_t* row = m.plan + kPlanCols * level;
+      const uint32_t back = static_cast<uint32_t>(row[kBack]);
+      if (level == q - 1 && level >= 2 && (row[kNonAdj] | row[kAbove] | row[kUnder]) == 0 &&
           __builtin_popcount(back) == 1) {
         const int pj = s.pivot[level];
         int used2 = 0;

@@ -4,9 +4,11 @@
 // Depth-first backtracking over the levels. A level with backward neighbours
 // draws its candidates from the adjacency row of the backward neighbour's
 // image with the smallest degree (the pivot) and keeps those in the level's
-// candidate bitmap, adjacent to every other backward image (binary search),
-// non-adjacent to the images of its non-adjacency mask (induced), and used
-// fewer than mult[v] times so far. The last level is counted, not descended.
+// candidate bitmap, ordered against earlier images as the level's order
+// masks say (symmetry breaking), adjacent to every other backward image
+// (binary search), non-adjacent to the images of its non-adjacency mask
+// (induced), and used fewer than mult[v] times so far. The last level is
+// counted, not descended.
 // Worker threads take roots from an atomic counter.
 #include "kcjax/match/match.h"
 
@@ -34,9 +36,9 @@ class Searcher {
   // Embeddings (weighted) extending the images of levels < level.
   u128 Count(int level) {
     if (level == m_.q - 1 && level >= 2) {
-      const int32_t* p = m_.plan + 4 * level;
-      const uint32_t back = static_cast<uint32_t>(p[0]);
-      if (p[1] == 0 && back != 0 && (back & (back - 1)) == 0) {
+      const int32_t* p = m_.plan + kPlanCols * level;
+      const uint32_t back = static_cast<uint32_t>(p[kBack]);
+      if ((p[kNonAdj] | p[kAbove] | p[kUnder]) == 0 && back != 0 && (back & (back - 1)) == 0) {
         const int32_t pivot = img_[std::countr_zero(back)];
         int64_t total = m_.leaf_sum[pivot];
         for (int j = 0; j < level; ++j) total -= InCand(level, img_[j]) && Adjacent(pivot, img_[j]);
@@ -92,9 +94,11 @@ class Searcher {
   // returns false (and returns false).
   template <typename Fn>
   bool ForEachCandidate(int level, Fn&& fn) {
-    const int32_t* p = m_.plan + 4 * level;
-    const uint32_t back = static_cast<uint32_t>(p[0]);
-    const uint32_t nonadj = static_cast<uint32_t>(p[1]);
+    const int32_t* p = m_.plan + kPlanCols * level;
+    const uint32_t back = static_cast<uint32_t>(p[kBack]);
+    const uint32_t nonadj = static_cast<uint32_t>(p[kNonAdj]);
+    const uint32_t above = static_cast<uint32_t>(p[kAbove]);
+    const uint32_t under = static_cast<uint32_t>(p[kUnder]);
     const int32_t* src;
     int64_t len;
     int pivot = -1;
@@ -111,8 +115,8 @@ class Searcher {
       src = m_.indices + m_.indptr[img_[pivot]];
       len = best;
     } else {
-      src = m_.lists + static_cast<int64_t>(p[2]) * m_.list_stride;
-      len = p[3];
+      src = m_.lists + static_cast<int64_t>(p[kListRow]) * m_.list_stride;
+      len = p[kListLen];
     }
     const uint32_t others = back & ~(pivot >= 0 ? (1u << pivot) : 0u);
     for (int64_t k = 0; k < len; ++k) {
@@ -122,6 +126,8 @@ class Searcher {
       for (int j = 0; j < level; ++j) used += img_[j] == v;
       if (used >= m_.mult[v]) continue;
       bool ok = true;
+      for (uint32_t b = above; ok && b; b &= b - 1) ok = v > img_[std::countr_zero(b)];
+      for (uint32_t b = under; ok && b; b &= b - 1) ok = v < img_[std::countr_zero(b)];
       for (uint32_t b = others; ok && b; b &= b - 1) ok = Adjacent(img_[std::countr_zero(b)], v);
       for (uint32_t b = nonadj; ok && b; b &= b - 1) ok = !Adjacent(img_[std::countr_zero(b)], v);
       if (!ok) continue;

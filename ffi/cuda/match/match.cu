@@ -8,8 +8,9 @@
 // its search stack in shared memory: per level the image, its CSR row, the
 // source list, the chunk position and the ballot of valid candidates of the
 // chunk still to descend into. Each lane checks one candidate (candidate
-// bitmap, multiplicity, adjacency to the other backward images by binary search
-// in the shorter row, non-adjacency for induced matching); the last level is
+// bitmap, the order constraints against earlier images, multiplicity,
+// adjacency to the other backward images by binary search in the shorter row,
+// non-adjacency for induced matching); the last level is
 // counted with a warp reduction (or written out, for listing) instead of
 // descended.
 //
@@ -95,6 +96,11 @@ __device__ __forceinline__ u64 Volatile(const u64* p) {
   return *reinterpret_cast<const volatile u64*>(p);
 }
 
+// Column col of level's plan row (kcjax/match/match.h).
+__device__ __forceinline__ int32_t PlanAt(const MatchView& m, int level, int col) {
+  return __ldg(m.plan + kPlanCols * level + col);
+}
+
 __device__ __forceinline__ bool InCand(const MatchView& m, int level, int32_t v) {
   return (__ldg(m.cand + level * m.words + (v >> 5)) >> (v & 31)) & 1u;
 }
@@ -136,7 +142,7 @@ __device__ __forceinline__ void SetImage(const MatchView& m, WarpStack& s, int l
 __device__ __forceinline__ void InitLevel(const MatchView& m, WarpStack& s, int level, int lane,
                                           int32_t first, int32_t last) {
   __syncwarp();
-  const uint32_t back = static_cast<uint32_t>(__ldg(m.plan + 4 * level));
+  const uint32_t back = static_cast<uint32_t>(PlanAt(m, level, kBack));
   const int32_t* src;
   int32_t len, pivot = -1;
   if (back != 0) {
@@ -152,8 +158,8 @@ __device__ __forceinline__ void InitLevel(const MatchView& m, WarpStack& s, int 
     src = m.indices + s.row[pivot];
     len = best;
   } else {
-    src = m.lists + static_cast<int64_t>(__ldg(m.plan + 4 * level + 2)) * m.list_stride;
-    len = __ldg(m.plan + 4 * level + 3);
+    src = m.lists + static_cast<int64_t>(PlanAt(m, level, kListRow)) * m.list_stride;
+    len = PlanAt(m, level, kListLen);
   }
   __syncwarp();
   if (lane == 0) {
@@ -170,12 +176,16 @@ __device__ __forceinline__ void InitLevel(const MatchView& m, WarpStack& s, int 
 __device__ __forceinline__ uint32_t Check(const MatchView& m, const WarpStack& s, int level,
                                           int32_t v) {
   if (v < 0 || v >= m.num_nodes || !InCand(m, level, v)) return 0;
+  for (uint32_t b = static_cast<uint32_t>(PlanAt(m, level, kAbove)); b; b &= b - 1)
+    if (v <= s.img[__ffs(b) - 1]) return 0;
+  for (uint32_t b = static_cast<uint32_t>(PlanAt(m, level, kUnder)); b; b &= b - 1)
+    if (v >= s.img[__ffs(b) - 1]) return 0;
   int used = 0;
   for (int j = 0; j < level; ++j) used += s.img[j] == v;
   const int32_t mult = __ldg(m.mult + v);
   if (used >= mult) return 0;
-  const uint32_t back = static_cast<uint32_t>(__ldg(m.plan + 4 * level));
-  const uint32_t nonadj = static_cast<uint32_t>(__ldg(m.plan + 4 * level + 1));
+  const uint32_t back = static_cast<uint32_t>(PlanAt(m, level, kBack));
+  const uint32_t nonadj = static_cast<uint32_t>(PlanAt(m, level, kNonAdj));
   const int pivot = s.pivot[level];
   const uint32_t others = back & ~(pivot >= 0 ? (1u << pivot) : 0u);
   if ((others | nonadj) == 0) return static_cast<uint32_t>(mult - used);
@@ -447,10 +457,12 @@ __global__ void __launch_bounds__(32 * P::kWarpsPerBlock, P::kMinBlocksPerSm)
         ++level;
         InitLevel(m, s, level, lane, 0, -1);
         if (!kList && level == q - 1 && level >= 2 && s.pivot[level] >= 0 &&
-            __ldg(m.plan + 4 * level + 1) == 0 &&
-            __popc(static_cast<uint32_t>(__ldg(m.plan + 4 * level))) == 1) {
-          // One backward neighbour: the precomputed candidate-neighbour sum
-          // of the pivot image, less the earlier images among them.
+            (PlanAt(m, level, kNonAdj) | PlanAt(m, level, kAbove) | PlanAt(m, level, kUnder)) ==
+                0 &&
+            __popc(static_cast<uint32_t>(PlanAt(m, level, kBack))) == 1) {
+          // One backward neighbour and no other condition: the precomputed
+          // candidate-neighbour sum of the pivot image, less the earlier
+          // images among them.
           const int pj = s.pivot[level];
           const bool hit =
               lane < level && InCand(m, level, s.img[lane]) &&

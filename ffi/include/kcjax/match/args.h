@@ -38,8 +38,8 @@ inline xla::ffi::Error CheckInputs(const Reporter& rep, const Inputs& in, int32_
   if (static_cast<int64_t>(in.mult.element_count()) != n ||
       static_cast<int64_t>(in.leaf_sum.element_count()) != n)
     return rep.Invalid("mult and leaf_sum must be int32[n]");
-  if (in.plan.dimensions().size() != 2 || in.plan.dimensions()[1] != 4)
-    return rep.Invalid("plan must be int32[q, 4]");
+  if (in.plan.dimensions().size() != 2 || in.plan.dimensions()[1] != kPlanCols)
+    return rep.Invalid("plan must be int32[q, 6]");
   const int64_t q = in.plan.dimensions()[0];
   if (q < 1 || q > kMaxQuery)
     return rep.Invalid("query size must be in [1, 32], got " + std::to_string(q));
@@ -93,13 +93,13 @@ inline xla::ffi::Error CheckHostData(const Reporter& rep, const Inputs& in, cons
   const int64_t c = in.lists.dimensions()[0], stride = view.list_stride;
   const int32_t* pl = view.plan;
   for (int64_t i = 0; i < q; ++i) {
+    const int32_t* row = pl + kPlanCols * i;
     const uint32_t below = i == 0 ? 0u : (i >= 32 ? ~0u : ((1u << i) - 1u));
-    const uint32_t back = static_cast<uint32_t>(pl[4 * i]);
-    const uint32_t nonadj = static_cast<uint32_t>(pl[4 * i + 1]);
-    if ((back & ~below) || (nonadj & ~below))
-      return rep.Invalid("plan masks may only name earlier levels");
-    if (i > 0 && pl[4 * i] == 0 &&
-        (pl[4 * i + 2] < 0 || pl[4 * i + 2] >= c || pl[4 * i + 3] < 0 || pl[4 * i + 3] > stride))
+    uint32_t named = 0;
+    for (int col : {kBack, kNonAdj, kAbove, kUnder}) named |= static_cast<uint32_t>(row[col]);
+    if (named & ~below) return rep.Invalid("plan masks may only name earlier levels");
+    if (i > 0 && row[kBack] == 0 &&
+        (row[kListRow] < 0 || row[kListRow] >= c || row[kListLen] < 0 || row[kListLen] > stride))
       return rep.Invalid("a level without backward neighbours needs a list row");
   }
   const int32_t* r = in.roots.typed_data();

@@ -19,13 +19,17 @@
 //                                times and is weighted by the falling
 //                                factorial. All ones: plain injectivity.
 //         cand     uint32[q, w]  candidate bitmap of level i (w >= ceil(n/32))
-//         plan     int32[q, 4]   per level i: [back, nonadj, list_row, list_len]
+//         plan     int32[q, 6]   per level i: [back, nonadj, list_row, list_len,
+//                                above, under] (columns: PlanCol)
 //                                back: bit j (j < i) set iff levels j and i are
 //                                  adjacent in q; nonadj: bit j set iff the map
 //                                  must send them to a non-edge (induced);
 //                                list_row/list_len: for a level with back == 0
 //                                  (first level of a component, i > 0), the row
-//                                  of `lists` holding its candidates, else -1/0.
+//                                  of `lists` holding its candidates, else -1/0;
+//                                above/under: bit j set iff level i's image must
+//                                  be greater / smaller than level j's (the
+//                                  query's symmetry-breaking order constraints).
 //         lists    int32[c, L]   candidate id lists of the free levels
 //         roots    int32[r]      level-0 images to search from; -1 is padding
 //         task_ptr int32[r + 1]  prefix sum over roots of ceil(|level-1 source|
@@ -34,7 +38,7 @@
 //         leaf_sum int32[n]      sum of mult[w] over the neighbours w of v that
 //                                are candidates of the last level. Where the
 //                                last level (q >= 3) has one backward neighbour
-//                                and no non-adjacency mask, it is counted as
+//                                and no non-adjacency or order mask, it is counted as
 //                                leaf_sum[pivot image] minus the earlier images
 //                                that are such neighbours, without a scan.
 //   attrs per_root    bool      one count per root (else one total)
@@ -67,6 +71,9 @@ namespace kcjax::match {
 
 // Largest query handled (level masks are 32-bit words).
 inline constexpr int kMaxQuery = 32;
+
+// The columns of a plan row (the contract above): plan[kPlanCols * level + col].
+enum PlanCol : int { kBack = 0, kNonAdj, kListRow, kListLen, kAbove, kUnder, kPlanCols };
 
 // Read-only view of the inputs (host or device pointers).
 struct MatchView {
