@@ -6,7 +6,8 @@ activity of a call; on a CPU-only machine the wall-clock median), the wall
 median, the count checked against counts.tsv, candidates before and after
 each pruning (match_stats), and the best correct peer of
 ../shared/data/anchors/match-peer-best-h200.tsv. ``--ablation`` adds the
-variants (no blacklist, no refinement, no dominance, GVSM's order, naive order;
+variants (no blacklist, no refinement, no dominance, no symmetry breaking (the
+twins alone), neither symmetry nor twins, GVSM's order, naive order;
 ``--variants`` picks some) on the queries whose base time is below
 ``--ablation-max``. Peak device memory is reported per graph.
 
@@ -43,6 +44,8 @@ VARIANTS = {
     "no_blacklist": {"blacklist": False},
     "no_refine": {"refine": False},
     "no_dominance": {"dominance": False},
+    "no_symmetry": {"symmetry": False},
+    "no_symmetry_no_dominance": {"symmetry": False, "dominance": False},
     "gvsm_order": {"order": "gvsm"},
     "naive_order": {"order": "naive"},
     "compact": {"compact": True},
@@ -210,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
                 **timing,
                 "peer_best_s": best,
                 "peer": peer.get("best_peer"),
+                "gmatch_s": float(peer["gmatch_s"]) if peer.get("gmatch_s") else None,
+                "gmatch_e2e_s": float(peer["gmatch_e2e_s"]) if peer.get("gmatch_e2e_s") else None,
+                "automorphisms": stats["automorphisms"],
                 "speedup_vs_peer": (best / timing["median_s"]) if best else None,
                 "phases_s": phases,
                 "rounds": stats["rounds"],

@@ -2,7 +2,8 @@
 
 Counts (with donation between warps: yeast query_sparse_32_2 is one root over
 a 181 K-node tree; hprd query_dense_16_1 and yeast query_dense_16_2 trees of
-20 and 58 nodes) and, below 1000 embeddings, a listing, each checked against
+20 and 58 nodes; hprd query_dense_16_11 has 4 automorphisms, so its count
+checks the order constraints) and, below 1000 embeddings, a listing, each checked against
 counts.tsv, so the tool sees the ring of donated units, the tickets and the
 termination under its instrumentation.
 
@@ -30,7 +31,12 @@ with open(SHARED / "matching" / "counts.tsv") as f:
         for r in csv.DictReader(f, delimiter="\t")
     }
 
-PAIRS = ["hprd:query_dense_16_1", "yeast:query_dense_16_2", "yeast:query_sparse_32_2"]
+PAIRS = [
+    "hprd:query_dense_16_1",
+    "hprd:query_dense_16_11",
+    "yeast:query_dense_16_2",
+    "yeast:query_sparse_32_2",
+]
 for graph, query in (pair.split(":") for pair in sys.argv[1:] or PAIRS):
     data = kcjax.load_labeled(SHARED / "matching" / f"{graph}.graph.gz")
     q = kcjax.load_labeled(SHARED / "matching" / "queries" / graph / f"{query}.graph")

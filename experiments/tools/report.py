@@ -134,6 +134,7 @@ TRUSS_SINGLE_K = "h200_truss_degree_bound.json"
 TRUSS_RMAT = "h200_truss_degree_bound_rmat.json"
 TRUSS_VARIANTS = ("auto+core", "dag+core", "edge+core")
 MATCH_ROWS = "h200_match_rows_filter_kernel.json"
+MATCH_SYMMETRY = "h200_match_symmetry.json"
 MATCH_BEYOND = "h200_beyond_memory.json"
 FRONT_DOOR = "h200_eager_vs_jit.json"
 FRONT_DOOR_FIRST = "h200_eager_vs_jit_first.json"
@@ -372,6 +373,29 @@ def match_beyond_table(data: dict) -> str:
             f"| {r['graph']} | {r['query']} | {int(run['count']):,} | {run['median_s']:.3f} "
             f"| {run['peak_bytes'] / 2**20:.1f} | {r['tree_last_level_bytes'] / 1e9:.1f} "
             f"| {r['flat_rows_bytes'] / 1e9:.1f} |"
+        )
+    return "\n".join(out)
+
+
+def match_symmetry_table(data: dict) -> str:
+    """The rows whose query has automorphisms: the count's span with symmetry
+    breaking and without (symmetry=False, the same call), and gMatch's
+    processing time (the anchors' gmatch_s)."""
+    out = [
+        "| graph | query | automorphisms | exact | with (ms) | without (ms) | x without "
+        "| gMatch (ms) | x gMatch |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in data["rows"]:
+        if r.get("automorphisms", 1) < 2:
+            continue
+        off = r["ablation"]["no_symmetry"]
+        g = r.get("gmatch_s")
+        out.append(
+            f"| {r['graph']} | {r['query']} | {r['automorphisms']} "
+            f"| {'yes' if r['correct'] and off['correct'] else 'NO'} | {_ms(r['median_s'])} "
+            f"| {_ms(off['median_s'])} | {off['median_s'] / r['median_s']:.2f} "
+            f"| {_ms(g)} | {(g / r['median_s']) if g else float('nan'):.2f} |"
         )
     return "\n".join(out)
 
@@ -626,6 +650,7 @@ def front_door_report(r: Path) -> None:
 def match_report(r: Path) -> None:
     """Print the matching tables from ``r`` (results/match)."""
     rows, beyond = _load(r, MATCH_ROWS), _load(r, MATCH_BEYOND)
+    symmetry = _load(r, MATCH_SYMMETRY)
     if rows:
         print("## Matching: per data graph (one H200)\n\n" + match_summary_table(rows) + "\n")
         print("## Matching: every counts.tsv row\n\n" + match_rows_table(rows) + "\n")
@@ -633,6 +658,8 @@ def match_report(r: Path) -> None:
         print(
             "## Matching: embeddings beyond device memory\n\n" + match_beyond_table(beyond) + "\n"
         )
+    if symmetry:
+        print("## Matching: symmetry breaking\n\n" + match_symmetry_table(symmetry) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
