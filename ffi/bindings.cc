@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -91,9 +92,30 @@ py::tuple AdjacencyCsr(py::dict adj, py::object index_obj) {
   PyObject *key, *row;
   Py_ssize_t pos = 0;
   int64_t total = 0;
+  // Labels that are exact non-negative ints of at most kSpread * n + 1024: a neighbour
+  // (a node, so equal to one of them) has the hash of its int value, stored in its
+  // dict entry, and dense[hash] is its id (the position of its label in adj).
+  constexpr long long kSpread = 4;
+  bool ints = index != nullptr;
+  long long top = -1;
   while (PyDict_Next(adj.ptr(), &pos, &key, &row)) {
     if (!PyDict_Check(row)) throw py::type_error("an adjacency is not a dict");
     total += PyDict_Size(row);
+    if (ints) {
+      int overflow = 0;
+      const long long v =
+          PyLong_CheckExact(key) ? PyLong_AsLongLongAndOverflow(key, &overflow) : -1;
+      ints = overflow == 0 && v >= 0 && v <= kSpread * n + 1024;
+      top = std::max(top, v);
+    }
+  }
+  std::vector<int32_t> dense;
+  if (ints) {
+    dense.assign(static_cast<size_t>(top) + 1, -1);
+    pos = 0;
+    for (int32_t id = 0; PyDict_Next(adj.ptr(), &pos, &key, &row); ++id)
+      dense[static_cast<size_t>(PyLong_AsLongLong(key))] = id;
+    index = nullptr;
   }
   std::vector<int32_t> cols(static_cast<size_t>(total));
   std::vector<bool> loops;
@@ -107,8 +129,14 @@ py::tuple AdjacencyCsr(py::dict adj, py::object index_obj) {
     while (_PyDict_Next(row, &rpos, &nbr, &data, &hash)) {
       // With labels 0..n-1 a neighbour (a node, so equal to an int i in [0, n)) has
       // hash i, stored in its dict entry: read there, without touching the key object.
-      const int32_t j = index == nullptr && hash >= 0 && hash < n ? static_cast<int32_t>(hash)
-                                                                  : NeighbourId(nbr, index, n);
+      int32_t j;
+      if (!dense.empty()) {
+        j = hash >= 0 && hash <= top ? dense[static_cast<size_t>(hash)] : -1;
+        if (j < 0) throw py::key_error("a neighbour is not a node");
+      } else {
+        j = index == nullptr && hash >= 0 && hash < n ? static_cast<int32_t>(hash)
+                                                      : NeighbourId(nbr, index, n);
+      }
       if (j == i) {
         if (loops.empty()) loops.assign(static_cast<size_t>(total), true);
         loops[static_cast<size_t>(k)] = false;

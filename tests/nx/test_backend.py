@@ -242,11 +242,33 @@ def test_conversion_is_cached_once_per_graph(monkeypatch):
     assert len(calls) == 2
 
 
-@pytest.mark.parametrize("name", ["sparse", "karate"])
+def _relabeled(G: nx.Graph, label) -> nx.Graph:
+    """G with node i renamed label(i), nodes and edges in G's order."""
+    H = nx.Graph()
+    H.add_nodes_from(label(v) for v in G)
+    H.add_edges_from((label(u), label(v)) for u, v in G.edges())
+    return H
+
+
+CONVERSIONS = {
+    "sparse": GRAPHS["sparse"],
+    "karate": GRAPHS["karate"],
+    # ints with gaps (the native pass maps them by their hash), then ints spread too
+    # far for that, a negative int and a string among ints (a dict look-up each).
+    "gapped_ints": _relabeled(
+        nx.relabel_nodes(GRAPHS["medium"], str), lambda v: 3 * int(v[1:]) + 7
+    ),
+    "spread_ints": _relabeled(GRAPHS["karate"], lambda v: v * 10**6),
+    "negative_int": _relabeled(GRAPHS["karate"], lambda v: v - 1),
+    "mixed": _relabeled(GRAPHS["karate"], lambda v: "hub" if v == 0 else v),
+}
+
+
+@pytest.mark.parametrize("name", CONVERSIONS)
 def test_native_conversion_equals_generic(name):
     from kcjax.experimental import nx_adjacency_csr, nx_adjacency_csr_native, nx_identity_labels
 
-    G = GRAPHS[name]
+    G = CONVERSIONS[name]
     labels = list(G._adj)
     index = None
     if not nx_identity_labels(labels):
