@@ -178,11 +178,11 @@ def prepare_match(
 ) -> Prepared:
     """Pruned data graph and search plan of (data, query); jit-able in ``data``.
 
-    See :mod:`kcjax.match.plan` for the stages and the switches (``symmetry``:
-    a plan to count with, :func:`kcjax.match.kernels.count`; listing needs
-    it off). Eagerly the
-    data graph is padded to a shape bucket (isolated padding vertices, never
-    candidates), so the plan's vertex arrays may be longer than ``data``'s.
+    See :mod:`kcjax.match.plan` for the stages and the switches; with
+    ``symmetry`` the plan is one to count with (:func:`kcjax.match.kernels.count`
+    applies its ``scale``), never to list. Eagerly the data graph is padded to
+    a shape bucket (isolated padding vertices, never candidates), so the
+    plan's vertex arrays may be longer than ``data``'s.
     ``rounds``: the most filter rounds (default
     :attr:`kcjax.match.plan.PlanPolicy.rounds`); they stop at the fixpoint.
     """
@@ -210,11 +210,7 @@ def plan_inputs(
     rounds = _plan.POLICY.rounds if rounds is None else as_int(rounds, "rounds", minimum=0)
     sw = switches(induced, blacklist, refine, dominance, order, symmetry)
     static = dict(
-        q=spec.size,
-        comps=components(spec),
-        blacklist=sw.blacklist,
-        order=sw.order,
-        rounds=rounds,
+        q=spec.size, comps=components(spec), blacklist=sw.blacklist, order=sw.order, rounds=rounds
     )
     return (graph_prep(data), packed(spec, data), flags(sw, data)), static
 
