@@ -87,6 +87,7 @@ int32_t NeighbourId(PyObject* key, PyObject* index, long long n) {
 // loop_free marks the kept entries of the full adjacency when there were any.
 py::tuple AdjacencyCsr(py::dict adj, py::object index_obj) {
   PyObject* index = index_obj.is_none() ? nullptr : index_obj.ptr();
+  py::object built;  // the dict a callable index returns, when the labels need one
   const long long n = static_cast<long long>(PyDict_Size(adj.ptr()));
   std::vector<int64_t> indptr(static_cast<size_t>(n) + 1, 0);
   PyObject *key, *row;
@@ -116,6 +117,10 @@ py::tuple AdjacencyCsr(py::dict adj, py::object index_obj) {
     for (int32_t id = 0; PyDict_Next(adj.ptr(), &pos, &key, &row); ++id)
       dense[static_cast<size_t>(PyLong_AsLongLong(key))] = id;
     index = nullptr;
+  } else if (index != nullptr && !PyDict_Check(index)) {
+    built = index_obj();
+    if (!PyDict_Check(built.ptr())) throw py::type_error("index() must return a dict");
+    index = built.ptr();
   }
   std::vector<int32_t> cols(static_cast<size_t>(total));
   std::vector<bool> loops;

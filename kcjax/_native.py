@@ -9,6 +9,7 @@ wrappers (``kcjax/<family>/kernels.py``) call them through :func:`call`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -87,12 +88,16 @@ def is_range(adj: dict) -> bool:
     return bool(_kcjax.is_range(adj))
 
 
-def adjacency_csr(adj: dict, index: dict | None) -> tuple[np.ndarray, np.ndarray, Any, int]:
+def adjacency_csr(
+    adj: dict, index: dict | Callable[[], dict] | None
+) -> tuple[np.ndarray, np.ndarray, Any, int]:
     """networkx's ``G._adj`` as a CSR in one native pass over the dicts.
 
     Args:
       adj: dict label -> dict neighbour label -> edge data.
-      index: dict label -> id, or None when the labels are the ints 0..n-1.
+      index: dict label -> id, a function returning it (called only where the
+        labels are not non-negative ints of at most 4n + 1024, which are
+        mapped through a table), or None when the labels are the ints 0..n-1.
 
     Returns:
       (indptr int64[n + 1], cols int32[e] in each adjacency's order, self loops

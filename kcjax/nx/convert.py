@@ -313,19 +313,26 @@ def _from_adjacency(G: Any, keep_edges: bool, keep_nodes: bool, keep_graph: bool
     labels = list(adj)
     native = isinstance(adj, dict)
     identity = _native.is_range(adj) if native else _identity_labels(labels)
-    index = None if identity else dict(zip(labels, range(len(labels)), strict=True))
+    built: list[dict] = []  # the label -> id dict, where the conversion needed it
+
+    def index() -> dict:
+        if not built:
+            built.append(dict(zip(labels, range(len(labels)), strict=True)))
+        return built[0]
+
     try:
         if not native:
             raise TypeError("not a dict of dicts")
-        # One native pass over the dicts (no Python frame per edge).
-        indptr, cols, loop_free, loops = _native.adjacency_csr(adj, index)
+        # One native pass over the dicts (no Python frame per edge); int labels need
+        # no dict.
+        indptr, cols, loop_free, loops = _native.adjacency_csr(adj, None if identity else index)
     except TypeError:  # adjacencies that are not dicts: the generic pass
-        indptr, cols, loop_free, loops = _adjacency_csr(adj, labels, index)
+        indptr, cols, loop_free, loops = _adjacency_csr(adj, labels, None if identity else index())
     return KcjaxGraph(
         labels,
         indptr,
         cols,
-        index=index,
+        index=built[0] if built else None,
         identity=identity,
         self_loops=loops,
         loop_free=loop_free,
