@@ -166,7 +166,8 @@ def _per_level(acts: list[tuple[str, int, int]]) -> list[dict[str, float]]:
 def _breakdown(fn, parts: int, words: int) -> dict:
     """One traversal on the first GPU (median of 3 calls): busy seconds of the level
     steps' kernels (local), of NCCL's (exchange) and of the rest, and the idle time
-    inside the span (host round trips, launch gaps); its level steps (pull launches:
+    inside the span (host round trips, launch gaps); the busy seconds of the 16 busiest
+    activities by name; its level steps (pull launches:
     the traversal's levels and the idle ones run past its end before the loop's next
     test) and the bytes each device sends (every step's all_gather of the frontier
     words and all_to_all of the pushes: (p - 1) / p of the whole bitmap each); the
@@ -174,12 +175,15 @@ def _breakdown(fn, parts: int, words: int) -> dict:
     calls = devtime.call_activities(fn, 3)
     if not calls or not any(calls):
         return {}
-    rows = []
+    rows, kernels = [], []
     for acts in calls:
         split = {"local_s": 0.0, "exchange_s": 0.0, "other_s": 0.0, "levels": 0}
+        busy: dict[str, float] = {}
         for name, s, e in acts:
             split[_kind(name)] += (e - s) * 1e-9
             split["levels"] += "PullKernel" in name
+            busy[name] = busy.get(name, 0.0) + (e - s) * 1e-9
+        kernels.append(busy)
         span = (max(e for _, _, e in acts) - min(s for _, s, _ in acts)) * 1e-9 if acts else 0.0
         split["idle_s"] = span - _union([(s, e) for _, s, e in acts]) if acts else 0.0
         rows.append(split)
@@ -187,6 +191,10 @@ def _breakdown(fn, parts: int, words: int) -> dict:
     share = 4 * words * (parts - 1) // max(parts, 1)  # bytes of the bitmap that leave a device
     out["sent_bytes"] = int(out["levels"] * (2 * share + 8))
     out["per_level"] = _per_level(calls[-1])
+    names = sorted({n for busy in kernels for n in busy}, key=lambda n: -kernels[-1].get(n, 0.0))
+    out["kernels_s"] = {
+        n[:120]: statistics.median(busy.get(n, 0.0) for busy in kernels) for n in names[:16]
+    }
     return out
 
 

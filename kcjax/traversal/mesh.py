@@ -26,7 +26,8 @@ a ``lax.while_loop`` over levels in which every device
 Per level a device sends n / 8 bytes to gather the frontier and n / 8 more for the
 pushes. The ``lax.while_loop`` over levels reads the frontier's size back to the
 host, which stalls every device; its body runs ``mesh_levels_per_read`` levels
-(BfsPolicy), a level past the end doing nothing but its two exchanges. The native
+(BfsPolicy), a level past the end doing nothing but its two exchanges, and runs once
+before the first test. The native
 steps only enqueue kernels, so XLA may record them in a command buffer. On a mesh of
 one device the shard is the whole graph, and the single-device traversal runs on it
 (``one_device``).
@@ -170,7 +171,6 @@ def _traverse(
 
     def shard(indptr: jax.Array, cols: jax.Array, roots: jax.Array):
         me = jax.lax.axis_index(axis)
-        ids = me * c + jnp.arange(c, dtype=jnp.int32)
         degree = jnp.diff(indptr)
         # Isolated vertices (and the padding past n) start as seen: no level can reach them,
         # and a bottom-up level would search each of them again.
@@ -195,11 +195,15 @@ def _traverse(
             return jnp.where(bottom_up, stay, frontier_edges * alpha > unexplored)
 
         def one(root: jax.Array):
-            start = ids == root
-            dist = jnp.where(start, 0, -1).astype(jnp.int32)
-            parent = jnp.where(start, root, -1).astype(jnp.int32)
-            front = _pack(start)
-            stats = jnp.stack([jnp.sum(start), jnp.sum(jnp.where(start, degree, 0))])
+            # The root's row, if this shard owns it, set by index: no pass over the shard.
+            local = root - me * c
+            mine = (local >= 0) & (local < c)
+            at = jnp.clip(local, 0, c - 1)
+            dist = jnp.full(c, -1, jnp.int32).at[at].set(jnp.where(mine, 0, -1))
+            parent = jnp.full(c, -1, jnp.int32).at[at].set(jnp.where(mine, root, -1))
+            bit = jnp.left_shift(jnp.uint32(1), (at % _WORD).astype(jnp.uint32))
+            front = jnp.zeros(words, jnp.uint32).at[at // _WORD].set(jnp.where(mine, bit, 0))
+            stats = jnp.stack([mine.astype(jnp.int32), jnp.where(mine, degree[at], 0)])
             msg = jnp.concatenate([front, jax.lax.bitcast_convert_type(stats, jnp.uint32)])
             whole, count, frontier_edges = gather(msg)
 
@@ -254,7 +258,9 @@ def _traverse(
                     state = step(state)
                 return state
 
-            state = jax.lax.while_loop(lambda st: st[6] > 0, steps, state)
+            # The first levels run before the loop's first test: a root's frontier is never
+            # empty, and that test would stall every device before any level was enqueued.
+            state = jax.lax.while_loop(lambda st: st[6] > 0, steps, steps(state))
             return state[1], state[2]
 
         return jax.lax.map(one, roots)
