@@ -122,18 +122,27 @@ ffi::Error RunPivot(Call& call, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S
   }
   constexpr int kWarps = CliquePolicy::kPivotWarpsPerBlock;
   constexpr int kChunk = CliquePolicy::kPivotTinyChunk;
-  const int64_t units = st.num_heavy + (st.num_valid - st.num_heavy + kChunk - 1) / kChunk;
+  constexpr int kParts = CliquePolicy::kPivotSplitParts;
+  // The largest roots split over kParts warps each, as many as the grid's warps / kParts
+  // (per-vertex mode: none).
+  prm.num_split = per_vertex ? 0
+                             : static_cast<int32_t>(std::min<int64_t>(
+                                   st.num_heavy, int64_t{max_blocks} * kWarps / kParts));
+  const int64_t units = st.num_heavy + int64_t{prm.num_split} * (kParts - 1) +
+                        (st.num_valid - st.num_heavy + kChunk - 1) / kChunk;
   const int blocks = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(max_blocks, (units + kWarps - 1) / kWarps)));
 
   // 4. Workspace of roots with d > kPivotSmallMaxDim: as many warps as fit
-  // the budget (at least one), never more than such roots.
+  // the budget (at least one), never more than such queue entries.
   if (st.num_large > 0) {
+    const int64_t large_entries =
+        st.num_large + std::min<int64_t>(prm.num_split, st.num_large) * (kParts - 1);
     prm.large_warp_words = cliques::PivotLargeWarpWords(st.max_d);
     const int64_t warp_bytes = prm.large_warp_words * 8;
     const int64_t fit = CliquePolicy::kPivotLargeScratchBytes / warp_bytes;
     prm.num_large_warps = static_cast<int32_t>(std::max<int64_t>(
-        1, std::min<int64_t>({fit, static_cast<int64_t>(blocks) * kWarps, st.num_large})));
+        1, std::min<int64_t>({fit, static_cast<int64_t>(blocks) * kWarps, large_entries})));
     const size_t bytes = static_cast<size_t>(prm.num_large_warps) * warp_bytes;
     auto ws = call.Scratch<unsigned long long>(bytes / 8);
     if (!ws) {

@@ -46,7 +46,11 @@ struct PivotParams {
   int32_t num_large;
   int32_t num_heavy;
   int32_t num_valid;
-  int32_t* counters;  // 3 zeroed ints: next large / heavy / small task
+  // The first num_split tasks (the largest d; never tiny ones) are each walked
+  // by CliquePolicy::kPivotSplitParts warps, a part of the tree each (pivot.cu's
+  // Split); 0 in per-vertex mode.
+  int32_t num_split;
+  int32_t* counters;  // 3 zeroed ints: next large / heavy / small queue entry
   // Output: (hmax + 1) x out_p cells of 128-bit little-endian counts (zeroed).
   unsigned long long* hist;
   int32_t out_p;   // pmax + 1

@@ -165,6 +165,11 @@ struct CliquePolicy {
   // Register budget of the count kernel: 3 blocks of 8 warps per SM leave 80
   // registers a thread (no spills on sm_90; 4 would cap at 64 and spill).
   static constexpr int kPivotMinBlocksPerSm = 3;
+  // The roots of largest d, as many as the grid's warps / kPivotSplitParts (never
+  // one with d < kPivotChunkDegree), are each split over kPivotSplitParts warps:
+  // one warp per root left the heaviest roots' trees as the call's critical path
+  // (ego-Facebook k = 8: each of 2 GPUs as busy as one GPU alone).
+  static constexpr int kPivotSplitParts = 8;
   // Roots with d < kPivotChunkDegree are taken kPivotTinyChunk at a time.
   static constexpr int kPivotChunkDegree = 16;
   static constexpr int kPivotTinyChunk = 32;
