@@ -1,5 +1,5 @@
 // CUDA kernels of "kcjax_clique_pivot": one warp walks the succinct clique
-// tree (Pivoter) of one root at a time, with exactly the node rules of
+// tree (Pivoter) of one root (or a part of it: Split) at a time, with exactly the node rules of
 // ffi/cpu/cliques/pivot.cc (read its header comment first), so both handlers
 // return the same histogram.
 //

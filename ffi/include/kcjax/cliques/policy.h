@@ -154,21 +154,20 @@ struct CliquePolicy {
   // list) when the longer list is more than this many times longer; below it
   // a linear merge is cheaper.
   static constexpr int kCpuGallopRatio = 16;
-  // CUDA: one warp per root. Roots with d <= kPivotSmallMaxDim candidates
-  // keep their bitmap space and DFS frames in shared memory (rows of one or
-  // two 64-bit words, so at most 128); larger
-  // ones use per-warp global scratch, at most kPivotLargeScratchBytes in all
-  // (at least one warp's worth).
+  // CUDA: one warp per root (or per part of a split root). Roots with d <= kPivotSmallMaxDim
+  // candidates keep their bitmap space and DFS frames in shared memory (rows of one or two 64-bit
+  // words, so at most 128); larger ones use per-warp global scratch, at most
+  // kPivotLargeScratchBytes in all (at least one warp's worth).
   static constexpr int kPivotSmallMaxDim = 128;
   static constexpr long long kPivotLargeScratchBytes = 1LL << 30;
   static constexpr int kPivotWarpsPerBlock = 8;
   // Register budget of the count kernel: 3 blocks of 8 warps per SM leave 80
-  // registers a thread (no spills on sm_90; 4 would cap at 64 and spill).
+  // registers a thread (4 would cap at 64 and spill more).
   static constexpr int kPivotMinBlocksPerSm = 3;
   // The roots of largest d, as many as the grid's warps / kPivotSplitParts (never
   // one with d < kPivotChunkDegree), are each split over kPivotSplitParts warps:
   // one warp per root left the heaviest roots' trees as the call's critical path
-  // (ego-Facebook k = 8: each of 2 GPUs as busy as one GPU alone).
+  // (ego-Facebook k = 8 on one H200: 407 ms whole, 81 ms split).
   static constexpr int kPivotSplitParts = 8;
   // Roots with d < kPivotChunkDegree are taken kPivotTinyChunk at a time.
   static constexpr int kPivotChunkDegree = 16;
