@@ -19,7 +19,9 @@
 // held (non-neighbour) children of the chain frames, numbered in the order
 // the walk meets them, go to part rank % parts, and the chain's end (a leaf or
 // a resolved node) to part 0. A skipped child still leaves its frame's
-// candidates, as in the whole walk, so the parts' leaves are the whole tree's.
+// candidates, as in the whole walk, so the parts' leaves are the whole tree's
+// (tests/reference/pivot_split.py models the walk and its split; the CI checks
+// that the parts add up).
 //
 // Per-vertex mode (kcjax_clique_pivot_local, template flag kPerVertex): the same
 // walk; every terminal node adds its k-clique shares to its candidates and to
