@@ -75,9 +75,11 @@ from kcjax.parallel import constrain, mesh_axis, multi_process, shard_map, sub_m
 MESH_MIN_WORK_PER_DEVICE = 5e8
 #: The same for the pivoting counter, in units of :func:`pivot_root_costs`
 #: (summed over the roots): about 1 ms of one GPU's pivot time at the rate of
-#: the shared graphs (one H200 pivots 0.5-3e10 units/s on ego-Facebook,
-#: soc-Epinions1 and com-dblp at k = 7, 8; R-MAT scale 16 reaches 2.5e11/s, so
-#: its short pivot calls may take more devices than they repay).
+#: the shared graphs measured before the kernel split its heaviest roots (one
+#: H200 pivoted 0.5-3e10 units/s on ego-Facebook, soc-Epinions1 and com-dblp at
+#: k = 7, 8; the split runs their heavy rows 3.7-5x faster, so it is now
+#: nearer 0.2-1 ms, not re-measured; R-MAT scale 16 reaches 2.5e11/s, so its
+#: short pivot calls may take more devices than they repay).
 MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
 #: Enumeration over D > 1 devices with the balanced split re-expresses every
 #: edge task whose estimated cost (:func:`kcjax.task_costs`) exceeds
