@@ -1,7 +1,7 @@
 // CUDA kernels of "kcjax_clique_pivot": one warp walks the succinct clique
-// tree (Pivoter) of one root (or a part of it: Split) at a time, with exactly the node rules of
-// ffi/cpu/cliques/pivot.cc (read its header comment first), so both handlers
-// return the same histogram.
+// tree (Pivoter) of one root, or of a part of it (Split), at a time, with
+// exactly the node rules of ffi/cpu/cliques/pivot.cc (read its header comment
+// first), so both handlers return the same histogram.
 //
 // Pipeline (driven by ffi/cuda/cliques/pivot_cuda.cc):
 //   PrepareKernel  validates CSR and tasks, keys every task by d + 1, stats;
@@ -386,13 +386,6 @@ __device__ void PerVertexSmall(const PerVertexSink& s, FrameSums& fs, const u64*
       });
 }
 
-// The tree of root v (0 < d <= 64 * kW), walked as in PivotWorker::Search:
-// frames 0..top are the open nodes; frame top is cached in registers
-// (TC = cand, TB = branch, th / tp / tn, warp-uniform), frames below it in
-// the arena. Lane 0 spills a frame (write of slot top) and __syncwarp
-// follows; a pop reads slot top in every lane and __syncwarp follows, so
-// every lane reads a slot only after it was written and before it is
-// overwritten.
 // A split root task's walk state: part j of kPivotSplitParts starts with countdown j, and
 // part 0 is `first`. The walks take splitting as a template flag kSplit (false: the
 // whole tree, none of this state kept); per-vertex mode is never split.
@@ -412,6 +405,13 @@ struct Split {
   }
 };
 
+// The tree of root v (0 < d <= 64 * kW), walked as in PivotWorker::Search:
+// frames 0..top are the open nodes; frame top is cached in registers
+// (TC = cand, TB = branch, th / tp / tn, warp-uniform), frames below it in
+// the arena. Lane 0 spills a frame (write of slot top) and __syncwarp
+// follows; a pop reads slot top in every lane and __syncwarp follows, so
+// every lane reads a slot only after it was written and before it is
+// overwritten.
 template <int kW, int kMaxW, bool kPerVertex, bool kSplit>
 __device__ void SmallTask(const PivotParams& prm, const SmallArena<kMaxW, kPerVertex>& ar,
                           const Sinks& out, int lane, int32_t v, int32_t base, int d, Split split) {
