@@ -26,11 +26,10 @@ a ``lax.while_loop`` over levels in which every device
 Per level a device sends n / 8 bytes to gather the frontier and n / 8 more for the
 pushes. The ``lax.while_loop`` over levels reads the frontier's size back to the
 host, which stalls every device; its body runs ``mesh_levels_per_read`` levels
-(BfsPolicy), a level past the end doing nothing but its two exchanges, and runs once
-before the first test. The native
-steps only enqueue kernels, so XLA may record them in a command buffer. On a mesh of
-one device the shard is the whole graph, and the single-device traversal runs on it
-(``one_device``).
+(BfsPolicy), a level past the end doing nothing but its two exchanges, and runs
+once before the first read. The native steps only enqueue kernels, so XLA may
+record them in a command buffer. On a mesh of one device the shard is the whole
+graph, and the single-device traversal runs on it (``one_device``).
 """
 
 from __future__ import annotations
@@ -258,8 +257,8 @@ def _traverse(
                     state = step(state)
                 return state
 
-            # The first levels run before the loop's first test: a root's frontier is never
-            # empty, and that test would stall every device before any level was enqueued.
+            # The first levels run before the loop's first test (a valid root's frontier is
+            # never empty): that test would stall every device before any level was enqueued.
             state = jax.lax.while_loop(lambda st: st[6] > 0, steps, steps(state))
             return state[1], state[2]
 
