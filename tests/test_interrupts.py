@@ -167,11 +167,14 @@ def test_ctrl_c_stops_a_long_eager_count_within_a_second():
 
 _LATE_SIGNAL = """
 import signal, time
+# Python's own handler, whatever the parent left: a shell's background job starts with
+# SIGINT ignored, and Python then installs none.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from kcjax._interrupts import stop_cleanly
 with stop_cleanly("kcjax", ignore_after={ignore_after}):
     print("done", flush=True)
-signal.raise_signal(signal.SIGINT)  # to this thread: os.kill may hand it to another one,
-time.sleep(0.2)                     # whose handler can run after the process has exited
+signal.raise_signal(signal.SIGINT)
+time.sleep(0.2)
 """
 
 
