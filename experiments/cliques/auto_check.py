@@ -1,7 +1,8 @@
 """``method="auto"`` against KCMiner and pivoting on graphs its rule was not fitted on.
 
     python -P experiments/cliques/auto_check.py --out F.json [--sets adversarial public shared
-        validation] [--ks 3-12] [--repeats 3] [--budget 0.3] [--deadline 330]
+        validation] [--modes count per_vertex] [--ks 3-12] [--repeats 3] [--budget 0.3]
+        [--deadline 330]
     python -P experiments/cliques/auto_check.py --regret F.json ... [--recompute]
     python -P experiments/cliques/auto_check.py --table F.json
 
@@ -82,6 +83,7 @@ SETS = ("adversarial", "public", "shared", "validation")
 HELDOUT_SETS = ("heldout-public", "heldout-adversarial")
 THIRD_SETS = ("third-public", "third-adversarial")
 METHODS = ("kcminer", "pivot")
+MODES = ("count", "per_vertex")
 RATIO, SLACK, FAST = 1.5, 3e-4, 1e-3
 
 
@@ -168,13 +170,14 @@ def measure_graph(
     budget: float,
     max_work: float,
     truth: dict[tuple[str, int], int],
+    modes: tuple[str, ...] = MODES,
 ) -> list[dict]:
-    """Rows of one graph: counts and per-vertex counts, every k."""
+    """Rows of one graph: counts and per-vertex counts (``modes``), every k."""
     dag = kcjax.orient(graph)
     features_s = _features_s(dag, repeats)
     bound = auto.max_out_degree(dag) + 1
     rows, calls = [], []  # calls: (row, key, fn)
-    for mode in ("count", "per_vertex"):
+    for mode in modes:
         over = {m: False for m in METHODS}
         for k in ks:
             est = kcjax.clique_cost_estimate(dag, max(3, min(k, bound)))
@@ -392,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sets", nargs="+", default=list(SETS))
     p.add_argument("--graphs", nargs="+", default=None, help="only these graph names")
+    p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     p.add_argument("--ks", default="3-12")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--budget", type=float, default=0.3, help="s; skip a method at larger k")
@@ -435,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
             budget=args.budget,
             max_work=args.max_work,
             truth=truth,
+            modes=tuple(args.modes),
         )
         if args.out is not None:
             write_results(args.out, jax.devices()[0], args.repeats, rows, TIMER)
