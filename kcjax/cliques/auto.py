@@ -39,8 +39,11 @@ faster than the enumeration. So, for a count of sizes up to k on a GPU:
    intersections are long (AUTO_PIVOT_MIN_SHALLOW_COST); from
    AUTO_PIVOT_DEEP_K on over small candidate sets (AUTO_PIVOT_DEEP_*,
    where sparse clustered graphs' deep cliques outgrow the estimate while
-   their pivot trees stay small), and from AUTO_PIVOT_DEEPEST_K on where
-   one root's serial walk alone costs pivoting's fixed cost.
+   their pivot trees stay small), from AUTO_PIVOT_DEEPEST_K on where
+   one root's serial walk alone costs pivoting's fixed cost, and from
+   AUTO_PIVOT_SPREAD_K on where the work is spread over a sparse remainder
+   and the deepest cliques branch no more than the shallower ones
+   (AUTO_PIVOT_SPREAD_*: clustered real graphs' cores).
    Otherwise enumerate: the estimate says the work sits in non-cliques,
    where pivoting lost up to 140x on the measured graphs.
 
@@ -113,9 +116,10 @@ AUTO_SAFE_WORK = 3e5
 #: AUTO_PIVOT_SMALL_CANDIDATES vertices (work-weighted: one warp walks such
 #: a root alone, large candidate sets are split), unless the block is impure
 #: (below). The branching limit sits between the largest branching where
-#: pivoting won (1.21, cit-HepTh k = 11) and the smallest where it lost
-#: (1.48, a web crawl with a 100-clique and 300 hubs at k = 8).
-AUTO_PIVOT_MAX_BRANCHING = 1.33
+#: pivoting won (1.48, a web crawl with a 100-clique and 300 hubs at k = 8,
+#: since the pivot counter splits its heaviest roots over several warps)
+#: and the smallest where it lost (1.56, pgp-strong-2009 k = 6).
+AUTO_PIVOT_MAX_BRANCHING = 1.5
 #: Enumeration of 1e8 nodes takes about 1 ms or more on one H200: pivoting's fixed cost.
 AUTO_PIVOT_MIN_WORK = 1e8
 #: A root of 5e5 nodes walked by one warp takes about pivoting's fixed cost.
@@ -144,6 +148,23 @@ AUTO_PIVOT_DEEP_MIN_WORK = 1e7
 AUTO_PIVOT_DEEPEST_K = 12
 AUTO_PIVOT_DEEPEST_MIN_ROOT_WORK = 3e4
 AUTO_PIVOT_DEEPEST_MAX_BRANCHING = 3.0
+#: From AUTO_PIVOT_SPREAD_K on it also pivots where the work is spread:
+#: the bound at least AUTO_PIVOT_SPREAD_MIN_BOUND_RATIO times the estimate
+#: (a sparse remainder, not one dense block) and the deepest size branching
+#: no more than the shallower ones (near-cliques at the core of a clustered
+#: graph; a Moon-Moser graph or a clique minus a matching branches as much
+#: at every depth), over candidate sets of at most
+#: AUTO_PIVOT_SPREAD_CANDIDATES with a branching of at most
+#: AUTO_PIVOT_SPREAD_MAX_BRANCHING (dense random blocks branch 12) once the
+#: estimated work is at least AUTO_PIVOT_SPREAD_MIN_WORK: polblogs,
+#: python-doc-links, wiki-Vote, cit-HepTh and soc-Epinions1 at k = 9..12,
+#: where pivoting stays at 1-2 ms (55 ms on soc-Epinions1) while
+#: enumeration grows 2-12x past it.
+AUTO_PIVOT_SPREAD_K = 9
+AUTO_PIVOT_SPREAD_CANDIDATES = 46.0
+AUTO_PIVOT_SPREAD_MAX_BRANCHING = 7.0
+AUTO_PIVOT_SPREAD_MIN_WORK = 5e6
+AUTO_PIVOT_SPREAD_MIN_BOUND_RATIO = 4.0
 #: An impure block: where the branching of the deepest size alone is at
 #: least AUTO_IMPURE_MIN_BRANCHING (every other candidate misses a pair
 #: there, so the pivot tree branches at every step and saves at most a
@@ -588,6 +609,15 @@ def count_pick(
         and v.candidates <= AUTO_PIVOT_DEEP_CANDIDATES
         and v.heaviest_root >= AUTO_PIVOT_DEEPEST_MIN_ROOT_WORK
         and v.branching <= AUTO_PIVOT_DEEPEST_MAX_BRANCHING
+    ):
+        return "pivot"
+    if (
+        k >= AUTO_PIVOT_SPREAD_K
+        and v.candidates <= AUTO_PIVOT_SPREAD_CANDIDATES
+        and v.branching <= AUTO_PIVOT_SPREAD_MAX_BRANCHING
+        and v.work >= AUTO_PIVOT_SPREAD_MIN_WORK
+        and v.bound >= AUTO_PIVOT_SPREAD_MIN_BOUND_RATIO * v.work
+        and v.deep_branching <= v.branching
     ):
         return "pivot"
     return "kcminer"
