@@ -100,6 +100,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # k-cliques: meshes
     "MESH_MIN_PIVOT_COST_PER_DEVICE": ("kcjax.cliques.sharded", "MESH_MIN_PIVOT_COST_PER_DEVICE"),
     "MESH_MIN_WORK_PER_DEVICE": ("kcjax.cliques.sharded", "MESH_MIN_WORK_PER_DEVICE"),
+    "MESH_PIVOT_ROOT_SHARE_MARGIN": ("kcjax.cliques.sharded", "MESH_PIVOT_ROOT_SHARE_MARGIN"),
     "edge_rows": ("kcjax.cliques.sharded", "edge_rows"),
     "heavy_split": ("kcjax.cliques.sharded", "heavy_split"),
     "mesh_devices": ("kcjax.cliques.sharded", "mesh_devices"),
@@ -197,13 +198,21 @@ def __dir__() -> list[str]:
 def every_mesh_device() -> Iterator[None]:
     """Within it, an eager k-clique call over a mesh runs on every device of
     the mesh, whatever its estimated work (the per-device minimums
-    ``MESH_MIN_WORK_PER_DEVICE`` and ``MESH_MIN_PIVOT_COST_PER_DEVICE`` are 0):
-    for scaling curves. Not thread-safe; the minimums come back on exit."""
+    ``MESH_MIN_WORK_PER_DEVICE`` and ``MESH_MIN_PIVOT_COST_PER_DEVICE`` and
+    the heaviest root's margin ``MESH_PIVOT_ROOT_SHARE_MARGIN`` are 0): for
+    scaling curves. Not thread-safe; the policy comes back on exit."""
     from kcjax.cliques import sharded
 
-    saved = sharded.MESH_MIN_WORK_PER_DEVICE, sharded.MESH_MIN_PIVOT_COST_PER_DEVICE
-    sharded.MESH_MIN_WORK_PER_DEVICE = sharded.MESH_MIN_PIVOT_COST_PER_DEVICE = 0.0
+    names = (
+        "MESH_MIN_WORK_PER_DEVICE",
+        "MESH_MIN_PIVOT_COST_PER_DEVICE",
+        "MESH_PIVOT_ROOT_SHARE_MARGIN",
+    )
+    saved = {name: getattr(sharded, name) for name in names}
+    for name in names:
+        setattr(sharded, name, 0.0)
     try:
         yield
     finally:
-        sharded.MESH_MIN_WORK_PER_DEVICE, sharded.MESH_MIN_PIVOT_COST_PER_DEVICE = saved
+        for name, value in saved.items():
+            setattr(sharded, name, value)

@@ -81,6 +81,14 @@ MESH_MIN_WORK_PER_DEVICE = 5e8
 #: nearer 0.2-1 ms, not re-measured; R-MAT scale 16 reaches 2.5e11/s, so its
 #: short pivot calls may take more devices than they repay).
 MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
+#: ... and on at most floor(1 / (MESH_PIVOT_ROOT_SHARE_MARGIN x s)) devices,
+#: where the heaviest root holds a share s of that cost: one device walks a
+#: root's whole tree, so no device count runs faster than 1 / s times one
+#: GPU, and a device that can add less than that bound's half does not
+#: repay the exchange (com-dblp's ``count_all_cliques``, whose 114-clique
+#: root holds a third of the estimate, ran 0.72x on 2 H200s and 0.78x on 4;
+#: the measured rows that gain hold at most 1.5% in their heaviest root).
+MESH_PIVOT_ROOT_SHARE_MARGIN = 2.0
 #: Enumeration over D > 1 devices with the balanced split re-expresses every
 #: edge task whose estimated cost (:func:`kcjax.task_costs`) exceeds
 #: 1 / (HEAVY_SHARE x D) of the total as the edge tasks of its candidate set's
@@ -465,9 +473,10 @@ def mesh_devices(
     search-tree nodes of :func:`kcjax.clique_cost_estimate` (plus the
     k-cliques for per-vertex counts) against MESH_MIN_WORK_PER_DEVICE, and
     for pivoting the summed :func:`pivot_root_costs` against
-    MESH_MIN_PIVOT_COST_PER_DEVICE. Both estimates are memoized per DAG and
-    k. A mesh spanning several processes always runs whole (every process
-    takes part in the call).
+    MESH_MIN_PIVOT_COST_PER_DEVICE, and no more devices than
+    MESH_PIVOT_ROOT_SHARE_MARGIN allows for the heaviest root's share. Both
+    estimates are memoized per DAG and k. A mesh spanning several processes
+    always runs whole (every process takes part in the call).
 
     Args:
       dag: the oriented graph (eager).
@@ -485,13 +494,17 @@ def mesh_devices(
     length = mesh.shape[axis_name]
     if length == 1 or multi_process(mesh):
         return length
+    cap = length
     if method == "pivot":
-        work, per_device = _pivot_work(dag, k), MESH_MIN_PIVOT_COST_PER_DEVICE
+        work, heaviest = _pivot_work(dag, k)
+        per_device = MESH_MIN_PIVOT_COST_PER_DEVICE
+        if heaviest > 0 and MESH_PIVOT_ROOT_SHARE_MARGIN > 0:
+            cap = int(work // (MESH_PIVOT_ROOT_SHARE_MARGIN * heaviest))
     else:
         work, per_device = _enumeration_work(dag, k, per_vertex), MESH_MIN_WORK_PER_DEVICE
     if per_device <= 0 or not math.isfinite(work):
-        return length
-    return max(1, min(length, int(work // per_device)))
+        return max(1, min(length, cap))
+    return max(1, min(length, cap, int(work // per_device)))
 
 
 def _enumeration_work(dag: DAG, k: int, per_vertex: bool) -> float:
@@ -501,15 +514,18 @@ def _enumeration_work(dag: DAG, k: int, per_vertex: bool) -> float:
     return est.enumeration_work + (est.cliques[k] if per_vertex else 0.0)
 
 
-def _pivot_work(dag: DAG, hmax: int) -> float:
+def _pivot_work(dag: DAG, hmax: int) -> tuple[float, float]:
+    """The summed :func:`pivot_root_costs` and the heaviest root's, memoized."""
     if dag.num_edges == 0:
-        return 0.0
+        return 0.0, 0.0
     levels = _cost_levels(hmax)
-    return memo(
-        dag,
-        f"pivot_cost_{levels}",
-        lambda: float(jnp.sum(_pivot_root_costs(dag, levels=levels), dtype=jnp.float32)),
-    )
+
+    def compute() -> tuple[float, float]:
+        costs = _pivot_root_costs(dag, levels=levels)
+        total, heaviest = jax.device_get((jnp.sum(costs, dtype=jnp.float32), jnp.max(costs)))
+        return float(total), float(heaviest)
+
+    return memo(dag, f"pivot_cost_{levels}", compute)
 
 
 def active_mesh(

@@ -146,6 +146,7 @@ def test_gpu_mesh_count_equals_cpu(monkeypatch, method):
 
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", 0.0)
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_PIVOT_ROOT_SHARE_MARGIN", 0.0)
     dag = _planted_random_dag(5)
     mesh = jax.sharding.Mesh(np.array(jax.devices("cuda")), ("d",))
     ks = list(range(3, 9))

@@ -293,6 +293,7 @@ def _everywhere(monkeypatch) -> None:
     """Every device of the mesh runs, however small the work."""
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", 0.0)
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_PIVOT_ROOT_SHARE_MARGIN", 0.0)
 
 
 def _meshes() -> list[Mesh]:
@@ -377,6 +378,16 @@ def test_multidevice_small_work_runs_on_fewer_devices(monkeypatch):
     assert sharded.mesh_devices(dag, 6, mesh, method="kcminer") == 1
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 1e30)
     assert sharded.mesh_devices(dag, 6, mesh, method="pivot") == 1
+    # no more devices than the heaviest root's share of the pivot cost allows
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_PIVOT_COST_PER_DEVICE", 0.0)
+    costs = sharded.pivot_root_costs(dag, 6)
+    total, heaviest = float(jnp.sum(costs, dtype=jnp.float32)), float(jnp.max(costs))
+    cap = int(total // (sharded.MESH_PIVOT_ROOT_SHARE_MARGIN * heaviest))
+    assert sharded.mesh_devices(dag, 6, mesh, method="pivot") == max(1, min(4, cap))
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_PIVOT_ROOT_SHARE_MARGIN", total / heaviest)
+    assert sharded.mesh_devices(dag, 6, mesh, method="pivot") == 1
+    monkeypatch.setattr("kcjax.cliques.sharded.MESH_PIVOT_ROOT_SHARE_MARGIN", 0.0)
+    assert sharded.mesh_devices(dag, 6, mesh, method="pivot") == 4
     reference = kcjax.count_cliques(dag, range(3, 7), method="kcminer")
     for method in ("kcminer", "pivot"):
         assert kcjax.count_cliques(dag, range(3, 7), method=method, mesh=mesh) == reference
