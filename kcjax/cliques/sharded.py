@@ -87,7 +87,7 @@ MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
 #: GPU, and a device that can add less than that bound's half does not
 #: repay the exchange (com-dblp's ``count_all_cliques``, whose 114-clique
 #: root holds a third of the estimate, ran 0.72x on 2 H200s and 0.78x on 4;
-#: the measured rows that gain hold at most 1.5% in their heaviest root).
+#: the other pivot rows measured there hold at most 4.3% in one root).
 MESH_PIVOT_ROOT_SHARE_MARGIN = 2.0
 #: Enumeration over D > 1 devices with the balanced split re-expresses every
 #: edge task whose estimated cost (:func:`kcjax.task_costs`) exceeds
@@ -498,7 +498,7 @@ def mesh_devices(
     if method == "pivot":
         work, heaviest = _pivot_work(dag, k)
         per_device = MESH_MIN_PIVOT_COST_PER_DEVICE
-        if heaviest > 0 and MESH_PIVOT_ROOT_SHARE_MARGIN > 0:
+        if MESH_PIVOT_ROOT_SHARE_MARGIN > 0 and heaviest > 0 and math.isfinite(work):
             cap = int(work // (MESH_PIVOT_ROOT_SHARE_MARGIN * heaviest))
     else:
         work, per_device = _enumeration_work(dag, k, per_vertex), MESH_MIN_WORK_PER_DEVICE
