@@ -6,10 +6,10 @@
     python -P experiments/cliques/auto_check.py --regret F.json ... [--recompute]
     python -P experiments/cliques/auto_check.py --table F.json
 
-The held-out check (the rule frozen first; one H200, about 4 minutes):
+The check on the fourth set (the rule frozen first; one GPU):
 
-    python -P experiments/cliques/auto_check.py --sets heldout-public heldout-adversarial \
-        --budget 0.2 --deadline 200 --out experiments/results/cliques/h200_auto_check_heldout.json
+    python -P experiments/cliques/auto_check.py --sets fourth-public fourth-adversarial \
+        --budget 0.3 --deadline 330 --out experiments/results/cliques/h200_auto_check_fourth.json
 
 Measure mode (one GPU): per graph, for counts (``count_cliques``) and
 per-vertex counts (``clique_counts_per_vertex``) at every k, the device span
@@ -22,7 +22,7 @@ longer than ``--budget`` seconds is not called at larger k (nor is auto
 when it picks it): those rows hold ``"> budget"``; KCMiner is also not
 called where the estimate's work passes ``--max-work`` nodes. Counts are
 checked: the methods agree with each other, with ../shared's ground truth
-and with experiments/results/cliques/auto_public_counts.tsv; per-vertex
+and with the sets' counts files (experiments/results/cliques/auto_*_counts.tsv); per-vertex
 arrays agree and sum to k times the count. No graph starts after
 ``--deadline`` seconds; the results file is rewritten after every graph.
 
@@ -30,8 +30,10 @@ Graph sets, measured in this order: ``adversarial`` and ``public``
 (auto_graphs.py; ``prepare`` first), ``shared`` (../shared/data/graphs or
 .gpu/graphs), ``validation`` (auto_validation.py's generated set, all halves),
 ``heldout-public`` and ``heldout-adversarial`` (auto_graphs.py's held-out
-sets, which no threshold has seen; ``prepare-heldout`` first, into
-.gpu/auto2). With ``--out F.json`` the run also writes F.md, the table of
+sets; ``prepare-heldout`` first, into .gpu/auto2), ``third-public`` and
+``third-adversarial`` (``prepare-third``, .gpu/auto3), ``fourth-public`` and
+``fourth-adversarial`` (``prepare-fourth``, .gpu/auto4: the set no threshold
+has seen). With ``--out F.json`` the run also writes F.md, the table of
 ``--table``.
 
 Table mode: per graph and mode of a results file, the rows, those within
@@ -82,6 +84,7 @@ TIMER = (
 SETS = ("adversarial", "public", "shared", "validation")
 HELDOUT_SETS = ("heldout-public", "heldout-adversarial")
 THIRD_SETS = ("third-public", "third-adversarial")
+FOURTH_SETS = ("fourth-public", "fourth-adversarial")
 METHODS = ("kcminer", "pivot")
 MODES = ("count", "per_vertex")
 RATIO, SLACK, FAST = 1.5, 3e-4, 1e-3
@@ -107,16 +110,27 @@ def builders(sets: list[str]) -> list[tuple[str, str, Callable[[], kcjax.Graph]]
             out += [(s, n, b) for n, b in auto_graphs.THIRD_PUBLIC.items()]
         elif s == "third-adversarial":
             out += [(s, n, b) for n, b in auto_graphs.THIRD_ADVERSARIAL.items()]
+        elif s == "fourth-public":
+            out += [(s, n, b) for n, b in auto_graphs.FOURTH_PUBLIC.items()]
+        elif s == "fourth-adversarial":
+            out += [(s, n, b) for n, b in auto_graphs.FOURTH_ADVERSARIAL.items()]
         else:
-            raise SystemExit(f"unknown set {s!r}; one of {SETS + HELDOUT_SETS + THIRD_SETS}")
+            known = SETS + HELDOUT_SETS + THIRD_SETS + FOURTH_SETS
+            raise SystemExit(f"unknown set {s!r}; one of {known}")
     return out
 
 
 def known_counts() -> dict[tuple[str, int], int]:
-    """Exact counts from ../shared's ground truth, auto_public_counts.tsv,
-    auto_heldout_counts.tsv and auto_third_counts.tsv."""
+    """Exact counts from ../shared's ground truth and the counts files of
+    auto_graphs.py's sets."""
     table = ground_truth()
-    for path in (auto_graphs.COUNTS, auto_graphs.HELDOUT_COUNTS, auto_graphs.THIRD_COUNTS):
+    counts = (
+        auto_graphs.COUNTS,
+        auto_graphs.HELDOUT_COUNTS,
+        auto_graphs.THIRD_COUNTS,
+        auto_graphs.FOURTH_COUNTS,
+    )
+    for path in counts:
         if path.exists():
             for line in path.read_text().splitlines()[1:]:
                 name, k, count, _ = line.split("\t")

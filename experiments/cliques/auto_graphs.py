@@ -6,6 +6,8 @@
     python -P experiments/cliques/auto_graphs.py counts --heldout [--names ...]
     python -P experiments/cliques/auto_graphs.py prepare-third [--dest .gpu/auto3]
     python -P experiments/cliques/auto_graphs.py counts --third [--names ...]
+    python -P experiments/cliques/auto_graphs.py prepare-fourth [--dest .gpu/auto4]
+    python -P experiments/cliques/auto_graphs.py counts --fourth [--names ...]
 
 ``prepare`` writes the public graphs that need a download or a slow
 generator to ``.gpu/auto/NAME.npz`` (ignored by git; it travels to the GPU
@@ -80,6 +82,16 @@ threshold has seen it); ``prepare-third`` writes the public ones to
 and Spanish LibreOffice thesauri (mythes-de, mythes-fr, mythes-es; the
 German one has a 94-clique), Knuth's word ladders on wamerican's 4- and
 6-letter words, and adversarial cases of new sizes and seeds.
+
+The fourth set (:data:`FOURTH_PUBLIC`, :data:`FOURTH_ADVERSARIAL`), chosen
+after the rule was refitted to the pivot counter that splits its heaviest
+roots, to judge that rule (no threshold has seen it); ``prepare-fourth``
+writes the public ones to ``.gpu/auto4/NAME.npz``, ``counts --fourth``
+their exact counts to ``experiments/results/cliques/auto_fourth_counts.tsv``:
+the Italian, Portuguese, Russian and Polish LibreOffice thesauri, Knuth's
+word ladders on the 5-letter words of Debian's German and French word
+lists, crawls of PostgreSQL 15's HTML manual and of libstdc++ 12's Doxygen
+pages, and adversarial cases of new sizes and seeds.
 """
 
 from __future__ import annotations
@@ -413,8 +425,9 @@ def word_ladder_graph(path: Path, length: int) -> tuple[int, list]:
 
 
 def doc_links_graph(root: Path) -> tuple[int, list]:
-    """A crawl of the Python 3.11 documentation: every HTML page, joined to
-    every page it links to inside the documentation (anchors dropped)."""
+    """A crawl of an HTML documentation tree (the Python 3.11 documentation,
+    ...): every HTML page, joined to every page it links to inside the tree
+    (anchors dropped)."""
     import os
     import re
 
@@ -631,6 +644,85 @@ THIRD_ADVERSARIAL: dict[str, Callable[[], kcjax.Graph]] = {
 }
 
 
+FOURTH_DEST = ROOT / ".gpu" / "auto4"
+FOURTH_COUNTS = ROOT / "experiments" / "results" / "cliques" / "auto_fourth_counts.tsv"
+
+#: Debian packages the fourth set's public graphs come from (``apt-get download``).
+FOURTH_DEBS = (
+    "mythes-it",
+    "mythes-pt-pt",
+    "mythes-ru",
+    "mythes-pl",
+    "wngerman",
+    "wfrench",
+    "postgresql-doc-15",
+    "libstdc++-12-doc",
+)
+
+
+def prepare_fourth(dest: Path) -> None:
+    """Writes dest/NAME.npz for every :data:`FOURTH_PUBLIC` graph (Debian
+    packages downloaded and unpacked in a temporary folder)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        x = _unpacked_debs(FOURTH_DEBS, Path(tmp))
+        mythes = x / "usr/share/mythes"
+        built = {
+            f"thesaurus-{lang}": thesaurus_graph(next(mythes.glob(f"th_{lang}_*.dat")))
+            for lang in ("it", "pt", "ru", "pl")
+        }
+        built["words5-ladder-de"] = word_ladder_graph(x / "usr/share/dict/ngerman", 5)
+        built["words5-ladder-fr"] = word_ladder_graph(x / "usr/share/dict/french", 5)
+        docs = x / "usr/share/doc"
+        built["postgresql-doc-links"] = doc_links_graph(docs / "postgresql-doc-15/html")
+        built["libstdcxx-doc-links"] = doc_links_graph(docs / "gcc-12-base/libstdc++")
+        dest.mkdir(parents=True, exist_ok=True)
+        for name, (n, pairs) in built.items():
+            _pairs_graph(dest / f"{name}.npz", pairs, n)
+
+
+#: name -> builder: the fourth set (chosen after the rule was refitted to the
+#: pivot counter that splits its heaviest roots; no threshold has seen it):
+#: four more LibreOffice thesauri, German and French word ladders, and two
+#: crawls of HTML documentation (PostgreSQL's manual, libstdc++'s Doxygen
+#: pages: web-like graphs with navigation hubs).
+FOURTH_PUBLIC: dict[str, Callable[[], kcjax.Graph]] = {
+    name: (lambda name=name: _load(name, FOURTH_DEST))
+    for name in (
+        "thesaurus-it",
+        "thesaurus-pt",
+        "thesaurus-ru",
+        "thesaurus-pl",
+        "words5-ladder-de",
+        "words5-ladder-fr",
+        "postgresql-doc-links",
+        "libstdcxx-doc-links",
+    )
+}
+
+#: name -> builder: the fourth set's adversarial cases (new sizes and seeds).
+FOURTH_ADVERSARIAL: dict[str, Callable[[], kcjax.Graph]] = {
+    "web250k+K130h150": lambda: hidden_clique(250_000, 4.5, 130, 150, seed=91),
+    "hub+500xK16": lambda: hub_cliques(70_000, 500, 16, seed=92),
+    "K72-matching36": lambda: clique_minus_matching(40_000, 72, 36, seed=93),
+    "moon-moser3x18": lambda: moon_moser(30_000, 18, 3, seed=94),
+    "30xK48-matching": lambda: many_near_cliques(80_000, 30, 48, seed=95),
+    "lone-K50-matching25": lambda: lone_clique_minus_matching(50_000, 50, seed=96),
+}
+
+
+#: name -> builder of every graph of every set.
+EVERY: dict[str, Callable[[], kcjax.Graph]] = (
+    PUBLIC
+    | ADVERSARIAL
+    | HELDOUT_PUBLIC
+    | HELDOUT_ADVERSARIAL
+    | THIRD_PUBLIC
+    | THIRD_ADVERSARIAL
+    | FOURTH_PUBLIC
+    | FOURTH_ADVERSARIAL
+)
+
+
 def count_rows(
     names: list[str], ks: list[int], cpu_budget: float
 ) -> list[tuple[str, int, str, str]]:
@@ -639,8 +731,7 @@ def count_rows(
     took longer than ``cpu_budget`` seconds."""
     rows = []
     for name in names:
-        every = PUBLIC | ADVERSARIAL | HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL
-        graph = (every | THIRD_PUBLIC | THIRD_ADVERSARIAL)[name]()
+        graph = EVERY[name]()
         dag = kcjax.orient(graph)
         slow: set[str] = set()
         for k in ks:
@@ -669,6 +760,8 @@ def main(argv: list[str] | None = None) -> int:
     held.add_argument("--dest", type=Path, default=HELDOUT_DEST)
     third = sub.add_parser("prepare-third", help="fetch the third set's public graphs")
     third.add_argument("--dest", type=Path, default=THIRD_DEST)
+    fourth = sub.add_parser("prepare-fourth", help="fetch the fourth set's public graphs")
+    fourth.add_argument("--dest", type=Path, default=FOURTH_DEST)
     cnt = sub.add_parser("counts", help="exact counts on the CPU, both methods")
     cnt.add_argument("--names", nargs="+", default=None)
     cnt.add_argument("--ks", default="3-12")
@@ -676,6 +769,7 @@ def main(argv: list[str] | None = None) -> int:
     cnt.add_argument("--out", type=Path, default=None, help="default: the set's counts file")
     cnt.add_argument("--heldout", action="store_true", help="the held-out sets")
     cnt.add_argument("--third", action="store_true", help="the third set")
+    cnt.add_argument("--fourth", action="store_true", help="the fourth set")
     args = p.parse_args(argv)
     if args.cmd == "prepare-heldout":
         prepare_heldout(args.dest)
@@ -683,13 +777,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "prepare-third":
         prepare_third(args.dest)
         return 0
+    if args.cmd == "prepare-fourth":
+        prepare_fourth(args.dest)
+        return 0
     if args.cmd == "prepare":
         fetch_graph_tool(args.dest)
         _models(args.dest)
         return 0
     lo, _, hi = args.ks.partition("-")
     ks = list(range(int(lo), int(hi or lo) + 1))
-    if args.third:
+    if args.fourth:
+        known, default_out = FOURTH_PUBLIC | FOURTH_ADVERSARIAL, FOURTH_COUNTS
+    elif args.third:
         known, default_out = THIRD_PUBLIC | THIRD_ADVERSARIAL, THIRD_COUNTS
     elif args.heldout:
         known, default_out = HELDOUT_PUBLIC | HELDOUT_ADVERSARIAL, HELDOUT_COUNTS

@@ -77,9 +77,7 @@ KMAX = auto.AUTO_MAX_SIZE + 1
 
 def builder(name: str):
     """The graph of a recorded row, by name."""
-    known = auto_validation.VALIDATION | auto_graphs.PUBLIC | auto_graphs.ADVERSARIAL
-    known |= auto_graphs.HELDOUT_PUBLIC | auto_graphs.HELDOUT_ADVERSARIAL
-    known |= auto_graphs.THIRD_PUBLIC | auto_graphs.THIRD_ADVERSARIAL
+    known = auto_validation.VALIDATION | auto_graphs.EVERY
     return known[name] if name in known else (lambda: load_graph(name))
 
 
