@@ -6,10 +6,11 @@
     python -P experiments/cliques/auto_check.py --regret F.json ... [--recompute]
     python -P experiments/cliques/auto_check.py --table F.json
 
-The check on the fourth set (the rule frozen first; one GPU):
+The check on the fourth set (the rule frozen first; one process per GPU on
+4 GPUs, each with a ``--graphs`` subset, the rows merged afterwards):
 
-    python -P experiments/cliques/auto_check.py --sets fourth-public fourth-adversarial \
-        --budget 0.3 --deadline 330 --out experiments/results/cliques/h200_auto_check_fourth.json
+    python -P experiments/cliques/auto_check.py --sets fourth-public \
+        --budget 0.2 --deadline 85 --out F.json
 
 Measure mode (one GPU): per graph, for counts (``count_cliques``) and
 per-vertex counts (``clique_counts_per_vertex``) at every k, the device span

@@ -384,8 +384,9 @@ def wordnet_graph(root: Path) -> tuple[int, list]:
 
 
 def thesaurus_graph(path: Path) -> tuple[int, list]:
-    """The LibreOffice English thesaurus (MyThes, from WordNet and other
-    sources): every headword joined to every term of each of its meanings."""
+    """A LibreOffice thesaurus (MyThes; the English one from WordNet and
+    other sources): every headword joined to every term of each of its
+    meanings."""
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
     ids: dict = {}
     pairs = []
