@@ -67,11 +67,15 @@ from kcjax.parallel import constrain, mesh_axis, multi_process, shard_map, sub_m
 
 #: An eager count over a mesh runs on D' = floor(work / MESH_MIN_WORK_PER_DEVICE)
 #: devices of the axis (at least 1, at most all), where the work is the
-#: enumeration's estimated search-tree nodes (:func:`kcjax.clique_cost_estimate`;
-#: per-vertex counts add the k-cliques): one device must get enough work to
-#: repay the exchange (an extra dispatch per device and the psum, ~0.1-0.3 ms),
-#: about 1 ms of one GPU's time (com-dblp and ego-Facebook reach 6-8e11 nodes/s
-#: on one H200 at k = 7, 8); an estimate not yet measured on several GPUs (docs/tuning.md).
+#: geometric mean of the enumeration's estimated search-tree nodes and their
+#: upper bound (:func:`kcjax.clique_cost_estimate`; per-vertex counts add the
+#: k-cliques): the estimate alone misses R-MAT's cliques by up to 21x (R-MAT
+#: scale 22 at k = 8: 1.0e9 estimated nodes, 1.6e10 counted; the mean 1.1e10)
+#: and ego-Facebook's by 2.9x, while the mean is within 2x of the counted nodes
+#: on every shared graph measured. One device must get enough work to repay
+#: the exchange (an extra dispatch per device and the psum, 0.3-2 ms on
+#: H200s): about 1 ms of one GPU's time (com-dblp, ego-Facebook and R-MAT 22
+#: run 3.4-8e11 nodes/s on one H200 at k = 7, 8; docs/tuning.md).
 MESH_MIN_WORK_PER_DEVICE = 5e8
 #: The same for the pivoting counter, in units of :func:`pivot_root_costs`
 #: (summed over the roots): about 1 ms of one GPU's pivot time at the rate of
@@ -469,9 +473,10 @@ def mesh_devices(
 
     The first ``mesh_devices(...)`` devices along the axis run it (other
     axes whole): ``floor(work / per-device minimum)``, at least 1 and at most
-    the axis's length, where the work is, for enumeration, the estimated
-    search-tree nodes of :func:`kcjax.clique_cost_estimate` (plus the
-    k-cliques for per-vertex counts) against MESH_MIN_WORK_PER_DEVICE, and
+    the axis's length, where the work is, for enumeration, the geometric
+    mean of the estimated search-tree nodes of
+    :func:`kcjax.clique_cost_estimate` and their bound (plus the k-cliques
+    for per-vertex counts) against MESH_MIN_WORK_PER_DEVICE, and
     for pivoting the summed :func:`pivot_root_costs` against
     MESH_MIN_PIVOT_COST_PER_DEVICE, and no more devices than
     MESH_PIVOT_ROOT_SHARE_MARGIN allows for the heaviest root's share. Both
@@ -511,7 +516,8 @@ def _enumeration_work(dag: DAG, k: int, per_vertex: bool) -> float:
     if k < 3 or dag.num_edges == 0:
         return 0.0
     est = clique_cost_estimate(dag, k)
-    return est.enumeration_work + (est.cliques[k] if per_vertex else 0.0)
+    work = math.sqrt(est.enumeration_work * est.work_bound)
+    return work + (est.cliques[k] if per_vertex else 0.0)
 
 
 def _pivot_work(dag: DAG, hmax: int) -> tuple[float, float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import socket
 import subprocess
@@ -371,7 +372,8 @@ def test_multidevice_small_work_runs_on_fewer_devices(monkeypatch):
     graph = _graph(*CASES["planted"])
     dag = kcjax.orient(graph)
     mesh = _mesh()
-    work = kcjax.clique_cost_estimate(dag, 6).enumeration_work
+    est = kcjax.clique_cost_estimate(dag, 6)
+    work = math.sqrt(est.enumeration_work * est.work_bound)  # the estimate and its bound
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", work / 2.5)
     assert sharded.mesh_devices(dag, 6, mesh, method="kcminer") == 2
     monkeypatch.setattr("kcjax.cliques.sharded.MESH_MIN_WORK_PER_DEVICE", work * 2)
