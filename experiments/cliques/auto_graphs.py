@@ -503,8 +503,7 @@ def prepare_heldout(dest: Path) -> None:
             "gene-ontology": gene_ontology_graph(next(x.rglob("GO.db/extdata/GO.sqlite"))),
             "debian-depends": debian_depends_graph(),
         }
-        for name, (n, pairs) in built.items():
-            _pairs_graph(dest / f"{name}.npz", pairs, n)
+        _write_pairs(dest, built)
         subprocess.run(["apt-get", "download", "python3-graph-tool"], cwd=tmp, check=True)
         deb = next(Path(tmp).glob("python3-graph-tool_*.deb"))
         subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "gt")], check=True)
@@ -604,22 +603,33 @@ THIRD_COUNTS = ROOT / "experiments" / "results" / "cliques" / "auto_third_counts
 THIRD_DEBS = ("mythes-de", "mythes-fr", "mythes-es", "wamerican")
 
 
+def _thesauri(x: Path, langs: tuple[str, ...]) -> dict[str, tuple[int, list]]:
+    """thesaurus-LANG -> :func:`thesaurus_graph` of each language's MyThes
+    file in the unpacked packages ``x``."""
+    mythes = x / "usr/share/mythes"
+    return {
+        f"thesaurus-{lang}": thesaurus_graph(next(mythes.glob(f"th_{lang}_*.dat")))
+        for lang in langs
+    }
+
+
+def _write_pairs(dest: Path, built: dict[str, tuple[int, list]]) -> None:
+    """dest/NAME.npz for every (n, pairs) graph of ``built``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, (n, pairs) in built.items():
+        _pairs_graph(dest / f"{name}.npz", pairs, n)
+
+
 def prepare_third(dest: Path) -> None:
     """Writes dest/NAME.npz for every :data:`THIRD_PUBLIC` graph (Debian
     packages downloaded and unpacked in a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
         x = _unpacked_debs(THIRD_DEBS, Path(tmp))
-        mythes = x / "usr/share/mythes"
-        built = {
-            f"thesaurus-{lang}": thesaurus_graph(next(mythes.glob(f"th_{lang}_*.dat")))
-            for lang in ("de", "fr", "es")
-        }
+        built = _thesauri(x, ("de", "fr", "es"))
         words = x / "usr/share/dict/american-english"
         built["words4-ladder"] = word_ladder_graph(words, 4)
         built["words6-ladder"] = word_ladder_graph(words, 6)
-        dest.mkdir(parents=True, exist_ok=True)
-        for name, (n, pairs) in built.items():
-            _pairs_graph(dest / f"{name}.npz", pairs, n)
+        _write_pairs(dest, built)
 
 
 #: name -> builder: the third set (chosen after the held-out check; no
@@ -666,19 +676,13 @@ def prepare_fourth(dest: Path) -> None:
     packages downloaded and unpacked in a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
         x = _unpacked_debs(FOURTH_DEBS, Path(tmp))
-        mythes = x / "usr/share/mythes"
-        built = {
-            f"thesaurus-{lang}": thesaurus_graph(next(mythes.glob(f"th_{lang}_*.dat")))
-            for lang in ("it", "pt", "ru", "pl")
-        }
+        built = _thesauri(x, ("it", "pt", "ru", "pl"))
         built["words5-ladder-de"] = word_ladder_graph(x / "usr/share/dict/ngerman", 5)
         built["words5-ladder-fr"] = word_ladder_graph(x / "usr/share/dict/french", 5)
         docs = x / "usr/share/doc"
         built["postgresql-doc-links"] = doc_links_graph(docs / "postgresql-doc-15/html")
         built["libstdcxx-doc-links"] = doc_links_graph(docs / "gcc-12-base/libstdc++")
-        dest.mkdir(parents=True, exist_ok=True)
-        for name, (n, pairs) in built.items():
-            _pairs_graph(dest / f"{name}.npz", pairs, n)
+        _write_pairs(dest, built)
 
 
 #: name -> builder: the fourth set (chosen after the rule was refitted to the
