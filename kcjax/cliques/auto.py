@@ -156,10 +156,8 @@ AUTO_PIVOT_DEEPEST_MAX_BRANCHING = 3.0
 #: at every depth), over candidate sets of at most
 #: AUTO_PIVOT_SPREAD_CANDIDATES with a branching of at most
 #: AUTO_PIVOT_SPREAD_MAX_BRANCHING (dense random blocks branch 12) once the
-#: estimated work is at least AUTO_PIVOT_SPREAD_MIN_WORK: polblogs,
-#: python-doc-links, wiki-Vote, cit-HepTh and soc-Epinions1 at k = 9..12,
-#: where pivoting stays at 1-2 ms (55 ms on soc-Epinions1) while
-#: enumeration grows 2-12x past it.
+#: estimated work is at least AUTO_PIVOT_SPREAD_MIN_WORK: there pivoting
+#: stays flat while enumeration grows (docs/tuning.md).
 AUTO_PIVOT_SPREAD_K = 9
 AUTO_PIVOT_SPREAD_CANDIDATES = 46.0
 AUTO_PIVOT_SPREAD_MAX_BRANCHING = 7.0

@@ -66,32 +66,19 @@ from kcjax.graph.tasks import (
 from kcjax.parallel import constrain, mesh_axis, multi_process, shard_map, sub_mesh, to_global
 
 #: An eager count over a mesh runs on D' = floor(work / MESH_MIN_WORK_PER_DEVICE)
-#: devices of the axis (at least 1, at most all), where the work is the
-#: geometric mean of the enumeration's estimated search-tree nodes and their
-#: upper bound (:func:`kcjax.clique_cost_estimate`; per-vertex counts add the
-#: k-cliques): the estimate alone misses R-MAT's cliques by up to 21x (R-MAT
-#: scale 22 at k = 8: 1.0e9 estimated nodes, 1.6e10 counted; the mean 1.1e10)
-#: and ego-Facebook's by 2.9x, while the mean is within 2x of the counted nodes
-#: on every shared graph measured. One device must get enough work to repay
-#: the exchange (an extra dispatch per device and the psum, 0.3-2 ms on
-#: H200s): about 1 ms of one GPU's time (com-dblp, ego-Facebook and R-MAT 22
-#: run 3.4-8e11 nodes/s on one H200 at k = 7, 8; docs/tuning.md).
+#: devices of the axis (at least 1, at most all), the work the geometric mean
+#: of the enumeration's estimated search-tree nodes and their bound
+#: (:func:`kcjax.clique_cost_estimate`; per-vertex counts add the k-cliques;
+#: the estimate alone misses R-MAT's cliques): a device must get about 1 ms of
+#: one GPU's work to repay the exchange (docs/tuning.md).
 MESH_MIN_WORK_PER_DEVICE = 5e8
 #: The same for the pivoting counter, in units of :func:`pivot_root_costs`
-#: (summed over the roots): about 1 ms of one GPU's pivot time at the rate of
-#: the shared graphs measured before the kernel split its heaviest roots (one
-#: H200 pivoted 0.5-3e10 units/s on ego-Facebook, soc-Epinions1 and com-dblp at
-#: k = 7, 8; the split runs their heavy rows 3.7-5x faster, so it is now
-#: nearer 0.2-1 ms, not re-measured; R-MAT scale 16 reaches 2.5e11/s, so its
-#: short pivot calls may take more devices than they repay).
+#: summed over the roots: about 1 ms of one GPU's pivot time (docs/tuning.md).
 MESH_MIN_PIVOT_COST_PER_DEVICE = 2e7
-#: ... and on at most floor(1 / (MESH_PIVOT_ROOT_SHARE_MARGIN x s)) devices,
-#: where the heaviest root holds a share s of that cost: one device walks a
-#: root's whole tree, so no device count runs faster than 1 / s times one
-#: GPU, and a device that can add less than that bound's half does not
-#: repay the exchange (com-dblp's ``count_all_cliques``, whose 114-clique
-#: root holds a third of the estimate, ran 0.72x on 2 H200s and 0.78x on 4;
-#: the other pivot rows measured there hold at most 4.3% in one root).
+#: ... and on at most floor(1 / (MESH_PIVOT_ROOT_SHARE_MARGIN x s)) devices, s
+#: the heaviest root's share of that cost: one device walks a root's whole
+#: tree, so no device count beats 1 / s, and a device adding less than half
+#: of that bound does not repay the exchange (docs/tuning.md).
 MESH_PIVOT_ROOT_SHARE_MARGIN = 2.0
 #: Enumeration over D > 1 devices with the balanced split re-expresses every
 #: edge task whose estimated cost (:func:`kcjax.task_costs`) exceeds
